@@ -1,0 +1,318 @@
+package io.regent.statemachine.apply;
+
+import io.regent.statemachine.event.ChangeEvent;
+import io.regent.statemachine.event.ChangeEvent.Kind;
+import io.regent.statemachine.proto.Campaign;
+import io.regent.statemachine.proto.Candidate;
+import io.regent.statemachine.proto.Code;
+import io.regent.statemachine.proto.Confirm;
+import io.regent.statemachine.proto.FreshToken;
+import io.regent.statemachine.proto.Holder;
+import io.regent.statemachine.proto.LeaseRecord;
+import io.regent.statemachine.proto.LeaseStatus;
+import io.regent.statemachine.proto.LogEntry;
+import io.regent.statemachine.proto.NameRecord;
+import io.regent.statemachine.proto.Proclaim;
+import io.regent.statemachine.proto.Resign;
+import io.regent.statemachine.proto.Result;
+import io.regent.statemachine.proto.Withdraw;
+import io.regent.statemachine.store.StateTxn;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeSet;
+
+/**
+ * Applies one log entry to Regent's state: a pure function of (state, entry, entry index).
+ *
+ * <p>No clock, no randomness, no I/O but the given transaction: every replica that applies the same log
+ * reaches byte-identical LMDB contents. Ownership passes only here, and the new holder's fencing token is
+ * the index of the entry being applied, so tokens strictly increase per name and globally (DESIGN §2;
+ * Kleppmann, "How to do distributed locking"). Business refusals are results, never exceptions.
+ *
+ * <p>Not thread-safe: one instance per apply call, on Ratis's single apply thread.
+ */
+public final class Applier {
+  private final StateTxn txn;
+  private final long index;
+  private final List<ChangeEvent> events = new ArrayList<>();
+  private final List<Long> ended = new ArrayList<>();
+  private final List<LeaseRecord> renewed = new ArrayList<>();
+  private final List<LeaseRecord> queried = new ArrayList<>();
+  private LeaseRecord granted;
+
+  private Applier(StateTxn txn, long index) {
+    this.txn = txn;
+    this.index = index;
+  }
+
+  /**
+   * Applies {@code entry} at log index {@code index} within {@code txn} (the caller commits and records the
+   * applied index).
+   */
+  public static ApplyOutcome apply(StateTxn txn, LogEntry entry, long index) {
+    Applier a = new Applier(txn, index);
+    Result result = a.dispatch(entry).setIndex(index).build();
+    return new ApplyOutcome(result, List.copyOf(a.events), a.granted, List.copyOf(a.ended),
+        List.copyOf(a.renewed), List.copyOf(a.queried));
+  }
+
+  private Result.Builder dispatch(LogEntry e) {
+    if (e.getVersion() != EntryCodec.VERSION) {
+      return error(Code.INVALID_ARGUMENT, "unknown log-entry version " + e.getVersion());
+    }
+    return switch (e.getCommandCase()) {
+      case GRANT -> grant(e.getGrant().getTtlMs());
+      case REVOKE -> revoke(e.getRevoke().getLeaseId());
+      case EXPIRE -> expire(e.getExpire().getLeaseIdsList());
+      case CAMPAIGN -> campaign(e.getCampaign());
+      case PROCLAIM -> proclaim(e.getProclaim());
+      case RESIGN -> resign(e.getResign());
+      case WITHDRAW -> withdraw(e.getWithdraw());
+      case FRESH_TOKEN -> freshToken(e.getFreshToken());
+      case CONFIRM -> confirm(e.getConfirm());
+      case COMMAND_NOT_SET -> error(Code.INVALID_ARGUMENT, "log entry has no command");
+    };
+  }
+
+  private Result.Builder grant(long ttlMs) {
+    if (ttlMs <= 0 || ttlMs > Limits.MAX_TTL_MS) {
+      return error(Code.INVALID_ARGUMENT, "ttl " + ttlMs + " ms outside (0, " + Limits.MAX_TTL_MS + "]");
+    }
+    granted = LeaseRecord.newBuilder().setId(index).setTtlMs(ttlMs).build();
+    txn.putLease(granted);
+    return Result.newBuilder().setLeaseId(index);
+  }
+
+  private Result.Builder revoke(long leaseId) {
+    LeaseRecord lease = txn.lease(leaseId);
+    if (lease == null) {
+      return error(Code.NOT_FOUND, "lease " + leaseId + " not found");
+    }
+    endLeases(List.of(lease), Kind.REVOKED);
+    return Result.newBuilder().setLeaseId(leaseId);
+  }
+
+  private Result.Builder expire(List<Long> ids) {
+    List<LeaseRecord> live = new ArrayList<>();
+    for (long id : new TreeSet<>(ids)) {
+      LeaseRecord lease = txn.lease(id);
+      if (lease != null) {
+        live.add(lease);
+      }
+    }
+    endLeases(live, Kind.EXPIRED);
+    return Result.newBuilder();
+  }
+
+  /**
+   * Ends leases in two phases so that no lease ending in this entry is promoted by it: first every
+   * candidacy of an ending lease is withdrawn, then the names they hold are freed and passed on.
+   */
+  private void endLeases(List<LeaseRecord> leases, Kind kind) {
+    for (LeaseRecord lease : leases) {
+      for (String name : lease.getNamesList()) {
+        NameRecord rec = txn.name(name);
+        if (rec != null && !isHolder(rec, lease.getId())) {
+          store(withoutCandidate(rec, lease.getId()));
+        }
+      }
+    }
+    for (LeaseRecord lease : leases) {
+      for (String name : lease.getNamesList()) {
+        NameRecord rec = txn.name(name);
+        if (rec != null && isHolder(rec, lease.getId())) {
+          NameRecord freed = rec.toBuilder().clearHolder().build();
+          events.add(new ChangeEvent(kind, name, null, index, lease.getId()));
+          store(promote(freed));
+        }
+      }
+      txn.deleteLease(lease.getId());
+      ended.add(lease.getId());
+      events.add(new ChangeEvent(Kind.LEASE_ENDED, "", null, index, lease.getId()));
+    }
+  }
+
+  private Result.Builder campaign(Campaign c) {
+    String bad = firstNonNull(Limits.checkName(c.getName()), Limits.checkValue(c.getValue().size()));
+    if (bad != null) {
+      return error(Code.INVALID_ARGUMENT, bad);
+    }
+    LeaseRecord lease = txn.lease(c.getLeaseId());
+    if (lease == null) {
+      return error(Code.NOT_FOUND, "lease " + c.getLeaseId() + " not found");
+    }
+    NameRecord rec = txn.name(c.getName());
+    if (rec == null) {
+      rec = NameRecord.newBuilder().setName(c.getName()).build();
+    }
+    // A retried campaign keeps the position it already has (idempotent per name and lease).
+    if (isHolder(rec, c.getLeaseId())) {
+      return nameResult(rec).setElected(true);
+    }
+    if (rec.getCandidatesList().stream().anyMatch(x -> x.getLeaseId() == c.getLeaseId())) {
+      return nameResult(rec);
+    }
+    txn.putLease(withName(lease, c.getName()));
+    if (!rec.hasHolder()) {
+      Holder h = Holder.newBuilder().setLeaseId(c.getLeaseId()).setValue(c.getValue())
+          .setToken(index).setSinceIndex(index).build();
+      NameRecord taken = rec.toBuilder().setHolder(h).build();
+      txn.putName(taken);
+      events.add(new ChangeEvent(Kind.ELECTED, c.getName(), h, index, c.getLeaseId()));
+      return nameResult(taken).setElected(true);
+    }
+    NameRecord queued = rec.toBuilder().addCandidates(Candidate.newBuilder().setLeaseId(c.getLeaseId())
+        .setValue(c.getValue()).setRegisteredIndex(index)).build();
+    txn.putName(queued);
+    return nameResult(queued);
+  }
+
+  private Result.Builder proclaim(Proclaim p) {
+    String bad = firstNonNull(Limits.checkName(p.getName()), Limits.checkValue(p.getValue().size()));
+    if (bad != null) {
+      return error(Code.INVALID_ARGUMENT, bad);
+    }
+    NameRecord rec = txn.name(p.getName());
+    Result.Builder refusal = checkToken(rec, p.getName(), p.getToken());
+    if (refusal != null) {
+      return refusal;
+    }
+    Holder h = rec.getHolder().toBuilder().setValue(p.getValue()).build();
+    NameRecord updated = rec.toBuilder().setHolder(h).build();
+    txn.putName(updated);
+    events.add(new ChangeEvent(Kind.PROCLAIMED, p.getName(), h, index, h.getLeaseId()));
+    return nameResult(updated).setElected(true);
+  }
+
+  private Result.Builder resign(Resign r) {
+    NameRecord rec = txn.name(r.getName());
+    Result.Builder refusal = checkToken(rec, r.getName(), r.getToken());
+    if (refusal != null) {
+      return refusal;
+    }
+    long leaseId = rec.getHolder().getLeaseId();
+    LeaseRecord lease = txn.lease(leaseId);
+    if (lease != null) {
+      txn.putLease(withoutName(lease, r.getName()));
+    }
+    events.add(new ChangeEvent(Kind.RESIGNED, r.getName(), null, index, leaseId));
+    NameRecord after = promote(rec.toBuilder().clearHolder().build());
+    store(after);
+    return nameResult(after);
+  }
+
+  private Result.Builder withdraw(Withdraw w) {
+    NameRecord rec = txn.name(w.getName());
+    if (rec == null || isHolder(rec, w.getLeaseId())) {
+      // Withdrawing touches only a waiting candidacy; a holder leaves by Resign.
+      return rec == null ? Result.newBuilder() : nameResult(rec).setElected(true);
+    }
+    NameRecord after = withoutCandidate(rec, w.getLeaseId());
+    store(after);
+    LeaseRecord lease = txn.lease(w.getLeaseId());
+    if (lease != null) {
+      txn.putLease(withoutName(lease, w.getName()));
+    }
+    return nameResult(after);
+  }
+
+  private Result.Builder freshToken(FreshToken f) {
+    NameRecord rec = txn.name(f.getName());
+    Result.Builder refusal = checkToken(rec, f.getName(), f.getToken());
+    if (refusal != null) {
+      return refusal;
+    }
+    NameRecord updated = rec.toBuilder().setHolder(rec.getHolder().toBuilder().setToken(index)).build();
+    txn.putName(updated);
+    return nameResult(updated).setElected(true);
+  }
+
+  private Result.Builder confirm(Confirm c) {
+    Result.Builder r = Result.newBuilder();
+    for (long id : c.getRenewLeaseIdsList()) {
+      LeaseRecord lease = status(r, id);
+      if (lease != null) {
+        renewed.add(lease);
+      }
+    }
+    for (long id : c.getQueryLeaseIdsList()) {
+      LeaseRecord lease = status(r, id);
+      if (lease != null) {
+        queried.add(lease);
+      }
+    }
+    return r;
+  }
+
+  private LeaseRecord status(Result.Builder r, long id) {
+    LeaseRecord lease = txn.lease(id);
+    r.addLeases(LeaseStatus.newBuilder().setId(id).setAlive(lease != null)
+        .setTtlMs(lease == null ? 0 : lease.getTtlMs()).setRemainingMs(-1));
+    return lease;
+  }
+
+  /** Passes a free name to its first candidate; every candidate is live (ended leases are withdrawn). */
+  private NameRecord promote(NameRecord rec) {
+    if (rec.hasHolder() || rec.getCandidatesCount() == 0) {
+      return rec;
+    }
+    Candidate next = rec.getCandidates(0);
+    Holder h = Holder.newBuilder().setLeaseId(next.getLeaseId()).setValue(next.getValue())
+        .setToken(index).setSinceIndex(index).build();
+    events.add(new ChangeEvent(Kind.ELECTED, rec.getName(), h, index, next.getLeaseId()));
+    return rec.toBuilder().setHolder(h).removeCandidates(0).build();
+  }
+
+  private Result.Builder checkToken(NameRecord rec, String name, long token) {
+    if (rec == null || !rec.hasHolder()) {
+      return error(Code.FAILED_PRECONDITION, "name '" + name + "' has no holder");
+    }
+    if (rec.getHolder().getToken() != token) {
+      return error(Code.FAILED_PRECONDITION, "token " + token + " is not the holder's token of '" + name
+          + "' (current " + rec.getHolder().getToken() + ")");
+    }
+    return null;
+  }
+
+  private void store(NameRecord rec) {
+    if (!rec.hasHolder() && rec.getCandidatesCount() == 0) {
+      txn.deleteName(rec.getName());
+    } else {
+      txn.putName(rec);
+    }
+  }
+
+  private static boolean isHolder(NameRecord rec, long leaseId) {
+    return rec.hasHolder() && rec.getHolder().getLeaseId() == leaseId;
+  }
+
+  private static NameRecord withoutCandidate(NameRecord rec, long leaseId) {
+    NameRecord.Builder b = rec.toBuilder().clearCandidates();
+    rec.getCandidatesList().stream().filter(c -> c.getLeaseId() != leaseId).forEach(b::addCandidates);
+    return b.build();
+  }
+
+  private static LeaseRecord withName(LeaseRecord lease, String name) {
+    TreeSet<String> names = new TreeSet<>(lease.getNamesList());
+    names.add(name);
+    return lease.toBuilder().clearNames().addAllNames(names).build();
+  }
+
+  private static LeaseRecord withoutName(LeaseRecord lease, String name) {
+    TreeSet<String> names = new TreeSet<>(lease.getNamesList());
+    names.remove(name);
+    return lease.toBuilder().clearNames().addAllNames(names).build();
+  }
+
+  private static Result.Builder nameResult(NameRecord rec) {
+    return Result.newBuilder().setName(rec);
+  }
+
+  private static Result.Builder error(Code code, String message) {
+    return Result.newBuilder().setCode(code).setMessage(message);
+  }
+
+  private static String firstNonNull(String a, String b) {
+    return a != null ? a : b;
+  }
+}

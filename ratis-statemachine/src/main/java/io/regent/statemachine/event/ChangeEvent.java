@@ -1,0 +1,36 @@
+package io.regent.statemachine.event;
+
+import io.regent.statemachine.proto.Holder;
+
+/**
+ * One change produced by applying a log entry, delivered on every replica in log order.
+ *
+ * @param kind what happened
+ * @param name the election or lock name; empty for {@link Kind#LEASE_ENDED}
+ * @param holder the name's holder after the change, or {@code null} when it became free
+ * @param index log index of the entry that made the change
+ * @param leaseId the lease concerned (the new holder's, the freed holder's, or the ended lease)
+ */
+public record ChangeEvent(Kind kind, String name, Holder holder, long index, long leaseId) {
+
+  /** Kinds of change. Ownership kinds mirror the public Observe stream (DESIGN §4). */
+  public enum Kind {
+    /** A lease took a free name. */
+    ELECTED,
+    /** The holder replaced its value. */
+    PROCLAIMED,
+    /** The holder gave the name up. */
+    RESIGNED,
+    /** The holder's lease expired. */
+    EXPIRED,
+    /** The holder's lease was revoked. */
+    REVOKED,
+    /** A lease ended (expired or revoked); not an ownership change, used by waiting campaigns. */
+    LEASE_ENDED;
+
+    /** Whether Observe streams carry this kind. */
+    public boolean isOwnershipChange() {
+      return this != LEASE_ENDED;
+    }
+  }
+}

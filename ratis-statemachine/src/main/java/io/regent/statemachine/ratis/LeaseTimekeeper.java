@@ -1,0 +1,64 @@
+package io.regent.statemachine.ratis;
+
+import io.regent.statemachine.proto.LeaseRecord;
+import java.util.List;
+
+/**
+ * Leader-side lease time, injected by the server (which owns every clock). The state machine calls it on
+ * Ratis's apply thread, in log order, so its view of which leases exist follows the applied state.
+ *
+ * <p>Only a ready leader measures time (DESIGN §3): deadlines are leader-local memory, never replicated.
+ */
+public interface LeaseTimekeeper {
+  /**
+   * This node became the ready leader of {@code term}: every entry of earlier terms is applied. Every lease
+   * gets a fresh deadline of now + ttl (etcd's Promote).
+   */
+  void onLeaderReady(long term, List<LeaseRecord> leases);
+
+  /** This node is no longer leader: forget every deadline and stop proposing expiries. */
+  void onNotLeader();
+
+  /** A lease was granted by an applied entry. */
+  void onGranted(LeaseRecord lease);
+
+  /** Leases ended by an applied entry. */
+  void onEnded(List<Long> leaseIds);
+
+  /**
+   * A Confirm entry of {@code term} was applied: its commit proves a majority followed that term after the
+   * entry was proposed.
+   *
+   * @param renew leases to renew (deadline = now + ttl) unless already marked expiring
+   * @param query leases whose remaining time is asked, without renewal
+   * @return remaining time in ms per lease id, in the order renew then query; -1 when this node cannot
+   *     vouch for it (not the ready leader of {@code term}), -2 when the lease is already expiring
+   */
+  long[] confirm(long term, List<LeaseRecord> renew, List<LeaseRecord> query);
+
+  /** A timekeeper for replicas that never lead (tests, tools): measures nothing. */
+  LeaseTimekeeper NONE = new LeaseTimekeeper() {
+    @Override
+    public void onLeaderReady(long term, List<LeaseRecord> leases) {
+    }
+
+    @Override
+    public void onNotLeader() {
+    }
+
+    @Override
+    public void onGranted(LeaseRecord lease) {
+    }
+
+    @Override
+    public void onEnded(List<Long> leaseIds) {
+    }
+
+    @Override
+    public long[] confirm(long term, List<LeaseRecord> renew, List<LeaseRecord> query) {
+      long[] r = new long[renew.size() + query.size()];
+      java.util.Arrays.fill(r, -1);
+      return r;
+    }
+  };
+}

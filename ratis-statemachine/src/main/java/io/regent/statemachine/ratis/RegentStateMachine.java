@@ -1,0 +1,261 @@
+package io.regent.statemachine.ratis;
+
+import io.regent.statemachine.apply.Applier;
+import io.regent.statemachine.apply.ApplyOutcome;
+import io.regent.statemachine.apply.EntryCodec;
+import io.regent.statemachine.event.EventHub;
+import io.regent.statemachine.proto.LeaseRecord;
+import io.regent.statemachine.proto.LeaseStatus;
+import io.regent.statemachine.proto.LogEntry;
+import io.regent.statemachine.proto.Result;
+import io.regent.statemachine.store.RegentStore;
+import io.regent.statemachine.store.StateTxn;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Function;
+import org.apache.ratis.io.MD5Hash;
+import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.protocol.TermIndex;
+import org.apache.ratis.server.storage.FileInfo;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.statemachine.StateMachineStorage;
+import org.apache.ratis.statemachine.TransactionContext;
+import org.apache.ratis.statemachine.impl.BaseStateMachine;
+import org.apache.ratis.statemachine.impl.SimpleStateMachineStorage;
+import org.apache.ratis.statemachine.impl.SingleFileSnapshotInfo;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+import org.apache.ratis.util.LifeCycle;
+import org.apache.ratis.util.MD5FileUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Ratis adapter around Regent's LMDB state: applies entries with {@link Applier}, snapshots by copying
+ * LMDB, and tells the {@link LeaseTimekeeper} and {@link EventHub} what each apply did.
+ *
+ * <p>Storage: the live environment lives in {@code lmdbDir}, outside Ratis's snapshot directory, because a
+ * snapshot install replaces that whole directory. The applied index is stored in the same LMDB transaction
+ * as the state it produced; Ratis replays the log from its last snapshot on restart, and every entry at or
+ * below the stored index is skipped, so nothing is applied twice (DESIGN §2).
+ *
+ * <p>Threading: apply runs on Ratis's single updater thread; reads ({@link #read}) run on any thread and
+ * are excluded only while a snapshot install swaps the environment.
+ */
+public final class RegentStateMachine extends BaseStateMachine {
+  private static final Logger LOG = LoggerFactory.getLogger(RegentStateMachine.class);
+
+  private final Path lmdbDir;
+  private final LeaseTimekeeper timekeeper;
+  private final EventHub hub;
+  private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
+  private final ReadWriteLock swap = new ReentrantReadWriteLock();
+  private volatile RegentStore store;
+
+  /**
+   * @param lmdbDir directory of the live LMDB environment (created when absent)
+   * @param timekeeper leader-side lease time; {@link LeaseTimekeeper#NONE} for replicas that never measure
+   * @param hub receives the events of every apply
+   */
+  public RegentStateMachine(Path lmdbDir, LeaseTimekeeper timekeeper, EventHub hub) {
+    this.lmdbDir = lmdbDir;
+    this.timekeeper = timekeeper;
+    this.hub = hub;
+  }
+
+  @Override
+  public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
+    super.initialize(server, groupId, raftStorage);
+    storage.init(raftStorage);
+    getLifeCycle().startAndTransition(this::openStore);
+  }
+
+  private void openStore() {
+    SingleFileSnapshotInfo snapshot = storage.loadLatestSnapshot();
+    boolean hasLive = Files.exists(lmdbDir.resolve("data.mdb"));
+    if (!hasLive && snapshot != null) {
+      LOG.info("no live LMDB in {}: restoring snapshot {}", lmdbDir, snapshot.getTermIndex());
+      store = RegentStore.restore(lmdbDir, snapshot.getFile().getPath());
+    } else {
+      store = RegentStore.open(lmdbDir);
+    }
+    if (snapshot != null) {
+      setLastAppliedTermIndex(snapshot.getTermIndex());
+    }
+    hub.reset(store.read(StateTxn::appliedIndex));
+  }
+
+  @Override
+  public void pause() {
+    swap.writeLock().lock();
+    try {
+      getLifeCycle().transition(LifeCycle.State.PAUSING);
+      store.close();
+      getLifeCycle().transition(LifeCycle.State.PAUSED);
+    } finally {
+      swap.writeLock().unlock();
+    }
+  }
+
+  /** Called after a snapshot was installed from the leader: the live state becomes that snapshot. */
+  @Override
+  public void reinitialize() throws IOException {
+    swap.writeLock().lock();
+    try {
+      getLifeCycle().transition(LifeCycle.State.STARTING);
+      SingleFileSnapshotInfo snapshot = storage.loadLatestSnapshot();
+      if (snapshot == null) {
+        store = RegentStore.open(lmdbDir);
+      } else {
+        LOG.info("installing snapshot {} into {}", snapshot.getTermIndex(), lmdbDir);
+        store = RegentStore.restore(lmdbDir, snapshot.getFile().getPath());
+        setLastAppliedTermIndex(snapshot.getTermIndex());
+      }
+      hub.reset(store.read(StateTxn::appliedIndex));
+      getLifeCycle().transition(LifeCycle.State.RUNNING);
+    } finally {
+      swap.writeLock().unlock();
+    }
+  }
+
+  @Override
+  public StateMachineStorage getStateMachineStorage() {
+    return storage;
+  }
+
+  @Override
+  public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
+    LogEntryProto entry = trx.getLogEntry();
+    long index = entry.getIndex();
+    long term = entry.getTerm();
+    LogEntry command = EntryCodec.decode(entry.getStateMachineLogEntry().getLogData().toByteArray());
+    Result result;
+    swap.readLock().lock();
+    try {
+      ApplyOutcome out = store.write(txn -> {
+        if (index <= txn.appliedIndex()) {
+          return null; // replayed after restart: its effects are already in LMDB
+        }
+        ApplyOutcome o = Applier.apply(txn, command, index);
+        txn.setAppliedIndex(index);
+        return o;
+      });
+      updateLastAppliedTermIndex(term, index);
+      if (out == null) {
+        result = Result.newBuilder().setIndex(index).build();
+        hub.publish(index, List.of());
+      } else {
+        result = afterApply(out, term);
+        hub.publish(index, out.events());
+      }
+    } finally {
+      swap.readLock().unlock();
+    }
+    return CompletableFuture.completedFuture(Message.valueOf(UnsafeByteOperations.unsafeWrap(result.toByteArray())));
+  }
+
+  /** Tells the timekeeper what changed and fills in the leader's lease measurements of a Confirm. */
+  private Result afterApply(ApplyOutcome out, long term) {
+    if (out.granted() != null) {
+      timekeeper.onGranted(out.granted());
+    }
+    if (!out.ended().isEmpty()) {
+      timekeeper.onEnded(out.ended());
+    }
+    if (out.renewed().isEmpty() && out.queried().isEmpty()) {
+      return out.result();
+    }
+    long[] remaining = timekeeper.confirm(term, out.renewed(), out.queried());
+    Result.Builder r = out.result().toBuilder();
+    int next = 0;
+    for (int i = 0; i < r.getLeasesCount(); i++) {
+      LeaseStatus s = r.getLeases(i);
+      if (s.getAlive()) {
+        long rem = remaining[next++];
+        // -2: the leader already decided this lease expires; it must answer "not found", never "alive".
+        r.setLeases(i, rem == -2 ? s.toBuilder().setAlive(false).build() : s.toBuilder().setRemainingMs(rem).build());
+      }
+    }
+    return r.build();
+  }
+
+  @Override
+  public long takeSnapshot() throws IOException {
+    swap.readLock().lock();
+    try {
+      TermIndex last = getLastAppliedTermIndex();
+      if (last == null || last.getIndex() <= 0) {
+        return -1;
+      }
+      File file = storage.getSnapshotFile(last.getTerm(), last.getIndex());
+      if (file.exists()) {
+        return last.getIndex();
+      }
+      long bytes = store.copyTo(file.toPath());
+      MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);
+      storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file.toPath(), md5), last));
+      LOG.info("snapshot {} written: {} bytes", last, bytes);
+      return last.getIndex();
+    } finally {
+      swap.readLock().unlock();
+    }
+  }
+
+  @Override
+  public void notifyLeaderReady() {
+    long term;
+    try {
+      term = getServer().join().getDivision(getGroupId()).getInfo().getCurrentTerm();
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException("no Raft division for " + getGroupId(), e);
+    }
+    List<LeaseRecord> leases = read(StateTxn::allLeases);
+    LOG.info("leader ready in term {}: re-arming {} leases", term, leases.size());
+    timekeeper.onLeaderReady(term, leases);
+  }
+
+  @Override
+  public void notifyNotLeader(Collection<TransactionContext> pendingEntries) {
+    timekeeper.onNotLeader();
+  }
+
+  /**
+   * Runs {@code body} against the local replica's state in a read transaction. The state may lag the
+   * leader; callers that need linearizability confirm leadership first and wait for the applied index.
+   */
+  public <T> T read(Function<StateTxn, T> body) {
+    swap.readLock().lock();
+    try {
+      return store.read(body);
+    } finally {
+      swap.readLock().unlock();
+    }
+  }
+
+  /** The events of this replica's applies. */
+  public EventHub hub() {
+    return hub;
+  }
+
+  @Override
+  public void close() throws IOException {
+    swap.writeLock().lock();
+    try {
+      if (store != null) {
+        store.close();
+      }
+    } finally {
+      swap.writeLock().unlock();
+    }
+    super.close();
+  }
+}

@@ -1,0 +1,127 @@
+package io.regent.statemachine.store;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.regent.statemachine.proto.LeaseRecord;
+import io.regent.statemachine.proto.NameRecord;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.List;
+import org.lmdbjava.CursorIterable;
+import org.lmdbjava.Dbi;
+import org.lmdbjava.KeyRange;
+import org.lmdbjava.Txn;
+
+/**
+ * Typed access to Regent's tables inside one LMDB transaction.
+ *
+ * <p>Keys: leases by their id as 8 big-endian bytes (so iteration is in id order); names by the SHA-256 of
+ * their UTF-8 bytes, because a name may be up to 1 KiB and LMDB keys are limited to 511 bytes. Iteration
+ * order is therefore the same on every replica, which keeps dumps and snapshots byte-comparable.
+ */
+public final class StateTxn {
+  private static final byte[] APPLIED_INDEX = "appliedIndex".getBytes(StandardCharsets.US_ASCII);
+
+  private final Txn<byte[]> txn;
+  private final Dbi<byte[]> meta;
+  private final Dbi<byte[]> leases;
+  private final Dbi<byte[]> names;
+
+  StateTxn(Txn<byte[]> txn, Dbi<byte[]> meta, Dbi<byte[]> leases, Dbi<byte[]> names) {
+    this.txn = txn;
+    this.meta = meta;
+    this.leases = leases;
+    this.names = names;
+  }
+
+  /** Index of the last log entry applied to this state; 0 for an empty state. */
+  public long appliedIndex() {
+    byte[] v = meta.get(txn, APPLIED_INDEX);
+    return v == null ? 0 : ByteBuffer.wrap(v).getLong();
+  }
+
+  /** Records the index of the entry whose effects this transaction holds. */
+  public void setAppliedIndex(long index) {
+    meta.put(txn, APPLIED_INDEX, longKey(index));
+  }
+
+  /** The lease with this id, or {@code null}. */
+  public LeaseRecord lease(long id) {
+    byte[] v = leases.get(txn, longKey(id));
+    return v == null ? null : parseLease(v);
+  }
+
+  /** Inserts or replaces a lease. */
+  public void putLease(LeaseRecord lease) {
+    leases.put(txn, longKey(lease.getId()), lease.toByteArray());
+  }
+
+  /** Deletes a lease; no effect when absent. */
+  public void deleteLease(long id) {
+    leases.delete(txn, longKey(id));
+  }
+
+  /** The record of this name, or {@code null} when it has no holder and no candidates. */
+  public NameRecord name(String name) {
+    byte[] v = names.get(txn, nameKey(name));
+    return v == null ? null : parseName(v);
+  }
+
+  /** Inserts or replaces a name record. */
+  public void putName(NameRecord record) {
+    names.put(txn, nameKey(record.getName()), record.toByteArray());
+  }
+
+  /** Deletes a name record; no effect when absent. */
+  public void deleteName(String name) {
+    names.delete(txn, nameKey(name));
+  }
+
+  /** Every lease, in id order. */
+  public List<LeaseRecord> allLeases() {
+    List<LeaseRecord> out = new ArrayList<>();
+    try (CursorIterable<byte[]> it = leases.iterate(txn, KeyRange.all())) {
+      it.forEach(kv -> out.add(parseLease(kv.val())));
+    }
+    return out;
+  }
+
+  /** Every name record, in key (hash) order. */
+  public List<NameRecord> allNames() {
+    List<NameRecord> out = new ArrayList<>();
+    try (CursorIterable<byte[]> it = names.iterate(txn, KeyRange.all())) {
+      it.forEach(kv -> out.add(parseName(kv.val())));
+    }
+    return out;
+  }
+
+  private static byte[] longKey(long id) {
+    return ByteBuffer.allocate(Long.BYTES).putLong(id).array();
+  }
+
+  private static byte[] nameKey(String name) {
+    try {
+      return MessageDigest.getInstance("SHA-256").digest(name.getBytes(StandardCharsets.UTF_8));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is required by every Java platform", e);
+    }
+  }
+
+  private static LeaseRecord parseLease(byte[] v) {
+    try {
+      return LeaseRecord.parseFrom(v);
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalStateException("corrupt lease record in LMDB", e);
+    }
+  }
+
+  private static NameRecord parseName(byte[] v) {
+    try {
+      return NameRecord.parseFrom(v);
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalStateException("corrupt name record in LMDB", e);
+    }
+  }
+}
