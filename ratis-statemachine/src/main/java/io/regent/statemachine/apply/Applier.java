@@ -22,7 +22,7 @@ import java.util.List;
 import java.util.TreeSet;
 
 /**
- * Applies one log entry to Regent's state: a pure function of (state, entry, entry index).
+ * Applies one log entry to Regent's state: a pure function of (state, entry, entry index, entry term).
  *
  * <p>No clock, no randomness, no I/O but the given transaction: every replica that applies the same log
  * reaches byte-identical LMDB contents. Ownership passes only here, and the new holder's fencing token is
@@ -34,23 +34,25 @@ import java.util.TreeSet;
 public final class Applier {
   private final StateTxn txn;
   private final long index;
+  private final long term;
   private final List<ChangeEvent> events = new ArrayList<>();
   private final List<Long> ended = new ArrayList<>();
   private final List<LeaseRecord> renewed = new ArrayList<>();
   private final List<LeaseRecord> queried = new ArrayList<>();
   private LeaseRecord granted;
 
-  private Applier(StateTxn txn, long index) {
+  private Applier(StateTxn txn, long index, long term) {
     this.txn = txn;
     this.index = index;
+    this.term = term;
   }
 
   /**
-   * Applies {@code entry} at log index {@code index} within {@code txn} (the caller commits and records the
-   * applied index).
+   * Applies {@code entry}, found in the log at {@code index} with {@code term}, within {@code txn} (the
+   * caller commits and records the applied index).
    */
-  public static ApplyOutcome apply(StateTxn txn, LogEntry entry, long index) {
-    Applier a = new Applier(txn, index);
+  public static ApplyOutcome apply(StateTxn txn, LogEntry entry, long index, long term) {
+    Applier a = new Applier(txn, index, term);
     Result result = a.dispatch(entry).setIndex(index).build();
     return new ApplyOutcome(result, List.copyOf(a.events), a.granted, List.copyOf(a.ended),
         List.copyOf(a.renewed), List.copyOf(a.queried));
@@ -63,7 +65,7 @@ public final class Applier {
     return switch (e.getCommandCase()) {
       case GRANT -> grant(e.getGrant().getTtlMs());
       case REVOKE -> revoke(e.getRevoke().getLeaseId());
-      case EXPIRE -> expire(e.getExpire().getLeaseIdsList());
+      case EXPIRE -> expire(e.getExpire().getLeaseIdsList(), e.getExpire().getProposerTerm());
       case CAMPAIGN -> campaign(e.getCampaign());
       case PROCLAIM -> proclaim(e.getProclaim());
       case RESIGN -> resign(e.getResign());
@@ -92,7 +94,11 @@ public final class Applier {
     return Result.newBuilder().setLeaseId(leaseId);
   }
 
-  private Result.Builder expire(List<Long> ids) {
+  private Result.Builder expire(List<Long> ids, long proposerTerm) {
+    if (proposerTerm != term) {
+      // Decided by the leader of another term: its clock no longer speaks for the cluster (DESIGN §3).
+      return error(Code.FAILED_PRECONDITION, "expiry decided in term " + proposerTerm + ", applied in " + term);
+    }
     List<LeaseRecord> live = new ArrayList<>();
     for (long id : new TreeSet<>(ids)) {
       LeaseRecord lease = txn.lease(id);

@@ -145,7 +145,7 @@ public final class RegentStateMachine extends BaseStateMachine {
         if (index <= txn.appliedIndex()) {
           return null; // replayed after restart: its effects are already in LMDB
         }
-        ApplyOutcome o = Applier.apply(txn, command, index);
+        ApplyOutcome o = Applier.apply(txn, command, index, term);
         txn.setAppliedIndex(index);
         return o;
       });

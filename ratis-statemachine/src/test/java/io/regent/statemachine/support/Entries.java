@@ -1,0 +1,70 @@
+package io.regent.statemachine.support;
+
+import com.google.protobuf.ByteString;
+import io.regent.statemachine.apply.EntryCodec;
+import io.regent.statemachine.proto.Campaign;
+import io.regent.statemachine.proto.Confirm;
+import io.regent.statemachine.proto.Expire;
+import io.regent.statemachine.proto.FreshToken;
+import io.regent.statemachine.proto.Grant;
+import io.regent.statemachine.proto.LogEntry;
+import io.regent.statemachine.proto.Proclaim;
+import io.regent.statemachine.proto.Resign;
+import io.regent.statemachine.proto.Revoke;
+import io.regent.statemachine.proto.Withdraw;
+import java.util.Arrays;
+
+/**
+ * Log entries as the proposer writes them: stamped with {@link EntryCodec#VERSION} and passed through
+ * encode/decode, the path every entry takes through the Raft log.
+ */
+public final class Entries {
+  private Entries() {
+  }
+
+  public static LogEntry grant(long ttlMs) {
+    return logged(LogEntry.newBuilder().setGrant(Grant.newBuilder().setTtlMs(ttlMs)));
+  }
+
+  public static LogEntry revoke(long leaseId) {
+    return logged(LogEntry.newBuilder().setRevoke(Revoke.newBuilder().setLeaseId(leaseId)));
+  }
+
+  public static LogEntry expire(long proposerTerm, long... leaseIds) {
+    Expire.Builder e = Expire.newBuilder().setProposerTerm(proposerTerm);
+    Arrays.stream(leaseIds).forEach(e::addLeaseIds);
+    return logged(LogEntry.newBuilder().setExpire(e));
+  }
+
+  public static LogEntry campaign(String name, long leaseId, String value) {
+    return logged(LogEntry.newBuilder().setCampaign(
+        Campaign.newBuilder().setName(name).setLeaseId(leaseId).setValue(ByteString.copyFromUtf8(value))));
+  }
+
+  public static LogEntry proclaim(String name, long token, String value) {
+    return logged(LogEntry.newBuilder().setProclaim(
+        Proclaim.newBuilder().setName(name).setToken(token).setValue(ByteString.copyFromUtf8(value))));
+  }
+
+  public static LogEntry resign(String name, long token) {
+    return logged(LogEntry.newBuilder().setResign(Resign.newBuilder().setName(name).setToken(token)));
+  }
+
+  public static LogEntry withdraw(String name, long leaseId) {
+    return logged(LogEntry.newBuilder().setWithdraw(Withdraw.newBuilder().setName(name).setLeaseId(leaseId)));
+  }
+
+  public static LogEntry freshToken(String name, long token) {
+    return logged(LogEntry.newBuilder().setFreshToken(FreshToken.newBuilder().setName(name).setToken(token)));
+  }
+
+  public static LogEntry confirm(long... renewLeaseIds) {
+    Confirm.Builder c = Confirm.newBuilder();
+    Arrays.stream(renewLeaseIds).forEach(c::addRenewLeaseIds);
+    return logged(LogEntry.newBuilder().setConfirm(c));
+  }
+
+  private static LogEntry logged(LogEntry.Builder entry) {
+    return EntryCodec.decode(EntryCodec.encode(entry));
+  }
+}

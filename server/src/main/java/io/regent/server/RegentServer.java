@@ -1,0 +1,92 @@
+package io.regent.server;
+
+import io.regent.server.api.ApiServer;
+import io.regent.server.lease.Lessor;
+import io.regent.server.raft.Confirmer;
+import io.regent.server.raft.Proposer;
+import io.regent.server.raft.RaftSetup;
+import io.regent.statemachine.event.EventHub;
+import io.regent.statemachine.ratis.RegentStateMachine;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.util.TimeDuration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One Regent node: a Ratis server running {@link RegentStateMachine}, the leader-side {@link Lessor}, and
+ * the public gRPC API. Used by {@code regent server} and, in-process, by tests.
+ */
+public final class RegentServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(RegentServer.class);
+  /** Events each node keeps so that Observe streams can resume after an index. */
+  static final int EVENT_HISTORY = 10_000;
+  /** How often the leader checks lease deadlines, ms. */
+  static final long EXPIRY_SCAN_MS = 50;
+
+  private final ServerConfig config;
+  private final Lessor lessor;
+  private final RaftServer raft;
+  private final RaftClient client;
+  private final ApiServer api;
+
+  private RegentServer(ServerConfig config) throws IOException {
+    this.config = config;
+    RaftProperties props = RaftSetup.properties(config);
+    RaftGroup group = RaftSetup.group(config);
+    this.lessor = new Lessor(System::nanoTime, EXPIRY_SCAN_MS);
+    RegentStateMachine sm = new RegentStateMachine(config.dataDir().resolve("lmdb"), lessor,
+        new EventHub(EVENT_HISTORY));
+    this.raft = RaftServer.newBuilder().setServerId(RaftPeerId.valueOf(config.nodeId())).setGroup(group)
+        .setProperties(props).setStateMachine(sm).setOption(RaftStorage.StartupOption.RECOVER).build();
+    this.client = RaftClient.newBuilder().setProperties(props).setRaftGroup(group)
+        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(50,
+            TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+        .build();
+    Proposer proposer = new Proposer(client, config.requestTimeoutMs());
+    lessor.setProposer(proposer);
+    this.api = new ApiServer(new InetSocketAddress(config.apiHost(), config.apiPort()), raft, RaftSetup.GROUP_ID,
+        sm, proposer, new Confirmer(proposer), config.minTtlMs());
+  }
+
+  /** Builds and starts a node: Raft first, then the API. */
+  public static RegentServer start(ServerConfig config) throws IOException {
+    RegentServer s = new RegentServer(config);
+    s.raft.start();
+    s.api.start();
+    LOG.info("node {} serving the API on {}:{}, Raft on {}", config.nodeId(), config.apiHost(), s.api.port(),
+        config.peers().get(config.nodeId()));
+    return s;
+  }
+
+  /** Port of the public gRPC API. */
+  public int apiPort() {
+    return api.port();
+  }
+
+  /** This node's configuration. */
+  public ServerConfig config() {
+    return config;
+  }
+
+  /** The underlying Ratis server (status, tests). */
+  public RaftServer raft() {
+    return raft;
+  }
+
+  @Override
+  public void close() throws Exception {
+    api.close();
+    client.close();
+    raft.close();
+    lessor.close();
+  }
+}

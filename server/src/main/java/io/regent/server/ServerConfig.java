@@ -1,0 +1,57 @@
+package io.regent.server;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Settings of one Regent node.
+ *
+ * @param nodeId this node's Raft peer id (one of {@code peers})
+ * @param peers every voting member: id to Raft address {@code host:port}, in a stable order
+ * @param apiHost address the public gRPC API binds to
+ * @param apiPort port of the public gRPC API (0 picks a free port)
+ * @param dataDir directory holding {@code raft/} (Ratis log and snapshots) and {@code lmdb/} (live state)
+ * @param electionTimeoutMinMs lower bound of Raft's randomized election timeout, ms
+ * @param electionTimeoutMaxMs upper bound, ms; the minimum lease TTL is 1.5 times this (etcd's rule)
+ * @param snapshotThreshold applied entries between automatic snapshots
+ * @param logSegmentBytes maximum size of one Raft log segment; purging works segment by segment
+ * @param requestTimeoutMs how long a proposal may take before the API answers UNAVAILABLE
+ */
+public record ServerConfig(String nodeId, Map<String, String> peers, String apiHost, int apiPort, Path dataDir,
+                           long electionTimeoutMinMs, long electionTimeoutMaxMs, long snapshotThreshold,
+                           long logSegmentBytes, long requestTimeoutMs) {
+
+  /** Default election timeouts: 600–1200 ms, so the minimum TTL is 1.8 s (tests can use 2–3 s TTLs). */
+  public static final long DEFAULT_ELECTION_MIN_MS = 600;
+  /** See {@link #DEFAULT_ELECTION_MIN_MS}. */
+  public static final long DEFAULT_ELECTION_MAX_MS = 1200;
+
+  public ServerConfig {
+    peers = new LinkedHashMap<>(peers);
+    if (!peers.containsKey(nodeId)) {
+      throw new IllegalArgumentException("node id '" + nodeId + "' is not among the peers " + peers.keySet());
+    }
+    if (electionTimeoutMinMs <= 0 || electionTimeoutMaxMs < electionTimeoutMinMs) {
+      throw new IllegalArgumentException("election timeout range " + electionTimeoutMinMs + ".."
+          + electionTimeoutMaxMs + " ms is invalid");
+    }
+  }
+
+  /** A node with default timings: snapshots every 10 000 entries, 8 MiB log segments, 10 s requests. */
+  public static ServerConfig of(String nodeId, Map<String, String> peers, int apiPort, Path dataDir) {
+    return new ServerConfig(nodeId, peers, "127.0.0.1", apiPort, dataDir, DEFAULT_ELECTION_MIN_MS,
+        DEFAULT_ELECTION_MAX_MS, 10_000, 8L << 20, 10_000);
+  }
+
+  /** Smallest TTL a lease may have: 1.5 x the maximum election timeout, in ms (etcd's minimum-TTL rule). */
+  public long minTtlMs() {
+    return electionTimeoutMaxMs * 3 / 2;
+  }
+
+  /** A copy with other snapshot and segment sizes (tests force purges and snapshot installs with these). */
+  public ServerConfig withSnapshots(long threshold, long segmentBytes) {
+    return new ServerConfig(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs,
+        threshold, segmentBytes, requestTimeoutMs);
+  }
+}

@@ -1,0 +1,69 @@
+package io.regent.server.api;
+
+import io.grpc.Server;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.protobuf.services.HealthStatusManager;
+import io.grpc.protobuf.services.ProtoReflectionServiceV1;
+import io.regent.server.raft.Confirmer;
+import io.regent.server.raft.Proposer;
+import io.regent.statemachine.ratis.RegentStateMachine;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.server.RaftServer;
+
+/** The public gRPC endpoint of one node: services Lease, Election, Lock, Cluster, health and reflection. */
+public final class ApiServer implements AutoCloseable {
+  /** Events an Observe stream may have queued before it is closed with RESOURCE_EXHAUSTED. */
+  public static final int OBSERVE_BUFFER = 1024;
+
+  private final Server server;
+  private final ExecutorService streams = Executors.newCachedThreadPool(r -> {
+    Thread t = new Thread(r, "regent-observe");
+    t.setDaemon(true);
+    return t;
+  });
+
+  /**
+   * Binds (but does not start) the API.
+   *
+   * @param address host and port to bind (port 0 picks a free one)
+   * @param minTtlMs smallest TTL a Grant may ask for, ms
+   */
+  public ApiServer(InetSocketAddress address, RaftServer raft, RaftGroupId groupId, RegentStateMachine sm,
+                   Proposer proposer, Confirmer confirmer, long minTtlMs) {
+    StateReader reader = new StateReader(confirmer, sm);
+    Campaigns campaigns = new Campaigns(proposer, sm.hub());
+    HealthStatusManager health = new HealthStatusManager();
+    this.server = NettyServerBuilder.forAddress(address)
+        .addService(new LeaseService(proposer, confirmer, reader, minTtlMs))
+        .addService(new ElectionService(campaigns, new Observers(reader, sm.hub(), streams, OBSERVE_BUFFER),
+            reader, proposer))
+        .addService(new LockService(campaigns, proposer))
+        .addService(new ClusterService(raft, groupId, confirmer))
+        .addService(health.getHealthService())
+        .addService(ProtoReflectionServiceV1.newInstance())
+        .build();
+  }
+
+  /** Starts serving. */
+  public ApiServer start() throws IOException {
+    server.start();
+    return this;
+  }
+
+  /** The bound port. */
+  public int port() {
+    return server.getPort();
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    server.shutdownNow();
+    server.awaitTermination(5, TimeUnit.SECONDS);
+    streams.shutdownNow();
+  }
+}

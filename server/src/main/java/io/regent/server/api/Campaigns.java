@@ -1,0 +1,109 @@
+package io.regent.server.api;
+
+import com.google.protobuf.ByteString;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.regent.api.v1.LeaderKey;
+import io.regent.server.raft.Proposer;
+import io.regent.statemachine.event.EventHub;
+import io.regent.statemachine.proto.Campaign;
+import io.regent.statemachine.proto.LogEntry;
+import io.regent.statemachine.proto.NameRecord;
+import io.regent.statemachine.proto.Resign;
+import io.regent.statemachine.proto.Result;
+import io.regent.statemachine.proto.Withdraw;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BiFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Blocking campaigns, shared by elections and locks: propose a Campaign, then wait on this node's applied
+ * events until the lease is elected or ends. A cancelled call withdraws its candidacy, and resigns when it
+ * was elected meanwhile, so nobody holds a name without knowing it.
+ */
+final class Campaigns {
+  private static final Logger LOG = LoggerFactory.getLogger(Campaigns.class);
+
+  private final Proposer proposer;
+  private final EventHub hub;
+
+  Campaigns(Proposer proposer, EventHub hub) {
+    this.proposer = proposer;
+    this.hub = hub;
+  }
+
+  /**
+   * Campaigns for {@code name} with {@code lease} and answers {@code obs} with
+   * {@code toResponse(elected, holder)} once elected (or at once with {@code noWait}, after withdrawing).
+   * Errors: INVALID_ARGUMENT (name, value, lease id), NOT_FOUND (lease unknown or ended), UNAVAILABLE.
+   */
+  <R> void campaign(String name, long lease, ByteString value, boolean noWait, ServerCallStreamObserver<R> obs,
+                    BiFunction<Boolean, LeaderKey, R> toResponse) {
+    Validation.name(name);
+    Validation.value(value);
+    Validation.lease(lease);
+    CampaignWaiter waiter = new CampaignWaiter(hub, name, lease);
+    AtomicBoolean answered = new AtomicBoolean();
+    obs.setOnCancelHandler(() -> {
+      waiter.close();
+      if (answered.compareAndSet(false, true)) {
+        giveUp(name, lease);
+      }
+    });
+    proposer.propose(LogEntry.newBuilder().setCampaign(Campaign.newBuilder().setName(name).setLeaseId(lease)
+        .setValue(value))).whenComplete((r, err) -> {
+          if (err != null || r.getElected() || noWait || r.getCode() != io.regent.statemachine.proto.Code.OK) {
+            waiter.close();
+            if (err == null && noWait && !r.getElected() && r.getCode() == io.regent.statemachine.proto.Code.OK) {
+              giveUp(name, lease);
+            }
+            answer(obs, answered, err, () -> toResponse.apply(Statuses.check(r).getElected(), holder(r)));
+            return;
+          }
+          waiter.arm(r.getIndex());
+          waiter.elected().whenComplete((h, e) -> {
+            waiter.close();
+            answer(obs, answered, e, () -> toResponse.apply(true, Keys.leaderKey(name, h)));
+          });
+        });
+  }
+
+  private static <R> void answer(ServerCallStreamObserver<R> obs, AtomicBoolean answered, Throwable err,
+                                 java.util.function.Supplier<R> response) {
+    if (!answered.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      if (err != null) {
+        obs.onError(Statuses.toStatus(err));
+        return;
+      }
+      obs.onNext(response.get());
+      obs.onCompleted();
+    } catch (RuntimeException e) {
+      obs.onError(Statuses.toStatus(e));
+    }
+  }
+
+  /** Withdraws a candidacy; resigns if the lease was elected before the withdrawal applied. */
+  private void giveUp(String name, long lease) {
+    proposer.propose(LogEntry.newBuilder().setWithdraw(Withdraw.newBuilder().setName(name).setLeaseId(lease)))
+        .thenCompose(r -> {
+          if (r.getElected() && r.getName().getHolder().getLeaseId() == lease) {
+            return proposer.propose(LogEntry.newBuilder().setResign(Resign.newBuilder().setName(name)
+                .setToken(r.getName().getHolder().getToken())));
+          }
+          return java.util.concurrent.CompletableFuture.completedFuture(r);
+        })
+        .whenComplete((r, err) -> {
+          if (err != null) {
+            LOG.warn("withdrawing lease {} from '{}' failed: {}", lease, name, err.getMessage());
+          }
+        });
+  }
+
+  private static LeaderKey holder(Result r) {
+    NameRecord rec = r.getName();
+    return rec.hasHolder() ? Keys.leaderKey(rec.getName(), rec.getHolder()) : null;
+  }
+}

@@ -1,0 +1,110 @@
+package io.regent.server.api;
+
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import io.regent.api.v1.CampaignRequest;
+import io.regent.api.v1.CampaignResponse;
+import io.regent.api.v1.ElectionGrpc;
+import io.regent.api.v1.FreshTokenRequest;
+import io.regent.api.v1.FreshTokenResponse;
+import io.regent.api.v1.LeaderKey;
+import io.regent.api.v1.LeaderRequest;
+import io.regent.api.v1.LeaderResponse;
+import io.regent.api.v1.ObserveRequest;
+import io.regent.api.v1.ObserveResponse;
+import io.regent.api.v1.ProclaimRequest;
+import io.regent.api.v1.ProclaimResponse;
+import io.regent.api.v1.ResignRequest;
+import io.regent.api.v1.ResignResponse;
+import io.regent.statemachine.proto.FreshToken;
+import io.regent.statemachine.proto.LogEntry;
+import io.regent.statemachine.proto.NameRecord;
+import io.regent.statemachine.proto.Proclaim;
+import io.regent.statemachine.proto.Resign;
+import io.grpc.Status;
+
+/**
+ * The {@code regent.v1.Election} service (etcd v3 election API shape). Campaigns are served by
+ * {@link Campaigns}; the holder-only commands are checked by token at apply.
+ */
+final class ElectionService extends ElectionGrpc.ElectionImplBase {
+  private final Campaigns campaigns;
+  private final Observers observers;
+  private final StateReader reader;
+  private final io.regent.server.raft.Proposer proposer;
+
+  ElectionService(Campaigns campaigns, Observers observers, StateReader reader,
+                  io.regent.server.raft.Proposer proposer) {
+    this.campaigns = campaigns;
+    this.observers = observers;
+    this.reader = reader;
+    this.proposer = proposer;
+  }
+
+  @Override
+  public void campaign(CampaignRequest req, StreamObserver<CampaignResponse> obs) {
+    Statuses.guard(obs, () -> campaigns.campaign(req.getName(), req.getLease(), req.getValue(), req.getNoWait(),
+        (ServerCallStreamObserver<CampaignResponse>) obs, (elected, key) -> {
+          CampaignResponse.Builder b = CampaignResponse.newBuilder().setElected(elected);
+          if (key != null) {
+            b.setLeader(key);
+          }
+          return b.build();
+        }));
+  }
+
+  @Override
+  public void proclaim(ProclaimRequest req, StreamObserver<ProclaimResponse> obs) {
+    Statuses.guard(obs, () -> {
+      LeaderKey k = Validation.key(req.getLeader());
+      Validation.value(req.getValue());
+      Statuses.reply(proposer.propose(LogEntry.newBuilder().setProclaim(Proclaim.newBuilder().setName(k.getName())
+              .setToken(k.getToken()).setValue(req.getValue()))),
+          r -> ProclaimResponse.newBuilder().setLeader(holderKey(Statuses.check(r).getName())).build(), obs);
+    });
+  }
+
+  @Override
+  public void resign(ResignRequest req, StreamObserver<ResignResponse> obs) {
+    Statuses.guard(obs, () -> {
+      LeaderKey k = Validation.key(req.getLeader());
+      Statuses.reply(proposer.propose(LogEntry.newBuilder().setResign(Resign.newBuilder().setName(k.getName())
+              .setToken(k.getToken()))),
+          r -> ResignResponse.newBuilder().setIndex(Statuses.check(r).getIndex()).build(), obs);
+    });
+  }
+
+  @Override
+  public void freshToken(FreshTokenRequest req, StreamObserver<FreshTokenResponse> obs) {
+    Statuses.guard(obs, () -> {
+      LeaderKey k = Validation.key(req.getLeader());
+      Statuses.reply(proposer.propose(LogEntry.newBuilder().setFreshToken(FreshToken.newBuilder()
+              .setName(k.getName()).setToken(k.getToken()))),
+          r -> FreshTokenResponse.newBuilder().setLeader(holderKey(Statuses.check(r).getName())).build(), obs);
+    });
+  }
+
+  @Override
+  public void leader(LeaderRequest req, StreamObserver<LeaderResponse> obs) {
+    Statuses.guard(obs, () -> {
+      String name = Validation.name(req.getName());
+      Statuses.reply(reader.read(req.getSerializable(), txn -> java.util.Optional.ofNullable(txn.name(name))),
+          rec -> {
+            if (rec.isEmpty() || !rec.get().hasHolder()) {
+              throw Status.NOT_FOUND.withDescription("'" + name + "' has no leader").asRuntimeException();
+            }
+            return LeaderResponse.newBuilder().setLeader(holderKey(rec.get())).build();
+          }, obs);
+    });
+  }
+
+  @Override
+  public void observe(ObserveRequest req, StreamObserver<ObserveResponse> obs) {
+    Statuses.guard(obs, () -> observers.observe(Validation.name(req.getName()), req.getAfterIndex(),
+        (ServerCallStreamObserver<ObserveResponse>) obs));
+  }
+
+  private static LeaderKey holderKey(NameRecord rec) {
+    return Keys.leaderKey(rec.getName(), rec.getHolder());
+  }
+}

@@ -1,0 +1,108 @@
+package io.regent.server.api;
+
+import io.grpc.Status;
+import io.grpc.stub.StreamObserver;
+import io.regent.api.v1.LeaseGrantRequest;
+import io.regent.api.v1.LeaseGrantResponse;
+import io.regent.api.v1.LeaseGrpc;
+import io.regent.api.v1.LeaseInfo;
+import io.regent.api.v1.LeaseKeepAliveRequest;
+import io.regent.api.v1.LeaseKeepAliveResponse;
+import io.regent.api.v1.LeaseLeasesRequest;
+import io.regent.api.v1.LeaseLeasesResponse;
+import io.regent.api.v1.LeaseRevokeRequest;
+import io.regent.api.v1.LeaseRevokeResponse;
+import io.regent.api.v1.LeaseTimeToLiveRequest;
+import io.regent.api.v1.LeaseTimeToLiveResponse;
+import io.regent.server.raft.Confirmer;
+import io.regent.server.raft.Proposer;
+import io.regent.statemachine.apply.Limits;
+import io.regent.statemachine.proto.Grant;
+import io.regent.statemachine.proto.LeaseRecord;
+import io.regent.statemachine.proto.LeaseStatus;
+import io.regent.statemachine.proto.LogEntry;
+import io.regent.statemachine.proto.Result;
+import io.regent.statemachine.proto.Revoke;
+import java.util.List;
+
+/**
+ * The {@code regent.v1.Lease} service: grant, revoke, keepalive, time-to-live and listing.
+ *
+ * <p>A keepalive is acknowledged only from a Confirm round begun after it arrived and applied by the ready
+ * leader of the round's term, which renewed the deadline (DESIGN §3). Anything less answers UNAVAILABLE.
+ */
+final class LeaseService extends LeaseGrpc.LeaseImplBase {
+  private final Proposer proposer;
+  private final Confirmer confirmer;
+  private final StateReader reader;
+  private final long minTtlMs;
+
+  LeaseService(Proposer proposer, Confirmer confirmer, StateReader reader, long minTtlMs) {
+    this.proposer = proposer;
+    this.confirmer = confirmer;
+    this.reader = reader;
+    this.minTtlMs = minTtlMs;
+  }
+
+  @Override
+  public void grant(LeaseGrantRequest req, StreamObserver<LeaseGrantResponse> obs) {
+    Statuses.guard(obs, () -> {
+      long ttl = req.getTtlMs();
+      if (ttl < minTtlMs || ttl > Limits.MAX_TTL_MS) {
+        throw Statuses.invalid("ttl " + ttl + " ms outside [" + minTtlMs + ", " + Limits.MAX_TTL_MS
+            + "] (minimum = 1.5 x max election timeout)");
+      }
+      Statuses.reply(proposer.propose(LogEntry.newBuilder().setGrant(Grant.newBuilder().setTtlMs(ttl))),
+          r -> LeaseGrantResponse.newBuilder().setId(Statuses.check(r).getLeaseId()).setTtlMs(ttl).build(), obs);
+    });
+  }
+
+  @Override
+  public void revoke(LeaseRevokeRequest req, StreamObserver<LeaseRevokeResponse> obs) {
+    Statuses.reply(proposer.propose(LogEntry.newBuilder().setRevoke(Revoke.newBuilder().setLeaseId(req.getId()))),
+        r -> LeaseRevokeResponse.newBuilder().setIndex(Statuses.check(r).getIndex()).build(), obs);
+  }
+
+  @Override
+  public void keepAlive(LeaseKeepAliveRequest req, StreamObserver<LeaseKeepAliveResponse> obs) {
+    Statuses.reply(confirmer.confirm(List.of(req.getId()), List.of()), r -> {
+      LeaseStatus s = status(r, req.getId());
+      if (s.getRemainingMs() < 0) {
+        throw Status.UNAVAILABLE.withDescription("keepalive not confirmed by a ready leader; retry")
+            .asRuntimeException();
+      }
+      return LeaseKeepAliveResponse.newBuilder().setId(req.getId()).setTtlMs(s.getTtlMs()).build();
+    }, obs);
+  }
+
+  @Override
+  public void timeToLive(LeaseTimeToLiveRequest req, StreamObserver<LeaseTimeToLiveResponse> obs) {
+    Statuses.reply(confirmer.confirm(List.of(), List.of(req.getId()))
+        .thenCompose(r -> reader.awaitApplied(r.getIndex()).thenApply(i -> r)), r -> {
+          LeaseStatus s = status(r, req.getId());
+          return LeaseTimeToLiveResponse.newBuilder().setId(req.getId()).setTtlMs(s.getTtlMs())
+              .setRemainingMs(s.getRemainingMs()).build();
+        }, obs);
+  }
+
+  @Override
+  public void leases(LeaseLeasesRequest req, StreamObserver<LeaseLeasesResponse> obs) {
+    Statuses.reply(reader.read(req.getSerializable(), txn -> txn.allLeases()), all -> {
+      LeaseLeasesResponse.Builder b = LeaseLeasesResponse.newBuilder();
+      for (LeaseRecord l : all) {
+        b.addLeases(LeaseInfo.newBuilder().setId(l.getId()).setTtlMs(l.getTtlMs()).addAllNames(l.getNamesList()));
+      }
+      return b.build();
+    }, obs);
+  }
+
+  /** The status of {@code id} in a Confirm result; NOT_FOUND when the lease is gone or expiring. */
+  private static LeaseStatus status(Result r, long id) {
+    LeaseStatus s = r.getLeasesList().stream().filter(x -> x.getId() == id).findFirst()
+        .orElseThrow(() -> Status.INTERNAL.withDescription("confirm result lacks lease " + id).asRuntimeException());
+    if (!s.getAlive()) {
+      throw Status.NOT_FOUND.withDescription("lease " + id + " not found or expired").asRuntimeException();
+    }
+    return s;
+  }
+}

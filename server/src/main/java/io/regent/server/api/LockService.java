@@ -1,0 +1,40 @@
+package io.regent.server.api;
+
+import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
+import io.regent.api.v1.LeaderKey;
+import io.regent.api.v1.LockGrpc;
+import io.regent.api.v1.LockRequest;
+import io.regent.api.v1.LockResponse;
+import io.regent.api.v1.UnlockRequest;
+import io.regent.api.v1.UnlockResponse;
+import io.regent.server.raft.Proposer;
+import io.regent.statemachine.proto.LogEntry;
+import io.regent.statemachine.proto.Resign;
+
+/** The {@code regent.v1.Lock} service: a lock is a name whose value is the owner's identity. */
+final class LockService extends LockGrpc.LockImplBase {
+  private final Campaigns campaigns;
+  private final Proposer proposer;
+
+  LockService(Campaigns campaigns, Proposer proposer) {
+    this.campaigns = campaigns;
+    this.proposer = proposer;
+  }
+
+  @Override
+  public void lock(LockRequest req, StreamObserver<LockResponse> obs) {
+    Statuses.guard(obs, () -> campaigns.campaign(req.getName(), req.getLease(), req.getOwner(), false,
+        (ServerCallStreamObserver<LockResponse>) obs, (elected, key) -> LockResponse.newBuilder().setKey(key).build()));
+  }
+
+  @Override
+  public void unlock(UnlockRequest req, StreamObserver<UnlockResponse> obs) {
+    Statuses.guard(obs, () -> {
+      LeaderKey k = Validation.key(req.getKey());
+      Statuses.reply(proposer.propose(LogEntry.newBuilder().setResign(Resign.newBuilder().setName(k.getName())
+              .setToken(k.getToken()))),
+          r -> UnlockResponse.newBuilder().setIndex(Statuses.check(r).getIndex()).build(), obs);
+    });
+  }
+}

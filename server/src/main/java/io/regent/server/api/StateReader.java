@@ -1,0 +1,37 @@
+package io.regent.server.api;
+
+import io.regent.server.raft.Confirmer;
+import io.regent.statemachine.ratis.RegentStateMachine;
+import io.regent.statemachine.store.StateTxn;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
+
+/**
+ * Reads of the replicated state from this node: linearizable by default (a confirmation round begun after
+ * the read arrived, then the local replica caught up to it), or serializable (local, possibly stale).
+ */
+final class StateReader {
+  private final Confirmer confirmer;
+  private final RegentStateMachine stateMachine;
+
+  StateReader(Confirmer confirmer, RegentStateMachine stateMachine) {
+    this.confirmer = confirmer;
+    this.stateMachine = stateMachine;
+  }
+
+  /** Reads with {@code body} after a confirmation round, or at once when {@code serializable}. */
+  <T> CompletableFuture<T> read(boolean serializable, Function<StateTxn, T> body) {
+    if (serializable) {
+      return CompletableFuture.supplyAsync(() -> stateMachine.read(body));
+    }
+    return confirmer.confirm(List.of(), List.of())
+        .thenCompose(r -> stateMachine.hub().awaitApplied(r.getIndex()))
+        .thenApply(applied -> stateMachine.read(body));
+  }
+
+  /** Waits until the local replica has applied {@code index}. */
+  CompletableFuture<Long> awaitApplied(long index) {
+    return stateMachine.hub().awaitApplied(index);
+  }
+}

@@ -1,0 +1,76 @@
+package io.regent.server.api;
+
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.stub.StreamObserver;
+import io.regent.server.raft.Proposer.UnavailableException;
+import io.regent.statemachine.proto.Code;
+import io.regent.statemachine.proto.Result;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.function.Function;
+
+/** Maps apply results and failures onto the gRPC status codes of DESIGN §7, in one place. */
+final class Statuses {
+  private Statuses() {
+  }
+
+  /** Throws the gRPC error for a refused result; returns it unchanged when OK. */
+  static Result check(Result r) {
+    if (r.getCode() == Code.OK) {
+      return r;
+    }
+    Status s = switch (r.getCode()) {
+      case NOT_FOUND -> Status.NOT_FOUND;
+      case FAILED_PRECONDITION -> Status.FAILED_PRECONDITION;
+      case INVALID_ARGUMENT -> Status.INVALID_ARGUMENT;
+      default -> Status.INTERNAL;
+    };
+    throw s.withDescription(r.getMessage()).asRuntimeException();
+  }
+
+  /** An INVALID_ARGUMENT error with this message. */
+  static StatusRuntimeException invalid(String message) {
+    return Status.INVALID_ARGUMENT.withDescription(message).asRuntimeException();
+  }
+
+  /** The gRPC status for any failure of a call. */
+  static StatusRuntimeException toStatus(Throwable t) {
+    Throwable c = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+    if (c instanceof StatusRuntimeException sre) {
+      return sre;
+    }
+    if (c instanceof UnavailableException) {
+      return Status.UNAVAILABLE.withDescription(c.getMessage()).asRuntimeException();
+    }
+    return Status.INTERNAL.withDescription(String.valueOf(c)).withCause(c).asRuntimeException();
+  }
+
+  /** Completes a unary call from {@code future}, mapping the value with {@code toResponse}. */
+  static <T, R> void reply(CompletableFuture<T> future, Function<T, R> toResponse, StreamObserver<R> obs) {
+    future.whenComplete((v, err) -> {
+      if (err != null) {
+        obs.onError(toStatus(err));
+        return;
+      }
+      R response;
+      try {
+        response = toResponse.apply(v);
+      } catch (RuntimeException e) {
+        obs.onError(toStatus(e));
+        return;
+      }
+      obs.onNext(response);
+      obs.onCompleted();
+    });
+  }
+
+  /** Runs {@code body}, turning a synchronous validation failure into the call's error. */
+  static <R> void guard(StreamObserver<R> obs, Runnable body) {
+    try {
+      body.run();
+    } catch (RuntimeException e) {
+      obs.onError(toStatus(e));
+    }
+  }
+}

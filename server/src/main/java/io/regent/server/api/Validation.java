@@ -1,0 +1,46 @@
+package io.regent.server.api;
+
+import com.google.protobuf.ByteString;
+import io.regent.api.v1.LeaderKey;
+import io.regent.statemachine.apply.Limits;
+
+/** Request validation of the public API; failures are INVALID_ARGUMENT and change nothing. */
+final class Validation {
+  private Validation() {
+  }
+
+  /** Returns {@code name} when it is a valid name (non-empty, at most 1 KiB of UTF-8). */
+  static String name(String name) {
+    String bad = Limits.checkName(name);
+    if (bad != null) {
+      throw Statuses.invalid(bad);
+    }
+    return name;
+  }
+
+  /** Checks a holder value's size (at most 64 KiB). */
+  static ByteString value(ByteString value) {
+    String bad = Limits.checkValue(value.size());
+    if (bad != null) {
+      throw Statuses.invalid(bad);
+    }
+    return value;
+  }
+
+  /** Checks a leader key sent back by a holder: a valid name and a positive token. */
+  static LeaderKey key(LeaderKey key) {
+    name(key.getName());
+    if (key.getToken() <= 0) {
+      throw Statuses.invalid("token must be positive, got " + key.getToken());
+    }
+    return key;
+  }
+
+  /** Checks a lease id. */
+  static long lease(long id) {
+    if (id <= 0) {
+      throw Statuses.invalid("lease id must be positive, got " + id);
+    }
+    return id;
+  }
+}

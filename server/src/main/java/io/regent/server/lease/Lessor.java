@@ -1,0 +1,158 @@
+package io.regent.server.lease;
+
+import io.regent.server.raft.Proposer;
+import io.regent.statemachine.proto.Expire;
+import io.regent.statemachine.proto.LeaseRecord;
+import io.regent.statemachine.proto.LogEntry;
+import io.regent.statemachine.ratis.LeaseTimekeeper;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Leader-side lease time (DESIGN §3; etcd's lessor, ZooKeeper's leader session tracker).
+ *
+ * <p>Only the ready leader keeps deadlines, on a monotonic clock, in memory. On readiness every lease gets
+ * now + ttl; a keepalive confirmed in this leader's term sets now + ttl again; when a deadline passes the
+ * lease is marked expiring (its keepalives are refused from then on) and an {@code Expire} entry carrying
+ * this leader's term is proposed. Apply ignores an Expire whose proposer term is not its own term, so an
+ * expiry decided by a deposed leader cannot revoke a lease its successor renewed.
+ *
+ * <p>Thread-safe: the apply thread calls the {@link LeaseTimekeeper} methods, a timer thread scans.
+ */
+public final class Lessor implements LeaseTimekeeper, AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Lessor.class);
+  /** Leases per Expire entry: one entry revokes a mass expiry in a few log entries. */
+  static final int MAX_BATCH = 1000;
+  /** How often an expiring lease whose Expire has not been applied is proposed again. */
+  static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+  private final LongSupplier nanoClock;
+  private final Map<Long, Deadline> deadlines = new HashMap<>();
+  private final ScheduledExecutorService timer;
+  private volatile Proposer proposer;
+  private long readyTerm = -1;
+
+  /**
+   * @param nanoClock monotonic clock in ns ({@code System::nanoTime} in production)
+   * @param scanIntervalMs how often deadlines are checked, ms
+   */
+  public Lessor(LongSupplier nanoClock, long scanIntervalMs) {
+    this.nanoClock = nanoClock;
+    this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "regent-lessor");
+      t.setDaemon(true);
+      return t;
+    });
+    timer.scheduleWithFixedDelay(this::expireDue, scanIntervalMs, scanIntervalMs, TimeUnit.MILLISECONDS);
+  }
+
+  /** Sets where Expire entries go (the node's Ratis client); expiries wait until it is set. */
+  public void setProposer(Proposer proposer) {
+    this.proposer = proposer;
+  }
+
+  @Override
+  public synchronized void onLeaderReady(long term, List<LeaseRecord> leases) {
+    readyTerm = term;
+    deadlines.clear();
+    long now = nanoClock.getAsLong();
+    leases.forEach(l -> deadlines.put(l.getId(), new Deadline(l.getTtlMs(), now + ms(l.getTtlMs()), 0)));
+  }
+
+  @Override
+  public synchronized void onNotLeader() {
+    readyTerm = -1;
+    deadlines.clear();
+  }
+
+  @Override
+  public synchronized void onGranted(LeaseRecord lease) {
+    if (readyTerm >= 0) {
+      deadlines.put(lease.getId(), new Deadline(lease.getTtlMs(), nanoClock.getAsLong() + ms(lease.getTtlMs()), 0));
+    }
+  }
+
+  @Override
+  public synchronized void onEnded(List<Long> leaseIds) {
+    leaseIds.forEach(deadlines::remove);
+  }
+
+  @Override
+  public synchronized long[] confirm(long term, List<LeaseRecord> renew, List<LeaseRecord> query) {
+    long[] out = new long[renew.size() + query.size()];
+    long now = nanoClock.getAsLong();
+    int i = 0;
+    for (LeaseRecord l : renew) {
+      if (term != readyTerm) {
+        out[i++] = -1;
+        continue;
+      }
+      Deadline d = deadlines.get(l.getId());
+      if (d != null && d.expiringSince != 0) {
+        out[i++] = -2;
+      } else {
+        deadlines.put(l.getId(), new Deadline(l.getTtlMs(), now + ms(l.getTtlMs()), 0));
+        out[i++] = l.getTtlMs();
+      }
+    }
+    for (LeaseRecord l : query) {
+      Deadline d = term == readyTerm ? deadlines.get(l.getId()) : null;
+      out[i++] = d == null ? -1 : d.expiringSince != 0 ? -2 : Math.max(0, (d.deadline - now) / 1_000_000);
+    }
+    return out;
+  }
+
+  /** Marks every lease past its deadline as expiring and proposes their expiry in this leader's term. */
+  void expireDue() {
+    Proposer p = proposer;
+    List<Long> due = new ArrayList<>();
+    long term;
+    synchronized (this) {
+      term = readyTerm;
+      if (term < 0 || p == null) {
+        return;
+      }
+      long now = nanoClock.getAsLong();
+      for (Map.Entry<Long, Deadline> e : deadlines.entrySet()) {
+        Deadline d = e.getValue();
+        boolean due1 = d.expiringSince == 0 && now - d.deadline >= 0;
+        boolean retry = d.expiringSince != 0 && now - d.expiringSince >= RETRY_NANOS;
+        if (due1 || retry) {
+          e.setValue(new Deadline(d.ttlMs, d.deadline, now == 0 ? 1 : now));
+          due.add(e.getKey());
+        }
+      }
+    }
+    for (int from = 0; from < due.size(); from += MAX_BATCH) {
+      List<Long> batch = due.subList(from, Math.min(due.size(), from + MAX_BATCH));
+      LOG.info("term {}: leases {} expired", term, batch);
+      p.propose(LogEntry.newBuilder().setExpire(Expire.newBuilder().addAllLeaseIds(batch).setProposerTerm(term)))
+          .whenComplete((r, err) -> {
+            if (err != null) {
+              LOG.warn("expiry of {} not committed yet: {}", batch, err.getMessage());
+            }
+          });
+    }
+  }
+
+  @Override
+  public void close() {
+    timer.shutdownNow();
+  }
+
+  private static long ms(long millis) {
+    return TimeUnit.MILLISECONDS.toNanos(millis);
+  }
+
+  /** A lease's deadline; {@code expiringSince} is 0 while live, else when expiry was decided (ns). */
+  private record Deadline(long ttlMs, long deadline, long expiringSince) {
+  }
+}

@@ -1,0 +1,73 @@
+package io.regent.server.raft;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.regent.statemachine.apply.EntryCodec;
+import io.regent.statemachine.proto.LogEntry;
+import io.regent.statemachine.proto.Result;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+
+/**
+ * Submits log entries through Ratis (which routes them to the current leader) and decodes the apply result.
+ *
+ * <p>Failures (no leader, no quorum, timeout) complete the future with {@link UnavailableException}: the
+ * entry may or may not have been applied, and callers retry idempotent commands only.
+ */
+public final class Proposer {
+  private final RaftClient client;
+  private final long timeoutMs;
+
+  /**
+   * @param client a Ratis client for the group (with a bounded retry policy)
+   * @param timeoutMs upper bound on one proposal, ms
+   */
+  public Proposer(RaftClient client, long timeoutMs) {
+    this.client = client;
+    this.timeoutMs = timeoutMs;
+  }
+
+  /** Proposes {@code entry}; completes with the leader's apply result once it is committed and applied. */
+  public CompletableFuture<Result> propose(LogEntry.Builder entry) {
+    Message msg = Message.valueOf(UnsafeByteOperations.unsafeWrap(EntryCodec.encode(entry)));
+    return client.async().send(msg)
+        .orTimeout(timeoutMs, TimeUnit.MILLISECONDS)
+        .handle((reply, err) -> {
+          if (err != null) {
+            throw new CompletionException(new UnavailableException("no quorum: " + rootMessage(err), err));
+          }
+          return decode(reply);
+        });
+  }
+
+  private static Result decode(RaftClientReply reply) {
+    if (!reply.isSuccess()) {
+      throw new CompletionException(new UnavailableException("proposal failed: "
+          + (reply.getException() == null ? "unknown" : reply.getException().getMessage()), reply.getException()));
+    }
+    try {
+      return Result.parseFrom(reply.getMessage().getContent().toByteArray());
+    } catch (InvalidProtocolBufferException e) {
+      throw new CompletionException(new IllegalStateException("undecodable apply result", e));
+    }
+  }
+
+  private static String rootMessage(Throwable t) {
+    Throwable c = t;
+    while (c.getCause() != null && c.getCause() != c) {
+      c = c.getCause();
+    }
+    return c.getClass().getSimpleName() + (c.getMessage() == null ? "" : ": " + c.getMessage());
+  }
+
+  /** The cluster could not commit the entry in time (no leader or no quorum); retry later. */
+  public static final class UnavailableException extends RuntimeException {
+    UnavailableException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+}

@@ -1,0 +1,62 @@
+package io.regent.server.raft;
+
+import io.regent.server.ServerConfig;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.rpc.SupportedRpcType;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
+
+/** Translates a {@link ServerConfig} into Ratis properties and the Raft group. */
+public final class RaftSetup {
+  /** Fixed group id: Ratis names the storage subdirectory after it, so it must not change across restarts. */
+  public static final RaftGroupId GROUP_ID =
+      RaftGroupId.valueOf(UUID.nameUUIDFromBytes("regent".getBytes(StandardCharsets.UTF_8)));
+
+  private RaftSetup() {
+  }
+
+  /** The Raft group of every configured peer. */
+  public static RaftGroup group(ServerConfig config) {
+    List<RaftPeer> peers = config.peers().entrySet().stream()
+        .map(e -> RaftPeer.newBuilder().setId(e.getKey()).setAddress(e.getValue()).build())
+        .toList();
+    return RaftGroup.valueOf(GROUP_ID, peers);
+  }
+
+  /** Ratis server and client properties for this node. */
+  public static RaftProperties properties(ServerConfig config) {
+    RaftProperties p = new RaftProperties();
+    RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
+    RaftServerConfigKeys.setStorageDir(p, List.of(config.dataDir().resolve("raft").toFile()));
+    int port = Integer.parseInt(config.peers().get(config.nodeId()).replaceAll(".*:", ""));
+    GrpcConfigKeys.Server.setPort(p, port);
+    RaftServerConfigKeys.Rpc.setTimeoutMin(p, ms(config.electionTimeoutMinMs()));
+    RaftServerConfigKeys.Rpc.setTimeoutMax(p, ms(config.electionTimeoutMaxMs()));
+    // Ratis's default read path is not linearizable (DESIGN §4). Regent's API confirms leadership with a
+    // Confirm entry of its own, but any Ratis read-only request must also be linearizable.
+    RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
+    RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
+    RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, config.snapshotThreshold());
+    RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
+    RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+    RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.max(1, Math.min(1024, config.snapshotThreshold())));
+    RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(config.logSegmentBytes()));
+    RaftClientConfigKeys.Rpc.setRequestTimeout(p, ms(Math.min(3000, config.requestTimeoutMs())));
+    return p;
+  }
+
+  private static TimeDuration ms(long millis) {
+    return TimeDuration.valueOf(millis, TimeUnit.MILLISECONDS);
+  }
+}
