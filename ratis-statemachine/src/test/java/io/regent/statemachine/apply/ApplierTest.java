@@ -5,7 +5,6 @@ import static io.regent.statemachine.support.Entries.confirm;
 import static io.regent.statemachine.support.Entries.expire;
 import static io.regent.statemachine.support.Entries.freshToken;
 import static io.regent.statemachine.support.Entries.grant;
-import static io.regent.statemachine.support.Entries.proclaim;
 import static io.regent.statemachine.support.Entries.resign;
 import static io.regent.statemachine.support.Entries.revoke;
 import static io.regent.statemachine.support.Entries.withdraw;
@@ -17,10 +16,8 @@ import io.regent.statemachine.event.ChangeEvent.Kind;
 import io.regent.statemachine.proto.Code;
 import io.regent.statemachine.proto.Holder;
 import io.regent.statemachine.proto.LeaseRecord;
-import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.NameRecord;
 import io.regent.statemachine.support.Replica;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,8 +25,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 
 class ApplierTest {
   private static final String NAME = "leader/db";
@@ -60,7 +55,7 @@ class ApplierTest {
   @Test
   void campaignOnFreeNameElectsWithEntryIndexAsToken() {
     // Rule: a Campaign that finds the name free takes it with token = sinceIndex = the entry's index.
-    long a = lease();
+    long a = replica.grantLease();
     ApplyOutcome out = replica.apply(campaign(NAME, a, "a"));
     Holder holder = out.result().getName().getHolder();
     assertThat(out.result().getElected()).isTrue();
@@ -72,8 +67,8 @@ class ApplierTest {
   @Test
   void campaignOnHeldNameQueuesCandidate() {
     // Rule: a Campaign on a held name queues the lease as a FIFO candidate without electing it.
-    long a = lease();
-    long b = lease();
+    long a = replica.grantLease();
+    long b = replica.grantLease();
     replica.apply(campaign(NAME, a, "a"));
     ApplyOutcome out = replica.apply(campaign(NAME, b, "b"));
     assertThat(out.result().getElected()).isFalse();
@@ -88,8 +83,8 @@ class ApplierTest {
   @Test
   void retriedCampaignIsIdempotent() {
     // Rule: a retried Campaign by the holder or a candidate returns its existing position, changes nothing.
-    long a = lease();
-    long b = lease();
+    long a = replica.grantLease();
+    long b = replica.grantLease();
     ApplyOutcome first = replica.apply(campaign(NAME, a, "a"));
     ApplyOutcome queued = replica.apply(campaign(NAME, b, "b"));
     String before = replica.tables();
@@ -109,10 +104,10 @@ class ApplierTest {
   @Test
   void tokensStrictlyIncreaseAcrossTransfers() {
     // Rule: every transfer (Campaign, Resign, Revoke, Expire) issues token = its entry's index, so tokens rise.
-    long a = lease();
-    long b = lease();
-    long c = lease();
-    long d = lease();
+    long a = replica.grantLease();
+    long b = replica.grantLease();
+    long c = replica.grantLease();
+    long d = replica.grantLease();
     List<Long> tokens = new ArrayList<>();
     tokens.add(electedToken(replica.apply(campaign(NAME, a, "a"))));
     replica.apply(campaign(NAME, b, "b"));
@@ -130,9 +125,9 @@ class ApplierTest {
   @Test
   void expireOfHolderPassesNameToNextLiveCandidate() {
     // Rule: leases ending in one entry are never promoted by it; the first live candidate takes the name.
-    long a = lease();
-    long b = lease();
-    long c = lease();
+    long a = replica.grantLease();
+    long b = replica.grantLease();
+    long c = replica.grantLease();
     replica.apply(campaign(NAME, a, "a"));
     replica.apply(campaign(NAME, b, "b"));
     replica.apply(campaign(NAME, c, "c"));
@@ -152,7 +147,7 @@ class ApplierTest {
   @Test
   void freshTokenGivesEntryIndexAndKeepsHolder() {
     // Rule: FreshToken with the current token sets token = its entry's index; holder, value and since stay.
-    long a = lease();
+    long a = replica.grantLease();
     Holder before = replica.apply(campaign(NAME, a, "a")).result().getName().getHolder();
     ApplyOutcome out = replica.apply(freshToken(NAME, before.getToken()));
     Holder after = replica.name(NAME).getHolder();
@@ -164,9 +159,9 @@ class ApplierTest {
   @Test
   void withdrawnCandidateIsNeverElected() {
     // Rule: Withdraw removes a waiting candidacy, so later transfers skip that lease.
-    long a = lease();
-    long b = lease();
-    long c = lease();
+    long a = replica.grantLease();
+    long b = replica.grantLease();
+    long c = replica.grantLease();
     long tokenA = replica.apply(campaign(NAME, a, "a")).result().getName().getHolder().getToken();
     replica.apply(campaign(NAME, b, "b"));
     replica.apply(campaign(NAME, c, "c"));
@@ -184,8 +179,8 @@ class ApplierTest {
   @Test
   void resignWithCandidateEmitsResignedThenElected() {
     // Rule: a Resign that passes the name on emits RESIGNED then ELECTED, both at the Resign's index.
-    long a = lease();
-    long b = lease();
+    long a = replica.grantLease();
+    long b = replica.grantLease();
     Holder first = replica.apply(campaign(NAME, a, "a")).result().getName().getHolder();
     replica.apply(campaign(NAME, b, "b"));
     ApplyOutcome out = replica.apply(resign(NAME, first.getToken()));
@@ -195,10 +190,6 @@ class ApplierTest {
     assertThat(out.events()).containsExactly(
         new ChangeEvent(Kind.RESIGNED, NAME, null, index, a),
         new ChangeEvent(Kind.ELECTED, NAME, next, index, b));
-  }
-
-  private long lease() {
-    return replica.apply(grant(10_000)).result().getLeaseId();
   }
 
   /** The token of the one ELECTED event of {@code out}, checked to be the entry's index. */

@@ -55,6 +55,11 @@ public final class Replica implements AutoCloseable {
     return out;
   }
 
+  /** Grants a 10 s lease at the next index and returns its id. */
+  public long grantLease() {
+    return apply(Entries.grant(10_000)).result().getLeaseId();
+  }
+
   /** The index the next {@link #apply} uses. */
   public long nextIndex() {
     return nextIndex;

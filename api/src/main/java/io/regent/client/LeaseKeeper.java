@@ -1,0 +1,125 @@
+package io.regent.client;
+
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+
+/**
+ * Keeps one lease alive: renews every ttl/3 and tells the application to step down when it can no longer
+ * be sure it holds the lease (DESIGN §3).
+ *
+ * <p>Client-side time: the TTL is counted from the moment the last acknowledged request was <em>sent</em>,
+ * on this process's monotonic clock. The server can only expire the lease a full TTL after that, measured
+ * by a leader that confirmed itself after the request arrived, so stepping down after 2/3 ttl without an
+ * acknowledgement leaves a margin of 1/3 ttl for clock-rate differences and delivery.
+ *
+ * <p>The step-down callback runs once, on the keeper's thread: after it the keeper stops renewing.
+ */
+public final class LeaseKeeper implements AutoCloseable {
+  private final RegentClient client;
+  private final long leaseId;
+  private final long ttlMs;
+  private final LongSupplier nanoClock;
+  private final Consumer<String> onStepDown;
+  private final ScheduledExecutorService timer;
+  private final AtomicBoolean down = new AtomicBoolean();
+  private volatile long lastAckSentNanos;
+
+  private LeaseKeeper(RegentClient client, long leaseId, long ttlMs, long grantSentNanos, LongSupplier nanoClock,
+                      Consumer<String> onStepDown) {
+    this.client = client;
+    this.leaseId = leaseId;
+    this.ttlMs = ttlMs;
+    this.nanoClock = nanoClock;
+    this.onStepDown = onStepDown;
+    this.lastAckSentNanos = grantSentNanos;
+    this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "regent-lease-" + leaseId);
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /**
+   * Grants a lease of {@code ttlMs} and starts keeping it alive.
+   *
+   * @param onStepDown told why, once, when the lease is lost or can no longer be vouched for
+   * @throws StatusRuntimeException INVALID_ARGUMENT for a TTL out of range, UNAVAILABLE without quorum
+   */
+  public static LeaseKeeper grant(RegentClient client, long ttlMs, Consumer<String> onStepDown) {
+    long sent = System.nanoTime();
+    long id = client.grant(ttlMs);
+    LeaseKeeper k = new LeaseKeeper(client, id, ttlMs, sent, System::nanoTime, onStepDown);
+    k.start();
+    return k;
+  }
+
+  private void start() {
+    long period = Math.max(1, ttlMs / 3);
+    timer.scheduleWithFixedDelay(this::renew, period, period, TimeUnit.MILLISECONDS);
+    timer.scheduleWithFixedDelay(this::checkDeadline, 10, 10, TimeUnit.MILLISECONDS);
+  }
+
+  private void renew() {
+    if (down.get()) {
+      return;
+    }
+    long sent = nanoClock.getAsLong();
+    try {
+      client.keepAlive(leaseId, Math.max(1, ttlMs / 3));
+      lastAckSentNanos = Math.max(lastAckSentNanos, sent);
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+        stepDown("lease " + leaseId + " expired or was revoked");
+      }
+      // Other failures (no quorum, timeout) are retried at the next period; the deadline decides.
+    }
+  }
+
+  private void checkDeadline() {
+    if (!isValid()) {
+      stepDown("lease " + leaseId + " not renewed for 2/3 of its " + ttlMs + " ms TTL");
+    }
+  }
+
+  private void stepDown(String reason) {
+    if (down.compareAndSet(false, true)) {
+      timer.shutdown();
+      onStepDown.accept(reason);
+    }
+  }
+
+  /** Whether the holder may still act: renewed within 2/3 ttl (measured from send time) and not lost. */
+  public boolean isValid() {
+    return !down.get() && nanoClock.getAsLong() - lastAckSentNanos < TimeUnit.MILLISECONDS.toNanos(ttlMs * 2 / 3);
+  }
+
+  /** The lease id (the log index of its grant). */
+  public long leaseId() {
+    return leaseId;
+  }
+
+  /** The lease TTL in ms. */
+  public long ttlMs() {
+    return ttlMs;
+  }
+
+  /** Stops renewing and revokes the lease (best effort), freeing every name it holds. */
+  @Override
+  public void close() {
+    boolean wasUp = down.compareAndSet(false, true);
+    timer.shutdownNow();
+    if (wasUp) {
+      try {
+        client.revoke(leaseId);
+      } catch (StatusRuntimeException e) {
+        // Already gone, or no quorum: the lease then expires on its own after its TTL.
+      }
+    }
+  }
+}

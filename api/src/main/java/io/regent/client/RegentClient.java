@@ -1,0 +1,204 @@
+package io.regent.client;
+
+import com.google.protobuf.ByteString;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.StreamObserver;
+import io.regent.api.v1.CampaignRequest;
+import io.regent.api.v1.CampaignResponse;
+import io.regent.api.v1.ClusterGrpc;
+import io.regent.api.v1.ElectionGrpc;
+import io.regent.api.v1.FreshTokenRequest;
+import io.regent.api.v1.LeaderKey;
+import io.regent.api.v1.LeaderRequest;
+import io.regent.api.v1.LeaseGrantRequest;
+import io.regent.api.v1.LeaseGrpc;
+import io.regent.api.v1.LeaseInfo;
+import io.regent.api.v1.LeaseKeepAliveRequest;
+import io.regent.api.v1.LeaseLeasesRequest;
+import io.regent.api.v1.LeaseRevokeRequest;
+import io.regent.api.v1.LeaseTimeToLiveRequest;
+import io.regent.api.v1.LeaseTimeToLiveResponse;
+import io.regent.api.v1.ObserveRequest;
+import io.regent.api.v1.ObserveResponse;
+import io.regent.api.v1.ProclaimRequest;
+import io.regent.api.v1.ResignRequest;
+import io.regent.api.v1.StatusRequest;
+import io.regent.api.v1.StatusResponse;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+
+/**
+ * A Regent client over a list of endpoints ({@code host:port} of any nodes' public API). Every node accepts
+ * every call (writes are forwarded to the Raft leader), so the client only moves to the next endpoint when
+ * one is unreachable (UNAVAILABLE); calls are retried once per endpoint.
+ *
+ * <p>Errors are {@link StatusRuntimeException}s with the codes of DESIGN §7: INVALID_ARGUMENT, NOT_FOUND,
+ * FAILED_PRECONDITION, UNAVAILABLE, RESOURCE_EXHAUSTED, DEADLINE_EXCEEDED. Thread-safe.
+ */
+public final class RegentClient implements AutoCloseable {
+  /** Deadline of unary calls other than campaigns, ms. */
+  public static final long CALL_TIMEOUT_MS = 15_000;
+
+  private final List<ManagedChannel> channels = new ArrayList<>();
+  private final List<String> endpoints;
+  private volatile int current;
+
+  private RegentClient(List<String> endpoints) {
+    if (endpoints.isEmpty()) {
+      throw new IllegalArgumentException("at least one endpoint is required");
+    }
+    this.endpoints = List.copyOf(endpoints);
+    for (String e : endpoints) {
+      int colon = e.lastIndexOf(':');
+      if (colon <= 0) {
+        throw new IllegalArgumentException("endpoint '" + e + "' is not host:port");
+      }
+      channels.add(NettyChannelBuilder.forAddress(e.substring(0, colon), Integer.parseInt(e.substring(colon + 1)))
+          .usePlaintext().build());
+    }
+  }
+
+  /** Connects (lazily) to {@code endpoints}, each {@code host:port}. */
+  public static RegentClient connect(List<String> endpoints) {
+    return new RegentClient(endpoints);
+  }
+
+  /** Parses a comma-separated endpoint list ({@code h1:p1,h2:p2}). */
+  public static RegentClient connect(String endpoints) {
+    return connect(List.of(endpoints.split(",")));
+  }
+
+  /** The endpoints this client uses. */
+  public List<String> endpoints() {
+    return endpoints;
+  }
+
+  /**
+   * Grants a lease. @param ttlMs TTL in ms, within [1.5 x max election timeout, 1 h]
+   * @return the lease id (the log index of the grant). INVALID_ARGUMENT for a TTL out of range.
+   */
+  public long grant(long ttlMs) {
+    return call(ch -> LeaseGrpc.newBlockingStub(ch).withDeadlineAfter(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+        .grant(LeaseGrantRequest.newBuilder().setTtlMs(ttlMs).build())).getId();
+  }
+
+  /** Renews a lease; returns its TTL in ms. NOT_FOUND once the lease is gone or its expiry is decided. */
+  public long keepAlive(long leaseId, long timeoutMs) {
+    return call(ch -> LeaseGrpc.newBlockingStub(ch).withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS)
+        .keepAlive(LeaseKeepAliveRequest.newBuilder().setId(leaseId).build())).getTtlMs();
+  }
+
+  /** Revokes a lease, freeing every name it holds. NOT_FOUND when unknown. */
+  public void revoke(long leaseId) {
+    call(ch -> LeaseGrpc.newBlockingStub(ch).withDeadlineAfter(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+        .revoke(LeaseRevokeRequest.newBuilder().setId(leaseId).build()));
+  }
+
+  /** TTL and remaining time (as measured by the leader) of a lease. NOT_FOUND when unknown. */
+  public LeaseTimeToLiveResponse timeToLive(long leaseId) {
+    return call(ch -> LeaseGrpc.newBlockingStub(ch).withDeadlineAfter(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+        .timeToLive(LeaseTimeToLiveRequest.newBuilder().setId(leaseId).build()));
+  }
+
+  /** Every live lease, read linearizably. */
+  public List<LeaseInfo> leases() {
+    return call(ch -> LeaseGrpc.newBlockingStub(ch).withDeadlineAfter(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+        .leases(LeaseLeasesRequest.getDefaultInstance())).getLeasesList();
+  }
+
+  /**
+   * Campaigns for {@code name} with a lease and blocks until elected (no deadline). NOT_FOUND when the
+   * lease ends first. Retrying keeps the candidate's place (Campaign is idempotent per name and lease).
+   */
+  public LeaderKey campaign(String name, long leaseId, ByteString value) {
+    return call(ch -> ElectionGrpc.newBlockingStub(ch).campaign(CampaignRequest.newBuilder().setName(name)
+        .setLease(leaseId).setValue(value).build())).getLeader();
+  }
+
+  /** Tries once: elected at once, or not (then the response carries the current holder, if any). */
+  public CampaignResponse tryCampaign(String name, long leaseId, ByteString value) {
+    return call(ch -> ElectionGrpc.newBlockingStub(ch).withDeadlineAfter(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+        .campaign(CampaignRequest.newBuilder().setName(name).setLease(leaseId).setValue(value).setNoWait(true)
+            .build()));
+  }
+
+  /** Replaces the holder's value. FAILED_PRECONDITION when {@code key} no longer holds the name. */
+  public LeaderKey proclaim(LeaderKey key, ByteString value) {
+    return call(ch -> ElectionGrpc.newBlockingStub(ch).withDeadlineAfter(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+        .proclaim(ProclaimRequest.newBuilder().setLeader(key).setValue(value).build())).getLeader();
+  }
+
+  /** Gives the name up. FAILED_PRECONDITION when {@code key} no longer holds it. */
+  public void resign(LeaderKey key) {
+    call(ch -> ElectionGrpc.newBlockingStub(ch).withDeadlineAfter(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+        .resign(ResignRequest.newBuilder().setLeader(key).build()));
+  }
+
+  /** A new, larger fencing token for the current holder. FAILED_PRECONDITION when not the holder. */
+  public LeaderKey freshToken(LeaderKey key) {
+    return call(ch -> ElectionGrpc.newBlockingStub(ch).withDeadlineAfter(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+        .freshToken(FreshTokenRequest.newBuilder().setLeader(key).build())).getLeader();
+  }
+
+  /** The current holder of {@code name}, read linearizably; empty when none. */
+  public Optional<LeaderKey> leader(String name) {
+    try {
+      return Optional.of(call(ch -> ElectionGrpc.newBlockingStub(ch)
+          .withDeadlineAfter(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+          .leader(LeaderRequest.newBuilder().setName(name).build())).getLeader());
+    } catch (StatusRuntimeException e) {
+      if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+        return Optional.empty();
+      }
+      throw e;
+    }
+  }
+
+  /**
+   * Streams ownership changes of {@code name} from the current endpoint: first the current holder (when
+   * {@code afterIndex} is 0), then one message per change. Cancel with the returned handle.
+   */
+  public Runnable observe(String name, long afterIndex, StreamObserver<ObserveResponse> observer) {
+    var ctx = io.grpc.Context.current().withCancellation();
+    ctx.run(() -> ElectionGrpc.newStub(channels.get(current)).observe(ObserveRequest.newBuilder().setName(name)
+        .setAfterIndex(afterIndex).build(), observer));
+    return () -> ctx.cancel(null);
+  }
+
+  /** The answering node's view of the cluster (members, Raft leader, term, indexes). */
+  public StatusResponse status() {
+    return call(ch -> ClusterGrpc.newBlockingStub(ch).withDeadlineAfter(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+        .status(StatusRequest.getDefaultInstance()));
+  }
+
+  /** Runs {@code rpc} against the current endpoint, moving on to the next ones while they are unreachable. */
+  private <T> T call(Function<ManagedChannel, T> rpc) {
+    StatusRuntimeException last = null;
+    int start = current;
+    for (int i = 0; i < channels.size(); i++) {
+      int idx = (start + i) % channels.size();
+      try {
+        T result = rpc.apply(channels.get(idx));
+        current = idx;
+        return result;
+      } catch (StatusRuntimeException e) {
+        if (e.getStatus().getCode() != Status.Code.UNAVAILABLE) {
+          throw e;
+        }
+        last = e;
+      }
+    }
+    throw last;
+  }
+
+  @Override
+  public void close() {
+    channels.forEach(ManagedChannel::shutdownNow);
+  }
+}

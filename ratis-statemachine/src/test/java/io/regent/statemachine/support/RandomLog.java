@@ -1,0 +1,133 @@
+package io.regent.statemachine.support;
+
+import io.regent.statemachine.apply.ApplyOutcome;
+import io.regent.statemachine.apply.EntryCodec;
+import io.regent.statemachine.apply.Limits;
+import io.regent.statemachine.proto.LogEntry;
+import io.regent.statemachine.proto.NameRecord;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+
+/**
+ * A seeded pseudo-random log mixing every command, valid and invalid, across several terms. It is written
+ * against a driver replica, like clients that read the state before proposing: tokens and lease ids are
+ * mostly current ones, sometimes stale, unknown or out of limits. The driver applies each entry as it is
+ * generated; the recorded log can then be replayed on other replicas.
+ */
+public final class RandomLog {
+  /** One log entry with its Raft position. */
+  public record Logged(long index, long term, LogEntry entry) {
+  }
+
+  private static final List<String> NAMES = List.of("a", "b", "c", "locks/db", "élection/ü", "n".repeat(1024));
+
+  private final Random random;
+  private final Replica driver;
+  private final List<Long> granted = new ArrayList<>();
+  private final List<Logged> log = new ArrayList<>();
+  private final List<ApplyOutcome> outcomes = new ArrayList<>();
+  private long term = 1;
+
+  public RandomLog(long seed, Replica driver) {
+    this.random = new Random(seed);
+    this.driver = driver;
+  }
+
+  /** Generates {@code count} more entries, applying each to the driver. */
+  public void extend(int count) {
+    for (int i = 0; i < count; i++) {
+      if (random.nextInt(50) == 0) {
+        term++;
+      }
+      Logged next = new Logged(driver.nextIndex(), term, nextEntry());
+      log.add(next);
+      outcomes.add(driver.applyAt(next.index(), next.term(), next.entry()));
+    }
+  }
+
+  /** Every entry generated so far, in log order. */
+  public List<Logged> entries() {
+    return List.copyOf(log);
+  }
+
+  /** The driver's outcome of each entry, in log order. */
+  public List<ApplyOutcome> outcomes() {
+    return List.copyOf(outcomes);
+  }
+
+  private LogEntry nextEntry() {
+    int pick = random.nextInt(100);
+    if (pick < 12) {
+      LogEntry grant = Entries.grant(ttl());
+      granted.add(driver.nextIndex());
+      return grant;
+    } else if (pick < 37) {
+      return Entries.campaign(name(), leaseId(), value());
+    } else if (pick < 42) {
+      return Entries.revoke(leaseId());
+    } else if (pick < 48) {
+      long proposerTerm = random.nextInt(8) == 0 ? term - 1 : term;
+      return Entries.expire(proposerTerm, leaseId(), leaseId());
+    } else if (pick < 58) {
+      String name = name();
+      return Entries.proclaim(name, token(name), value());
+    } else if (pick < 70) {
+      String name = name();
+      return Entries.resign(name, token(name));
+    } else if (pick < 80) {
+      return Entries.withdraw(name(), leaseId());
+    } else if (pick < 92) {
+      String name = name();
+      return Entries.freshToken(name, token(name));
+    } else if (pick < 97) {
+      return Entries.confirm(leaseId(), leaseId());
+    }
+    byte[] garbage = new byte[random.nextInt(8)];
+    random.nextBytes(garbage);
+    return EntryCodec.decode(garbage);
+  }
+
+  private long ttl() {
+    return random.nextInt(10) == 0 ? List.of(0L, -5L, Limits.MAX_TTL_MS + 1).get(random.nextInt(3))
+        : 1 + random.nextInt(60_000);
+  }
+
+  /** Mostly a name of the pool; sometimes empty or one byte over the limit. */
+  private String name() {
+    int pick = random.nextInt(60);
+    if (pick == 0) {
+      return "";
+    }
+    return pick == 1 ? "n".repeat(Limits.MAX_NAME_BYTES + 1) : NAMES.get(random.nextInt(NAMES.size()));
+  }
+
+  /** Mostly a lease granted in this log (live or ended); sometimes an id that was never granted. */
+  private long leaseId() {
+    if (granted.isEmpty() || random.nextInt(10) == 0) {
+      return random.nextInt(3000);
+    }
+    return granted.get(granted.size() - 1 - random.nextInt(Math.min(granted.size(), 12)));
+  }
+
+  /** Mostly the holder's current token; sometimes a stale or made-up one. */
+  private long token(String name) {
+    NameRecord rec = Limits.checkName(name) == null ? driver.name(name) : null;
+    if (rec != null && rec.hasHolder() && random.nextInt(4) != 0) {
+      return rec.getHolder().getToken() - (random.nextInt(10) == 0 ? 1 : 0);
+    }
+    return random.nextInt((int) driver.nextIndex());
+  }
+
+  /** Mostly a short value; rarely one byte over the limit. */
+  private String value() {
+    if (random.nextInt(200) == 0) {
+      return "v".repeat(Limits.MAX_VALUE_BYTES + 1);
+    }
+    StringBuilder v = new StringBuilder();
+    for (int i = random.nextInt(12); i > 0; i--) {
+      v.append((char) ('a' + random.nextInt(26)));
+    }
+    return v.toString();
+  }
+}
