@@ -49,6 +49,12 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
     return electionTimeoutMaxMs * 3 / 2;
   }
 
+  /** A copy whose proposals give up (UNAVAILABLE) after {@code ms}. */
+  public ServerConfig withRequestTimeout(long ms) {
+    return new ServerConfig(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs,
+        snapshotThreshold, logSegmentBytes, ms);
+  }
+
   /** A copy with other snapshot and segment sizes (tests force purges and snapshot installs with these). */
   public ServerConfig withSnapshots(long threshold, long segmentBytes) {
     return new ServerConfig(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs,

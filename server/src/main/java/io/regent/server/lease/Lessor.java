@@ -1,6 +1,6 @@
 package io.regent.server.lease;
 
-import io.regent.server.raft.Proposer;
+import io.regent.server.raft.EntrySubmitter;
 import io.regent.statemachine.proto.Expire;
 import io.regent.statemachine.proto.LeaseRecord;
 import io.regent.statemachine.proto.LogEntry;
@@ -37,7 +37,7 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
   private final LongSupplier nanoClock;
   private final Map<Long, Deadline> deadlines = new HashMap<>();
   private final ScheduledExecutorService timer;
-  private volatile Proposer proposer;
+  private volatile EntrySubmitter proposer;
   private long readyTerm = -1;
 
   /**
@@ -55,7 +55,7 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
   }
 
   /** Sets where Expire entries go (the node's Ratis client); expiries wait until it is set. */
-  public void setProposer(Proposer proposer) {
+  public void setProposer(EntrySubmitter proposer) {
     this.proposer = proposer;
   }
 
@@ -112,7 +112,7 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
 
   /** Marks every lease past its deadline as expiring and proposes their expiry in this leader's term. */
   void expireDue() {
-    Proposer p = proposer;
+    EntrySubmitter p = proposer;
     List<Long> due = new ArrayList<>();
     long term;
     synchronized (this) {

@@ -18,7 +18,7 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
  * <p>Failures (no leader, no quorum, timeout) complete the future with {@link UnavailableException}: the
  * entry may or may not have been applied, and callers retry idempotent commands only.
  */
-public final class Proposer {
+public final class Proposer implements EntrySubmitter {
   private final RaftClient client;
   private final long timeoutMs;
 
@@ -32,6 +32,7 @@ public final class Proposer {
   }
 
   /** Proposes {@code entry}; completes with the leader's apply result once it is committed and applied. */
+  @Override
   public CompletableFuture<Result> propose(LogEntry.Builder entry) {
     Message msg = Message.valueOf(UnsafeByteOperations.unsafeWrap(EntryCodec.encode(entry)));
     return client.async().send(msg)

@@ -1,0 +1,15 @@
+package io.regent.server.raft;
+
+import io.regent.statemachine.proto.LogEntry;
+import io.regent.statemachine.proto.Result;
+import java.util.concurrent.CompletableFuture;
+
+/** Something that replicates a log entry and completes with its apply result (Ratis in production). */
+@FunctionalInterface
+public interface EntrySubmitter {
+  /**
+   * Proposes {@code entry}; the future fails with {@link Proposer.UnavailableException} when it could not be
+   * committed in time (it may still be applied later).
+   */
+  CompletableFuture<Result> propose(LogEntry.Builder entry);
+}

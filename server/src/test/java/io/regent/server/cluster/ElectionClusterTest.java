@@ -1,0 +1,122 @@
+package io.regent.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.google.protobuf.ByteString;
+import io.grpc.stub.StreamObserver;
+import io.regent.api.v1.LeaderKey;
+import io.regent.api.v1.ObserveResponse;
+import io.regent.client.RegentClient;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Elections on a real 3-node Ratis cluster: observe, leader failover, full restart. */
+class ElectionClusterTest {
+  @TempDir
+  Path dir;
+  LocalCluster cluster;
+
+  @AfterEach
+  void stop() throws Exception {
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  @Test
+  void observerSeesCurrentHolderThenEveryOwnershipChangeInLogOrder() throws Exception {
+    cluster = LocalCluster.start(3, dir);
+    cluster.awaitLeader();
+    RegentClient client = cluster.client();
+    long a = client.grant(5_000);
+    LeaderKey first = client.campaign("jobs", a, ByteString.copyFromUtf8("node-a"));
+
+    List<ObserveResponse> seen = new CopyOnWriteArrayList<>();
+    client.observe("jobs", 0, collect(seen));
+    await().atMost(Duration.ofSeconds(10)).until(() -> seen.size() >= 1);
+    assertThat(seen.get(0).getKind()).isEqualTo(ObserveResponse.Kind.CURRENT);
+    assertThat(seen.get(0).getLeader().getToken()).isEqualTo(first.getToken());
+
+    long b = client.grant(5_000);
+    assertThat(client.tryCampaign("jobs", b, ByteString.copyFromUtf8("node-b")).getElected()).isFalse();
+    Thread waiter = new Thread(() -> client.campaign("jobs", b, ByteString.copyFromUtf8("node-b")));
+    waiter.start();
+    await().atMost(Duration.ofSeconds(10)).until(() -> client.leases().stream()
+        .anyMatch(l -> l.getId() == b && l.getNamesList().contains("jobs")));
+    client.resign(first);
+    waiter.join(10_000);
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> seen.size() >= 3);
+    assertThat(seen.subList(1, 3)).extracting(ObserveResponse::getKind)
+        .containsExactly(ObserveResponse.Kind.RESIGNED, ObserveResponse.Kind.ELECTED);
+    LeaderKey second = seen.get(2).getLeader();
+    assertThat(second.getLease()).isEqualTo(b);
+    assertThat(second.getToken()).isGreaterThan(first.getToken());
+    assertThat(client.leader("jobs")).contains(second);
+  }
+
+  @Test
+  void afterTheRaftLeaderIsKilledTheNextGrantHasALargerToken() throws Exception {
+    cluster = LocalCluster.start(3, dir);
+    int leader = cluster.awaitLeader();
+    RegentClient client = cluster.client();
+    long a = client.grant(3_000);
+    long before = client.campaign("jobs", a, ByteString.copyFromUtf8("a")).getToken();
+
+    cluster.stopNode(leader);
+    int next = cluster.awaitLeader();
+    assertThat(next).isNotEqualTo(leader);
+    long b = client.grant(3_000);
+    long after = client.campaign("other", b, ByteString.copyFromUtf8("b")).getToken();
+    assertThat(after).isGreaterThan(before);
+  }
+
+  @Test
+  void afterAFullRestartTokensContinueAboveTheHighestIssued() throws Exception {
+    cluster = LocalCluster.start(3, dir);
+    cluster.awaitLeader();
+    RegentClient client = cluster.client();
+    long highest = 0;
+    for (int i = 0; i < 5; i++) {
+      long lease = client.grant(60_000);
+      highest = Math.max(highest, client.campaign("name-" + i, lease, ByteString.EMPTY).getToken());
+    }
+    for (int i = 0; i < 3; i++) {
+      cluster.stopNode(i);
+    }
+    for (int i = 0; i < 3; i++) {
+      cluster.startNode(i);
+    }
+    cluster.awaitLeader();
+    RegentClient again = cluster.client();
+    // The holders survive the restart (their leases were re-armed by the new leader) ...
+    assertThat(again.leader("name-4")).hasValueSatisfying(k -> assertThat(k.getToken()).isLessThanOrEqualTo(
+        Long.MAX_VALUE));
+    // ... and a new grant gets a token above every token issued before.
+    long lease = again.grant(60_000);
+    assertThat(again.campaign("fresh", lease, ByteString.EMPTY).getToken()).isGreaterThan(highest);
+  }
+
+  static StreamObserver<ObserveResponse> collect(List<ObserveResponse> into) {
+    return new StreamObserver<>() {
+      @Override
+      public void onNext(ObserveResponse value) {
+        into.add(value);
+      }
+
+      @Override
+      public void onError(Throwable t) {
+      }
+
+      @Override
+      public void onCompleted() {
+      }
+    };
+  }
+}

@@ -1,0 +1,188 @@
+package io.regent.server.cluster;
+
+import static org.awaitility.Awaitility.await;
+
+import io.regent.client.RegentClient;
+import io.regent.server.RegentServer;
+import io.regent.server.ServerConfig;
+import io.regent.server.raft.RaftSetup;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.UnaryOperator;
+
+/**
+ * N Regent nodes in this JVM on loopback. Every Raft link i→j goes through its own {@link TcpProxy}, so a
+ * node can be isolated from its peers while clients still reach its API.
+ */
+public final class LocalCluster implements AutoCloseable {
+  private final int size;
+  private final Path dir;
+  private final UnaryOperator<ServerConfig> tweak;
+  private final int[] raftPorts;
+  private final int[] apiPorts;
+  private final TcpProxy[][] links;
+  private final RegentServer[] nodes;
+  private final List<RegentClient> clients = new ArrayList<>();
+
+  private LocalCluster(int size, Path dir, UnaryOperator<ServerConfig> tweak) throws IOException {
+    this.size = size;
+    this.dir = dir;
+    this.tweak = tweak;
+    this.raftPorts = new int[size];
+    this.apiPorts = new int[size];
+    for (int i = 0; i < size; i++) {
+      raftPorts[i] = freePort();
+      apiPorts[i] = freePort();
+    }
+    this.links = new TcpProxy[size][size];
+    for (int i = 0; i < size; i++) {
+      for (int j = 0; j < size; j++) {
+        if (i != j) {
+          links[i][j] = new TcpProxy(raftPorts[j]);
+        }
+      }
+    }
+    this.nodes = new RegentServer[size];
+  }
+
+  /** Starts {@code size} nodes under {@code dir}, each config passed through {@code tweak}. */
+  public static LocalCluster start(int size, Path dir, UnaryOperator<ServerConfig> tweak) throws IOException {
+    LocalCluster c = new LocalCluster(size, dir, tweak);
+    for (int i = 0; i < size; i++) {
+      c.startNode(i);
+    }
+    return c;
+  }
+
+  /** Starts {@code size} nodes with default settings. */
+  public static LocalCluster start(int size, Path dir) throws IOException {
+    return start(size, dir, UnaryOperator.identity());
+  }
+
+  /** Node ids are n0..n(size-1). */
+  public static String id(int i) {
+    return "n" + i;
+  }
+
+  /** Starts (or restarts, on its data) node {@code i}. */
+  public void startNode(int i) throws IOException {
+    Map<String, String> peers = new LinkedHashMap<>();
+    for (int j = 0; j < size; j++) {
+      int port = i == j ? raftPorts[j] : links[i][j].port();
+      peers.put(id(j), "127.0.0.1:" + port);
+    }
+    nodes[i] = RegentServer.start(tweak.apply(ServerConfig.of(id(i), peers, apiPorts[i], dir.resolve(id(i)))));
+  }
+
+  /** Stops node {@code i} (its data stays). */
+  public void stopNode(int i) throws Exception {
+    if (nodes[i] != null) {
+      nodes[i].close();
+      nodes[i] = null;
+    }
+  }
+
+  /** Cuts every Raft link to and from node {@code i}; its API stays reachable. */
+  public void isolate(int i) {
+    for (int j = 0; j < size; j++) {
+      if (i != j) {
+        links[i][j].setBlocked(true);
+        links[j][i].setBlocked(true);
+      }
+    }
+  }
+
+  /** Restores every Raft link. */
+  public void heal() {
+    for (int i = 0; i < size; i++) {
+      for (int j = 0; j < size; j++) {
+        if (i != j) {
+          links[i][j].setBlocked(false);
+        }
+      }
+    }
+  }
+
+  /** Waits for a leader that all running, connected nodes agree on; returns its index. */
+  public int awaitLeader() {
+    return await().atMost(Duration.ofSeconds(30)).until(this::currentLeader, l -> l >= 0);
+  }
+
+  /** Index of a running node that is leader and ready, or -1. */
+  public int currentLeader() {
+    for (int i = 0; i < size; i++) {
+      if (nodes[i] != null) {
+        try {
+          var info = nodes[i].raft().getDivision(RaftSetup.GROUP_ID).getInfo();
+          if (info.isLeader() && info.isLeaderReady()) {
+            return i;
+          }
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        }
+      }
+    }
+    return -1;
+  }
+
+  /** The running node {@code i}. */
+  public RegentServer node(int i) {
+    return nodes[i];
+  }
+
+  /** API endpoint of node {@code i}. */
+  public String endpoint(int i) {
+    return "127.0.0.1:" + apiPorts[i];
+  }
+
+  /** A client of node {@code i} only (closed with the cluster). */
+  public RegentClient clientOf(int i) {
+    RegentClient c = RegentClient.connect(endpoint(i));
+    clients.add(c);
+    return c;
+  }
+
+  /** A client of every node (closed with the cluster). */
+  public RegentClient client() {
+    List<String> all = new ArrayList<>();
+    for (int i = 0; i < size; i++) {
+      all.add(endpoint(i));
+    }
+    RegentClient c = RegentClient.connect(all);
+    clients.add(c);
+    return c;
+  }
+
+  /** Number of nodes. */
+  public int size() {
+    return size;
+  }
+
+  @Override
+  public void close() throws Exception {
+    clients.forEach(RegentClient::close);
+    for (int i = 0; i < size; i++) {
+      stopNode(i);
+    }
+    for (TcpProxy[] row : links) {
+      for (TcpProxy p : row) {
+        if (p != null) {
+          p.close();
+        }
+      }
+    }
+  }
+
+  private static int freePort() throws IOException {
+    try (ServerSocket s = new ServerSocket(0)) {
+      return s.getLocalPort();
+    }
+  }
+}

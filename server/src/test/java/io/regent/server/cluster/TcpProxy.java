@@ -1,0 +1,99 @@
+package io.regent.server.cluster;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * A one-direction TCP link between two test nodes that can be cut: while blocked, existing connections
+ * are closed and new ones are closed on accept, so the nodes behind it behave as if partitioned.
+ */
+final class TcpProxy implements AutoCloseable {
+  private final ServerSocket listener;
+  private final int targetPort;
+  private final List<Socket> open = new CopyOnWriteArrayList<>();
+  private volatile boolean blocked;
+
+  TcpProxy(int targetPort) throws IOException {
+    this.targetPort = targetPort;
+    this.listener = new ServerSocket();
+    listener.bind(new InetSocketAddress("127.0.0.1", 0));
+    Thread t = new Thread(this::acceptLoop, "proxy-" + port() + "-" + targetPort);
+    t.setDaemon(true);
+    t.start();
+  }
+
+  int port() {
+    return listener.getLocalPort();
+  }
+
+  /** Cuts (true) or restores (false) the link. */
+  void setBlocked(boolean blocked) {
+    this.blocked = blocked;
+    if (blocked) {
+      open.forEach(TcpProxy::closeQuietly);
+      open.clear();
+    }
+  }
+
+  private void acceptLoop() {
+    while (!listener.isClosed()) {
+      try {
+        Socket in = listener.accept();
+        if (blocked) {
+          closeQuietly(in);
+          continue;
+        }
+        Socket out = new Socket("127.0.0.1", targetPort);
+        open.add(in);
+        open.add(out);
+        pump(in, out);
+        pump(out, in);
+      } catch (IOException e) {
+        // Listener closed, or the target is down: the caller sees a failed connection, as in a partition.
+      }
+    }
+  }
+
+  private void pump(Socket from, Socket to) {
+    Thread t = new Thread(() -> {
+      byte[] buf = new byte[16 * 1024];
+      try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+        int n;
+        while (!blocked && (n = in.read(buf)) >= 0) {
+          out.write(buf, 0, n);
+        }
+      } catch (IOException e) {
+        // Connection cut.
+      } finally {
+        closeQuietly(from);
+        closeQuietly(to);
+      }
+    }, "pump");
+    t.setDaemon(true);
+    t.start();
+  }
+
+  private static void closeQuietly(Socket s) {
+    try {
+      s.close();
+    } catch (IOException e) {
+      // Already closed.
+    }
+  }
+
+  @Override
+  public void close() {
+    setBlocked(true);
+    try {
+      listener.close();
+    } catch (IOException e) {
+      // Already closed.
+    }
+  }
+}
