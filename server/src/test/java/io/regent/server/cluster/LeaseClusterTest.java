@@ -1,0 +1,96 @@
+package io.regent.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import com.google.protobuf.ByteString;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.regent.api.v1.LeaderKey;
+import io.regent.api.v1.ObserveResponse;
+import io.regent.client.LeaseKeeper;
+import io.regent.client.RegentClient;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Lease expiry edge cases on a real 3-node cluster with 2 s TTLs. */
+class LeaseClusterTest {
+  @TempDir
+  Path dir;
+  LocalCluster cluster;
+  RegentClient client;
+
+  @BeforeEach
+  void start() throws Exception {
+    cluster = LocalCluster.start(3, dir);
+    cluster.awaitLeader();
+    client = cluster.client();
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    cluster.close();
+  }
+
+  @Test
+  void aWaitingCandidateWhoseLeaseExpiredIsNeverGrantedTheName() throws Exception {
+    try (LeaseKeeper holder = LeaseKeeper.grant(client, 2_000, reason -> { })) {
+      LeaderKey key = client.campaign("jobs", holder.leaseId(), ByteString.copyFromUtf8("a"));
+      List<ObserveResponse> seen = new CopyOnWriteArrayList<>();
+      client.observe("jobs", 0, ElectionClusterTest.collect(seen));
+      long waiter = client.grant(2_000); // never kept alive
+      CompletableFuture<LeaderKey> campaign = CompletableFuture.supplyAsync(
+          () -> client.campaign("jobs", waiter, ByteString.copyFromUtf8("b")));
+      assertThat(campaign).failsWithin(Duration.ofSeconds(15)).withThrowableThat()
+          .havingRootCause().isInstanceOfSatisfying(StatusRuntimeException.class,
+              e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND));
+
+      client.resign(key);
+      assertThat(client.leader("jobs")).isEmpty();
+      await().atMost(Duration.ofSeconds(10)).until(() -> seen.stream()
+          .anyMatch(r -> r.getKind() == ObserveResponse.Kind.RESIGNED));
+      assertThat(seen).noneMatch(r -> r.getKind() == ObserveResponse.Kind.ELECTED);
+    }
+  }
+
+  @Test
+  void onceTheLeaderHasExpiredALeaseItsKeepaliveAnswersNotFound() {
+    long lease = client.grant(2_000);
+    await().atMost(Duration.ofSeconds(15)).until(() -> client.leases().stream().noneMatch(l -> l.getId() == lease));
+    assertThatThrownBy(() -> client.keepAlive(lease, 5_000))
+        .isInstanceOfSatisfying(StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND));
+  }
+
+  @Test
+  void anExpiredHolderPassesTheNameToTheNextLiveCandidateWithALargerToken() throws Exception {
+    long a = client.grant(2_000);
+    LeaderKey first = client.campaign("jobs", a, ByteString.copyFromUtf8("a"));
+    try (LeaseKeeper b = LeaseKeeper.grant(client, 2_000, reason -> { })) {
+      LeaderKey second = client.campaign("jobs", b.leaseId(), ByteString.copyFromUtf8("b"));
+      assertThat(second.getLease()).isEqualTo(b.leaseId());
+      assertThat(second.getToken()).isGreaterThan(first.getToken());
+    }
+  }
+
+  @Test
+  void aLeaseKeptAliveSurvivesManyTtls() throws Exception {
+    List<String> lost = new CopyOnWriteArrayList<>();
+    try (LeaseKeeper keeper = LeaseKeeper.grant(client, 2_000, lost::add)) {
+      LeaderKey key = client.campaign("jobs", keeper.leaseId(), ByteString.EMPTY);
+      long until = System.nanoTime() + Duration.ofSeconds(7).toNanos();
+      await().atMost(Duration.ofSeconds(10)).until(() -> System.nanoTime() > until);
+      assertThat(lost).isEmpty();
+      assertThat(keeper.isValid()).isTrue();
+      assertThat(client.leader("jobs")).contains(key);
+    }
+  }
+}
