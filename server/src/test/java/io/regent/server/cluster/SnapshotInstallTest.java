@@ -1,0 +1,58 @@
+package io.regent.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.google.protobuf.ByteString;
+import io.regent.api.v1.LeaseInfo;
+import io.regent.client.RegentClient;
+import io.regent.server.raft.RaftSetup;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.apache.ratis.server.RaftServer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A follower that was down while the leader purged its log catches up through a snapshot install. */
+class SnapshotInstallTest {
+  @TempDir
+  Path dir;
+  LocalCluster cluster;
+
+  @AfterEach
+  void stop() throws Exception {
+    cluster.close();
+  }
+
+  @Test
+  void aFollowerBehindThePurgedLogIsCaughtUpBySnapshot() throws Exception {
+    cluster = LocalCluster.start(3, dir, c -> c.withSnapshots(20, 8 * 1024));
+    int leader = cluster.awaitLeader();
+    int follower = (leader + 1) % 3;
+    RegentClient client = cluster.clientOf(leader);
+    long early = client.grant(600_000);
+    cluster.stopNode(follower);
+
+    ByteString value = ByteString.copyFrom(new byte[512]);
+    for (int i = 0; i < 60; i++) {
+      long lease = client.grant(600_000);
+      client.campaign("name-" + i, lease, value);
+    }
+    long followerApplied = early;
+    RaftServer.Division division = cluster.node(leader).raft().getDivision(RaftSetup.GROUP_ID);
+    await().atMost(Duration.ofSeconds(30))
+        .until(() -> division.getRaftLog().getStartIndex() > followerApplied + 1);
+
+    cluster.startNode(follower);
+    RegentClient viaFollower = cluster.clientOf(follower);
+    List<LeaseInfo> expected = client.leases();
+    await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
+        .until(() -> viaFollower.leases().equals(expected));
+    assertThat(viaFollower.leader("name-59")).isEqualTo(client.leader("name-59"));
+    long next = client.grant(600_000);
+    assertThat(viaFollower.campaign("after", next, ByteString.EMPTY).getToken())
+        .isGreaterThan(client.leader("name-59").orElseThrow().getToken());
+  }
+}
