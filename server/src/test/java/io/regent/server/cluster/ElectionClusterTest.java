@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.ByteString;
+import io.grpc.Context;
 import io.grpc.stub.StreamObserver;
 import io.regent.api.v1.LeaderKey;
 import io.regent.api.v1.ObserveResponse;
@@ -101,6 +102,63 @@ class ElectionClusterTest {
     // ... and a new grant gets a token above every token issued before.
     long lease = again.grant(60_000);
     assertThat(again.campaign("fresh", lease, ByteString.EMPTY).getToken()).isGreaterThan(highest);
+  }
+
+  @Test
+  void aCancelledCampaignWithdrawsItsCandidacy() throws Exception {
+    cluster = LocalCluster.start(3, dir);
+    cluster.awaitLeader();
+    RegentClient client = cluster.client();
+    LeaderKey holder = client.campaign("jobs", client.grant(60_000), ByteString.copyFromUtf8("a"));
+    long b = client.grant(60_000);
+    Context.CancellableContext ctx = Context.current().withCancellation();
+    Thread waiter = new Thread(() -> ctx.run(() -> {
+      try {
+        client.campaign("jobs", b, ByteString.copyFromUtf8("b"));
+      } catch (RuntimeException cancelled) {
+        // expected: the call is cancelled below
+      }
+    }));
+    waiter.start();
+    await().atMost(Duration.ofSeconds(10)).until(() -> namesOf(client, b).contains("jobs"));
+    ctx.cancel(null);
+    await().atMost(Duration.ofSeconds(10)).until(() -> !namesOf(client, b).contains("jobs"));
+    client.resign(holder);
+    assertThat(client.leader("jobs")).isEmpty();
+  }
+
+  @Test
+  void anObserverResumingAfterAnIndexGetsOnlyLaterChanges() throws Exception {
+    cluster = LocalCluster.start(3, dir);
+    cluster.awaitLeader();
+    RegentClient client = cluster.client();
+    LeaderKey first = client.campaign("jobs", client.grant(60_000), ByteString.copyFromUtf8("a"));
+    client.resign(first);
+    LeaderKey second = client.campaign("jobs", client.grant(60_000), ByteString.copyFromUtf8("b"));
+
+    List<ObserveResponse> resumed = new CopyOnWriteArrayList<>();
+    client.observe("jobs", first.getToken(), collect(resumed));
+    await().atMost(Duration.ofSeconds(10)).until(() -> resumed.size() >= 2);
+    assertThat(resumed).extracting(ObserveResponse::getKind)
+        .containsExactly(ObserveResponse.Kind.RESIGNED, ObserveResponse.Kind.ELECTED);
+    assertThat(resumed.get(1).getLeader()).isEqualTo(second);
+
+    // A restarted node keeps history only from its restart on: older resumption points get the state.
+    int restarted = (cluster.awaitLeader() + 1) % 3;
+    cluster.stopNode(restarted);
+    cluster.startNode(restarted);
+    RegentClient viaRestarted = cluster.clientOf(restarted);
+    await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+        .until(() -> viaRestarted.leader("jobs").orElseThrow().equals(second));
+    List<ObserveResponse> tooOld = new CopyOnWriteArrayList<>();
+    viaRestarted.observe("jobs", 1, collect(tooOld));
+    await().atMost(Duration.ofSeconds(10)).until(() -> !tooOld.isEmpty());
+    assertThat(tooOld.get(0).getCompacted()).as("index 1 predates the restarted node's event history").isTrue();
+    assertThat(tooOld.get(0).getLeader()).isEqualTo(second);
+  }
+
+  private static List<String> namesOf(RegentClient client, long lease) {
+    return client.leases().stream().filter(l -> l.getId() == lease).findFirst().orElseThrow().getNamesList();
   }
 
   static StreamObserver<ObserveResponse> collect(List<ObserveResponse> into) {

@@ -1,0 +1,115 @@
+package io.regent.server.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.grpc.Status;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.regent.api.v1.ObserveResponse;
+import io.regent.statemachine.event.ChangeEvent;
+import io.regent.statemachine.event.EventHub;
+import io.regent.statemachine.proto.Holder;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Observe streams deliver in log order after their first message and never buffer without bound. */
+class ObserveStreamTest {
+  final EventHub hub = new EventHub(100);
+  final FakeObserver obs = new FakeObserver();
+
+  static ChangeEvent elected(String name, long index) {
+    return new ChangeEvent(ChangeEvent.Kind.ELECTED, name,
+        Holder.newBuilder().setLeaseId(index).setToken(index).build(), index, index);
+  }
+
+  @Test
+  void eventsAtOrBelowTheFirstMessagesIndexAreSkippedAndLaterOnesFollowInOrder() {
+    ObserveStream s = new ObserveStream("jobs", obs, hub, Runnable::run, 10);
+    hub.listen(s);
+    hub.publish(5, List.of(elected("jobs", 5)));
+    hub.publish(6, List.of(elected("other", 6)));
+    hub.publish(7, List.of(elected("jobs", 7)));
+    s.start(ObserveResponse.newBuilder().setKind(ObserveResponse.Kind.CURRENT).setIndex(5).build(), 5, List.of());
+    hub.publish(9, List.of(elected("jobs", 9)));
+    assertThat(obs.sent).extracting(ObserveResponse::getIndex).containsExactly(5L, 7L, 9L);
+  }
+
+  @Test
+  void aConsumerThatFallsBehindItsBufferIsClosedWithResourceExhausted() {
+    obs.ready = false;
+    ObserveStream s = new ObserveStream("jobs", obs, hub, Runnable::run, 10);
+    hub.listen(s);
+    s.start(ObserveResponse.newBuilder().setIndex(0).build(), 0, List.of());
+    for (int i = 1; i <= 11; i++) {
+      hub.publish(i, List.of(elected("jobs", i)));
+    }
+    assertThat(obs.error).isNotNull();
+    assertThat(Status.fromThrowable(obs.error).getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+    hub.publish(12, List.of(elected("jobs", 12)));
+    assertThat(obs.sent).isEmpty();
+  }
+
+  @Test
+  void resumingAfterAnIndexStillInTheHistoryReplaysOnlyLaterEvents() {
+    hub.reset(3);
+    hub.publish(4, List.of(elected("jobs", 4)));
+    hub.publish(6, List.of(elected("jobs", 6)));
+    assertThat(hub.subscribe(4, e -> { })).extracting(ChangeEvent::index).containsExactly(6L);
+    assertThat(hub.subscribe(2, e -> { })).as("older than this node's history: compacted").isNull();
+  }
+
+  /** Records what the stream sends; readiness is set by the test. */
+  static final class FakeObserver extends ServerCallStreamObserver<ObserveResponse> {
+    final List<ObserveResponse> sent = new ArrayList<>();
+    boolean ready = true;
+    Throwable error;
+
+    @Override
+    public boolean isReady() {
+      return ready;
+    }
+
+    @Override
+    public void onNext(ObserveResponse value) {
+      sent.add(value);
+    }
+
+    @Override
+    public void onError(Throwable t) {
+      error = t;
+    }
+
+    @Override
+    public void onCompleted() {
+    }
+
+    @Override
+    public boolean isCancelled() {
+      return false;
+    }
+
+    @Override
+    public void setOnCancelHandler(Runnable onCancelHandler) {
+    }
+
+    @Override
+    public void setCompression(String compression) {
+    }
+
+    @Override
+    public void setOnReadyHandler(Runnable onReadyHandler) {
+    }
+
+    @Override
+    public void request(int count) {
+    }
+
+    @Override
+    public void setMessageCompression(boolean enable) {
+    }
+
+    @Override
+    public void disableAutoInboundFlowControl() {
+    }
+  }
+}
