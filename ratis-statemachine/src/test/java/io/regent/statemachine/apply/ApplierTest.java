@@ -26,6 +26,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+/** Ownership rules of apply (DESIGN §2): who holds a name, with which token, and the events it emits. */
 class ApplierTest {
   private static final String NAME = "leader/db";
 
@@ -103,7 +104,7 @@ class ApplierTest {
 
   @Test
   void tokensStrictlyIncreaseAcrossTransfers() {
-    // Rule: every transfer (Campaign, Resign, Revoke, Expire) issues token = its entry's index, so tokens rise.
+    // Rule: each transfer (Campaign, Resign, Revoke, Expire) issues token = its entry's index: tokens rise.
     long a = replica.grantLease();
     long b = replica.grantLease();
     long c = replica.grantLease();

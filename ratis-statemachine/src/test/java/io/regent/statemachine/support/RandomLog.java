@@ -20,7 +20,8 @@ public final class RandomLog {
   public record Logged(long index, long term, LogEntry entry) {
   }
 
-  private static final List<String> NAMES = List.of("a", "b", "c", "locks/db", "élection/ü", "n".repeat(1024));
+  private static final List<String> NAMES =
+      List.of("a", "b", "c", "locks/db", "élection/ü", "n".repeat(Limits.MAX_NAME_BYTES));
 
   private final Random random;
   private final Replica driver;

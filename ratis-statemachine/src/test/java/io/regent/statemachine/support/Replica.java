@@ -41,7 +41,7 @@ public final class Replica implements AutoCloseable {
     return applyAt(nextIndex, TERM, entry);
   }
 
-  /** Applies {@code entry} found at (index, term) as the adapter does; {@code null} when skipped as a replay. */
+  /** Applies {@code entry} found at (index, term) as the adapter does; {@code null} when skipped (replay). */
   public ApplyOutcome applyAt(long index, long term, LogEntry entry) {
     ApplyOutcome out = store.write(txn -> {
       if (index <= txn.appliedIndex()) {
@@ -76,6 +76,10 @@ public final class Replica implements AutoCloseable {
 
   public List<LeaseRecord> leases() {
     return store.read(StateTxn::allLeases);
+  }
+
+  public List<NameRecord> names() {
+    return store.read(StateTxn::allNames);
   }
 
   /** The record of this name, or {@code null} when it has no holder and no candidates. */
