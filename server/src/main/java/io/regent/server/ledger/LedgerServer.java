@@ -1,0 +1,78 @@
+package io.regent.server.ledger;
+
+import io.grpc.Server;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.protobuf.services.HealthStatusManager;
+import io.grpc.protobuf.services.ProtoReflectionServiceV1;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Metrics;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The fenced demo resource (DESIGN §5) as a gRPC server: service {@code regent.v1.Ledger} plus grpc health
+ * and reflection, over an LMDB environment in its data directory. Runs apart from any Regent node: it
+ * stands for the storage a leader writes to, which knows nothing of Raft but checks tokens.
+ */
+public final class LedgerServer implements AutoCloseable {
+  private final Server server;
+  private final LedgerStore store;
+
+  private LedgerServer(Server server, LedgerStore store) {
+    this.server = server;
+    this.store = store;
+  }
+
+  /**
+   * Starts a ledger on {@code 127.0.0.1:port} (the same default host as the node API), reporting
+   * {@code regent_fence_rejected_total} to {@link Metrics#globalRegistry}.
+   *
+   * @param port TCP port; 0 picks a free one (see {@link #port()})
+   * @param dataDir the LMDB directory, created when absent; reopening it keeps every entry and every H
+   * @throws IOException when the port cannot be bound
+   */
+  public static LedgerServer start(int port, Path dataDir, LedgerMode mode) throws IOException {
+    return start(new InetSocketAddress("127.0.0.1", port), dataDir, mode, Metrics.globalRegistry);
+  }
+
+  /** Starts a ledger on {@code address}, counting rejections in {@code registry} (tag {@code store=lmdb}). */
+  public static LedgerServer start(InetSocketAddress address, Path dataDir, LedgerMode mode,
+                                   MeterRegistry registry) throws IOException {
+    LedgerStore store = new LedgerStore(dataDir, mode, registry);
+    HealthStatusManager health = new HealthStatusManager();
+    Server server = NettyServerBuilder.forAddress(address)
+        .addService(new LedgerService(store))
+        .addService(health.getHealthService())
+        .addService(ProtoReflectionServiceV1.newInstance())
+        .build();
+    try {
+      server.start();
+    } catch (IOException | RuntimeException e) {
+      store.close();
+      throw e;
+    }
+    return new LedgerServer(server, store);
+  }
+
+  /** The bound port. */
+  public int port() {
+    return server.getPort();
+  }
+
+  /** Blocks until the server is closed (for {@code regent ledger serve}). */
+  public void awaitTermination() throws InterruptedException {
+    server.awaitTermination();
+  }
+
+  /** Stops serving, waits up to 5 s for calls in flight, then closes LMDB. */
+  @Override
+  public void close() throws InterruptedException {
+    server.shutdown();
+    if (!server.awaitTermination(5, TimeUnit.SECONDS)) {
+      server.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    }
+    store.close();
+  }
+}
