@@ -117,8 +117,16 @@ public final class RegentClient implements AutoCloseable {
    * lease ends first. Retrying keeps the candidate's place (Campaign is idempotent per name and lease).
    */
   public LeaderKey campaign(String name, long leaseId, ByteString value) {
+    return campaign(name, leaseId, value, 0);
+  }
+
+  /**
+   * Like {@link #campaign(String, long, ByteString)}, asking for a lock-delay of {@code lockDelayMs} (0 to
+   * 3 600 000 ms): should this lease expire while holding the name, nobody is granted it for that long.
+   */
+  public LeaderKey campaign(String name, long leaseId, ByteString value, long lockDelayMs) {
     return call(ch -> ElectionGrpc.newBlockingStub(ch).campaign(CampaignRequest.newBuilder().setName(name)
-        .setLease(leaseId).setValue(value).build())).getLeader();
+        .setLease(leaseId).setValue(value).setLockDelayMs(lockDelayMs).build())).getLeader();
   }
 
   /** Tries once: elected at once, or not (then the response carries the current holder, if any). */

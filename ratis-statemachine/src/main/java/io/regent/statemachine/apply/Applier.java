@@ -39,6 +39,7 @@ public final class Applier {
   private final List<Long> ended = new ArrayList<>();
   private final List<LeaseRecord> renewed = new ArrayList<>();
   private final List<LeaseRecord> queried = new ArrayList<>();
+  private final List<NameRecord> lockDelays = new ArrayList<>();
   private LeaseRecord granted;
 
   private Applier(StateTxn txn, long index, long term) {
@@ -55,7 +56,7 @@ public final class Applier {
     Applier a = new Applier(txn, index, term);
     Result result = a.dispatch(entry).setIndex(index).build();
     return new ApplyOutcome(result, List.copyOf(a.events), a.granted, List.copyOf(a.ended),
-        List.copyOf(a.renewed), List.copyOf(a.queried));
+        List.copyOf(a.renewed), List.copyOf(a.queried), List.copyOf(a.lockDelays));
   }
 
   private Result.Builder dispatch(LogEntry e) {
@@ -72,6 +73,7 @@ public final class Applier {
       case WITHDRAW -> withdraw(e.getWithdraw());
       case FRESH_TOKEN -> freshToken(e.getFreshToken());
       case CONFIRM -> confirm(e.getConfirm());
+      case END_LOCK_DELAY -> endLockDelay(e.getEndLockDelay().getName(), e.getEndLockDelay().getProposerTerm());
       case COMMAND_NOT_SET -> error(Code.INVALID_ARGUMENT, "log entry has no command");
     };
   }
@@ -127,9 +129,16 @@ public final class Applier {
       for (String name : lease.getNamesList()) {
         NameRecord rec = txn.name(name);
         if (rec != null && isHolder(rec, lease.getId())) {
-          NameRecord freed = rec.toBuilder().clearHolder().build();
+          long delay = kind == Kind.EXPIRED ? rec.getHolder().getLockDelayMs() : 0;
+          NameRecord freed = rec.toBuilder().clearHolder().setLockDelayMs(delay).build();
           events.add(new ChangeEvent(kind, name, null, index, lease.getId()));
-          store(promote(freed));
+          if (delay > 0) {
+            // Chubby's lock-delay: an expired holder may still be acting, so nobody takes the name yet.
+            lockDelays.add(freed);
+            txn.putName(freed);
+          } else {
+            store(promote(freed));
+          }
         }
       }
       txn.deleteLease(lease.getId());
@@ -140,6 +149,9 @@ public final class Applier {
 
   private Result.Builder campaign(Campaign c) {
     String bad = firstNonNull(Limits.checkName(c.getName()), Limits.checkValue(c.getValue().size()));
+    if (bad == null && (c.getLockDelayMs() < 0 || c.getLockDelayMs() > Limits.MAX_TTL_MS)) {
+      bad = "lock delay " + c.getLockDelayMs() + " ms outside [0, " + Limits.MAX_TTL_MS + "]";
+    }
     if (bad != null) {
       return error(Code.INVALID_ARGUMENT, bad);
     }
@@ -159,16 +171,16 @@ public final class Applier {
       return nameResult(rec);
     }
     txn.putLease(withName(lease, c.getName()));
-    if (!rec.hasHolder()) {
+    if (!rec.hasHolder() && rec.getLockDelayMs() == 0) {
       Holder h = Holder.newBuilder().setLeaseId(c.getLeaseId()).setValue(c.getValue())
-          .setToken(index).setSinceIndex(index).build();
+          .setToken(index).setSinceIndex(index).setLockDelayMs(c.getLockDelayMs()).build();
       NameRecord taken = rec.toBuilder().setHolder(h).build();
       txn.putName(taken);
       events.add(new ChangeEvent(Kind.ELECTED, c.getName(), h, index, c.getLeaseId()));
       return nameResult(taken).setElected(true);
     }
     NameRecord queued = rec.toBuilder().addCandidates(Candidate.newBuilder().setLeaseId(c.getLeaseId())
-        .setValue(c.getValue()).setRegisteredIndex(index)).build();
+        .setValue(c.getValue()).setRegisteredIndex(index).setLockDelayMs(c.getLockDelayMs())).build();
     txn.putName(queued);
     return nameResult(queued);
   }
@@ -233,6 +245,20 @@ public final class Applier {
     return nameResult(updated).setElected(true);
   }
 
+  private Result.Builder endLockDelay(String name, long proposerTerm) {
+    if (proposerTerm != term) {
+      return error(Code.FAILED_PRECONDITION, "lock-delay end decided in term " + proposerTerm + ", applied in "
+          + term);
+    }
+    NameRecord rec = txn.name(name);
+    if (rec == null || rec.getLockDelayMs() == 0) {
+      return Result.newBuilder();
+    }
+    NameRecord after = promote(rec.toBuilder().setLockDelayMs(0).build());
+    store(after);
+    return nameResult(after);
+  }
+
   private Result.Builder confirm(Confirm c) {
     Result.Builder r = Result.newBuilder();
     for (long id : c.getRenewLeaseIdsList()) {
@@ -259,12 +285,12 @@ public final class Applier {
 
   /** Passes a free name to its first candidate; every candidate is live (ended leases are withdrawn). */
   private NameRecord promote(NameRecord rec) {
-    if (rec.hasHolder() || rec.getCandidatesCount() == 0) {
+    if (rec.hasHolder() || rec.getCandidatesCount() == 0 || rec.getLockDelayMs() > 0) {
       return rec;
     }
     Candidate next = rec.getCandidates(0);
     Holder h = Holder.newBuilder().setLeaseId(next.getLeaseId()).setValue(next.getValue())
-        .setToken(index).setSinceIndex(index).build();
+        .setToken(index).setSinceIndex(index).setLockDelayMs(next.getLockDelayMs()).build();
     events.add(new ChangeEvent(Kind.ELECTED, rec.getName(), h, index, next.getLeaseId()));
     return rec.toBuilder().setHolder(h).removeCandidates(0).build();
   }
@@ -281,7 +307,7 @@ public final class Applier {
   }
 
   private void store(NameRecord rec) {
-    if (!rec.hasHolder() && rec.getCandidatesCount() == 0) {
+    if (!rec.hasHolder() && rec.getCandidatesCount() == 0 && rec.getLockDelayMs() == 0) {
       txn.deleteName(rec.getName());
     } else {
       txn.putName(rec);

@@ -2,6 +2,7 @@ package io.regent.statemachine.apply;
 
 import io.regent.statemachine.event.ChangeEvent;
 import io.regent.statemachine.proto.LeaseRecord;
+import io.regent.statemachine.proto.NameRecord;
 import io.regent.statemachine.proto.Result;
 import java.util.List;
 
@@ -16,7 +17,8 @@ import java.util.List;
  * @param ended ids of leases this entry ended
  * @param renewed live leases a Confirm entry renews
  * @param queried live leases a Confirm entry asks the remaining time of
+ * @param lockDelays names whose lock-delay this entry started (each with its delay)
  */
 public record ApplyOutcome(Result result, List<ChangeEvent> events, LeaseRecord granted, List<Long> ended,
-                           List<LeaseRecord> renewed, List<LeaseRecord> queried) {
+                           List<LeaseRecord> renewed, List<LeaseRecord> queried, List<NameRecord> lockDelays) {
 }

@@ -1,6 +1,7 @@
 package io.regent.statemachine.ratis;
 
 import io.regent.statemachine.proto.LeaseRecord;
+import io.regent.statemachine.proto.NameRecord;
 import java.util.List;
 
 /**
@@ -12,9 +13,9 @@ import java.util.List;
 public interface LeaseTimekeeper {
   /**
    * This node became the ready leader of {@code term}: every entry of earlier terms is applied. Every lease
-   * gets a fresh deadline of now + ttl (etcd's Promote).
+   * gets a fresh deadline of now + ttl (etcd's Promote), and every lock-delay in force a full delay again.
    */
-  void onLeaderReady(long term, List<LeaseRecord> leases);
+  void onLeaderReady(long term, List<LeaseRecord> leases, List<NameRecord> lockDelayed);
 
   /** This node is no longer leader: forget every deadline and stop proposing expiries. */
   void onNotLeader();
@@ -24,6 +25,9 @@ public interface LeaseTimekeeper {
 
   /** Leases ended by an applied entry. */
   void onEnded(List<Long> leaseIds);
+
+  /** An applied Expire started the lock-delay of {@code name} ({@link NameRecord#getLockDelayMs}). */
+  void onLockDelay(NameRecord name);
 
   /**
    * A Confirm entry of {@code term} was applied: its commit proves a majority followed that term after the
@@ -39,7 +43,11 @@ public interface LeaseTimekeeper {
   /** A timekeeper for replicas that never lead (tests, tools): measures nothing. */
   LeaseTimekeeper NONE = new LeaseTimekeeper() {
     @Override
-    public void onLeaderReady(long term, List<LeaseRecord> leases) {
+    public void onLeaderReady(long term, List<LeaseRecord> leases, List<NameRecord> lockDelayed) {
+    }
+
+    @Override
+    public void onLockDelay(NameRecord name) {
     }
 
     @Override

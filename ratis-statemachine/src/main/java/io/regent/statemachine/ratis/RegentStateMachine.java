@@ -7,6 +7,7 @@ import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.proto.LeaseRecord;
 import io.regent.statemachine.proto.LeaseStatus;
 import io.regent.statemachine.proto.LogEntry;
+import io.regent.statemachine.proto.NameRecord;
 import io.regent.statemachine.proto.Result;
 import io.regent.statemachine.store.RegentStore;
 import io.regent.statemachine.store.StateTxn;
@@ -171,6 +172,7 @@ public final class RegentStateMachine extends BaseStateMachine {
     if (!out.ended().isEmpty()) {
       timekeeper.onEnded(out.ended());
     }
+    out.lockDelays().forEach(timekeeper::onLockDelay);
     if (out.renewed().isEmpty() && out.queried().isEmpty()) {
       return out.result();
     }
@@ -219,8 +221,9 @@ public final class RegentStateMachine extends BaseStateMachine {
       throw new java.io.UncheckedIOException("no Raft division for " + getGroupId(), e);
     }
     List<LeaseRecord> leases = read(StateTxn::allLeases);
-    LOG.info("leader ready in term {}: re-arming {} leases", term, leases.size());
-    timekeeper.onLeaderReady(term, leases);
+    List<NameRecord> delayed = read(txn -> txn.allNames().stream().filter(n -> n.getLockDelayMs() > 0).toList());
+    LOG.info("leader ready in term {}: re-arming {} leases and {} lock-delays", term, leases.size(), delayed.size());
+    timekeeper.onLeaderReady(term, leases, delayed);
   }
 
   @Override

@@ -3,6 +3,7 @@ package io.regent.statemachine.support;
 import com.google.protobuf.ByteString;
 import io.regent.statemachine.apply.EntryCodec;
 import io.regent.statemachine.proto.Campaign;
+import io.regent.statemachine.proto.EndLockDelay;
 import io.regent.statemachine.proto.Confirm;
 import io.regent.statemachine.proto.Expire;
 import io.regent.statemachine.proto.FreshToken;
@@ -39,6 +40,16 @@ public final class Entries {
   public static LogEntry campaign(String name, long leaseId, String value) {
     return logged(LogEntry.newBuilder().setCampaign(
         Campaign.newBuilder().setName(name).setLeaseId(leaseId).setValue(ByteString.copyFromUtf8(value))));
+  }
+
+  public static LogEntry campaign(String name, long leaseId, String value, long lockDelayMs) {
+    return logged(LogEntry.newBuilder().setCampaign(Campaign.newBuilder().setName(name).setLeaseId(leaseId)
+        .setValue(ByteString.copyFromUtf8(value)).setLockDelayMs(lockDelayMs)));
+  }
+
+  public static LogEntry endLockDelay(String name, long proposerTerm) {
+    return logged(LogEntry.newBuilder().setEndLockDelay(EndLockDelay.newBuilder().setName(name)
+        .setProposerTerm(proposerTerm)));
   }
 
   public static LogEntry proclaim(String name, long token, String value) {

@@ -33,15 +33,17 @@ final class Campaigns {
   }
 
   /**
-   * Campaigns for {@code name} with {@code lease} and answers {@code obs} with
+   * Campaigns for {@code name} with {@code lease} (asking for {@code lockDelayMs} of lock-delay should its lease
+   * expire while holding) and answers {@code obs} with
    * {@code toResponse(elected, holder)} once elected (or at once with {@code noWait}, after withdrawing).
    * Errors: INVALID_ARGUMENT (name, value, lease id), NOT_FOUND (lease unknown or ended), UNAVAILABLE.
    */
-  <R> void campaign(String name, long lease, ByteString value, boolean noWait, ServerCallStreamObserver<R> obs,
-                    BiFunction<Boolean, LeaderKey, R> toResponse) {
+  <R> void campaign(String name, long lease, ByteString value, long lockDelayMs, boolean noWait,
+                    ServerCallStreamObserver<R> obs, BiFunction<Boolean, LeaderKey, R> toResponse) {
     Validation.name(name);
     Validation.value(value);
     Validation.lease(lease);
+    Validation.lockDelay(lockDelayMs);
     CampaignWaiter waiter = new CampaignWaiter(hub, name, lease);
     AtomicBoolean answered = new AtomicBoolean();
     obs.setOnCancelHandler(() -> {
@@ -51,7 +53,7 @@ final class Campaigns {
       }
     });
     proposer.propose(LogEntry.newBuilder().setCampaign(Campaign.newBuilder().setName(name).setLeaseId(lease)
-        .setValue(value))).whenComplete((r, err) -> {
+        .setValue(value).setLockDelayMs(lockDelayMs))).whenComplete((r, err) -> {
           if (err != null || r.getElected() || noWait || r.getCode() != io.regent.statemachine.proto.Code.OK) {
             waiter.close();
             if (err == null && noWait && !r.getElected() && r.getCode() == io.regent.statemachine.proto.Code.OK) {

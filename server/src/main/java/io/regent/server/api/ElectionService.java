@@ -43,7 +43,7 @@ final class ElectionService extends ElectionGrpc.ElectionImplBase {
 
   @Override
   public void campaign(CampaignRequest req, StreamObserver<CampaignResponse> obs) {
-    Statuses.guard(obs, () -> campaigns.campaign(req.getName(), req.getLease(), req.getValue(), req.getNoWait(),
+    Statuses.guard(obs, () -> campaigns.campaign(req.getName(), req.getLease(), req.getValue(), req.getLockDelayMs(), req.getNoWait(),
         (ServerCallStreamObserver<CampaignResponse>) obs, (elected, key) -> {
           CampaignResponse.Builder b = CampaignResponse.newBuilder().setElected(elected);
           if (key != null) {

@@ -24,7 +24,7 @@ final class LockService extends LockGrpc.LockImplBase {
 
   @Override
   public void lock(LockRequest req, StreamObserver<LockResponse> obs) {
-    Statuses.guard(obs, () -> campaigns.campaign(req.getName(), req.getLease(), req.getOwner(), false,
+    Statuses.guard(obs, () -> campaigns.campaign(req.getName(), req.getLease(), req.getOwner(), req.getLockDelayMs(), false,
         (ServerCallStreamObserver<LockResponse>) obs, (elected, key) -> LockResponse.newBuilder().setKey(key).build()));
   }
 

@@ -36,6 +36,14 @@ final class Validation {
     return key;
   }
 
+  /** Checks a lock-delay: 0 (none) up to one hour, in ms. */
+  static long lockDelay(long ms) {
+    if (ms < 0 || ms > Limits.MAX_TTL_MS) {
+      throw Statuses.invalid("lock delay " + ms + " ms outside [0, " + Limits.MAX_TTL_MS + "]");
+    }
+    return ms;
+  }
+
   /** Checks a lease id. */
   static long lease(long id) {
     if (id <= 0) {

@@ -1,9 +1,11 @@
 package io.regent.server.lease;
 
 import io.regent.server.raft.EntrySubmitter;
+import io.regent.statemachine.proto.EndLockDelay;
 import io.regent.statemachine.proto.Expire;
 import io.regent.statemachine.proto.LeaseRecord;
 import io.regent.statemachine.proto.LogEntry;
+import io.regent.statemachine.proto.NameRecord;
 import io.regent.statemachine.ratis.LeaseTimekeeper;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -36,6 +38,8 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
 
   private final LongSupplier nanoClock;
   private final Map<Long, Deadline> deadlines = new HashMap<>();
+  /** Lock-delays in force: name to the time its EndLockDelay is due (and then re-proposed), ns. */
+  private final Map<String, Long> lockDelays = new HashMap<>();
   private final ScheduledExecutorService timer;
   private volatile EntrySubmitter proposer;
   private long readyTerm = -1;
@@ -60,17 +64,28 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
   }
 
   @Override
-  public synchronized void onLeaderReady(long term, List<LeaseRecord> leases) {
+  public synchronized void onLeaderReady(long term, List<LeaseRecord> leases, List<NameRecord> lockDelayed) {
     readyTerm = term;
     deadlines.clear();
+    lockDelays.clear();
     long now = nanoClock.getAsLong();
     leases.forEach(l -> deadlines.put(l.getId(), new Deadline(l.getTtlMs(), now + ms(l.getTtlMs()), 0)));
+    // The previous leader's delay clock is lost with it: wait a full delay again, never less.
+    lockDelayed.forEach(n -> lockDelays.put(n.getName(), now + ms(n.getLockDelayMs())));
   }
 
   @Override
   public synchronized void onNotLeader() {
     readyTerm = -1;
     deadlines.clear();
+    lockDelays.clear();
+  }
+
+  @Override
+  public synchronized void onLockDelay(NameRecord name) {
+    if (readyTerm >= 0) {
+      lockDelays.put(name.getName(), nanoClock.getAsLong() + ms(name.getLockDelayMs()));
+    }
   }
 
   @Override
@@ -110,10 +125,14 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
     return out;
   }
 
-  /** Marks every lease past its deadline as expiring and proposes their expiry in this leader's term. */
+  /**
+   * Marks every lease past its deadline as expiring and proposes their expiry in this leader's term; also
+   * proposes the end of every lock-delay that is due (again each second until it is applied).
+   */
   void expireDue() {
     EntrySubmitter p = proposer;
     List<Long> due = new ArrayList<>();
+    List<String> delaysDue = new ArrayList<>();
     long term;
     synchronized (this) {
       term = readyTerm;
@@ -121,6 +140,12 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
         return;
       }
       long now = nanoClock.getAsLong();
+      for (Map.Entry<String, Long> e : lockDelays.entrySet()) {
+        if (now - e.getValue() >= 0) {
+          delaysDue.add(e.getKey());
+          e.setValue(now + RETRY_NANOS);
+        }
+      }
       for (Map.Entry<Long, Deadline> e : deadlines.entrySet()) {
         Deadline d = e.getValue();
         boolean due1 = d.expiringSince == 0 && now - d.deadline >= 0;
@@ -130,6 +155,10 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
           due.add(e.getKey());
         }
       }
+    }
+    for (String name : delaysDue) {
+      p.propose(LogEntry.newBuilder().setEndLockDelay(EndLockDelay.newBuilder().setName(name)
+          .setProposerTerm(term))).thenRun(() -> lockDelayEnded(name));
     }
     for (int from = 0; from < due.size(); from += MAX_BATCH) {
       List<Long> batch = due.subList(from, Math.min(due.size(), from + MAX_BATCH));
@@ -141,6 +170,10 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
             }
           });
     }
+  }
+
+  private synchronized void lockDelayEnded(String name) {
+    lockDelays.remove(name);
   }
 
   @Override

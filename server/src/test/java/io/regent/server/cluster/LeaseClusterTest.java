@@ -82,6 +82,25 @@ class LeaseClusterTest {
   }
 
   @Test
+  void aLockDelayKeepsTheNameUnownedAfterTheHolderExpiresUntilALaterEntry() throws Exception {
+    long a = client.grant(2_000); // never kept alive
+    client.campaign("jobs", a, ByteString.copyFromUtf8("a"), 2_000);
+    List<ObserveResponse> seen = new CopyOnWriteArrayList<>();
+    client.observe("jobs", 0, ElectionClusterTest.collect(seen));
+    try (LeaseKeeper b = LeaseKeeper.grant(client, 2_000, reason -> { })) {
+      LeaderKey second = client.campaign("jobs", b.leaseId(), ByteString.copyFromUtf8("b"));
+      await().atMost(Duration.ofSeconds(10)).until(() -> seen.size() >= 3);
+      ObserveResponse expired = seen.get(1);
+      ObserveResponse elected = seen.get(2);
+      assertThat(expired.getKind()).isEqualTo(ObserveResponse.Kind.EXPIRED);
+      assertThat(elected.getKind()).isEqualTo(ObserveResponse.Kind.ELECTED);
+      // Without the delay the next candidate would be elected by the Expire entry itself.
+      assertThat(elected.getIndex()).isGreaterThan(expired.getIndex());
+      assertThat(second.getToken()).isEqualTo(elected.getIndex());
+    }
+  }
+
+  @Test
   void aLeaseKeptAliveSurvivesManyTtls() throws Exception {
     List<String> lost = new CopyOnWriteArrayList<>();
     try (LeaseKeeper keeper = LeaseKeeper.grant(client, 2_000, lost::add)) {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.regent.statemachine.proto.LeaseRecord;
 import io.regent.statemachine.proto.LogEntry;
+import io.regent.statemachine.proto.NameRecord;
 import io.regent.statemachine.proto.Result;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,7 +46,7 @@ class LessorTest {
 
   @Test
   void readinessReArmsEveryLeaseToAFullTtl() {
-    lessor.onLeaderReady(3, List.of(lease(1, 2000), lease(2, 5000)));
+    lessor.onLeaderReady(3, List.of(lease(1, 2000), lease(2, 5000)), List.of());
     advanceMs(1500);
     long[] remaining = lessor.confirm(3, List.of(), List.of(lease(1, 2000), lease(2, 5000)));
     assertThat(remaining).containsExactly(500, 3500);
@@ -53,7 +54,7 @@ class LessorTest {
 
   @Test
   void aKeepaliveConfirmedInTheLeadersTermRenewsToNowPlusTtl() {
-    lessor.onLeaderReady(3, List.of(lease(1, 2000)));
+    lessor.onLeaderReady(3, List.of(lease(1, 2000)), List.of());
     advanceMs(1900);
     assertThat(lessor.confirm(3, List.of(lease(1, 2000)), List.of())).containsExactly(2000);
     advanceMs(1900);
@@ -64,13 +65,13 @@ class LessorTest {
   @Test
   void aConfirmOfAnotherTermOrBeforeReadinessCannotVouch() {
     assertThat(lessor.confirm(3, List.of(lease(1, 2000)), List.of())).containsExactly(-1);
-    lessor.onLeaderReady(4, List.of(lease(1, 2000)));
+    lessor.onLeaderReady(4, List.of(lease(1, 2000)), List.of());
     assertThat(lessor.confirm(3, List.of(lease(1, 2000)), List.of())).containsExactly(-1);
   }
 
   @Test
   void onceExpiryIsDecidedKeepalivesAreRefusedAndExpireCarriesTheTerm() {
-    lessor.onLeaderReady(7, List.of(lease(1, 2000), lease(2, 9000)));
+    lessor.onLeaderReady(7, List.of(lease(1, 2000), lease(2, 9000)), List.of());
     advanceMs(2000);
     lessor.expireDue();
     assertThat(proposed).singleElement().satisfies(e -> {
@@ -83,7 +84,7 @@ class LessorTest {
 
   @Test
   void aDeposedLeaderForgetsDeadlinesAndProposesNothing() {
-    lessor.onLeaderReady(7, List.of(lease(1, 2000)));
+    lessor.onLeaderReady(7, List.of(lease(1, 2000)), List.of());
     lessor.onNotLeader();
     advanceMs(10_000);
     lessor.expireDue();
@@ -93,7 +94,7 @@ class LessorTest {
   @Test
   void aMassExpiryCostsFewEntries() {
     List<LeaseRecord> many = LongStream.rangeClosed(1, 2500).mapToObj(i -> lease(i, 2000)).toList();
-    lessor.onLeaderReady(2, many);
+    lessor.onLeaderReady(2, many, List.of());
     advanceMs(2000);
     lessor.expireDue();
     assertThat(proposed).hasSize(3);
@@ -101,8 +102,35 @@ class LessorTest {
   }
 
   @Test
+  void aLockDelayEndsWithAnEntryOfTheLeadersTermAfterTheDelay() {
+    lessor.onLeaderReady(4, List.of(), List.of());
+    lessor.onLockDelay(NameRecord.newBuilder().setName("jobs").setLockDelayMs(3000).build());
+    advanceMs(2999);
+    lessor.expireDue();
+    assertThat(proposed).isEmpty();
+    advanceMs(1);
+    lessor.expireDue();
+    assertThat(proposed).singleElement().satisfies(e -> {
+      assertThat(e.getEndLockDelay().getName()).isEqualTo("jobs");
+      assertThat(e.getEndLockDelay().getProposerTerm()).isEqualTo(4);
+    });
+  }
+
+  @Test
+  void aNewLeaderWaitsAFullLockDelayAgain() {
+    lessor.onLeaderReady(5, List.of(),
+        List.of(NameRecord.newBuilder().setName("jobs").setLockDelayMs(3000).build()));
+    advanceMs(2999);
+    lessor.expireDue();
+    assertThat(proposed).isEmpty();
+    advanceMs(1);
+    lessor.expireDue();
+    assertThat(proposed).hasSize(1);
+  }
+
+  @Test
   void anEndedLeaseIsNoLongerTracked() {
-    lessor.onLeaderReady(2, List.of(lease(1, 2000)));
+    lessor.onLeaderReady(2, List.of(lease(1, 2000)), List.of());
     lessor.onEnded(List.of(1L));
     advanceMs(5000);
     lessor.expireDue();
