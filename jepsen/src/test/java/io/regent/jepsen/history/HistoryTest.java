@@ -1,0 +1,66 @@
+package io.regent.jepsen.history;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.regent.jepsen.history.Operation.Outcome;
+import org.junit.jupiter.api.Test;
+
+class HistoryTest {
+
+  @Test
+  void pairsInvokesWithCompletionsPerProcess() {
+    History h = History.of(
+        Op.invoke(0, "write", 1L),
+        Op.invoke(1, "read", null),
+        Op.info(Op.NEMESIS, "kill", null),
+        Op.ok(1, "read", 1L),
+        Op.ok(0, "write", 1L),
+        Op.invoke(2, "cas", java.util.List.of(1L, 2L)),
+        Op.fail(2, "cas", java.util.List.of(1L, 2L)));
+    assertThat(h.operations()).hasSize(3);
+    Operation w = h.operations().get(0);
+    assertThat(w.invokeIndex()).isZero();
+    assertThat(w.completionIndex()).isEqualTo(4);
+    assertThat(w.outcome()).isEqualTo(Outcome.OK);
+    Operation r = h.operations().get(1);
+    assertThat(r.effective().value()).as("an :ok read's value comes from its completion").isEqualTo(1L);
+    assertThat(h.operations().get(2).outcome()).isEqualTo(Outcome.FAIL);
+    assertThat(h.nemesis()).hasSize(1);
+    assertThat(h.size()).isEqualTo(7);
+  }
+
+  @Test
+  void infoAndMissingCompletionsAreIndeterminate() {
+    History h = History.of(
+        Op.invoke(0, "write", 1L),
+        Op.info(0, "write", 1L),
+        Op.invoke(1, "write", 2L),
+        Op.invoke(1, "write", 3L),   // process 1 invokes again: the first stays open
+        Op.invoke(3, "read", null),
+        Op.info(3, "read", 7L));
+    assertThat(h.operations()).extracting(Operation::outcome).containsOnly(Outcome.INDETERMINATE);
+    assertThat(h.operations().get(0).completionIndex()).isEqualTo(1);
+    assertThat(h.operations().get(1).completion()).isNull();
+    assertThat(h.operations().get(1).completionIndex()).isEqualTo(-1);
+    assertThat(h.operations().get(3).effective().value())
+        .as("an :info completion supplies a value the invoke lacked").isEqualTo(7L);
+    assertThat(h.operations().get(3).effective().type()).isEqualTo(Op.Type.INVOKE);
+  }
+
+  @Test
+  void rejectsCompletionsWithoutInvokeOrWithAnotherF() {
+    assertThatThrownBy(() -> History.of(Op.ok(0, "read", 1L)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("completes nothing");
+    assertThatThrownBy(() -> History.of(Op.invoke(0, "read", null), Op.ok(0, "write", 1L)))
+        .hasMessageContaining(":f :write");
+  }
+
+  @Test
+  void keysComeFromTheInvokeOrTheCompletion() {
+    History h = History.of(Op.invoke(0, "grant", null), Op.ok(0, "grant", 5L).withKey("n"));
+    assertThat(h.operations().get(0).key()).isEqualTo("n");
+    assertThat(h.operations().get(0).effective().key()).isEqualTo("n");
+    assertThat(Op.invoke(1, "read", 3).value()).as("Integer widened to Long").isEqualTo(3L);
+  }
+}
