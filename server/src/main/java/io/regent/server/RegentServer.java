@@ -54,7 +54,10 @@ public final class RegentServer implements AutoCloseable {
     Proposer proposer = new Proposer(client, config.requestTimeoutMs());
     lessor.setProposer(proposer);
     this.api = new ApiServer(new InetSocketAddress(config.apiHost(), config.apiPort()), raft, RaftSetup.GROUP_ID,
-        sm, proposer, new Confirmer(proposer), config.minTtlMs());
+        sm, proposer, new Confirmer(proposer), config.minTtlMs(), config.unsafeLocalGrants());
+    if (config.unsafeLocalGrants()) {
+      LOG.warn("UNSAFE: --unsafe-local-grants is on; this node grants names without Raft (negative control)");
+    }
   }
 
   /** Builds and starts a node: Raft first, then the API. */

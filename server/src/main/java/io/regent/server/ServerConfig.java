@@ -17,10 +17,12 @@ import java.util.Map;
  * @param snapshotThreshold applied entries between automatic snapshots
  * @param logSegmentBytes maximum size of one Raft log segment; purging works segment by segment
  * @param requestTimeoutMs how long a proposal may take before the API answers UNAVAILABLE
+ * @param unsafeLocalGrants TESTS ONLY (the Jepsen negative control): a Campaign on a name this node sees
+ *     as free is answered "elected" at once, from local state, without Raft; breaks every guarantee
  */
 public record ServerConfig(String nodeId, Map<String, String> peers, String apiHost, int apiPort, Path dataDir,
                            long electionTimeoutMinMs, long electionTimeoutMaxMs, long snapshotThreshold,
-                           long logSegmentBytes, long requestTimeoutMs) {
+                           long logSegmentBytes, long requestTimeoutMs, boolean unsafeLocalGrants) {
 
   /** Default election timeouts: 600–1200 ms, so the minimum TTL is 1.8 s (tests can use 2–3 s TTLs). */
   public static final long DEFAULT_ELECTION_MIN_MS = 600;
@@ -41,7 +43,7 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
   /** A node with default timings: snapshots every 10 000 entries, 8 MiB log segments, 10 s requests. */
   public static ServerConfig of(String nodeId, Map<String, String> peers, int apiPort, Path dataDir) {
     return new ServerConfig(nodeId, peers, "127.0.0.1", apiPort, dataDir, DEFAULT_ELECTION_MIN_MS,
-        DEFAULT_ELECTION_MAX_MS, 10_000, 8L << 20, 10_000);
+        DEFAULT_ELECTION_MAX_MS, 10_000, 8L << 20, 10_000, false);
   }
 
   /** Smallest TTL a lease may have: 1.5 x the maximum election timeout, in ms (etcd's minimum-TTL rule). */
@@ -52,12 +54,18 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
   /** A copy whose proposals give up (UNAVAILABLE) after {@code ms}. */
   public ServerConfig withRequestTimeout(long ms) {
     return new ServerConfig(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs,
-        snapshotThreshold, logSegmentBytes, ms);
+        snapshotThreshold, logSegmentBytes, ms, unsafeLocalGrants);
   }
 
   /** A copy with other snapshot and segment sizes (tests force purges and snapshot installs with these). */
   public ServerConfig withSnapshots(long threshold, long segmentBytes) {
     return new ServerConfig(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs,
-        threshold, segmentBytes, requestTimeoutMs);
+        threshold, segmentBytes, requestTimeoutMs, unsafeLocalGrants);
+  }
+
+  /** A copy with the unsafe local-grant mode switched on or off (see {@code unsafeLocalGrants}). */
+  public ServerConfig withUnsafeLocalGrants(boolean unsafe) {
+    return new ServerConfig(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs,
+        snapshotThreshold, logSegmentBytes, requestTimeoutMs, unsafe);
   }
 }

@@ -32,11 +32,12 @@ public final class ApiServer implements AutoCloseable {
    *
    * @param address host and port to bind (port 0 picks a free one)
    * @param minTtlMs smallest TTL a Grant may ask for, ms
+   * @param unsafeLocalGrants TESTS ONLY: the Jepsen negative control (see {@code ServerConfig})
    */
   public ApiServer(InetSocketAddress address, RaftServer raft, RaftGroupId groupId, RegentStateMachine sm,
-                   Proposer proposer, Confirmer confirmer, long minTtlMs) {
+                   Proposer proposer, Confirmer confirmer, long minTtlMs, boolean unsafeLocalGrants) {
     StateReader reader = new StateReader(confirmer, sm);
-    Campaigns campaigns = new Campaigns(proposer, sm.hub());
+    Campaigns campaigns = new Campaigns(proposer, sm.hub(), unsafeLocalGrants ? new UnsafeLocalGrants(sm) : null);
     HealthStatusManager health = new HealthStatusManager();
     this.server = NettyServerBuilder.forAddress(address)
         .addService(new LeaseService(proposer, confirmer, reader, minTtlMs))

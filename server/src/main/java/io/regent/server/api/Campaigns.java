@@ -26,10 +26,13 @@ final class Campaigns {
 
   private final Proposer proposer;
   private final EventHub hub;
+  private final UnsafeLocalGrants unsafe;
 
-  Campaigns(Proposer proposer, EventHub hub) {
+  /** @param unsafe the negative-control mode, or {@code null} (always, outside tests) */
+  Campaigns(Proposer proposer, EventHub hub, UnsafeLocalGrants unsafe) {
     this.proposer = proposer;
     this.hub = hub;
+    this.unsafe = unsafe;
   }
 
   /**
@@ -44,6 +47,14 @@ final class Campaigns {
     Validation.value(value);
     Validation.lease(lease);
     Validation.lockDelay(lockDelayMs);
+    if (unsafe != null) {
+      LeaderKey fake = unsafe.grant(name, lease, value);
+      if (fake != null) {
+        obs.onNext(toResponse.apply(true, fake));
+        obs.onCompleted();
+        return;
+      }
+    }
     CampaignWaiter waiter = new CampaignWaiter(hub, name, lease);
     AtomicBoolean answered = new AtomicBoolean();
     obs.setOnCancelHandler(() -> {

@@ -1,0 +1,30 @@
+package io.regent.server.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.protobuf.ByteString;
+import io.regent.api.v1.LeaderKey;
+import io.regent.client.RegentClient;
+import io.regent.server.cluster.LocalCluster;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The negative-control mode really is unsafe: two leases both "hold" one name with one token. */
+class UnsafeLocalGrantsTest {
+  @TempDir
+  Path dir;
+
+  @Test
+  void twoCampaignsOnOneNameAreBothGrantedWithTheSameToken() throws Exception {
+    try (LocalCluster cluster = LocalCluster.start(1, dir, c -> c.withUnsafeLocalGrants(true))) {
+      cluster.awaitLeader();
+      RegentClient client = cluster.client();
+      LeaderKey a = client.campaign("jobs", client.grant(60_000), ByteString.copyFromUtf8("a"));
+      LeaderKey b = client.campaign("jobs", client.grant(60_000), ByteString.copyFromUtf8("b"));
+      assertThat(a.getLease()).isNotEqualTo(b.getLease());
+      assertThat(b.getToken()).isEqualTo(a.getToken());
+      assertThat(client.leader("jobs")).as("nothing was replicated").isEmpty();
+    }
+  }
+}
