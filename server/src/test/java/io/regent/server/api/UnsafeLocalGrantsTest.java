@@ -20,8 +20,10 @@ class UnsafeLocalGrantsTest {
     try (LocalCluster cluster = LocalCluster.start(1, dir, c -> c.withUnsafeLocalGrants(true))) {
       cluster.awaitLeader();
       RegentClient client = cluster.client();
-      LeaderKey a = client.campaign("jobs", client.grant(60_000), ByteString.copyFromUtf8("a"));
-      LeaderKey b = client.campaign("jobs", client.grant(60_000), ByteString.copyFromUtf8("b"));
+      long leaseA = client.grant(60_000);
+      long leaseB = client.grant(60_000);
+      LeaderKey a = client.campaign("jobs", leaseA, ByteString.copyFromUtf8("a"));
+      LeaderKey b = client.campaign("jobs", leaseB, ByteString.copyFromUtf8("b"));
       assertThat(a.getLease()).isNotEqualTo(b.getLease());
       assertThat(b.getToken()).isEqualTo(a.getToken());
       assertThat(client.leader("jobs")).as("nothing was replicated").isEmpty();
