@@ -18,15 +18,21 @@ import java.util.function.LongSupplier;
  * by a leader that confirmed itself after the request arrived, so stepping down after 2/3 ttl without an
  * acknowledgement leaves a margin of 1/3 ttl for clock-rate differences and delivery.
  *
- * <p>The step-down callback runs once, on the keeper's thread: after it the keeper stops renewing.
+ * <p>The step-down callback runs once, on one of the keeper's threads: after it the keeper stops renewing.
  */
 public final class LeaseKeeper implements AutoCloseable {
+  /** Shortest deadline given to one keepalive call, ms. */
+  static final long MIN_CALL_MS = 50;
+  /** Pause before retrying a failed keepalive, ms (at most ttl/10). */
+  static final long RETRY_MS = 100;
+
   private final RegentClient client;
   private final long leaseId;
   private final long ttlMs;
   private final LongSupplier nanoClock;
   private final Consumer<String> onStepDown;
-  private final ScheduledExecutorService timer;
+  private final ScheduledExecutorService renewer;
+  private final ScheduledExecutorService watchdog;
   private final AtomicBoolean down = new AtomicBoolean();
   private volatile long lastAckSentNanos;
 
@@ -38,11 +44,15 @@ public final class LeaseKeeper implements AutoCloseable {
     this.nanoClock = nanoClock;
     this.onStepDown = onStepDown;
     this.lastAckSentNanos = grantSentNanos;
-    this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "regent-lease-" + leaseId);
-      t.setDaemon(true);
-      return t;
-    });
+    this.renewer = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "regent-lease-" + leaseId));
+    // The deadline is watched on its own thread, so a slow renewal never delays the step-down.
+    this.watchdog = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "regent-lease-watch-" + leaseId));
+  }
+
+  private static Thread daemon(Runnable r, String name) {
+    Thread t = new Thread(r, name);
+    t.setDaemon(true);
+    return t;
   }
 
   /**
@@ -60,25 +70,39 @@ public final class LeaseKeeper implements AutoCloseable {
   }
 
   private void start() {
-    long period = Math.max(1, ttlMs / 3);
-    timer.scheduleWithFixedDelay(this::renew, period, period, TimeUnit.MILLISECONDS);
-    timer.scheduleWithFixedDelay(this::checkDeadline, 10, 10, TimeUnit.MILLISECONDS);
+    renewer.schedule(this::renew, ttlMs / 3, TimeUnit.MILLISECONDS);
+    watchdog.scheduleWithFixedDelay(this::checkDeadline, 10, 10, TimeUnit.MILLISECONDS);
   }
 
+  /**
+   * Sends one keepalive and schedules the next: ttl/3 after this one was sent when it is acknowledged, or
+   * soon after a failure (no quorum, timeout), so a slow or failed renewal does not push the next one back.
+   */
   private void renew() {
     if (down.get()) {
       return;
     }
     long sent = nanoClock.getAsLong();
+    long validForMs = TimeUnit.NANOSECONDS.toMillis(lastAckSentNanos + validityNanos() - sent);
+    long nextInMs;
     try {
-      client.keepAlive(leaseId, Math.max(1, ttlMs / 3));
+      client.keepAlive(leaseId, Math.max(MIN_CALL_MS, validForMs));
       lastAckSentNanos = Math.max(lastAckSentNanos, sent);
+      nextInMs = ttlMs / 3 - TimeUnit.NANOSECONDS.toMillis(nanoClock.getAsLong() - sent);
     } catch (StatusRuntimeException e) {
       if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
         stepDown("lease " + leaseId + " expired or was revoked");
+        return;
       }
-      // Other failures (no quorum, timeout) are retried at the next period; the deadline decides.
+      nextInMs = Math.min(RETRY_MS, ttlMs / 10);
     }
+    if (!down.get()) {
+      renewer.schedule(this::renew, Math.max(0, nextInMs), TimeUnit.MILLISECONDS);
+    }
+  }
+
+  private long validityNanos() {
+    return TimeUnit.MILLISECONDS.toNanos(ttlMs * 2 / 3);
   }
 
   private void checkDeadline() {
@@ -89,14 +113,15 @@ public final class LeaseKeeper implements AutoCloseable {
 
   private void stepDown(String reason) {
     if (down.compareAndSet(false, true)) {
-      timer.shutdown();
+      renewer.shutdown();
+      watchdog.shutdown();
       onStepDown.accept(reason);
     }
   }
 
   /** Whether the holder may still act: renewed within 2/3 ttl (measured from send time) and not lost. */
   public boolean isValid() {
-    return !down.get() && nanoClock.getAsLong() - lastAckSentNanos < TimeUnit.MILLISECONDS.toNanos(ttlMs * 2 / 3);
+    return !down.get() && nanoClock.getAsLong() - lastAckSentNanos < validityNanos();
   }
 
   /** The lease id (the log index of its grant). */
@@ -113,7 +138,8 @@ public final class LeaseKeeper implements AutoCloseable {
   @Override
   public void close() {
     boolean wasUp = down.compareAndSet(false, true);
-    timer.shutdownNow();
+    renewer.shutdownNow();
+    watchdog.shutdownNow();
     if (wasUp) {
       try {
         client.revoke(leaseId);

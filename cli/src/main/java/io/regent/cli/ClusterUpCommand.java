@@ -1,0 +1,119 @@
+package io.regent.cli;
+
+import io.regent.api.v1.StatusResponse;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code regent cluster up}: starts (or restarts) local nodes and waits for a Raft leader. */
+@Command(name = "up", mixinStandardHelpOptions = true,
+    description = {"Starts a local cluster of `regent server` processes and waits until it has a Raft leader; "
+        + "prints the API endpoints.",
+        "Node n<i> uses Raft port P+i and API port P+100+i; its data, log and pid are DIR/n<i>, DIR/n<i>.log and "
+            + "DIR/n<i>.pid. DIR/endpoints lists the endpoints. Run again on the same DIR to restart the same nodes "
+            + "on their data."})
+public final class ClusterUpCommand implements Callable<Integer> {
+  /** How long `up` waits for a Raft leader. */
+  static final long LEADER_TIMEOUT_MS = 30_000;
+
+  @Spec
+  CommandSpec spec;
+
+  @Option(names = "--nodes", paramLabel = "N", description = "3 or 5 (default: 3; an existing DIR keeps its own)")
+  Integer nodes;
+
+  @Option(names = "--dir", paramLabel = "DIR", defaultValue = "regent-data",
+      description = "cluster directory (default: ./${DEFAULT-VALUE})")
+  Path dir;
+
+  @Option(names = "--base-port", paramLabel = "P", description = "base port (default: 7000)")
+  Integer basePort;
+
+  @Option(names = {"-w", "--write-out"}, paramLabel = "FORMAT", defaultValue = "simple",
+      description = "output format: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE})")
+  ClientOptions.Output output = ClientOptions.Output.simple;
+
+  @Override
+  public Integer call() throws Exception {
+    if (nodes != null && nodes != 3 && nodes != 5) {
+      throw new ParameterException(spec.commandLine(), "--nodes must be 3 or 5, not " + nodes);
+    }
+    if (basePort != null && (basePort < 1024 || basePort > 65_000)) {
+      throw new ParameterException(spec.commandLine(), "--base-port must be within 1024..65000");
+    }
+    PrintWriter err = spec.commandLine().getErr();
+    Up up = up(dir, nodes, basePort, err);
+    String out = output == ClientOptions.Output.json
+        ? Json.obj().put("dir", up.cluster().dir().toString()).put("endpoints", List.of(up.cluster().endpoints()
+            .split(","))).put("leader", up.status().getLeader()).put("term", up.status().getTerm()).toString()
+        : up.cluster().endpoints();
+    spec.commandLine().getOut().println(out);
+    return ExitCodes.OK;
+  }
+
+  /** What {@link #up} started. */
+  record Up(LocalCluster cluster, StatusResponse status, long millis) {
+  }
+
+  /**
+   * Starts every node of the cluster in {@code dir} that is not already running (creating the layout when
+   * {@code dir} has none) and waits until one reports a Raft leader. Also used by {@code regent demo}.
+   */
+  static Up up(Path dir, Integer nodes, Integer basePort, PrintWriter err) throws Exception {
+    long start = System.nanoTime();
+    Optional<LocalCluster> existing = LocalCluster.load(dir);
+    LocalCluster cluster;
+    if (existing.isPresent()) {
+      cluster = existing.get();
+      if ((nodes != null && nodes != cluster.nodes().size())
+          || (basePort != null && basePort + 1 != cluster.nodes().get(0).raftPort())) {
+        err.println("note: " + cluster.dir() + " already holds a " + cluster.nodes().size() + "-node cluster; "
+            + "restarting it as it was (ignoring --nodes/--base-port)");
+      }
+    } else {
+      cluster = LocalCluster.create(dir, nodes == null ? 3 : nodes, basePort == null ? 7000 : basePort);
+      for (LocalCluster.Node n : cluster.nodes()) {
+        cluster.checkPorts(n); // before writing anything, so that a retry may pick another --base-port
+      }
+    }
+    cluster.save();
+    List<Process> started = new ArrayList<>();
+    try {
+      for (LocalCluster.Node n : cluster.nodes()) {
+        Optional<ProcessHandle> running = cluster.process(n);
+        if (running.isPresent()) {
+          err.println(n.id() + " already running (pid " + running.get().pid() + ")");
+          started.add(null);
+          continue;
+        }
+        Process p = cluster.spawn(n);
+        started.add(p);
+        err.println("started " + n.id() + " (pid " + p.pid() + "): raft " + n.raftAddress() + ", api "
+            + n.apiAddress() + ", log " + cluster.dir().resolve(n.id() + ".log"));
+      }
+      err.flush();
+      StatusResponse status = cluster.awaitLeader(LEADER_TIMEOUT_MS, started);
+      long millis = (System.nanoTime() - start) / 1_000_000;
+      err.println("cluster ready in " + millis + " ms: Raft leader " + status.getLeader() + ", term "
+          + status.getTerm());
+      err.flush();
+      return new Up(cluster, status, millis);
+    } catch (Exception e) {
+      // Leave nothing half-started behind: stop only what this call started.
+      for (Process p : started) {
+        if (p != null) {
+          p.destroyForcibly();
+        }
+      }
+      throw e;
+    }
+  }
+}

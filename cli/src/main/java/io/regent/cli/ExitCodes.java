@@ -1,0 +1,93 @@
+package io.regent.cli;
+
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import picocli.CommandLine;
+import picocli.CommandLine.IExecutionExceptionHandler;
+import picocli.CommandLine.IParameterExceptionHandler;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.ParseResult;
+
+/**
+ * The one place where failures become exit codes and one-line error messages (DESIGN §7):
+ * 0 ok, 1 error, 2 usage, 3 no leader / not found, 4 stale fencing token.
+ */
+public final class ExitCodes implements IExecutionExceptionHandler, IParameterExceptionHandler {
+  public static final int OK = 0;
+  public static final int ERROR = 1;
+  public static final int USAGE = 2;
+  public static final int NOT_FOUND = 3;
+  public static final int STALE_TOKEN = 4;
+
+  /** The exit code for a gRPC status code. */
+  public static int forStatus(Status.Code code) {
+    return switch (code) {
+      case OK -> OK;
+      case NOT_FOUND -> NOT_FOUND;
+      case FAILED_PRECONDITION -> STALE_TOKEN;
+      default -> ERROR;
+    };
+  }
+
+  /** The exit code for any failure of a command's body. */
+  public static int forException(Throwable t) {
+    StatusRuntimeException s = statusOf(t);
+    if (s != null) {
+      return forStatus(s.getStatus().getCode());
+    }
+    return t instanceof ParameterException ? USAGE : ERROR;
+  }
+
+  /** The one-line message (without the {@code error: } prefix) for a failure. */
+  public static String message(Throwable t) {
+    StatusRuntimeException s = statusOf(t);
+    if (s != null) {
+      Status st = s.getStatus();
+      StringBuilder b = new StringBuilder(st.getCode().name());
+      if (st.getDescription() != null) {
+        b.append(": ").append(st.getDescription());
+      }
+      if (st.getCause() != null && st.getCause().getMessage() != null) {
+        b.append(" (").append(st.getCause().getMessage()).append(')');
+      }
+      return oneLine(b.toString());
+    }
+    String m = t.getMessage();
+    return oneLine(m == null || m.isBlank() ? t.toString() : m);
+  }
+
+  @Override
+  public int handleExecutionException(Exception ex, CommandLine cmd, ParseResult parseResult) {
+    if (ex instanceof ParameterException pe) {
+      return handleParseException(pe, new String[0]);
+    }
+    cmd.getErr().println("error: " + message(ex));
+    cmd.getErr().flush();
+    return forException(ex);
+  }
+
+  @Override
+  public int handleParseException(ParameterException ex, String[] args) {
+    CommandLine cmd = ex.getCommandLine();
+    cmd.getErr().println("error: " + oneLine(ex.getMessage()) + " (see '"
+        + cmd.getCommandSpec().qualifiedName() + " --help')");
+    cmd.getErr().flush();
+    return USAGE;
+  }
+
+  private static StatusRuntimeException statusOf(Throwable t) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      if (c instanceof StatusRuntimeException s) {
+        return s;
+      }
+      if (c.getCause() == c) {
+        break;
+      }
+    }
+    return null;
+  }
+
+  private static String oneLine(String s) {
+    return s.strip().replaceAll("\\s*[\\r\\n]+\\s*", " ");
+  }
+}

@@ -1,0 +1,97 @@
+package io.regent.cli;
+
+import io.regent.api.v1.LeaderKey;
+import io.regent.api.v1.LeaseInfo;
+import io.regent.api.v1.LeaseTimeToLiveResponse;
+import io.regent.api.v1.Member;
+import io.regent.api.v1.ObserveResponse;
+import io.regent.api.v1.StatusResponse;
+import java.util.List;
+
+/** Text and JSON renderings of API messages; each method returns one line unless noted. */
+public final class Format {
+  private Format() {
+  }
+
+  /** A leader key: {@code NAME VALUE token=N lease=L}, or {@code {"name":..,"value":..,"token":N,"lease":L}}. */
+  public static String leaderKey(LeaderKey k, boolean json) {
+    if (json) {
+      return Json.obj().put("name", k.getName()).put("value", k.getValue().toStringUtf8())
+          .put("token", k.getToken()).put("lease", k.getLease()).toString();
+    }
+    return k.getName() + " " + k.getValue().toStringUtf8() + " token=" + k.getToken() + " lease=" + k.getLease();
+  }
+
+  /** The line {@code regent elect} prints once elected. */
+  public static String grant(LeaderKey k, boolean json) {
+    return json ? leaderKey(k, true) : "elected " + leaderKey(k, false);
+  }
+
+  /** One Observe event: {@code ELECTED jobs node-a token=412 lease=398 index=412} ({@code none} when free). */
+  public static String event(ObserveResponse r, boolean json) {
+    boolean held = r.hasLeader();
+    String name = r.getName();
+    if (json) {
+      LeaderKey k = r.getLeader();
+      return Json.obj().put("kind", r.getKind().name()).put("name", name)
+          .put("value", held ? k.getValue().toStringUtf8() : null).put("token", held ? k.getToken() : null)
+          .put("lease", held ? k.getLease() : null).put("index", r.getIndex()).put("compacted", r.getCompacted())
+          .toString();
+    }
+    LeaderKey k = r.getLeader();
+    String holder = held ? k.getValue().toStringUtf8() + " token=" + k.getToken() + " lease=" + k.getLease() : "none";
+    return r.getKind().name() + " " + name + " " + holder + " index=" + r.getIndex()
+        + (r.getCompacted() ? " compacted" : "");
+  }
+
+  /** Cluster status: several {@code key value} lines, or one JSON object. */
+  public static String status(StatusResponse s, boolean json) {
+    String leader = s.getLeader().isEmpty() ? null : s.getLeader();
+    if (json) {
+      List<Json> members = s.getMembersList().stream()
+          .map(m -> Json.obj().put("id", m.getId()).put("address", m.getAddress())).toList();
+      return Json.obj().put("node", s.getNode()).put("role", s.getRole()).put("leader", leader)
+          .put("term", s.getTerm()).put("commit_index", s.getCommitIndex())
+          .put("applied_index", s.getAppliedIndex()).put("members", members).toString();
+    }
+    StringBuilder members = new StringBuilder();
+    for (Member m : s.getMembersList()) {
+      members.append(members.length() == 0 ? "" : " ").append(m.getId()).append('=').append(m.getAddress())
+          .append(m.getId().equals(s.getLeader()) ? "*" : "");
+    }
+    return String.join(System.lineSeparator(),
+        "node     " + s.getNode() + (s.getRole().isEmpty() ? "" : " (" + s.getRole() + ")"),
+        "leader   " + (leader == null ? "none" : leader),
+        "term     " + s.getTerm(),
+        "commit   " + s.getCommitIndex(),
+        "applied  " + s.getAppliedIndex(),
+        "members  " + members);
+  }
+
+  /** One lease of a listing. */
+  public static String lease(LeaseInfo l, boolean json) {
+    if (json) {
+      return Json.obj().put("id", l.getId()).put("ttl_ms", l.getTtlMs()).put("names", l.getNamesList()).toString();
+    }
+    return "lease " + l.getId() + " ttl=" + l.getTtlMs() + "ms" + names(l.getNamesList());
+  }
+
+  /** A lease's TTL and remaining time. */
+  public static String timeToLive(LeaseTimeToLiveResponse t, boolean json) {
+    if (json) {
+      return Json.obj().put("id", t.getId()).put("ttl_ms", t.getTtlMs()).put("remaining_ms", t.getRemainingMs())
+          .put("names", t.getNamesList()).toString();
+    }
+    return "lease " + t.getId() + " ttl=" + t.getTtlMs() + "ms remaining=" + t.getRemainingMs() + "ms"
+        + names(t.getNamesList());
+  }
+
+  /** A granted or renewed lease: {@code lease ID ttl=Nms}. */
+  public static String leaseTtl(long id, long ttlMs, boolean json) {
+    return json ? Json.obj().put("id", id).put("ttl_ms", ttlMs).toString() : "lease " + id + " ttl=" + ttlMs + "ms";
+  }
+
+  private static String names(List<String> names) {
+    return names.isEmpty() ? "" : " names=" + String.join(",", names);
+  }
+}

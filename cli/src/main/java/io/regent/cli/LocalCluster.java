@@ -1,0 +1,236 @@
+package io.regent.cli;
+
+import io.grpc.ManagedChannel;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.regent.api.v1.ClusterGrpc;
+import io.regent.api.v1.StatusRequest;
+import io.regent.api.v1.StatusResponse;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.Reader;
+import java.io.Writer;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A cluster of local {@code regent server} processes described by {@code DIR/cluster.conf}: node ids, Raft
+ * and API ports. Node {@code n<i>} keeps its data in {@code DIR/n<i>}, its log in {@code DIR/n<i>.log} and
+ * its pid in {@code DIR/n<i>.pid}; {@code DIR/endpoints} lists the API endpoints.
+ */
+final class LocalCluster {
+  static final String HOST = "127.0.0.1";
+
+  /** One node: its id and ports. */
+  record Node(String id, int raftPort, int apiPort) {
+    String raftAddress() {
+      return HOST + ":" + raftPort;
+    }
+
+    String apiAddress() {
+      return HOST + ":" + apiPort;
+    }
+  }
+
+  private final Path dir;
+  private final List<Node> nodes;
+
+  private LocalCluster(Path dir, List<Node> nodes) {
+    this.dir = dir.toAbsolutePath().normalize();
+    this.nodes = List.copyOf(nodes);
+  }
+
+  /** A new layout: node i (1-based) is {@code n<i>}, Raft port base+i, API port base+100+i. */
+  static LocalCluster create(Path dir, int count, int basePort) {
+    List<Node> nodes = new ArrayList<>();
+    for (int i = 1; i <= count; i++) {
+      nodes.add(new Node("n" + i, basePort + i, basePort + 100 + i));
+    }
+    return new LocalCluster(dir, nodes);
+  }
+
+  /** The cluster described by {@code DIR/cluster.conf}, if there is one. */
+  static Optional<LocalCluster> load(Path dir) throws IOException {
+    Path conf = dir.resolve("cluster.conf");
+    if (!Files.exists(conf)) {
+      return Optional.empty();
+    }
+    Properties p = new Properties();
+    try (Reader r = Files.newBufferedReader(conf)) {
+      p.load(r);
+    }
+    List<Node> nodes = new ArrayList<>();
+    for (String id : p.getProperty("nodes", "").split(",")) {
+      try {
+        nodes.add(new Node(id, Integer.parseInt(p.getProperty(id + ".raft-port")),
+            Integer.parseInt(p.getProperty(id + ".api-port"))));
+      } catch (NumberFormatException e) {
+        throw new IOException(conf + " is damaged: no ports for node '" + id + "'");
+      }
+    }
+    return Optional.of(new LocalCluster(dir, nodes));
+  }
+
+  /** Writes {@code cluster.conf} and {@code endpoints}. */
+  void save() throws IOException {
+    Files.createDirectories(dir);
+    Properties p = new Properties();
+    p.setProperty("nodes", String.join(",", nodes.stream().map(Node::id).toList()));
+    for (Node n : nodes) {
+      p.setProperty(n.id() + ".raft-port", String.valueOf(n.raftPort()));
+      p.setProperty(n.id() + ".api-port", String.valueOf(n.apiPort()));
+    }
+    try (Writer w = Files.newBufferedWriter(dir.resolve("cluster.conf"))) {
+      p.store(w, "regent local cluster, written by `regent cluster up`; `up` on this directory restarts these nodes");
+    }
+    Files.writeString(dir.resolve("endpoints"), endpoints() + "\n");
+  }
+
+  Path dir() {
+    return dir;
+  }
+
+  List<Node> nodes() {
+    return nodes;
+  }
+
+  /** The comma-separated API endpoints. */
+  String endpoints() {
+    return String.join(",", nodes.stream().map(Node::apiAddress).toList());
+  }
+
+  Path pidFile(Node n) {
+    return dir.resolve(n.id() + ".pid");
+  }
+
+  /** The running process recorded in the node's pid file, if it is alive and still that node. */
+  Optional<ProcessHandle> process(Node n) {
+    try {
+      if (!Files.exists(pidFile(n))) {
+        return Optional.empty();
+      }
+      long pid = Long.parseLong(Files.readString(pidFile(n)).trim());
+      return ProcessHandle.of(pid).filter(ProcessHandle::isAlive).filter(h -> isNode(h, n));
+    } catch (IOException | NumberFormatException e) {
+      return Optional.empty();
+    }
+  }
+
+  /** Guards against a recycled pid: when the OS tells us the arguments, they must be this node's. */
+  private boolean isNode(ProcessHandle h, Node n) {
+    return h.info().arguments().map(a -> List.of(a).contains(dir.resolve(n.id()).toString())).orElse(true);
+  }
+
+  /** Starts node {@code n} as a detached {@code regent server} process and records its pid. */
+  Process spawn(Node n) throws IOException {
+    checkPorts(n);
+    List<String> cmd = new ArrayList<>();
+    if (Files.isExecutable(Path.of("/usr/bin/setsid"))) {
+      cmd.add("/usr/bin/setsid"); // own session: a Ctrl-C in the terminal that ran `cluster up` does not reach it
+    }
+    cmd.addAll(Launcher.javaCommand(Launcher.SERVER_JVM));
+    cmd.addAll(List.of("server", "--id", n.id(), "--peers", peers(), "--api-port", String.valueOf(n.apiPort()),
+        "--data-dir", dir.resolve(n.id()).toString()));
+    Files.createDirectories(dir.resolve(n.id()));
+    Process p = new ProcessBuilder(cmd).directory(dir.toFile())
+        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
+        .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(n.id() + ".log").toFile()))
+        .redirectErrorStream(true).start();
+    Files.writeString(pidFile(n), p.pid() + "\n");
+    return p;
+  }
+
+  /** Fails when a port of {@code n} is taken. */
+  void checkPorts(Node n) throws IOException {
+    for (int port : new int[] {n.raftPort(), n.apiPort()}) {
+      if (!portFree(port)) {
+        throw new IOException("port " + port + " of node " + n.id() + " is in use (another cluster? try "
+            + "`regent cluster down --dir ...` or another --base-port)");
+      }
+    }
+  }
+
+  private String peers() {
+    return String.join(",", nodes.stream().map(n -> n.id() + "=" + n.raftAddress()).toList());
+  }
+
+  /** Polls every node's linearizable status until one reports a Raft leader; throws after {@code timeoutMs}. */
+  StatusResponse awaitLeader(long timeoutMs, List<Process> started) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    List<ManagedChannel> channels = nodes.stream().map(n -> (ManagedChannel) NettyChannelBuilder
+        .forAddress(HOST, n.apiPort()).usePlaintext().build()).toList();
+    try {
+      while (System.nanoTime() < deadline) {
+        for (int i = 0; i < nodes.size(); i++) {
+          Process p = i < started.size() ? started.get(i) : null;
+          if (p != null && !p.isAlive()) {
+            throw new IOException("node " + nodes.get(i).id() + " exited with code " + p.exitValue() + "; see "
+                + dir.resolve(nodes.get(i).id() + ".log"));
+          }
+          try {
+            StatusResponse s = ClusterGrpc.newBlockingStub(channels.get(i)).withDeadlineAfter(2, TimeUnit.SECONDS)
+                .status(StatusRequest.getDefaultInstance());
+            if (!s.getLeader().isEmpty()) {
+              return s;
+            }
+          } catch (StatusRuntimeException e) {
+            // not up yet, or no leader yet
+          }
+        }
+        Thread.sleep(200);
+      }
+      throw new IOException("no Raft leader after " + timeoutMs / 1000 + " s; see the node logs in " + dir);
+    } finally {
+      channels.forEach(ManagedChannel::shutdownNow);
+    }
+  }
+
+  /** Sends SIGTERM to every recorded node, waits up to {@code graceMs}, then kills what is left. */
+  void stop(long graceMs, PrintWriter err) throws IOException {
+    List<Node> stopping = new ArrayList<>();
+    List<ProcessHandle> handles = new ArrayList<>();
+    for (Node n : nodes) {
+      process(n).ifPresent(h -> {
+        h.destroy();
+        stopping.add(n);
+        handles.add(h);
+      });
+    }
+    if (handles.isEmpty()) {
+      err.println("no running nodes recorded in " + dir);
+    }
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMs);
+    for (int i = 0; i < handles.size(); i++) {
+      ProcessHandle h = handles.get(i);
+      try {
+        h.onExit().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        err.println("stopped " + stopping.get(i).id() + " (pid " + h.pid() + ")");
+      } catch (Exception e) {
+        h.destroyForcibly();
+        err.println("killed " + stopping.get(i).id() + " (pid " + h.pid() + "): it did not stop within "
+            + graceMs / 1000 + " s");
+      }
+    }
+    for (Node n : nodes) {
+      Files.deleteIfExists(pidFile(n));
+    }
+    err.flush();
+  }
+
+  static boolean portFree(int port) {
+    try (ServerSocket s = new ServerSocket()) {
+      s.setReuseAddress(true);
+      s.bind(new InetSocketAddress(HOST, port));
+      return true;
+    } catch (IOException e) {
+      return false;
+    }
+  }
+}

@@ -1,0 +1,51 @@
+package io.regent.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+/** {@code regent}: the command line of a Regent cluster (DESIGN §7). */
+@Command(name = "regent", mixinStandardHelpOptions = true, versionProvider = Regent.Version.class,
+    description = "Raft-replicated leases and elections with fencing tokens.",
+    subcommands = {ServerCommand.class, ClusterCommand.class, ElectCommand.class, ObserveCommand.class,
+        LeaderCommand.class, LeaseCommand.class, StatusCommand.class, DemoCommand.class},
+    footer = {"", "Exit codes: 0 ok, 1 error, 2 usage, 3 no leader / not found, 4 stale fencing token."})
+public final class Regent implements Runnable {
+  @Spec
+  CommandSpec spec;
+
+  @Override
+  public void run() {
+    throw new ParameterException(spec.commandLine(), "missing command");
+  }
+
+  /** A configured command line: central exit-code mapping for usage and execution errors. */
+  public static CommandLine commandLine() {
+    ExitCodes handler = new ExitCodes();
+    return new CommandLine(new Regent())
+        .setExecutionExceptionHandler(handler)
+        .setParameterExceptionHandler(handler);
+  }
+
+  public static void main(String[] args) {
+    if (args.length > 0 && args[0].equals("server")) {
+      // A node logs what it does to stdout (redirected to its log file by `cluster up`); client commands
+      // only log warnings, to stderr, so that their stdout stays machine-readable.
+      System.setProperty("regent.log.target", "System.out");
+      System.setProperty("regent.log.level", "INFO");
+      System.setProperty("regent.log.ratis", "INFO");
+    }
+    System.exit(commandLine().execute(args));
+  }
+
+  /** The version from the jar manifest. */
+  static final class Version implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      String v = Regent.class.getPackage().getImplementationVersion();
+      return new String[] {"regent " + (v == null ? "(development build)" : v)};
+    }
+  }
+}
