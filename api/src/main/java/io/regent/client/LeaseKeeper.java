@@ -70,7 +70,9 @@ public final class LeaseKeeper implements AutoCloseable {
   }
 
   private void start() {
-    renewer.schedule(this::renew, ttlMs / 3, TimeUnit.MILLISECONDS);
+    // ttl/3 after the grant was sent, not after it returned: a slow grant (cold connection) eats validity.
+    long sinceGrantMs = TimeUnit.NANOSECONDS.toMillis(nanoClock.getAsLong() - lastAckSentNanos);
+    renewer.schedule(this::renew, Math.max(0, ttlMs / 3 - sinceGrantMs), TimeUnit.MILLISECONDS);
     watchdog.scheduleWithFixedDelay(this::checkDeadline, 10, 10, TimeUnit.MILLISECONDS);
   }
 
