@@ -6,13 +6,16 @@ import io.regent.api.v1.LeaderKey;
 import io.regent.server.raft.Proposer;
 import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.proto.Campaign;
+import io.regent.statemachine.proto.Code;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.NameRecord;
 import io.regent.statemachine.proto.Resign;
 import io.regent.statemachine.proto.Result;
 import io.regent.statemachine.proto.Withdraw;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiFunction;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -65,9 +68,9 @@ final class Campaigns {
     });
     proposer.propose(LogEntry.newBuilder().setCampaign(Campaign.newBuilder().setName(name).setLeaseId(lease)
         .setValue(value).setLockDelayMs(lockDelayMs))).whenComplete((r, err) -> {
-          if (err != null || r.getElected() || noWait || r.getCode() != io.regent.statemachine.proto.Code.OK) {
+          if (err != null || r.getElected() || noWait || r.getCode() != Code.OK) {
             waiter.close();
-            if (err == null && noWait && !r.getElected() && r.getCode() == io.regent.statemachine.proto.Code.OK) {
+            if (err == null && noWait && !r.getElected() && r.getCode() == Code.OK) {
               giveUp(name, lease);
             }
             answer(obs, answered, err, () -> toResponse.apply(Statuses.check(r).getElected(), holder(r)));
@@ -82,7 +85,7 @@ final class Campaigns {
   }
 
   private static <R> void answer(ServerCallStreamObserver<R> obs, AtomicBoolean answered, Throwable err,
-                                 java.util.function.Supplier<R> response) {
+                                 Supplier<R> response) {
     if (!answered.compareAndSet(false, true)) {
       return;
     }
@@ -106,7 +109,7 @@ final class Campaigns {
             return proposer.propose(LogEntry.newBuilder().setResign(Resign.newBuilder().setName(name)
                 .setToken(r.getName().getHolder().getToken())));
           }
-          return java.util.concurrent.CompletableFuture.completedFuture(r);
+          return CompletableFuture.completedFuture(r);
         })
         .whenComplete((r, err) -> {
           if (err != null) {

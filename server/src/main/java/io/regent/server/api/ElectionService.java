@@ -1,5 +1,6 @@
 package io.regent.server.api;
 
+import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.regent.api.v1.CampaignRequest;
@@ -16,12 +17,13 @@ import io.regent.api.v1.ProclaimRequest;
 import io.regent.api.v1.ProclaimResponse;
 import io.regent.api.v1.ResignRequest;
 import io.regent.api.v1.ResignResponse;
+import io.regent.server.raft.Proposer;
 import io.regent.statemachine.proto.FreshToken;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.NameRecord;
 import io.regent.statemachine.proto.Proclaim;
 import io.regent.statemachine.proto.Resign;
-import io.grpc.Status;
+import java.util.Optional;
 
 /**
  * The {@code regent.v1.Election} service (etcd v3 election API shape). Campaigns are served by
@@ -31,10 +33,9 @@ final class ElectionService extends ElectionGrpc.ElectionImplBase {
   private final Campaigns campaigns;
   private final Observers observers;
   private final StateReader reader;
-  private final io.regent.server.raft.Proposer proposer;
+  private final Proposer proposer;
 
-  ElectionService(Campaigns campaigns, Observers observers, StateReader reader,
-                  io.regent.server.raft.Proposer proposer) {
+  ElectionService(Campaigns campaigns, Observers observers, StateReader reader, Proposer proposer) {
     this.campaigns = campaigns;
     this.observers = observers;
     this.reader = reader;
@@ -88,7 +89,7 @@ final class ElectionService extends ElectionGrpc.ElectionImplBase {
   public void leader(LeaderRequest req, StreamObserver<LeaderResponse> obs) {
     Statuses.guard(obs, () -> {
       String name = Validation.name(req.getName());
-      Statuses.reply(reader.read(req.getSerializable(), txn -> java.util.Optional.ofNullable(txn.name(name))),
+      Statuses.reply(reader.read(req.getSerializable(), txn -> Optional.ofNullable(txn.name(name))),
           rec -> {
             if (rec.isEmpty() || !rec.get().hasHolder()) {
               throw Status.NOT_FOUND.withDescription("'" + name + "' has no leader").asRuntimeException();

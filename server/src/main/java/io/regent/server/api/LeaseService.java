@@ -80,8 +80,14 @@ final class LeaseService extends LeaseGrpc.LeaseImplBase {
     Statuses.reply(confirmer.confirm(List.of(), List.of(req.getId()))
         .thenCompose(r -> reader.awaitApplied(r.getIndex()).thenApply(i -> r)), r -> {
           LeaseStatus s = status(r, req.getId());
-          return LeaseTimeToLiveResponse.newBuilder().setId(req.getId()).setTtlMs(s.getTtlMs())
-              .setRemainingMs(s.getRemainingMs()).build();
+          LeaseTimeToLiveResponse.Builder b = LeaseTimeToLiveResponse.newBuilder().setId(req.getId())
+              .setTtlMs(s.getTtlMs()).setRemainingMs(s.getRemainingMs());
+          // The local replica has applied the Confirm, so it holds the lease's names as of that round.
+          LeaseRecord lease = reader.local(txn -> txn.lease(req.getId()));
+          if (lease != null) {
+            b.addAllNames(lease.getNamesList());
+          }
+          return b.build();
         }, obs);
   }
 

@@ -30,6 +30,11 @@ final class StateReader {
         .thenApply(applied -> stateMachine.read(body));
   }
 
+  /** Reads the local replica at once (callers make sure it has applied what they need). */
+  <T> T local(Function<StateTxn, T> body) {
+    return stateMachine.read(body);
+  }
+
   /** Waits until the local replica has applied {@code index}. */
   CompletableFuture<Long> awaitApplied(long index) {
     return stateMachine.hub().awaitApplied(index);
