@@ -4,6 +4,7 @@ import io.regent.server.api.ApiServer;
 import io.regent.server.lease.Lessor;
 import io.regent.server.raft.Confirmer;
 import io.regent.server.raft.Proposer;
+import io.regent.server.raft.RaftClusterView;
 import io.regent.server.raft.RaftSetup;
 import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.ratis.RegentStateMachine;
@@ -53,7 +54,7 @@ public final class RegentServer implements AutoCloseable {
         .build();
     Proposer proposer = new Proposer(client, config.requestTimeoutMs());
     lessor.setProposer(proposer);
-    this.api = new ApiServer(new InetSocketAddress(config.apiHost(), config.apiPort()), raft, RaftSetup.GROUP_ID,
+    this.api = new ApiServer(new InetSocketAddress(config.apiHost(), config.apiPort()), new RaftClusterView(raft),
         sm, proposer, new Confirmer(proposer), config.minTtlMs(), config.unsafeLocalGrants());
     if (config.unsafeLocalGrants()) {
       LOG.warn("UNSAFE: --unsafe-local-grants is on; this node grants names without Raft (negative control)");

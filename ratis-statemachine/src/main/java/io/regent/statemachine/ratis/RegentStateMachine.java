@@ -5,10 +5,11 @@ import io.regent.statemachine.apply.ApplyOutcome;
 import io.regent.statemachine.apply.EntryCodec;
 import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.proto.LeaseRecord;
-import io.regent.statemachine.proto.LeaseStatus;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.NameRecord;
 import io.regent.statemachine.proto.Result;
+import io.regent.statemachine.replica.ApplyEffects;
+import io.regent.statemachine.replica.ReplicaView;
 import io.regent.statemachine.store.RegentStore;
 import io.regent.statemachine.store.StateTxn;
 import java.io.File;
@@ -52,12 +53,13 @@ import org.slf4j.LoggerFactory;
  * <p>Threading: apply runs on Ratis's single updater thread; reads ({@link #read}) run on any thread and
  * are excluded only while a snapshot install swaps the environment.
  */
-public final class RegentStateMachine extends BaseStateMachine {
+public final class RegentStateMachine extends BaseStateMachine implements ReplicaView {
   private static final Logger LOG = LoggerFactory.getLogger(RegentStateMachine.class);
 
   private final Path lmdbDir;
   private final LeaseTimekeeper timekeeper;
   private final EventHub hub;
+  private final ApplyEffects effects;
   private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
   private final ReadWriteLock swap = new ReentrantReadWriteLock();
   private volatile RegentStore store;
@@ -71,6 +73,7 @@ public final class RegentStateMachine extends BaseStateMachine {
     this.lmdbDir = lmdbDir;
     this.timekeeper = timekeeper;
     this.hub = hub;
+    this.effects = new ApplyEffects(timekeeper, hub);
   }
 
   @Override
@@ -151,43 +154,11 @@ public final class RegentStateMachine extends BaseStateMachine {
         return o;
       });
       updateLastAppliedTermIndex(term, index);
-      if (out == null) {
-        result = Result.newBuilder().setIndex(index).build();
-        hub.publish(index, List.of());
-      } else {
-        result = afterApply(out, term);
-        hub.publish(index, out.events());
-      }
+      result = effects.apply(out, index, term);
     } finally {
       swap.readLock().unlock();
     }
     return CompletableFuture.completedFuture(Message.valueOf(UnsafeByteOperations.unsafeWrap(result.toByteArray())));
-  }
-
-  /** Tells the timekeeper what changed and fills in the leader's lease measurements of a Confirm. */
-  private Result afterApply(ApplyOutcome out, long term) {
-    if (out.granted() != null) {
-      timekeeper.onGranted(out.granted());
-    }
-    if (!out.ended().isEmpty()) {
-      timekeeper.onEnded(out.ended());
-    }
-    out.lockDelays().forEach(timekeeper::onLockDelay);
-    if (out.renewed().isEmpty() && out.queried().isEmpty()) {
-      return out.result();
-    }
-    long[] remaining = timekeeper.confirm(term, out.renewed(), out.queried());
-    Result.Builder r = out.result().toBuilder();
-    int next = 0;
-    for (int i = 0; i < r.getLeasesCount(); i++) {
-      LeaseStatus s = r.getLeases(i);
-      if (s.getAlive()) {
-        long rem = remaining[next++];
-        // -2: the leader already decided this lease expires; it must answer "not found", never "alive".
-        r.setLeases(i, rem == -2 ? s.toBuilder().setAlive(false).build() : s.toBuilder().setRemainingMs(rem).build());
-      }
-    }
-    return r.build();
   }
 
   @Override
@@ -235,6 +206,7 @@ public final class RegentStateMachine extends BaseStateMachine {
    * Runs {@code body} against the local replica's state in a read transaction. The state may lag the
    * leader; callers that need linearizability confirm leadership first and wait for the applied index.
    */
+  @Override
   public <T> T read(Function<StateTxn, T> body) {
     swap.readLock().lock();
     try {
@@ -245,6 +217,7 @@ public final class RegentStateMachine extends BaseStateMachine {
   }
 
   /** The events of this replica's applies. */
+  @Override
   public EventHub hub() {
     return hub;
   }

@@ -40,24 +40,34 @@ public final class RegentStore implements AutoCloseable {
   private final Dbi<byte[]> leases;
   private final Dbi<byte[]> names;
 
-  private RegentStore(Path dir) {
+  private RegentStore(Path dir, EnvFlags... flags) {
     this.dir = dir;
     try {
       Files.createDirectories(dir);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create LMDB directory " + dir, e);
     }
-    // MDB_NOTLS: read transactions are not tied to the thread that opened them (gRPC and Ratis pools).
     this.env = Env.create(PROXY_BA).setMapSize(MAP_SIZE_BYTES).setMaxDbs(4).setMaxReaders(256)
-        .open(dir.toFile(), EnvFlags.MDB_NOTLS, EnvFlags.MDB_NOMETASYNC);
+        .open(dir.toFile(), flags);
     this.meta = env.openDbi("meta", DbiFlags.MDB_CREATE);
     this.leases = env.openDbi("leases", DbiFlags.MDB_CREATE);
     this.names = env.openDbi("names", DbiFlags.MDB_CREATE);
   }
 
-  /** Opens (creating when absent) the environment in {@code dir}. */
+  /**
+   * Opens (creating when absent) the environment in {@code dir}, one fsync per commit (see above).
+   * MDB_NOTLS: read transactions are not tied to the thread that opened them (gRPC and Ratis pools).
+   */
   public static RegentStore open(Path dir) {
-    return new RegentStore(dir);
+    return new RegentStore(dir, EnvFlags.MDB_NOTLS, EnvFlags.MDB_NOMETASYNC);
+  }
+
+  /**
+   * Opens the environment with full durability: a commit returns only after data and meta pages are on
+   * disk. For the single-writer mode, where LMDB itself is the only record of a grant (no Raft log).
+   */
+  public static RegentStore openDurable(Path dir) {
+    return new RegentStore(dir, EnvFlags.MDB_NOTLS);
   }
 
   /**
@@ -72,7 +82,7 @@ public final class RegentStore implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot restore " + dir + " from " + snapshotFile, e);
     }
-    return new RegentStore(dir);
+    return open(dir);
   }
 
   /** Runs {@code body} in a read-only transaction and returns its result. */

@@ -5,15 +5,13 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.regent.server.raft.Confirmer;
-import io.regent.server.raft.Proposer;
-import io.regent.statemachine.ratis.RegentStateMachine;
+import io.regent.server.raft.EntrySubmitter;
+import io.regent.statemachine.replica.ReplicaView;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
-import org.apache.ratis.protocol.RaftGroupId;
-import org.apache.ratis.server.RaftServer;
 
 /** The public gRPC endpoint of one node: services Lease, Election, Lock, Cluster, health and reflection. */
 public final class ApiServer implements AutoCloseable {
@@ -31,11 +29,14 @@ public final class ApiServer implements AutoCloseable {
    * Binds (but does not start) the API.
    *
    * @param address host and port to bind (port 0 picks a free one)
+   * @param cluster what Status reports
+   * @param sm this node's state and events
+   * @param proposer where commands go (Raft, or the single writer's local log)
    * @param minTtlMs smallest TTL a Grant may ask for, ms
    * @param unsafeLocalGrants TESTS ONLY: the Jepsen negative control (see {@code ServerConfig})
    */
-  public ApiServer(InetSocketAddress address, RaftServer raft, RaftGroupId groupId, RegentStateMachine sm,
-                   Proposer proposer, Confirmer confirmer, long minTtlMs, boolean unsafeLocalGrants) {
+  public ApiServer(InetSocketAddress address, ClusterView cluster, ReplicaView sm, EntrySubmitter proposer,
+                   Confirmer confirmer, long minTtlMs, boolean unsafeLocalGrants) {
     StateReader reader = new StateReader(confirmer, sm);
     Campaigns campaigns = new Campaigns(proposer, sm.hub(), unsafeLocalGrants ? new UnsafeLocalGrants(sm) : null);
     HealthStatusManager health = new HealthStatusManager();
@@ -44,7 +45,7 @@ public final class ApiServer implements AutoCloseable {
         .addService(new ElectionService(campaigns, new Observers(reader, sm.hub(), streams, OBSERVE_BUFFER),
             reader, proposer))
         .addService(new LockService(campaigns, proposer))
-        .addService(new ClusterService(raft, groupId, confirmer))
+        .addService(new ClusterService(cluster, confirmer))
         .addService(health.getHealthService())
         .addService(ProtoReflectionServiceV1.newInstance())
         .build();

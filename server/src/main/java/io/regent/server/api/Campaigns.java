@@ -3,7 +3,7 @@ package io.regent.server.api;
 import com.google.protobuf.ByteString;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.regent.api.v1.LeaderKey;
-import io.regent.server.raft.Proposer;
+import io.regent.server.raft.EntrySubmitter;
 import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.proto.Campaign;
 import io.regent.statemachine.proto.Code;
@@ -27,12 +27,12 @@ import org.slf4j.LoggerFactory;
 final class Campaigns {
   private static final Logger LOG = LoggerFactory.getLogger(Campaigns.class);
 
-  private final Proposer proposer;
+  private final EntrySubmitter proposer;
   private final EventHub hub;
   private final UnsafeLocalGrants unsafe;
 
   /** @param unsafe the negative-control mode, or {@code null} (always, outside tests) */
-  Campaigns(Proposer proposer, EventHub hub, UnsafeLocalGrants unsafe) {
+  Campaigns(EntrySubmitter proposer, EventHub hub, UnsafeLocalGrants unsafe) {
     this.proposer = proposer;
     this.hub = hub;
     this.unsafe = unsafe;

@@ -17,7 +17,7 @@ import io.regent.api.v1.ProclaimRequest;
 import io.regent.api.v1.ProclaimResponse;
 import io.regent.api.v1.ResignRequest;
 import io.regent.api.v1.ResignResponse;
-import io.regent.server.raft.Proposer;
+import io.regent.server.raft.EntrySubmitter;
 import io.regent.statemachine.proto.FreshToken;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.NameRecord;
@@ -33,9 +33,9 @@ final class ElectionService extends ElectionGrpc.ElectionImplBase {
   private final Campaigns campaigns;
   private final Observers observers;
   private final StateReader reader;
-  private final Proposer proposer;
+  private final EntrySubmitter proposer;
 
-  ElectionService(Campaigns campaigns, Observers observers, StateReader reader, Proposer proposer) {
+  ElectionService(Campaigns campaigns, Observers observers, StateReader reader, EntrySubmitter proposer) {
     this.campaigns = campaigns;
     this.observers = observers;
     this.reader = reader;

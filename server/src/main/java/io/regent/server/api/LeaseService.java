@@ -15,7 +15,7 @@ import io.regent.api.v1.LeaseRevokeResponse;
 import io.regent.api.v1.LeaseTimeToLiveRequest;
 import io.regent.api.v1.LeaseTimeToLiveResponse;
 import io.regent.server.raft.Confirmer;
-import io.regent.server.raft.Proposer;
+import io.regent.server.raft.EntrySubmitter;
 import io.regent.statemachine.apply.Limits;
 import io.regent.statemachine.proto.Grant;
 import io.regent.statemachine.proto.LeaseRecord;
@@ -32,12 +32,12 @@ import java.util.List;
  * leader of the round's term, which renewed the deadline (DESIGN §3). Anything less answers UNAVAILABLE.
  */
 final class LeaseService extends LeaseGrpc.LeaseImplBase {
-  private final Proposer proposer;
+  private final EntrySubmitter proposer;
   private final Confirmer confirmer;
   private final StateReader reader;
   private final long minTtlMs;
 
-  LeaseService(Proposer proposer, Confirmer confirmer, StateReader reader, long minTtlMs) {
+  LeaseService(EntrySubmitter proposer, Confirmer confirmer, StateReader reader, long minTtlMs) {
     this.proposer = proposer;
     this.confirmer = confirmer;
     this.reader = reader;

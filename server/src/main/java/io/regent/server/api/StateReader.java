@@ -1,7 +1,7 @@
 package io.regent.server.api;
 
 import io.regent.server.raft.Confirmer;
-import io.regent.statemachine.ratis.RegentStateMachine;
+import io.regent.statemachine.replica.ReplicaView;
 import io.regent.statemachine.store.StateTxn;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -13,9 +13,9 @@ import java.util.function.Function;
  */
 final class StateReader {
   private final Confirmer confirmer;
-  private final RegentStateMachine stateMachine;
+  private final ReplicaView stateMachine;
 
-  StateReader(Confirmer confirmer, RegentStateMachine stateMachine) {
+  StateReader(Confirmer confirmer, ReplicaView stateMachine) {
     this.confirmer = confirmer;
     this.stateMachine = stateMachine;
   }

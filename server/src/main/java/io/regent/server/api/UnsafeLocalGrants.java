@@ -3,7 +3,7 @@ package io.regent.server.api;
 import com.google.protobuf.ByteString;
 import io.regent.api.v1.LeaderKey;
 import io.regent.statemachine.proto.NameRecord;
-import io.regent.statemachine.ratis.RegentStateMachine;
+import io.regent.statemachine.replica.ReplicaView;
 
 /**
  * The Jepsen negative control, never for production: grants a name that this node's replica sees as free,
@@ -12,9 +12,9 @@ import io.regent.statemachine.ratis.RegentStateMachine;
  * checkers must flag; a checker that stays green against this mode proves nothing.
  */
 final class UnsafeLocalGrants {
-  private final RegentStateMachine stateMachine;
+  private final ReplicaView stateMachine;
 
-  UnsafeLocalGrants(RegentStateMachine stateMachine) {
+  UnsafeLocalGrants(ReplicaView stateMachine) {
     this.stateMachine = stateMachine;
   }
 

@@ -21,12 +21,12 @@ import java.util.concurrent.CompletableFuture;
  * <p>Thread-safe; one round is in flight at a time per node.
  */
 public final class Confirmer {
-  private final Proposer proposer;
+  private final EntrySubmitter proposer;
   private List<Pending> waiting = new ArrayList<>();
   private boolean inFlight;
 
   /** @param proposer submits the Confirm entries */
-  public Confirmer(Proposer proposer) {
+  public Confirmer(EntrySubmitter proposer) {
     this.proposer = proposer;
   }
 

@@ -1,0 +1,69 @@
+package io.regent.statemachine.replica;
+
+import io.regent.statemachine.apply.ApplyOutcome;
+import io.regent.statemachine.event.EventHub;
+import io.regent.statemachine.proto.LeaseStatus;
+import io.regent.statemachine.proto.Result;
+import io.regent.statemachine.ratis.LeaseTimekeeper;
+import java.util.List;
+
+/**
+ * What happens after an entry's state change is committed to LMDB: the leader's lease clock learns what
+ * changed, a Confirm's lease statuses get the leader's measurements, and the events reach subscribers.
+ * Shared by the Raft state machine and the single-writer node so both behave the same.
+ */
+public final class ApplyEffects {
+  private final LeaseTimekeeper timekeeper;
+  private final EventHub hub;
+
+  /**
+   * @param timekeeper the leader-side lease clock
+   * @param hub receives every applied entry's events, in log order
+   */
+  public ApplyEffects(LeaseTimekeeper timekeeper, EventHub hub) {
+    this.timekeeper = timekeeper;
+    this.hub = hub;
+  }
+
+  /**
+   * Runs the effects of the entry at {@code index} of {@code term}; {@code out} is {@code null} when the
+   * entry was skipped (a replay of what LMDB already holds).
+   *
+   * @return the reply to the proposer
+   */
+  public Result apply(ApplyOutcome out, long index, long term) {
+    if (out == null) {
+      hub.publish(index, List.of());
+      return Result.newBuilder().setIndex(index).build();
+    }
+    if (out.granted() != null) {
+      timekeeper.onGranted(out.granted());
+    }
+    if (!out.ended().isEmpty()) {
+      timekeeper.onEnded(out.ended());
+    }
+    out.lockDelays().forEach(timekeeper::onLockDelay);
+    Result result = measured(out, term);
+    hub.publish(index, out.events());
+    return result;
+  }
+
+  /** Fills in the leader's measurements of the leases a Confirm renewed or asked about. */
+  private Result measured(ApplyOutcome out, long term) {
+    if (out.renewed().isEmpty() && out.queried().isEmpty()) {
+      return out.result();
+    }
+    long[] remaining = timekeeper.confirm(term, out.renewed(), out.queried());
+    Result.Builder r = out.result().toBuilder();
+    int next = 0;
+    for (int i = 0; i < r.getLeasesCount(); i++) {
+      LeaseStatus s = r.getLeases(i);
+      if (s.getAlive()) {
+        long rem = remaining[next++];
+        // -2: the leader already decided this lease expires; it must answer "not found", never "alive".
+        r.setLeases(i, rem == -2 ? s.toBuilder().setAlive(false).build() : s.toBuilder().setRemainingMs(rem).build());
+      }
+    }
+    return r.build();
+  }
+}

@@ -1,0 +1,90 @@
+package io.regent.server.single;
+
+import io.regent.server.raft.EntrySubmitter;
+import io.regent.statemachine.apply.Applier;
+import io.regent.statemachine.apply.ApplyOutcome;
+import io.regent.statemachine.apply.EntryCodec;
+import io.regent.statemachine.event.EventHub;
+import io.regent.statemachine.proto.LogEntry;
+import io.regent.statemachine.proto.Result;
+import io.regent.statemachine.ratis.LeaseTimekeeper;
+import io.regent.statemachine.replica.ApplyEffects;
+import io.regent.statemachine.replica.ReplicaView;
+import io.regent.statemachine.store.RegentStore;
+import io.regent.statemachine.store.StateTxn;
+import java.nio.file.Path;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Function;
+
+/**
+ * The single-writer baseline (DESIGN §6): the same apply as the Raft state machine, in one process, with
+ * no consensus. Each command takes the next index from LMDB's applied-index counter and is committed with
+ * a full fsync before the reply, so tokens are strictly increasing across restarts; the node is simply
+ * unavailable while it is down (CP by construction: there is one copy).
+ *
+ * <p>Commands are applied one at a time on a dedicated thread, in arrival order.
+ */
+public final class SingleWriterLog implements EntrySubmitter, ReplicaView, AutoCloseable {
+  /** The single writer's only "term": nothing else can ever propose. */
+  public static final long TERM = 1;
+
+  private final RegentStore store;
+  private final EventHub hub;
+  private final ApplyEffects effects;
+  private final ExecutorService writer = Executors.newSingleThreadExecutor(r -> {
+    Thread t = new Thread(r, "regent-single-writer");
+    t.setDaemon(true);
+    return t;
+  });
+
+  /**
+   * Opens (or creates) the state in {@code lmdbDir} and declares this node the ready leader of
+   * {@link #TERM}: every lease gets a full TTL from now, as after any leader change.
+   */
+  public SingleWriterLog(Path lmdbDir, LeaseTimekeeper timekeeper, EventHub hub) {
+    this.store = RegentStore.openDurable(lmdbDir);
+    this.hub = hub;
+    this.effects = new ApplyEffects(timekeeper, hub);
+    hub.reset(store.read(StateTxn::appliedIndex));
+    timekeeper.onLeaderReady(TERM, store.read(StateTxn::allLeases), store.read(txn -> txn.allNames().stream()
+        .filter(n -> n.getLockDelayMs() > 0).toList()));
+  }
+
+  @Override
+  public CompletableFuture<Result> propose(LogEntry.Builder entry) {
+    LogEntry e = entry.setVersion(EntryCodec.VERSION).build();
+    return CompletableFuture.supplyAsync(() -> {
+      long[] index = new long[1];
+      ApplyOutcome out = store.write(txn -> {
+        index[0] = txn.appliedIndex() + 1;
+        ApplyOutcome o = Applier.apply(txn, e, index[0], TERM);
+        txn.setAppliedIndex(index[0]);
+        return o;
+      });
+      return effects.apply(out, index[0], TERM);
+    }, writer);
+  }
+
+  @Override
+  public <T> T read(Function<StateTxn, T> body) {
+    return store.read(body);
+  }
+
+  @Override
+  public EventHub hub() {
+    return hub;
+  }
+
+  /** Index of the last applied command. */
+  public long appliedIndex() {
+    return store.read(StateTxn::appliedIndex);
+  }
+
+  @Override
+  public void close() {
+    writer.shutdown();
+    store.close();
+  }
+}

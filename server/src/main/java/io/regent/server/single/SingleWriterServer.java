@@ -1,0 +1,74 @@
+package io.regent.server.single;
+
+import io.regent.api.v1.Member;
+import io.regent.api.v1.StatusResponse;
+import io.regent.server.ServerConfig;
+import io.regent.server.api.ApiServer;
+import io.regent.server.lease.Lessor;
+import io.regent.server.raft.Confirmer;
+import io.regent.statemachine.event.EventHub;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code regent server --single-writer}: one process, no Raft, the same public API and tokens (DESIGN §6).
+ * It is the baseline the consensus cluster is measured against: cheaper per grant, unavailable while down.
+ */
+public final class SingleWriterServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(SingleWriterServer.class);
+  /** The node id Status reports. */
+  public static final String NODE_ID = "single-writer";
+
+  private final Lessor lessor;
+  private final SingleWriterLog log;
+  private final ApiServer api;
+
+  private SingleWriterServer(String apiHost, int apiPort, Path dataDir) {
+    this.lessor = new Lessor(System::nanoTime, 50);
+    this.log = new SingleWriterLog(dataDir.resolve("lmdb"), lessor, new EventHub(10_000));
+    lessor.setProposer(log);
+    String address = apiHost + ":" + apiPort;
+    this.api = new ApiServer(new InetSocketAddress(apiHost, apiPort), () -> status(address), log, log,
+        new Confirmer(log), minTtlMs(), false);
+  }
+
+  /**
+   * Starts a single-writer node whose state lives in {@code dataDir/lmdb}.
+   *
+   * @param apiPort port of the public gRPC API (0 picks a free one)
+   */
+  public static SingleWriterServer start(String apiHost, int apiPort, Path dataDir) throws IOException {
+    SingleWriterServer s = new SingleWriterServer(apiHost, apiPort, dataDir);
+    s.api.start();
+    LOG.info("single writer serving the API on {}:{} (no Raft; every command fsynced before its reply)", apiHost,
+        s.api.port());
+    return s;
+  }
+
+  /** The same minimum TTL as a cluster with default election timeouts, so clients see one contract. */
+  static long minTtlMs() {
+    return ServerConfig.DEFAULT_ELECTION_MAX_MS * 3 / 2;
+  }
+
+  private StatusResponse status(String address) {
+    long applied = log.appliedIndex();
+    return StatusResponse.newBuilder().setNode(NODE_ID).setLeader(NODE_ID).setTerm(SingleWriterLog.TERM)
+        .setCommitIndex(applied).setAppliedIndex(applied).setRole("SINGLE_WRITER")
+        .addMembers(Member.newBuilder().setId(NODE_ID).setAddress(address)).build();
+  }
+
+  /** Port of the public gRPC API. */
+  public int apiPort() {
+    return api.port();
+  }
+
+  @Override
+  public void close() throws Exception {
+    api.close();
+    lessor.close();
+    log.close();
+  }
+}
