@@ -2,6 +2,7 @@ package io.regent.cli;
 
 import io.regent.server.RegentServer;
 import io.regent.server.ServerConfig;
+import io.regent.server.single.SingleWriterServer;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.concurrent.Callable;
@@ -13,7 +14,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-/** {@code regent server}: runs one Raft node and its public API until SIGINT/SIGTERM. */
+/** {@code regent server}: runs one Raft node (or the single writer) and its public API until SIGINT/SIGTERM. */
 @Command(name = "server", mixinStandardHelpOptions = true,
     description = {"Runs one Regent node (Ratis + public gRPC API) until SIGINT/SIGTERM.",
         "Example: regent server --id n1 --peers n1=127.0.0.1:7001,n2=127.0.0.1:7002,n3=127.0.0.1:7003 "
@@ -46,7 +47,8 @@ public final class ServerCommand implements Callable<Integer> {
           + "The minimum lease TTL is 1.5 x MAX.")
   String electionTimeout;
 
-  @Option(names = "--single-writer", description = "single-process mode without Raft (not implemented yet)")
+  @Option(names = "--single-writer", description = "one process, no Raft: the baseline of the comparisons "
+      + "(same API and tokens; every command fsynced before its reply; unavailable while down)")
   boolean singleWriter;
 
   @Option(names = "--unsafe-local-grants", hidden = true,
@@ -56,7 +58,10 @@ public final class ServerCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     if (singleWriter) {
-      throw new ParameterException(spec.commandLine(), "--single-writer is not implemented yet");
+      if (id != null || peers != null || unsafeLocalGrants) {
+        throw new ParameterException(spec.commandLine(), "--single-writer takes no --id, --peers or cluster flags");
+      }
+      return serve(SingleWriterServer.start(apiHost, apiPort, dataDir.toAbsolutePath()));
     }
     if (id == null || peers == null) {
       throw new ParameterException(spec.commandLine(), "--id and --peers are required");
@@ -75,14 +80,18 @@ public final class ServerCommand implements Callable<Integer> {
       System.err.println("WARNING: --unsafe-local-grants: this node grants names without Raft and breaks every "
           + "guarantee; it exists only as the negative control of the Jepsen tests");
     }
-    RegentServer server = RegentServer.start(config);
+    return serve(RegentServer.start(config));
+  }
+
+  /** Runs {@code server} until SIGINT/SIGTERM, then closes it; exit code 0. */
+  private int serve(AutoCloseable server) throws InterruptedException {
     AtomicBoolean closed = new AtomicBoolean();
     Runnable stop = () -> {
       if (closed.compareAndSet(false, true)) {
         try {
           server.close();
         } catch (Exception e) {
-          System.err.println("error: stopping node " + id + ": " + e);
+          System.err.println("error: stopping the node: " + e);
         }
       }
     };
