@@ -29,6 +29,12 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
   /** See {@link #DEFAULT_ELECTION_MIN_MS}. */
   public static final long DEFAULT_ELECTION_MAX_MS = 1200;
 
+  /**
+   * Validates the settings.
+   *
+   * @throws IllegalArgumentException when {@code nodeId} is not a peer or the election timeouts are not
+   *     {@code 0 < min <= max}
+   */
   public ServerConfig {
     peers = new LinkedHashMap<>(peers);
     if (!peers.containsKey(nodeId)) {
