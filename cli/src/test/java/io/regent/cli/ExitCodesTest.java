@@ -83,7 +83,7 @@ class ExitCodesTest {
     assertThat(cmd.execute("cluster", "up", "--nodes", "4")).isEqualTo(ExitCodes.USAGE);
     assertThat(cmd.execute("server", "--id", "n9", "--peers", "n1=127.0.0.1:7001", "--data-dir", "x"))
         .isEqualTo(ExitCodes.USAGE);
-    assertThat(cmd.execute("server", "--single-writer", "--data-dir", "x")).isEqualTo(ExitCodes.USAGE);
+    assertThat(cmd.execute("server", "--single-writer", "--id", "n1", "--data-dir", "x")).isEqualTo(ExitCodes.USAGE);
     assertThat(err.toString().lines()).hasSize(6).allMatch(l -> l.startsWith("error: "));
   }
 }
