@@ -1,7 +1,10 @@
 package io.regent.server;
 
+import io.grpc.ServerInterceptor;
 import io.regent.server.api.ApiServer;
 import io.regent.server.lease.Lessor;
+import io.regent.server.metrics.MetricsHttpServer;
+import io.regent.server.metrics.RegentMetrics;
 import io.regent.server.raft.Confirmer;
 import io.regent.server.raft.Proposer;
 import io.regent.server.raft.RaftClusterView;
@@ -38,14 +41,17 @@ public final class RegentServer implements AutoCloseable {
   private final RaftServer raft;
   private final RaftClient client;
   private final ApiServer api;
+  private final RegentMetrics metrics;
+  private MetricsHttpServer metricsHttp;
 
   private RegentServer(ServerConfig config) throws IOException {
     this.config = config;
     RaftProperties props = RaftSetup.properties(config);
     RaftGroup group = RaftSetup.group(config);
     this.lessor = new Lessor(System::nanoTime, EXPIRY_SCAN_MS);
-    RegentStateMachine sm = new RegentStateMachine(config.dataDir().resolve("lmdb"), lessor,
-        new EventHub(EVENT_HISTORY));
+    this.metrics = config.metricsPort() >= 0 ? new RegentMetrics(config.nodeId()) : null;
+    RegentStateMachine sm = new RegentStateMachine(config.dataDir().resolve("lmdb"),
+        metrics == null ? lessor : metrics.countingTimekeeper(lessor), new EventHub(EVENT_HISTORY));
     this.raft = RaftServer.newBuilder().setServerId(RaftPeerId.valueOf(config.nodeId())).setGroup(group)
         .setProperties(props).setStateMachine(sm).setOption(RaftStorage.StartupOption.RECOVER).build();
     this.client = RaftClient.newBuilder().setProperties(props).setRaftGroup(group)
@@ -55,7 +61,12 @@ public final class RegentServer implements AutoCloseable {
     Proposer proposer = new Proposer(client, config.requestTimeoutMs());
     lessor.setProposer(proposer);
     this.api = new ApiServer(new InetSocketAddress(config.apiHost(), config.apiPort()), new RaftClusterView(raft),
-        sm, proposer, new Confirmer(proposer), config.minTtlMs(), config.unsafeLocalGrants());
+        sm, proposer, new Confirmer(proposer), config.minTtlMs(), config.unsafeLocalGrants(),
+        metrics == null ? new ServerInterceptor[0] : new ServerInterceptor[] {metrics.grpcInterceptor()});
+    if (metrics != null) {
+      metrics.bindReplica(sm);
+      metrics.bindRaft(raft, RaftSetup.GROUP_ID);
+    }
     if (config.unsafeLocalGrants()) {
       LOG.warn("UNSAFE: --unsafe-local-grants is on; this node grants names without Raft (negative control)");
     }
@@ -66,6 +77,11 @@ public final class RegentServer implements AutoCloseable {
     RegentServer s = new RegentServer(config);
     s.raft.start();
     s.api.start();
+    if (s.metrics != null) {
+      s.metricsHttp = MetricsHttpServer.start(config.apiHost(), config.metricsPort(), s.metrics);
+      LOG.info("node {} serving /metrics, /healthz and /readyz on {}:{}", config.nodeId(), config.apiHost(),
+          s.metricsHttp.port());
+    }
     LOG.info("node {} serving the API on {}:{}, Raft on {}", config.nodeId(), config.apiHost(), s.api.port(),
         config.peers().get(config.nodeId()));
     return s;
@@ -74,6 +90,11 @@ public final class RegentServer implements AutoCloseable {
   /** Port of the public gRPC API. */
   public int apiPort() {
     return api.port();
+  }
+
+  /** Port of the metrics and health endpoint, or -1 when it has none. */
+  public int metricsPort() {
+    return metricsHttp == null ? -1 : metricsHttp.port();
   }
 
   /** This node's configuration. */
@@ -88,6 +109,12 @@ public final class RegentServer implements AutoCloseable {
 
   @Override
   public void close() throws Exception {
+    if (metricsHttp != null) {
+      metricsHttp.close();
+    }
+    if (metrics != null) {
+      metrics.close();
+    }
     api.close();
     client.close();
     raft.close();

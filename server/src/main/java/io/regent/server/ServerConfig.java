@@ -19,10 +19,13 @@ import java.util.Map;
  * @param requestTimeoutMs how long a proposal may take before the API answers UNAVAILABLE
  * @param unsafeLocalGrants TESTS ONLY (the Jepsen negative control): a Campaign on a name this node sees
  *     as free is answered "elected" at once, from local state, without Raft; breaks every guarantee
+ * @param metricsPort port of the HTTP endpoint serving {@code /metrics}, {@code /healthz} and {@code /readyz}
+ *     on {@code apiHost}; -1 (the default) serves none, 0 picks a free port
  */
 public record ServerConfig(String nodeId, Map<String, String> peers, String apiHost, int apiPort, Path dataDir,
                            long electionTimeoutMinMs, long electionTimeoutMaxMs, long snapshotThreshold,
-                           long logSegmentBytes, long requestTimeoutMs, boolean unsafeLocalGrants) {
+                           long logSegmentBytes, long requestTimeoutMs, boolean unsafeLocalGrants,
+                           int metricsPort) {
 
   /** Default election timeouts: 600–1200 ms, so the minimum TTL is 1.8 s (tests can use 2–3 s TTLs). */
   public static final long DEFAULT_ELECTION_MIN_MS = 600;
@@ -44,6 +47,17 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
       throw new IllegalArgumentException("election timeout range " + electionTimeoutMinMs + ".."
           + electionTimeoutMaxMs + " ms is invalid");
     }
+    if (metricsPort < -1 || metricsPort > 65_535) {
+      throw new IllegalArgumentException("metrics port " + metricsPort + " is outside -1..65535");
+    }
+  }
+
+  /** A node without a metrics endpoint (the settings before metrics existed; see {@link #withMetricsPort}). */
+  public ServerConfig(String nodeId, Map<String, String> peers, String apiHost, int apiPort, Path dataDir,
+                      long electionTimeoutMinMs, long electionTimeoutMaxMs, long snapshotThreshold,
+                      long logSegmentBytes, long requestTimeoutMs, boolean unsafeLocalGrants) {
+    this(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs, snapshotThreshold,
+        logSegmentBytes, requestTimeoutMs, unsafeLocalGrants, -1);
   }
 
   /** A node with default timings: snapshots every 10 000 entries, 8 MiB log segments, 10 s requests. */
@@ -60,18 +74,24 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
   /** A copy whose proposals give up (UNAVAILABLE) after {@code ms}. */
   public ServerConfig withRequestTimeout(long ms) {
     return new ServerConfig(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs,
-        snapshotThreshold, logSegmentBytes, ms, unsafeLocalGrants);
+        snapshotThreshold, logSegmentBytes, ms, unsafeLocalGrants, metricsPort);
   }
 
   /** A copy with other snapshot and segment sizes (tests force purges and snapshot installs with these). */
   public ServerConfig withSnapshots(long threshold, long segmentBytes) {
     return new ServerConfig(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs,
-        threshold, segmentBytes, requestTimeoutMs, unsafeLocalGrants);
+        threshold, segmentBytes, requestTimeoutMs, unsafeLocalGrants, metricsPort);
   }
 
   /** A copy with the unsafe local-grant mode switched on or off (see {@code unsafeLocalGrants}). */
   public ServerConfig withUnsafeLocalGrants(boolean unsafe) {
     return new ServerConfig(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs,
-        snapshotThreshold, logSegmentBytes, requestTimeoutMs, unsafe);
+        snapshotThreshold, logSegmentBytes, requestTimeoutMs, unsafe, metricsPort);
+  }
+
+  /** A copy serving metrics and health on {@code port} (-1: none, 0: a free port). */
+  public ServerConfig withMetricsPort(int port) {
+    return new ServerConfig(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs,
+        snapshotThreshold, logSegmentBytes, requestTimeoutMs, unsafeLocalGrants, port);
   }
 }

@@ -1,6 +1,7 @@
 package io.regent.server.api;
 
 import io.grpc.Server;
+import io.grpc.ServerInterceptor;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
@@ -34,18 +35,22 @@ public final class ApiServer implements AutoCloseable {
    * @param proposer where commands go (Raft, or the single writer's local log)
    * @param minTtlMs smallest TTL a Grant may ask for, ms
    * @param unsafeLocalGrants TESTS ONLY: the Jepsen negative control (see {@code ServerConfig})
+   * @param interceptors wrap every call (metrics)
    */
   public ApiServer(InetSocketAddress address, ClusterView cluster, ReplicaView sm, EntrySubmitter proposer,
-                   Confirmer confirmer, long minTtlMs, boolean unsafeLocalGrants) {
+                   Confirmer confirmer, long minTtlMs, boolean unsafeLocalGrants, ServerInterceptor... interceptors) {
     StateReader reader = new StateReader(confirmer, sm);
     Campaigns campaigns = new Campaigns(proposer, sm.hub(), unsafeLocalGrants ? new UnsafeLocalGrants(sm) : null);
     HealthStatusManager health = new HealthStatusManager();
-    this.server = NettyServerBuilder.forAddress(address)
+    NettyServerBuilder builder = NettyServerBuilder.forAddress(address);
+    java.util.Arrays.stream(interceptors).forEach(builder::intercept);
+    this.server = builder
         .addService(new LeaseService(proposer, confirmer, reader, minTtlMs))
         .addService(new ElectionService(campaigns, new Observers(reader, sm.hub(), streams, OBSERVE_BUFFER),
             reader, proposer))
         .addService(new LockService(campaigns, proposer))
         .addService(new ClusterService(cluster, confirmer))
+        .addService(new MaintenanceService(confirmer, sm, streams))
         .addService(health.getHealthService())
         .addService(ProtoReflectionServiceV1.newInstance())
         .build();

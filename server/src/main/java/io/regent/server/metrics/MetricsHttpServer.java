@@ -1,0 +1,88 @@
+package io.regent.server.metrics;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Supplier;
+
+/**
+ * The node's HTTP side door, on the JDK's built-in server: {@code GET /metrics} (Prometheus text format
+ * 0.0.4), {@code GET /healthz} (200 while the process serves HTTP) and {@code GET /readyz} (200 when the node
+ * is ready, else 503 with the reason on one line).
+ */
+public final class MetricsHttpServer implements AutoCloseable {
+  static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
+
+  private final HttpServer server;
+  private final ExecutorService executor = Executors.newFixedThreadPool(2, r -> {
+    Thread t = new Thread(r, "regent-metrics-http");
+    t.setDaemon(true);
+    return t;
+  });
+
+  private MetricsHttpServer(InetSocketAddress address, Supplier<String> scrape, Supplier<Optional<String>> notReady)
+      throws IOException {
+    this.server = HttpServer.create(address, 16);
+    server.createContext("/metrics", ex -> answer(ex, 200, PROMETHEUS_TEXT, scrape.get()));
+    server.createContext("/healthz", ex -> answer(ex, 200, "text/plain", "ok\n"));
+    server.createContext("/readyz", ex -> {
+      Optional<String> reason;
+      try {
+        reason = notReady.get();
+      } catch (RuntimeException e) {
+        reason = Optional.of("readiness check failed: " + e);
+      }
+      answer(ex, reason.isEmpty() ? 200 : 503, "text/plain", reason.map(r -> "not ready: " + r).orElse("ready") + "\n");
+    });
+    server.setExecutor(executor);
+  }
+
+  /** Serves {@code metrics} on {@code host:port} (port 0 picks a free one). */
+  public static MetricsHttpServer start(String host, int port, RegentMetrics metrics) throws IOException {
+    return start(new InetSocketAddress(host, port), metrics::scrape, metrics::notReadyReason);
+  }
+
+  /** Serves a scrape function and a readiness check (empty: ready) on {@code address}. */
+  public static MetricsHttpServer start(InetSocketAddress address, Supplier<String> scrape,
+                                        Supplier<Optional<String>> notReady) throws IOException {
+    MetricsHttpServer s = new MetricsHttpServer(address, scrape, notReady);
+    s.server.start();
+    return s;
+  }
+
+  /** The bound port. */
+  public int port() {
+    return server.getAddress().getPort();
+  }
+
+  private static void answer(HttpExchange ex, int code, String type, String body) throws IOException {
+    try (ex) {
+      if (!ex.getRequestMethod().equals("GET") && !ex.getRequestMethod().equals("HEAD")) {
+        ex.sendResponseHeaders(405, -1);
+        return;
+      }
+      byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+      ex.getResponseHeaders().set("Content-Type", type);
+      if (ex.getRequestMethod().equals("HEAD")) {
+        ex.sendResponseHeaders(code, -1);
+        return;
+      }
+      ex.sendResponseHeaders(code, bytes.length);
+      try (OutputStream out = ex.getResponseBody()) {
+        out.write(bytes);
+      }
+    }
+  }
+
+  @Override
+  public void close() {
+    server.stop(0);
+    executor.shutdownNow();
+  }
+}

@@ -1,0 +1,124 @@
+package io.regent.server.metrics;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.google.protobuf.ByteString;
+import io.regent.client.RegentClient;
+import io.regent.server.cluster.LocalCluster;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A 1-node cluster with a metrics port: /metrics has every series with plausible values; /readyz is 200. */
+class MetricsEndpointTest {
+  @TempDir
+  Path dir;
+  LocalCluster cluster;
+  final HttpClient http = HttpClient.newHttpClient();
+
+  @AfterEach
+  void stop() throws Exception {
+    cluster.close();
+  }
+
+  @Test
+  void scrapeAfterAGrantAndACampaign() throws Exception {
+    cluster = LocalCluster.start(1, dir, c -> c.withMetricsPort(0).withSnapshots(40, 8 * 1024));
+    cluster.awaitLeader();
+    int port = cluster.node(0).metricsPort();
+    assertThat(port).isPositive();
+    assertThat(get(port, "/healthz").statusCode()).isEqualTo(200);
+    await().atMost(Duration.ofSeconds(10)).until(() -> get(port, "/readyz").statusCode() == 200);
+    assertThat(get(port, "/readyz").body()).isEqualTo("ready\n");
+
+    RegentClient client = cluster.clientOf(0);
+    long lease = client.grant(60_000);
+    long token = client.campaign("jobs", lease, ByteString.copyFromUtf8("a")).getToken();
+    long other = client.grant(60_000);
+    client.keepAlive(lease, 5_000);
+    // A second candidate waits behind the holder: campaign in the background.
+    Thread waiter = new Thread(() -> {
+      try {
+        client.campaign("jobs", other, ByteString.copyFromUtf8("b"));
+      } catch (RuntimeException ignored) {
+        // cancelled when the cluster stops
+      }
+    });
+    waiter.setDaemon(true);
+    waiter.start();
+
+    HttpResponse<String> r = get(port, "/metrics");
+    assertThat(r.statusCode()).isEqualTo(200);
+    assertThat(r.headers().firstValue("Content-Type").orElse("")).startsWith("text/plain");
+    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+      String m = get(port, "/metrics").body();
+      assertThat(value(m, "regent_leases_live")).isEqualTo(2);
+      assertThat(value(m, "regent_names_held")).isEqualTo(1);
+      assertThat(value(m, "regent_candidates_waiting")).isEqualTo(1);
+    });
+    String m = get(port, "/metrics").body();
+    assertThat(value(m, "regent_lease_grants_total")).isEqualTo(2);
+    assertThat(value(m, "regent_lease_ends_total")).isZero();
+    assertThat(value(m, "regent_ownership_changes_total{kind=\"elected\"")).isEqualTo(1);
+    assertThat(value(m, "regent_ownership_changes_total{kind=\"resigned\"")).isZero();
+    assertThat(value(m, "regent_raft_term")).isGreaterThanOrEqualTo(1);
+    assertThat(value(m, "regent_raft_commit_index")).isGreaterThanOrEqualTo(token);
+    assertThat(value(m, "regent_raft_applied_index")).isGreaterThanOrEqualTo(token);
+    assertThat(value(m, "regent_raft_is_leader")).isEqualTo(1);
+    assertThat(value(m, "regent_raft_has_leader")).isEqualTo(1);
+    assertThat(value(m, "regent_raft_leader_changes_total")).isGreaterThanOrEqualTo(1);
+    assertThat(value(m, "regent_snapshot_index")).isEqualTo(-1); // none taken yet
+    assertThat(m).contains("regent_snapshot_size_bytes", "regent_snapshots_taken_total",
+        "regent_snapshot_duration_seconds");
+    assertThat(value(m, "regent_grpc_requests_seconds_count{method=\"regent.v1.Lease/Grant\",node=\"n0\","
+        + "status=\"OK\"")).isEqualTo(2);
+    assertThat(value(m, "regent_grpc_requests_seconds_count{method=\"regent.v1.Election/Campaign\",node=\"n0\","
+        + "status=\"OK\"")).isEqualTo(1);
+    assertThat(value(m, "regent_keepalive_confirm_seconds_count")).isEqualTo(1);
+    assertThat(m).contains("regent_keepalive_confirm_seconds_bucket{");
+    assertThat(value(m, "jvm_memory_used_bytes{area=\"heap\"")).isPositive();
+    assertThat(m).contains("jvm_threads_live_threads", "process_uptime_seconds");
+
+    client.revoke(lease); // the waiting candidate takes the name
+    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+      String after = get(port, "/metrics").body();
+      assertThat(value(after, "regent_lease_ends_total")).isEqualTo(1);
+      assertThat(value(after, "regent_ownership_changes_total{kind=\"revoked\"")).isEqualTo(1);
+      assertThat(value(after, "regent_ownership_changes_total{kind=\"elected\"")).isEqualTo(2);
+    });
+
+    for (int i = 0; i < 40; i++) { // past the snapshot threshold
+      client.grant(60_000);
+    }
+    await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+      String after = get(port, "/metrics").body();
+      assertThat(value(after, "regent_snapshot_index")).isPositive();
+      assertThat(value(after, "regent_snapshot_size_bytes")).isPositive();
+      assertThat(value(after, "regent_snapshots_taken_total")).isGreaterThanOrEqualTo(1);
+      assertThat(value(after, "regent_snapshot_duration_max_seconds")).isPositive();
+    });
+  }
+
+  private HttpResponse<String> get(int port, String path) throws Exception {
+    return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).build(),
+        HttpResponse.BodyHandlers.ofString());
+  }
+
+  /** The value of the first sample whose line starts with {@code prefix} (name, or name plus first labels). */
+  static double value(String scrape, String prefix) {
+    Matcher m = Pattern.compile("(?m)^" + Pattern.quote(prefix) + ".* (\\S+)$").matcher(scrape);
+    if (!m.find()) {
+      throw new AssertionError("no series " + prefix + " in\n" + scrape);
+    }
+    return Double.parseDouble(m.group(1));
+  }
+}
