@@ -17,12 +17,13 @@ import picocli.CommandLine.Spec;
 @Command(name = "up", mixinStandardHelpOptions = true,
     description = {"Starts a local cluster of `regent server` processes and waits until it has a Raft leader; "
         + "prints the API endpoints.",
-        "Node n<i> uses Raft port P+i and API port P+100+i; its data, log and pid are DIR/n<i>, DIR/n<i>.log and "
-            + "DIR/n<i>.pid. DIR/endpoints lists the endpoints. Run again on the same DIR to restart the same nodes "
+        "Node n<i> uses Raft port P+i, API port P+100+i and metrics port P+200+i; its data, log and pid are "
+            + "DIR/n<i>, DIR/n<i>.log and DIR/n<i>.pid. DIR/endpoints lists the endpoints, DIR/metrics the "
+            + "metrics URLs (one per line). Run again on the same DIR to restart the same nodes "
             + "on their data."})
 public final class ClusterUpCommand implements Callable<Integer> {
   /** How long `up` waits for a Raft leader. */
-  static final long LEADER_TIMEOUT_MS = 30_000;
+  static final long LEADER_TIMEOUT_MS = 90_000;
 
   @Spec
   CommandSpec spec;
@@ -85,6 +86,8 @@ public final class ClusterUpCommand implements Callable<Integer> {
       }
     }
     cluster.save();
+    java.nio.file.Files.writeString(cluster.dir().resolve("metrics"), String.join("\n", cluster.nodes().stream()
+        .map(n -> "http://" + LocalCluster.HOST + ":" + n.metricsPort() + "/metrics").toList()) + "\n");
     List<Process> started = new ArrayList<>();
     try {
       for (LocalCluster.Node n : cluster.nodes()) {

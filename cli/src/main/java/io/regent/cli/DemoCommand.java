@@ -13,14 +13,17 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-/** {@code regent demo}: a 3-node cluster, an election, a crashed holder and a crashed Raft leader. */
+/** {@code regent demo}: a 3-node cluster, an election, a zombie leader fenced by the ledger, a crashed Raft leader. */
 @Command(name = "demo", mixinStandardHelpOptions = true,
     description = {"Shows fencing tokens at work on a throw-away local cluster.",
-        "Starts 3 `regent server` processes in a temporary directory on free ports (from 27000), then: a holder "
-            + "of the name \"jobs\" is killed with kill -9 and a waiting candidate takes over once the lease "
-            + "expires, with a larger token; then the Raft leader itself is killed and the next grant's token is "
-            + "larger still. Always stops what it started; keeps the node logs only when something failed.",
-        "Exits 0 when every token check holds, 1 otherwise."})
+        "Starts 3 `regent server` processes and a fenced ledger in a temporary directory on free ports (from "
+            + "27000). node-a is elected for \"jobs\" and runs a writer that appends to the ledger with its token; "
+            + "node-a is frozen with SIGSTOP beyond its lease TTL, node-b is elected with a larger token and "
+            + "appends; node-a is resumed and every write it attempts is rejected by the ledger, while node-a "
+            + "notices that its lease is gone and steps down. Then the Raft leader itself is killed and the next "
+            + "grant's token is larger still. Always stops what it started; keeps the node logs only when something "
+            + "failed.",
+        "Exits 0 when every check holds, 1 otherwise."})
 public final class DemoCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;

@@ -1,17 +1,9 @@
 package io.regent.cli;
 
-import com.google.protobuf.ByteString;
-import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
-import io.regent.api.v1.LeaderKey;
-import io.regent.client.LeaseKeeper;
 import io.regent.client.RegentClient;
-import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -20,18 +12,19 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** {@code regent elect NAME VALUE}: campaign, print the grant, hold it until signalled or lost. */
+/** {@code regent elect NAME VALUE [--exec -- CMD ARGS...]}: campaign, print the grant, hold it until signalled or lost. */
 @Command(name = "elect", mixinStandardHelpOptions = true,
     description = {"Campaigns for NAME and holds the leadership until interrupted.",
         "Campaigns for NAME with VALUE on a kept-alive lease and blocks until elected; then prints the "
         + "grant (elected NAME VALUE token=T lease=L) and holds it until SIGINT/SIGTERM (resigns, exit 0) or "
         + "until it can no longer vouch for its lease (prints 'lost NAME: reason' on stderr, exit 1).",
         "The token is the fencing token: attach it to every write at the protected resource.",
+        "--exec -- CMD ARGS...: runs CMD while leader, with $REGENT_FENCING_TOKEN, $REGENT_LEASE_ID, $REGENT_NAME "
+            + "and $REGENT_FENCING_TOKEN_FILE (a file that always holds the newest token) in its environment. "
+            + "When leadership is lost, or on SIGINT/SIGTERM, CMD gets SIGTERM, then SIGKILL after 2 s; when CMD "
+            + "exits by itself, elect resigns and exits with CMD's status.",
         "elect --listen NAME is observe NAME."})
 public final class ElectCommand implements Callable<Integer> {
-  /** How long releasing the name may take on exit before the lease is left to expire on its own. */
-  static final long RELEASE_TIMEOUT_MS = 5_000;
-
   @Spec
   CommandSpec spec;
 
@@ -44,9 +37,21 @@ public final class ElectCommand implements Callable<Integer> {
   @Parameters(index = "1", arity = "0..1", paramLabel = "VALUE", description = "value to publish (e.g. this node's address)")
   String value;
 
+  @Parameters(index = "2..*", paramLabel = "CMD", description = "with --exec, after --: the command to run as leader")
+  List<String> command = List.of();
+
   @Option(names = "--ttl", paramLabel = "DURATION", defaultValue = "10s", converter = DurationConverter.class,
       description = "lease TTL, e.g. 3s (default: ${DEFAULT-VALUE})")
   Duration ttl;
+
+  @Option(names = "--exec", description = "run the command given after -- while leader (see above)")
+  boolean exec;
+
+  @Option(names = "--fresh-token-every", paramLabel = "DURATION", converter = DurationConverter.class,
+      description = "with --exec: every DURATION, take a new, larger fencing token (FreshToken) and write it to "
+          + "$REGENT_FENCING_TOKEN_FILE ($REGENT_FENCING_TOKEN keeps the first one); for a ledger in strict mode, "
+          + "where each write needs a token above all earlier ones")
+  Duration freshTokenEvery;
 
   @Option(names = "--listen", description = "observe NAME instead of campaigning")
   boolean listen;
@@ -54,109 +59,31 @@ public final class ElectCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     if (listen) {
-      if (value != null) {
+      if (value != null || exec || !command.isEmpty()) {
         throw new ParameterException(spec.commandLine(), "--listen takes only NAME");
       }
       return ObserveCommand.observe(client, name, 0, spec.commandLine().getOut());
     }
+    check();
+    Holder.Run run = new Holder.Run(name, value, ttl, 0, command, freshTokenEvery, k -> Format.grant(k, client.json()));
+    try (RegentClient c = client.connect()) {
+      return Holder.run(c, run, spec.commandLine().getOut(), spec.commandLine().getErr());
+    }
+  }
+
+  private void check() {
     if (value == null) {
       throw new ParameterException(spec.commandLine(), "missing VALUE (or use --listen NAME)");
     }
-    PrintWriter out = spec.commandLine().getOut();
-    PrintWriter err = spec.commandLine().getErr();
-    CountDownLatch done = new CountDownLatch(1);
-    AtomicReference<String> lost = new AtomicReference<>();
-    AtomicBoolean signalled = new AtomicBoolean();
-    AtomicBoolean campaigning = new AtomicBoolean(true);
-    Thread self = Thread.currentThread();
-    Signals.onTermination(() -> {
-      signalled.set(true);
-      done.countDown();
-      if (campaigning.get()) {
-        self.interrupt(); // cancels the blocking campaign call; the server withdraws the candidacy
-      }
-    });
-    try (RegentClient c = client.connect()) {
-      LeaseKeeper keeper = null;
-      LeaderKey key = null;
-      try {
-        keeper = LeaseKeeper.grant(c, ttl.toMillis(), reason -> {
-          lost.set(reason);
-          done.countDown();
-          if (campaigning.get()) {
-            self.interrupt(); // stop waiting: a candidate without a vouched-for lease must not become leader
-          }
-        });
-        key = campaign(c, keeper, done);
-      } catch (StatusRuntimeException e) {
-        if (!signalled.get() && lost.get() == null) {
-          campaigning.set(false);
-          Thread.interrupted();
-          release(c, keeper, null);
-          throw e;
-        }
-      } finally {
-        campaigning.set(false);
-        Thread.interrupted(); // a signal or step-down may have interrupted us; the latch records it
-      }
-      if (key != null && lost.get() == null && !signalled.get()) {
-        out.println(Format.grant(key, client.json()));
-        out.flush();
-        while (done.getCount() > 0) {
-          try {
-            done.await();
-          } catch (InterruptedException e) {
-            // raced with the end of the campaign: the latch is counted down as well
-          }
-        }
-      }
-      boolean wasLost = lost.get() != null && !signalled.get();
-      if (wasLost) {
-        err.println("lost " + name + ": " + lost.get());
-        err.flush();
-      }
-      release(c, keeper, key);
-      return wasLost ? ExitCodes.ERROR : ExitCodes.OK;
+    if (exec && command.isEmpty()) {
+      throw new ParameterException(spec.commandLine(), "--exec needs a command after --, e.g. --exec -- ./job.sh");
     }
-  }
-
-  /** Campaigns, retrying while no node is reachable or there is no quorum, as long as the lease is vouched for. */
-  private LeaderKey campaign(RegentClient c, LeaseKeeper keeper, CountDownLatch done) {
-    ByteString v = ByteString.copyFromUtf8(value);
-    while (true) {
-      try {
-        return c.campaign(name, keeper.leaseId(), v);
-      } catch (StatusRuntimeException e) {
-        if (e.getStatus().getCode() != Status.Code.UNAVAILABLE || !keeper.isValid() || done.getCount() == 0) {
-          throw e;
-        }
-        try {
-          Thread.sleep(200); // campaign is idempotent per (name, lease): retrying keeps the place in line
-        } catch (InterruptedException ie) {
-          throw Status.CANCELLED.withDescription("interrupted").asRuntimeException();
-        }
-      }
+    if (!exec && !command.isEmpty()) {
+      throw new ParameterException(spec.commandLine(), "unexpected argument '" + command.get(0) + "' (a command "
+          + "to run as leader goes after --exec --)");
     }
-  }
-
-  /** Resigns (when elected) and revokes the lease, giving up after {@link #RELEASE_TIMEOUT_MS}. */
-  private static void release(RegentClient c, LeaseKeeper keeper, LeaderKey key) throws InterruptedException {
-    if (keeper == null) {
-      return;
+    if (freshTokenEvery != null && (!exec || freshTokenEvery.isZero())) {
+      throw new ParameterException(spec.commandLine(), "--fresh-token-every needs --exec and a positive DURATION");
     }
-    Thread t = new Thread(() -> {
-      try {
-        if (key != null) {
-          c.resign(key);
-        }
-      } catch (StatusRuntimeException e) {
-        // not the holder any more, or no quorum: revoking the lease frees the name either way
-      } finally {
-        keeper.close();
-      }
-    }, "regent-release");
-    t.setDaemon(true);
-    t.start();
-    t.join(RELEASE_TIMEOUT_MS);
   }
 }

@@ -2,6 +2,7 @@ package io.regent.cli;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.regent.fencing.StaleTokenException;
 import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
 import picocli.CommandLine.IParameterExceptionHandler;
@@ -31,6 +32,9 @@ public final class ExitCodes implements IExecutionExceptionHandler, IParameterEx
 
   /** The exit code for any failure of a command's body. */
   public static int forException(Throwable t) {
+    if (t instanceof StaleTokenException) {
+      return STALE_TOKEN;
+    }
     StatusRuntimeException s = statusOf(t);
     if (s != null) {
       return forStatus(s.getStatus().getCode());
@@ -69,7 +73,9 @@ public final class ExitCodes implements IExecutionExceptionHandler, IParameterEx
   @Override
   public int handleParseException(ParameterException ex, String[] args) {
     CommandLine cmd = ex.getCommandLine();
-    cmd.getErr().println("error: " + oneLine(ex.getMessage()) + " (see '"
+    // picocli's own messages may start with "Error: "; the line already does.
+    String message = oneLine(ex.getMessage()).replaceFirst("^Error: ", "");
+    cmd.getErr().println("error: " + message + " (see '"
         + cmd.getCommandSpec().qualifiedName() + " --help')");
     cmd.getErr().flush();
     return USAGE;

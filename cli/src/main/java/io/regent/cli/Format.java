@@ -2,6 +2,7 @@ package io.regent.cli;
 
 import io.regent.api.v1.LeaderKey;
 import io.regent.api.v1.LeaseInfo;
+import io.regent.api.v1.LedgerEntry;
 import io.regent.api.v1.LeaseTimeToLiveResponse;
 import io.regent.api.v1.Member;
 import io.regent.api.v1.ObserveResponse;
@@ -89,6 +90,23 @@ public final class Format {
   /** A granted or renewed lease: {@code lease ID ttl=Nms}. */
   public static String leaseTtl(long id, long ttlMs, boolean json) {
     return json ? Json.obj().put("id", id).put("ttl_ms", ttlMs).toString() : "lease " + id + " ttl=" + ttlMs + "ms";
+  }
+
+  /** One ledger entry: {@code position=3 token=412 entry=node-a #7}. */
+  public static String ledgerEntry(LedgerEntry e, boolean json) {
+    String entry = e.getEntry().toStringUtf8();
+    if (json) {
+      return Json.obj().put("position", e.getPosition()).put("token", e.getToken()).put("entry", entry).toString();
+    }
+    return "position=" + e.getPosition() + " token=" + e.getToken() + " entry=" + entry;
+  }
+
+  /** An admitted append: {@code appended jobs position=3 token=412}. */
+  public static String appended(String key, long position, long token, boolean json) {
+    if (json) {
+      return Json.obj().put("key", key).put("position", position).put("token", token).toString();
+    }
+    return "appended " + key + " position=" + position + " token=" + token;
   }
 
   private static String names(List<String> names) {

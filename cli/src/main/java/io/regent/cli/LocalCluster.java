@@ -37,6 +37,11 @@ final class LocalCluster {
     String apiAddress() {
       return HOST + ":" + apiPort;
     }
+
+    /** Port of the node's /metrics, /healthz and /readyz: its API port + 100 (base + 200 + i). */
+    int metricsPort() {
+      return apiPort + 100;
+    }
   }
 
   private final Path dir;
@@ -137,7 +142,7 @@ final class LocalCluster {
     }
     cmd.addAll(Launcher.javaCommand(Launcher.SERVER_JVM));
     cmd.addAll(List.of("server", "--id", n.id(), "--peers", peers(), "--api-port", String.valueOf(n.apiPort()),
-        "--data-dir", dir.resolve(n.id()).toString()));
+        "--data-dir", dir.resolve(n.id()).toString(), "--metrics-port", String.valueOf(n.metricsPort())));
     Files.createDirectories(dir.resolve(n.id()));
     Process p = new ProcessBuilder(cmd).directory(dir.toFile())
         .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
@@ -149,7 +154,7 @@ final class LocalCluster {
 
   /** Fails when a port of {@code n} is taken. */
   void checkPorts(Node n) throws IOException {
-    for (int port : new int[] {n.raftPort(), n.apiPort()}) {
+    for (int port : new int[] {n.raftPort(), n.apiPort(), n.metricsPort()}) {
       if (!portFree(port)) {
         throw new IOException("port " + port + " of node " + n.id() + " is in use (another cluster? try "
             + "`regent cluster down --dir ...` or another --base-port)");

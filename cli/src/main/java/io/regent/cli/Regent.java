@@ -10,7 +10,9 @@ import picocli.CommandLine.Spec;
 @Command(name = "regent", mixinStandardHelpOptions = true, versionProvider = Regent.Version.class,
     description = "Raft-replicated leases and elections with fencing tokens.",
     subcommands = {ServerCommand.class, ClusterCommand.class, ElectCommand.class, ObserveCommand.class,
-        LeaderCommand.class, LeaseCommand.class, StatusCommand.class, DemoCommand.class},
+        LeaderCommand.class, LeaseCommand.class, StatusCommand.class, LockCommand.class, LedgerCommand.class,
+        DemoCommand.class, io.regent.cli.bench.BenchCommand.class,
+        SnapshotCommand.class},
     footer = {"", "Exit codes: 0 ok, 1 error, 2 usage, 3 no leader / not found, 4 stale fencing token."})
 public final class Regent implements Runnable {
   @Spec
@@ -36,6 +38,8 @@ public final class Regent implements Runnable {
       System.setProperty("regent.log.target", "System.out");
       System.setProperty("regent.log.level", "INFO");
       System.setProperty("regent.log.ratis", "INFO");
+    } else if (args.length > 1 && args[0].equals("ledger") && args[1].equals("serve")) {
+      System.setProperty("regent.log.level", "INFO"); // each refused append, with its token and H, on stderr
     }
     System.exit(commandLine().execute(args));
   }

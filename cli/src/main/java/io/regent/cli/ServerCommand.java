@@ -47,6 +47,11 @@ public final class ServerCommand implements Callable<Integer> {
           + "The minimum lease TTL is 1.5 x MAX.")
   String electionTimeout;
 
+  @Option(names = "--metrics-port", paramLabel = "PORT", defaultValue = "-1",
+      description = "serve /metrics (Prometheus), /healthz and /readyz over HTTP on --api-host:PORT "
+          + "(default: none)")
+  int metricsPort;
+
   @Option(names = "--single-writer", description = "one process, no Raft: the baseline of the comparisons "
       + "(same API and tokens; every command fsynced before its reply; unavailable while down)")
   boolean singleWriter;
@@ -61,6 +66,9 @@ public final class ServerCommand implements Callable<Integer> {
       if (id != null || peers != null || unsafeLocalGrants) {
         throw new ParameterException(spec.commandLine(), "--single-writer takes no --id, --peers or cluster flags");
       }
+      if (metricsPort >= 0) {
+        throw new ParameterException(spec.commandLine(), "--metrics-port is not available with --single-writer");
+      }
       return serve(SingleWriterServer.start(apiHost, apiPort, dataDir.toAbsolutePath()));
     }
     if (id == null || peers == null) {
@@ -72,7 +80,7 @@ public final class ServerCommand implements Callable<Integer> {
     try {
       config = new ServerConfig(id, defaults.peers(), apiHost, apiPort, defaults.dataDir(), timeout[0], timeout[1],
           defaults.snapshotThreshold(), defaults.logSegmentBytes(), defaults.requestTimeoutMs(), false)
-          .withUnsafeLocalGrants(unsafeLocalGrants);
+          .withUnsafeLocalGrants(unsafeLocalGrants).withMetricsPort(metricsPort);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }

@@ -3,6 +3,8 @@ package io.regent.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.grpc.Status;
+import io.regent.fencing.FencingMode;
+import io.regent.fencing.StaleTokenException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.concurrent.Callable;
@@ -49,6 +51,17 @@ class ExitCodesTest {
     assertThat(got).isEqualTo(exit);
     assertThat(err.toString()).isEqualTo("error: " + code + ": token 12 is stale, holder has 20"
         + System.lineSeparator());
+  }
+
+  @Test
+  void aStaleTokenIsExitFourNamingTauAndH() {
+    StringWriter err = new StringWriter();
+
+    int got = run(new StaleTokenException("jobs", 7, 39, FencingMode.MONOTONE), err);
+
+    assertThat(got).isEqualTo(ExitCodes.STALE_TOKEN);
+    assertThat(err.toString().lines()).containsExactly("error: stale fencing token 7 for key 'jobs': highest "
+        + "admitted is 39 (monotone mode needs token >= 39)");
   }
 
   @Test

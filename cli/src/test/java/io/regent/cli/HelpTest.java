@@ -62,6 +62,6 @@ class HelpTest {
   void theClientCommandsAreAllThere() {
     assertThat(commands().map(p -> String.join(" ", p))).contains("server", "cluster up", "cluster down",
         "elect", "observe", "leader", "lease grant", "lease keep-alive", "lease revoke", "lease ttl", "lease list",
-        "status", "demo");
+        "status", "lock", "ledger serve", "ledger append", "ledger read", "ledger append-loop", "demo");
   }
 }

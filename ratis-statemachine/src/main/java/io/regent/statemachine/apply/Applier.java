@@ -170,8 +170,13 @@ public final class Applier {
     if (rec.getCandidatesList().stream().anyMatch(x -> x.getLeaseId() == c.getLeaseId())) {
       return nameResult(rec);
     }
+    boolean free = !rec.hasHolder() && rec.getLockDelayMs() == 0;
+    if (!free && c.getNoWait()) {
+      // A try-campaign must not leave a candidacy behind: it could be elected after "not elected" was answered.
+      return nameResult(rec);
+    }
     txn.putLease(withName(lease, c.getName()));
-    if (!rec.hasHolder() && rec.getLockDelayMs() == 0) {
+    if (free) {
       Holder h = Holder.newBuilder().setLeaseId(c.getLeaseId()).setValue(c.getValue())
           .setToken(index).setSinceIndex(index).setLockDelayMs(c.getLockDelayMs()).build();
       NameRecord taken = rec.toBuilder().setHolder(h).build();

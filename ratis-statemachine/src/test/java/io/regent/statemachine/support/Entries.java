@@ -47,6 +47,11 @@ public final class Entries {
         .setValue(ByteString.copyFromUtf8(value)).setLockDelayMs(lockDelayMs)));
   }
 
+  public static LogEntry tryCampaign(String name, long leaseId, String value) {
+    return logged(LogEntry.newBuilder().setCampaign(Campaign.newBuilder().setName(name).setLeaseId(leaseId)
+        .setValue(ByteString.copyFromUtf8(value)).setNoWait(true)));
+  }
+
   public static LogEntry endLockDelay(String name, long proposerTerm) {
     return logged(LogEntry.newBuilder().setEndLockDelay(EndLockDelay.newBuilder().setName(name)
         .setProposerTerm(proposerTerm)));

@@ -67,12 +67,9 @@ final class Campaigns {
       }
     });
     proposer.propose(LogEntry.newBuilder().setCampaign(Campaign.newBuilder().setName(name).setLeaseId(lease)
-        .setValue(value).setLockDelayMs(lockDelayMs))).whenComplete((r, err) -> {
+        .setValue(value).setLockDelayMs(lockDelayMs).setNoWait(noWait))).whenComplete((r, err) -> {
           if (err != null || r.getElected() || noWait || r.getCode() != Code.OK) {
             waiter.close();
-            if (err == null && noWait && !r.getElected() && r.getCode() == Code.OK) {
-              giveUp(name, lease);
-            }
             answer(obs, answered, err, () -> toResponse.apply(Statuses.check(r).getElected(), holder(r)));
             return;
           }

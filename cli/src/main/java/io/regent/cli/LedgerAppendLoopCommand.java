@@ -1,0 +1,117 @@
+package io.regent.cli;
+
+import com.google.protobuf.ByteString;
+import io.grpc.StatusRuntimeException;
+import io.regent.client.LedgerClient;
+import io.regent.fencing.StaleTokenException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.OptionalLong;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code regent ledger append-loop KEY}: the writer of the zombie-leader scenario, which {@code elect --exec}
+ * runs as leader. Like a zombie, it never checks whether it still leads and never stops on a rejection: only
+ * the ledger's fence stands between it and the data.
+ */
+@Command(name = "append-loop", hidden = true, mixinStandardHelpOptions = true,
+    description = {"Appends 'ID #n' to KEY every INTERVAL, forever, with the newest fencing token it knows.",
+        "Token: --token N, else the newest in $REGENT_FENCING_TOKEN_FILE, else $REGENT_FENCING_TOKEN (both set "
+            + "by `regent elect --exec`). One line per attempt: 'admitted ID #n token=T position=P', 'rejected ID "
+            + "#n token=T highest=H' or 'failed ID #n token=T: REASON'. Never exits on a rejection; stop it with "
+            + "a signal.",
+        "Example: regent elect jobs node-a --exec -- regent ledger append-loop jobs --id node-a"})
+public final class LedgerAppendLoopCommand implements Callable<Integer> {
+  @Spec
+  CommandSpec spec;
+
+  @Mixin
+  LedgerOptions ledger;
+
+  @Parameters(index = "0", paramLabel = "KEY", description = "ledger key")
+  String key;
+
+  @Option(names = "--interval", paramLabel = "DURATION", defaultValue = "200ms", converter = DurationConverter.class,
+      description = "pause between attempts (default: ${DEFAULT-VALUE})")
+  Duration interval;
+
+  @Option(names = "--id", paramLabel = "ID", description = "writer id in each entry (default: host:pid)")
+  String id;
+
+  @Option(names = "--token", paramLabel = "N", description = "a fixed fencing token instead of the environment's")
+  Long token;
+
+  private long lastToken;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    if (interval.isZero()) {
+      throw new ParameterException(spec.commandLine(), "--interval must be positive");
+    }
+    lastToken = initialToken();
+    if (id == null) {
+      id = Identity.self();
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    try (LedgerClient c = ledger.connect()) {
+      for (long n = 1; ; n++) {
+        out.println(attempt(c, n, currentToken()));
+        out.flush();
+        Thread.sleep(interval.toMillis());
+      }
+    }
+  }
+
+  /** One append; the line that reports it. */
+  private String attempt(LedgerClient c, long n, long t) {
+    String entry = id + " #" + n;
+    Json json = Json.obj();
+    String text;
+    try {
+      long position = c.append(key, t, ByteString.copyFromUtf8(entry));
+      json.put("result", "admitted").put("entry", entry).put("token", t).put("position", position);
+      text = "admitted " + entry + " token=" + t + " position=" + position;
+    } catch (StaleTokenException e) {
+      json.put("result", "rejected").put("entry", entry).put("token", t).put("highest", e.highest());
+      text = "rejected " + entry + " token=" + t + " highest=" + e.highest();
+    } catch (StatusRuntimeException e) {
+      json.put("result", "failed").put("entry", entry).put("token", t).put("error", ExitCodes.message(e));
+      text = "failed " + entry + " token=" + t + ": " + ExitCodes.message(e);
+    }
+    return ledger.json() ? json.toString() : text;
+  }
+
+  private long initialToken() {
+    if (token != null) {
+      return token;
+    }
+    String file = System.getenv(TokenFile.ENV);
+    OptionalLong fromFile = file == null ? OptionalLong.empty() : TokenFile.read(Path.of(file));
+    if (fromFile.isPresent()) {
+      return fromFile.getAsLong();
+    }
+    try {
+      return Long.parseLong(System.getenv().getOrDefault(ExecChild.TOKEN, "").trim());
+    } catch (NumberFormatException e) {
+      throw new ParameterException(spec.commandLine(), "no fencing token: give --token N or run under `regent "
+          + "elect --exec`, which sets $" + ExecChild.TOKEN + " and $" + TokenFile.ENV);
+    }
+  }
+
+  /** The newest token: the file's when it can be read, else the last one known. */
+  private long currentToken() {
+    String file = System.getenv(TokenFile.ENV);
+    if (token == null && file != null) {
+      TokenFile.read(Path.of(file)).ifPresent(t -> lastToken = t);
+    }
+    return lastToken;
+  }
+}

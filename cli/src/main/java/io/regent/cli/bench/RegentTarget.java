@@ -1,0 +1,121 @@
+package io.regent.cli.bench;
+
+import com.google.common.util.concurrent.FutureCallback;
+import com.google.common.util.concurrent.Futures;
+import com.google.common.util.concurrent.MoreExecutors;
+import com.google.protobuf.ByteString;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.regent.api.v1.LeaderKey;
+import io.regent.api.v1.LeaseGrpc;
+import io.regent.api.v1.LeaseKeepAliveRequest;
+import io.regent.api.v1.LeaseKeepAliveResponse;
+import io.regent.client.RegentClient;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Regent through its Java client. Client {@code i} starts at endpoint {@code i mod n}, so clients spread over
+ * the nodes as independent processes would; keepalives use the generated async stub on that endpoint.
+ */
+final class RegentTarget implements Target {
+  private final RegentClient client;
+  private final String keepAliveEndpoint;
+  private volatile ManagedChannel keepAliveChannel;
+
+  RegentTarget(List<String> endpoints, int clientIndex) {
+    List<String> rotated = new ArrayList<>();
+    for (int k = 0; k < endpoints.size(); k++) {
+      rotated.add(endpoints.get((clientIndex + k) % endpoints.size()));
+    }
+    this.client = RegentClient.connect(rotated);
+    this.keepAliveEndpoint = rotated.get(0);
+  }
+
+  @Override
+  public long grant(long ttlMs) {
+    return client.grant(ttlMs);
+  }
+
+  @Override
+  public Held campaign(String name, long lease, String value) {
+    LeaderKey k = client.campaign(name, lease, ByteString.copyFromUtf8(value));
+    return new Held(name, lease, k.getToken(), k);
+  }
+
+  @Override
+  public Held contend(String name, long lease, String value) {
+    return campaign(name, lease, value);
+  }
+
+  @Override
+  public void resign(Held held) {
+    client.resign((LeaderKey) held.handle());
+  }
+
+  @Override
+  public void revoke(long lease) {
+    client.revoke(lease);
+  }
+
+  @Override
+  public boolean leaderRead(String name) {
+    return client.leader(name).isPresent();
+  }
+
+  @Override
+  public Held freshToken(Held held) {
+    LeaderKey k = client.freshToken((LeaderKey) held.handle());
+    return new Held(held.name(), held.lease(), k.getToken(), k);
+  }
+
+  @Override
+  public CompletableFuture<Boolean> keepAliveAsync(long lease) {
+    CompletableFuture<Boolean> result = new CompletableFuture<>();
+    var call = LeaseGrpc.newFutureStub(keepAliveChannel()).withDeadlineAfter(10, TimeUnit.SECONDS)
+        .keepAlive(LeaseKeepAliveRequest.newBuilder().setId(lease).build());
+    Futures.addCallback(call, new FutureCallback<LeaseKeepAliveResponse>() {
+      @Override
+      public void onSuccess(LeaseKeepAliveResponse r) {
+        result.complete(true);
+      }
+
+      @Override
+      public void onFailure(Throwable t) {
+        if (t instanceof StatusRuntimeException e && e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+          result.complete(false);
+        } else {
+          result.completeExceptionally(t);
+        }
+      }
+    }, MoreExecutors.directExecutor());
+    return result;
+  }
+
+  private ManagedChannel keepAliveChannel() {
+    ManagedChannel ch = keepAliveChannel;
+    if (ch == null) {
+      synchronized (this) {
+        if (keepAliveChannel == null) {
+          int colon = keepAliveEndpoint.lastIndexOf(':');
+          keepAliveChannel = NettyChannelBuilder.forAddress(keepAliveEndpoint.substring(0, colon),
+              Integer.parseInt(keepAliveEndpoint.substring(colon + 1))).usePlaintext().build();
+        }
+        ch = keepAliveChannel;
+      }
+    }
+    return ch;
+  }
+
+  @Override
+  public void close() {
+    client.close();
+    if (keepAliveChannel != null) {
+      keepAliveChannel.shutdownNow();
+    }
+  }
+}

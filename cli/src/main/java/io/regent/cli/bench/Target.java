@@ -1,0 +1,40 @@
+package io.regent.cli.bench;
+
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What {@code regent bench} asks of a coordination service, one instance per benchmark client (its own
+ * connection). Each method is one client-visible operation with the same meaning on Regent and on etcd.
+ */
+interface Target extends AutoCloseable {
+  /** A name this client holds: its lease, its fencing token and the service's own handle. */
+  record Held(String name, long lease, long token, Object handle) {
+  }
+
+  /** Grants a lease of {@code ttlMs}; returns its id. */
+  long grant(long ttlMs);
+
+  /** Campaigns for {@code name} with {@code lease}; blocks until elected. */
+  Held campaign(String name, long lease, String value);
+
+  /** Queues for a name other clients contend for too (blocks until elected): the handover workload. */
+  Held contend(String name, long lease, String value);
+
+  /** Gives {@code held} up. */
+  void resign(Held held);
+
+  /** Revokes a lease. */
+  void revoke(long lease);
+
+  /** A linearizable read of the current holder of {@code name}; true when someone holds it. */
+  boolean leaderRead(String name);
+
+  /** A new, larger fencing token for the current holder. */
+  Held freshToken(Held held);
+
+  /** Renews {@code lease}; completes with true when renewed, false when the service says it is gone. */
+  CompletableFuture<Boolean> keepAliveAsync(long lease);
+
+  @Override
+  void close();
+}

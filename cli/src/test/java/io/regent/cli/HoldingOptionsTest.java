@@ -1,0 +1,38 @@
+package io.regent.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** Usage errors of elect --exec, lock and the ledger commands: exit 2 and one line, before any connection. */
+class HoldingOptionsTest {
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "elect jobs a --exec                              | --exec needs a command after --",
+      "elect jobs a -- ./job.sh                         | unexpected argument './job.sh'",
+      "elect jobs a --fresh-token-every 1s              | --fresh-token-every needs --exec",
+      "elect jobs a --fresh-token-every 0 --exec -- true | --fresh-token-every needs --exec and a positive",
+      "elect jobs a --fresh-token-every soon --exec -- x | 'soon' is not a duration",
+      "elect --listen jobs --exec -- true               | --listen takes only NAME",
+      "lock jobs                                        | CMD",
+      "lock jobs --lock-delay x -- true                 | 'x' is not a duration",
+      "ledger serve --data-dir d --strict --unfenced    | mutually exclusive",
+      "ledger serve --data-dir d --port 70000           | --port must be within 0..65535",
+      "ledger append jobs entry                         | --token",
+      "ledger append jobs entry --token 1 --ledger nope | invalid endpoint 'nope'",
+      "ledger append-loop jobs --token 1 --interval 0   | --interval must be positive",
+      "ledger                                           | missing command"})
+  void badOptionsAreUsageErrors(String args, String message) {
+    StringWriter err = new StringWriter();
+
+    int code = Regent.commandLine().setOut(new PrintWriter(new StringWriter())).setErr(new PrintWriter(err, true))
+        .execute(args.trim().split("\\s+"));
+
+    assertThat(code).isEqualTo(ExitCodes.USAGE);
+    assertThat(err.toString().lines()).singleElement().asString().startsWith("error: ").contains(message)
+        .doesNotContain("Error:");
+  }
+}

@@ -1,0 +1,58 @@
+package io.regent.cli.bench;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+import picocli.CommandLine.ParameterException;
+
+class BenchCommandTest {
+  private static BenchRun.Config parse(String... args) {
+    BenchCommand cmd = new BenchCommand();
+    new CommandLine(cmd).parseArgs(args);
+    return cmd.config();
+  }
+
+  @Test
+  void parsesEveryOption() {
+    BenchRun.Config c = parse("--target", "etcd", "--endpoints", "127.0.0.1:1,127.0.0.1:2", "--workload",
+        "leader-read", "--clients", "16", "--duration", "15s", "--warmup", "500ms", "--rate", "2000",
+        "--label", "etcd-3", "-w", "json");
+    assertThat(c.target()).isEqualTo("etcd");
+    assertThat(c.endpoints()).containsExactly("127.0.0.1:1", "127.0.0.1:2");
+    assertThat(c.workload()).isEqualTo("leader-read");
+    assertThat(c.clients()).isEqualTo(16);
+    assertThat(c.duration()).isEqualTo(Duration.ofSeconds(15));
+    assertThat(c.warmup()).isEqualTo(Duration.ofMillis(500));
+    assertThat(c.rate()).isEqualTo(2000.0);
+    assertThat(c.label()).isEqualTo("etcd-3");
+  }
+
+  @Test
+  void defaults() {
+    BenchRun.Config c = parse("--target", "etcd", "--workload", "keepalive");
+    assertThat(c.endpoints()).isEqualTo(List.of("127.0.0.1:2379"));
+    assertThat(c.clients()).isEqualTo(1);
+    assertThat(c.leases()).isEqualTo(10_000);
+    assertThat(c.ttlMs()).isEqualTo(10_000);
+    assertThat(c.rate()).isZero();
+    assertThat(c.label()).isEqualTo("etcd");
+  }
+
+  @Test
+  void rejectsBadCombinations() {
+    assertThatThrownBy(() -> parse("--workload", "nope")).isInstanceOf(ParameterException.class)
+        .hasMessageContaining("--workload");
+    assertThatThrownBy(() -> parse("--workload", "keepalive", "--rate", "10"))
+        .isInstanceOf(ParameterException.class).hasMessageContaining("--rate");
+    assertThatThrownBy(() -> parse("--workload", "campaign", "--target", "zookeeper"))
+        .isInstanceOf(ParameterException.class).hasMessageContaining("--target");
+    assertThatThrownBy(() -> parse("--workload", "campaign", "--clients", "0"))
+        .isInstanceOf(ParameterException.class).hasMessageContaining("--clients");
+    assertThatThrownBy(() -> parse("--workload", "campaign", "--endpoints", "nohost"))
+        .isInstanceOf(ParameterException.class).hasMessageContaining("host:port");
+  }
+}

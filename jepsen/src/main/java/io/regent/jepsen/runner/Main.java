@@ -1,0 +1,29 @@
+package io.regent.jepsen.runner;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * {@code jepsen/run}: {@code test} runs a Jepsen-style test against real Regent servers; {@code
+ * check} re-checks a stored {@code history.edn}. Exit codes: 0 valid, 1 invalid, 2 unknown, crashed
+ * or bad usage.
+ */
+@Command(name = "jepsen/run", mixinStandardHelpOptions = true,
+    subcommands = {TestCommand.class, CheckCommand.class},
+    description = {"Jepsen-style tests of Regent: real server processes, real faults, checked histories.",
+        "Exit codes: 0 valid, 1 invalid, 2 unknown, crashed or bad usage."})
+public final class Main implements Runnable {
+  @CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
+
+  /** Entry point. */
+  public static void main(String[] args) {
+    int code = new CommandLine(new Main()).execute(args);
+    System.exit(code);
+  }
+
+  @Override
+  public void run() {
+    throw new CommandLine.ParameterException(spec.commandLine(), "give a command: test or check");
+  }
+}

@@ -1,0 +1,88 @@
+package io.regent.jepsen.workload;
+
+import io.regent.jepsen.client.ClientPool;
+import io.regent.jepsen.client.ClientProcess;
+import java.util.List;
+
+/**
+ * {@code lease-exclusivity}: processes compete for one or two names, hold a name for 0.3–1.5 s while
+ * their lease is renewed, then resign; a holder whose lease can no longer be vouched for (2/3 ttl
+ * since the last acknowledged renewal was sent) steps down. Each belief is recorded as a {@code
+ * :release} op with {@code :held [start end]} on the test's monotonic clock; the exclusivity checker
+ * asserts that no two clients' intervals for a name overlap (the property DESIGN §3's
+ * keepalive-confirmation rule protects). The same {@code :grant}/{@code :read} ops are also checked
+ * with {@code FencedRegister}.
+ */
+public final class ExclusivityWorkload implements Workload {
+  private final List<String> names;
+  private final long ttlMs;
+  private final boolean tryCampaign;
+
+  /**
+   * A workload.
+   *
+   * @param names the contended names
+   * @param ttlMs the lease TTL
+   * @param tryCampaign campaign with tryCampaign (see {@link Holder}) instead of a bounded blocking campaign
+   */
+  public ExclusivityWorkload(List<String> names, long ttlMs, boolean tryCampaign) {
+    this.names = List.copyOf(names);
+    this.ttlMs = ttlMs;
+    this.tryCampaign = tryCampaign;
+  }
+
+  @Override
+  public String name() {
+    return "lease-exclusivity";
+  }
+
+  @Override
+  public List<String> names() {
+    return names;
+  }
+
+  @Override
+  public ClientPool.Session session(ClientProcess p) {
+    Holder h = new Holder(p, ttlMs, tryCampaign);
+    return new ClientPool.Session() {
+      private long holdUntil;
+
+      @Override
+      public long step() throws InterruptedException {
+        p.gate().await();
+        h.checkLease();
+        if (h.holding()) {
+          if (System.nanoTime() - holdUntil < 0) {
+            return 20;
+          }
+          h.resign();
+          return 50 + p.random().nextInt(100);
+        }
+        String n = names.get(p.random().nextInt(names.size()));
+        if (p.random().nextDouble() < 0.1) {
+          h.read(n);
+        } else {
+          h.campaign(n);
+          holdUntil = System.nanoTime() + 1_000_000L * (300 + p.random().nextInt(1200));
+        }
+        return 50 + p.random().nextInt(100);
+      }
+
+      @Override
+      public boolean holding() {
+        return h.holding();
+      }
+
+      @Override
+      public void close() {
+        h.close();
+      }
+    };
+  }
+
+  @Override
+  public void finalReads(ClientProcess p) {
+    Holder h = new Holder(p, ttlMs, tryCampaign);
+    names.forEach(h::read);
+  }
+}

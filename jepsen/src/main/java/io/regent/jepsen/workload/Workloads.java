@@ -1,0 +1,32 @@
+package io.regent.jepsen.workload;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.List;
+
+/** Builds a workload by name. */
+public final class Workloads {
+  /** The workload names, for options and help. */
+  public static final List<String> NAMES = List.of("election", "lease-exclusivity", "ledger");
+
+  private Workloads() {
+  }
+
+  /**
+   * A workload.
+   *
+   * @param name one of {@link #NAMES}
+   * @param ttlMs the lease TTL its clients use
+   * @param tryCampaign campaign with the non-blocking tryCampaign (shows its non-final "not elected")
+   * @param dataRoot where a workload may keep data (the ledger's LMDB)
+   */
+  public static Workload create(String name, long ttlMs, boolean tryCampaign, Path dataRoot) throws IOException {
+    return switch (name) {
+      case "election" -> new ElectionWorkload(List.of("e0", "e1", "e2"), ttlMs, tryCampaign);
+      case "lease-exclusivity" -> new ExclusivityWorkload(List.of("x0", "x1"), ttlMs, tryCampaign);
+      case "ledger" -> new LedgerWorkload(List.of("ledger-writer"), ttlMs, tryCampaign,
+          dataRoot.resolve("ledger"));
+      default -> throw new IllegalArgumentException("unknown workload '" + name + "'; one of " + NAMES);
+    };
+  }
+}

@@ -1,0 +1,69 @@
+package io.regent.jepsen.runner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** The launcher's commands: option checking and exit codes (no cluster involved). */
+class CommandsTest {
+  private static int run(String... args) {
+    CommandLine cl = new CommandLine(new Main());
+    cl.setErr(new PrintWriter(new StringWriter()));
+    cl.setOut(new PrintWriter(new StringWriter()));
+    return cl.execute(args);
+  }
+
+  @Test
+  void badOptionsAreUsageErrors() {
+    assertThat(run("test", "--nemesis", "kill,flood")).isEqualTo(2);
+    assertThat(run("test", "--nodes", "4")).isEqualTo(2);
+    assertThat(run("test", "--workload", "queue")).isEqualTo(2);
+    assertThat(run("test", "--target", "mars")).isEqualTo(2);
+    assertThat(run()).isEqualTo(2);
+  }
+
+  @Test
+  void optionsBecomeRunOptions() {
+    TestCommand t = new TestCommand();
+    new CommandLine(t).parseArgs("--workload", "ledger", "--nodes", "5", "--time-limit", "90", "--nemesis",
+        "kill,partition,kill", "--concurrency", "8", "--negative-control", "--seed", "9");
+    RunOptions o = t.options();
+    assertThat(o.nemesis()).containsExactly("kill", "partition");
+    assertThat(o.timeLimit().toSeconds()).isEqualTo(90);
+    assertThat(o.testName()).isEqualTo("ledger-5n-kill+partition-negative-control");
+    assertThat(o.seed()).isEqualTo(9);
+  }
+
+  @Test
+  void exitCodesFollowTheVerdict() {
+    assertThat(new TestRun.RunOutcome(io.regent.jepsen.checker.Verdict.VALID, Path.of("."), "").exitCode()).isZero();
+    assertThat(new TestRun.RunOutcome(io.regent.jepsen.checker.Verdict.INVALID, Path.of("."), "").exitCode()).isOne();
+    assertThat(new TestRun.RunOutcome(io.regent.jepsen.checker.Verdict.UNKNOWN, Path.of("."), "").exitCode())
+        .isEqualTo(2);
+  }
+
+  @Test
+  void checkReChecksAStoredHistory(@TempDir Path dir) throws Exception {
+    Path good = dir.resolve("good.edn");
+    Files.writeString(good, """
+        [{:process 0, :type :invoke, :f :grant, :value nil, :key "e0"}
+         {:process 0, :type :ok, :f :grant, :value 10, :key "e0"}
+         {:process 1, :type :invoke, :f :read, :value nil, :key "e0"}
+         {:process 1, :type :ok, :f :read, :value 10, :key "e0"}]
+        """);
+    Path bad = dir.resolve("bad.edn");
+    Files.writeString(bad, Files.readString(good).replace(":ok, :f :read, :value 10", ":ok, :f :read, :value 9"));
+    Path garbage = dir.resolve("garbage.edn");
+    Files.writeString(garbage, "[{:process 0 :type :ok}]");
+    assertThat(run("check", good.toString())).isZero();
+    assertThat(run("check", bad.toString())).isOne();
+    assertThat(run("check", "--model", "election", bad.toString())).isOne();
+    assertThat(run("check", garbage.toString())).isEqualTo(2);
+  }
+}
