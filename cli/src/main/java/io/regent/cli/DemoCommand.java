@@ -28,7 +28,7 @@ public final class DemoCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--ttl", paramLabel = "DURATION", defaultValue = "3s", converter = DurationConverter.class,
+  @Option(names = "--ttl", paramLabel = "DURATION", defaultValue = "5s", converter = DurationConverter.class,
       description = "lease TTL of the candidates (default: ${DEFAULT-VALUE}; at least 1.8s)")
   Duration ttl;
 
