@@ -3,13 +3,15 @@
 #   the physical floor (fsync, loopback RTT); Regent 1/3/5 nodes, the single-writer mode (when the build has
 #   it) and a 3-node etcd, all started side by side, each under campaign, leader-read and keepalive at 1, 16
 #   and 64 clients (targets interleaved per point); a JFR profile of the Regent 3-node Raft leader under
-#   campaign load; then the table and PNG plots.
+#   campaign load; failover under load; then the table and PNG plots.
 #
-#   scripts/perf-report.sh [WORK_DIR]        (default /tmp/regent-perf; about 15 minutes on 2 cores)
+#   scripts/perf-report.sh [WORK_DIR]        (default /tmp/regent-perf; 20-25 minutes on 2 cores)
 #
 # Environment: DURATION (10s) and WARMUP (2s) per point, CLIENTS ("1 16 64"), WORKLOADS
-# ("campaign leader-read keepalive"), TARGETS ("regent-1 regent-3 regent-5 single-writer etcd-3"),
-# LEASES (keepalive, 2000), REGENT_JAR, BENCH_JAR, PAGE (docs/performance.md), NO_RENDER=1.
+# ("campaign leader-read keepalive"; empty: none), TARGETS ("regent-1 regent-3 regent-5 single-writer etcd-3"),
+# LEASES (keepalive, 2000), REGENT_JAR, BENCH_JAR, PAGE (docs/performance.md), NO_RENDER=1, NO_FAILOVER=1.
+# Last, the failover step kills the Raft leader of Regent 3 and 5 nodes and of etcd with kill -9 (their own
+# recorded PIDs only) under open-loop campaign load.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mkdir -p "${1:-/tmp/regent-perf}" && cd "${1:-/tmp/regent-perf}" && pwd)
@@ -18,7 +20,7 @@ bench_jar=${BENCH_JAR:-$root/bench/target/benchmarks.jar}
 duration=${DURATION:-10s}
 warmup=${WARMUP:-2s}
 clients=${CLIENTS:-1 16 64}
-workloads=${WORKLOADS:-campaign leader-read keepalive}
+workloads=${WORKLOADS-campaign leader-read keepalive}
 targets=${TARGETS:-regent-1 regent-3 regent-5 single-writer etcd-3}
 leases=${LEASES:-2000}
 page=${PAGE:-$root/docs/performance.md}
@@ -82,6 +84,28 @@ serve() {
   kill "$(cat "$dir/server.pid")" 2>/dev/null || true
 }
 
+# failover LABEL: open-loop campaign at 20/s from 4 clients, and kill -9 of the Raft leader 4 s into the
+# measurement; latency counts from each request's due time, so the longest one is the outage clients saw.
+failover() {
+  local label=$1 dir=$work/$1 pid target=regent err=$work/$1-failover.err
+  if [ "$label" = etcd-3 ]; then
+    target=etcd
+    local ep
+    ep=$(ETCDCTL_API=3 etcdctl --endpoints "${endpoints[$label]}" endpoint status | awk -F', ' '$5 == "true" {print $1}')
+    pid=$(cat "$dir/e$(( ${ep##*:} - 23800 )).pid")
+  else
+    pid=$(cat "$dir/$(regent status --endpoints "${endpoints[$label]}" -w json | sed -n 's/.*"leader":"\([^"]*\)".*/\1/p').pid")
+  fi
+  regent bench --target $target --endpoints "${endpoints[$label]}" --workload campaign --clients 4 --rate 20 \
+    --duration 15s --warmup 1s --label "$label-failover" -w json 2>"$err" | tee -a "$results" >&2 &
+  local bench=$!
+  for _ in $(seq 150); do grep -q measuring "$err" 2>/dev/null && break; sleep 0.2; done
+  sleep 4
+  note "failover: kill -9 of the $label leader (pid $pid)"
+  kill -9 "$pid"
+  wait $bench || true
+}
+
 # Start every target first, then run each point on all of them in turn: paired points are minutes apart at
 # most, so load from other processes on the machine hits every target alike.
 declare -A endpoints
@@ -128,6 +152,11 @@ done
 for t in "${up[@]}"; do
   [ "$t" = regent-3 ] && jfr regent-3
 done
+if [ -z "${NO_FAILOVER:-}" ]; then
+  for t in "${up[@]}"; do
+    case $t in regent-3 | regent-5 | etcd-3) failover "$t" ;; esac
+  done
+fi
 
 for t in "${up[@]}"; do
   case $t in

@@ -30,14 +30,12 @@ public final class LedgerClient implements AutoCloseable {
       Pattern.compile("highest admitted is (\\d+) \\((strict|monotone) mode", Pattern.DOTALL);
 
   private final ManagedChannel channel;
-  private final String address;
 
   private LedgerClient(String address) {
     int colon = address.lastIndexOf(':');
     if (colon <= 0) {
       throw new IllegalArgumentException("ledger address '" + address + "' is not host:port");
     }
-    this.address = address;
     this.channel = NettyChannelBuilder.forAddress(address.substring(0, colon),
         Integer.parseInt(address.substring(colon + 1))).usePlaintext().build();
   }
@@ -45,11 +43,6 @@ public final class LedgerClient implements AutoCloseable {
   /** Connects (lazily) to the ledger at {@code host:port}. */
   public static LedgerClient connect(String address) {
     return new LedgerClient(address);
-  }
-
-  /** The ledger's {@code host:port}. */
-  public String address() {
-    return address;
   }
 
   /**

@@ -101,10 +101,6 @@ final class DemoProcess implements AutoCloseable {
     return process.exitValue();
   }
 
-  boolean isAlive() {
-    return process.isAlive();
-  }
-
   long pid() {
     return process.pid();
   }

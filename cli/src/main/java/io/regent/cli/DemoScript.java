@@ -17,7 +17,7 @@ import java.util.regex.Pattern;
 final class DemoScript {
   static final long WAIT_MS = 30_000;
   static final String SLOW = "; if it printed 'lost', its lease renewals were too slow (an overloaded machine?): "
-      + "try `regent demo --ttl 5s`";
+      + "try a longer lease, e.g. `regent demo --ttl 10s`";
 
   private final Narrator n;
   private final Path dir;

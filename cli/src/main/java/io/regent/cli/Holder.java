@@ -37,9 +37,10 @@ final class Holder {
       LeaderKey key = tenure.campaign(c, run.ttl().toMillis(), ByteString.copyFromUtf8(run.value()),
           run.lockDelayMs());
       int code = ExitCodes.OK;
-      if (key != null) {
+      if (key != null && tenure.announce(() -> {
         out.println(run.grantLine().apply(key));
         out.flush();
+      })) {
         code = run.command().isEmpty() ? awaitEnd(tenure) : execute(c, tenure, key, run);
       }
       return tenure.how() == Tenure.End.LOST ? ExitCodes.ERROR : code;

@@ -107,6 +107,15 @@ final class Tenure {
     }
   }
 
+  /** Runs {@code announce} (e.g. printing the grant) unless the tenure has ended; whether it ran. */
+  synchronized boolean announce(Runnable announce) {
+    if (end.get() != null) {
+      return false;
+    }
+    announce.run(); // under the lock: a loss is reported after the grant, never before it
+    return true;
+  }
+
   /** Blocks until the tenure ends; how it ended. */
   End await() throws InterruptedException {
     ended.await();

@@ -29,7 +29,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 /**
  * The zombie-leader scenario (issue 3) with real processes: a 3-node cluster, a fenced ledger, and two
  * {@code regent elect --exec} holders whose writer ({@code ledger append-loop}) appends every 200 ms. A is
- * paused with SIGSTOP of its process group (elect JVM and writer) beyond its 3 s TTL; B is elected with a
+ * paused with SIGSTOP of its process group (elect JVM and writer) beyond its TTL; B is elected with a
  * larger token and appends; then A's writer is resumed first, like a write that had passed its leadership
  * check just before the pause, and A's elect after it, which must notice the loss, stop its writer and exit 1.
  * A zombie write is a write by A answered after B's first entry (one in flight when A froze may have landed
@@ -38,6 +38,11 @@ import org.junit.jupiter.params.provider.EnumSource;
 @Timeout(100)
 class ZombieLeaderScenarioTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
+  /**
+   * The holders' lease TTL. 3 s works on an idle machine; 5 s (as in {@code regent demo}) keeps a waiting
+   * candidate's keepalives, which step down after 2/3 TTL without an answer, alive on a loaded one.
+   */
+  private static final String TTL = "5s";
   /**
    * A write the ledger answered, as its writer reports it: result, writer id, attempt number, token, H. (A
    * call that failed without an answer, e.g. whose deadline ran out during the pause, is no write.)
@@ -57,6 +62,9 @@ class ZombieLeaderScenarioTest {
     cluster = ClusterUpCommand.up(dir.resolve("cluster"), 3, DemoCommand.freeBasePort(), quiet()).cluster();
     for (LedgerMode mode : LedgerMode.values()) {
       LEDGERS.put(mode, ScenarioProcess.start("ledger-" + mode.name().toLowerCase(Locale.ROOT), ledgerServe(mode)));
+    }
+    for (ScenarioProcess ledger : LEDGERS.values()) {
+      ledger.awaitLine(l -> l.startsWith("ledger serving on "), WAIT);
     }
   }
 
@@ -91,8 +99,8 @@ class ZombieLeaderScenarioTest {
 
     ScenarioProcess a = start("A", elect(name, "A", key, ledger, mode));
     long tokenA = grantToken(a);
-    ScenarioProcess b = start("B", elect(name, "B", key, ledger, mode));
     await().atMost(WAIT).until(() -> attempts(a, 0).stream().filter(x -> x.group(1).equals("admitted")).count() >= 2);
+    ScenarioProcess b = start("B", elect(name, "B", key, ledger, mode)); // one JVM starting at a time
 
     a.signalGroup("STOP"); // the pause: A's elect JVM and its writer
     long tokenB = grantToken(b);
@@ -158,7 +166,7 @@ class ZombieLeaderScenarioTest {
 
   /** {@code elect --exec} with the writer; strict ledgers need a fresh token for (nearly) every append. */
   private static List<String> elect(String name, String id, String key, String ledger, LedgerMode mode) {
-    List<String> args = new ArrayList<>(List.of("elect", name, id, "--ttl", "3s", "--endpoints", cluster.endpoints()));
+    List<String> args = new ArrayList<>(List.of("elect", name, id, "--ttl", TTL, "--endpoints", cluster.endpoints()));
     if (mode == LedgerMode.STRICT) {
       args.addAll(List.of("--fresh-token-every", "150ms"));
     }
@@ -168,9 +176,12 @@ class ZombieLeaderScenarioTest {
     return args;
   }
 
+  /** The token of the holder's grant; fails at once should the holder lose its lease first. */
   private static long grantToken(ScenarioProcess p) {
-    String grant = p.awaitLine(l -> l.startsWith("elected "), WAIT);
-    return Long.parseLong(grant.replaceAll(".* token=(\\d+) .*", "$1"));
+    String line = p.awaitLine(l -> l.startsWith("elected ") || l.startsWith("lost "), WAIT);
+    assertThat(line).as("a candidate's keepalives took over 2/3 of its %s TTL: an overloaded machine?", TTL)
+        .startsWith("elected ");
+    return Long.parseLong(line.replaceAll(".* token=(\\d+) .*", "$1"));
   }
 
   /** The writer's attempt lines from line {@code from} on. */

@@ -4,7 +4,9 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
 
 /**
@@ -16,7 +18,7 @@ final class ServerLoad {
   private static final double TICKS_PER_SECOND = 100.0;
   private final List<Long> pids;
   private long cpuTicksAtStart;
-  private long waitNanosAtStart;
+  private Map<String, Long> waitAtStart = Map.of();
   private long startNanos;
   private long maxRssKb;
 
@@ -44,7 +46,7 @@ final class ServerLoad {
   /** Starts the CPU measurement window. */
   synchronized void start() {
     cpuTicksAtStart = cpuTicks();
-    waitNanosAtStart = runQueueWaitNanos();
+    waitAtStart = runQueueWait();
     startNanos = System.nanoTime();
     maxRssKb = 0;
     sample();
@@ -67,21 +69,27 @@ final class ServerLoad {
 
   /**
    * Time the servers' threads spent runnable but waiting for a CPU since {@link #start()}, per second (from
-   * {@code /proc/PID/task/TID/schedstat}; threads that ended meanwhile are not counted). Near or above
+   * {@code /proc/PID/task/TID/schedstat}, per thread; threads that ended meanwhile are not counted). Well above
    * {@link #cores()}, the servers are starved of CPU rather than busy.
    */
   synchronized double runQueueWaitCores() {
     double seconds = (System.nanoTime() - startNanos) / 1e9;
-    return seconds <= 0 ? 0 : (runQueueWaitNanos() - waitNanosAtStart) / 1e9 / seconds;
+    long sum = 0;
+    for (Map.Entry<String, Long> t : runQueueWait().entrySet()) {
+      sum += t.getValue() - waitAtStart.getOrDefault(t.getKey(), 0L);
+    }
+    return seconds <= 0 ? 0 : sum / 1e9 / seconds;
   }
 
-  private long runQueueWaitNanos() {
-    long sum = 0;
+  /** Run-queue wait so far of every thread of every server, ns, by "pid/tid". */
+  private Map<String, Long> runQueueWait() {
+    Map<String, Long> waits = new HashMap<>();
     for (long pid : pids) {
       try (Stream<Path> tasks = Files.list(Path.of("/proc", Long.toString(pid), "task"))) {
         for (Path t : tasks.toList()) {
           try {
-            sum += Long.parseLong(Files.readString(t.resolve("schedstat")).trim().split(" ")[1]);
+            waits.put(pid + "/" + t.getFileName(),
+                Long.parseLong(Files.readString(t.resolve("schedstat")).trim().split(" ")[1]));
           } catch (IOException | RuntimeException e) {
             // the thread ended
           }
@@ -90,7 +98,7 @@ final class ServerLoad {
         // the process is gone
       }
     }
-    return sum;
+    return waits;
   }
 
   /** The largest sum of the servers' resident sets seen, MiB. */
