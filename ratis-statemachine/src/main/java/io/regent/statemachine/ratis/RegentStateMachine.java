@@ -12,6 +12,7 @@ import io.regent.statemachine.replica.ApplyEffects;
 import io.regent.statemachine.replica.ReplicaView;
 import io.regent.statemachine.store.RegentStore;
 import io.regent.statemachine.store.StateTxn;
+import io.regent.statemachine.store.UnsyncedMarker;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -86,11 +87,18 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
   private void openStore() {
     SingleFileSnapshotInfo snapshot = storage.loadLatestSnapshot();
     boolean hasLive = Files.exists(lmdbDir.resolve("data.mdb"));
+    if (hasLive && !UnsyncedMarker.trustworthy(lmdbDir)) {
+      // the OS went down while LMDB held unsynced commits: rebuild it from the snapshot and the Raft log
+      LOG.warn("{} was not synced before the OS restarted: rebuilding it from {} and the Raft log", lmdbDir,
+          snapshot == null ? "an empty state" : "snapshot " + snapshot.getTermIndex());
+      RegentStore.discard(lmdbDir);
+      hasLive = false;
+    }
     if (!hasLive && snapshot != null) {
       LOG.info("no live LMDB in {}: restoring snapshot {}", lmdbDir, snapshot.getTermIndex());
       store = RegentStore.restore(lmdbDir, snapshot.getFile().getPath());
     } else {
-      store = RegentStore.open(lmdbDir);
+      store = RegentStore.openUnsynced(lmdbDir);
     }
     if (snapshot != null) {
       setLastAppliedTermIndex(snapshot.getTermIndex());
@@ -118,7 +126,7 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
       getLifeCycle().transition(LifeCycle.State.STARTING);
       SingleFileSnapshotInfo snapshot = storage.loadLatestSnapshot();
       if (snapshot == null) {
-        store = RegentStore.open(lmdbDir);
+        store = RegentStore.openUnsynced(lmdbDir);
       } else {
         LOG.info("installing snapshot {} into {}", snapshot.getTermIndex(), lmdbDir);
         store = RegentStore.restore(lmdbDir, snapshot.getFile().getPath());

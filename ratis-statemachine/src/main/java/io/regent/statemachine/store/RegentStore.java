@@ -20,12 +20,14 @@ import org.lmdbjava.Txn;
  *
  * <p>Uses lmdbjava's byte-array proxy, so no {@code --add-opens} flags are needed.
  *
- * <p>Durability: opened with {@code MDB_NOMETASYNC} (one fsync per commit instead of two). A process crash
- * loses nothing; an OS crash may undo the last commits but never breaks consistency (LMDB keeps ACI). That
- * is safe because the Raft log is durable and the applied index is stored in the same transaction as the
- * state: Ratis replays from the last snapshot and apply skips what LMDB already holds (DESIGN §2). The one
- * requirement, that LMDB is durable up to every snapshot index before Ratis purges the log behind it, is
- * met by {@link #copyTo}, which syncs first.
+ * <p>Durability: a Raft replica opens it with {@link #openUnsynced} ({@code MDB_NOSYNC}: no fsync per
+ * commit). That is safe because the Raft log is durable and the applied index is stored in the same
+ * transaction as the state: LMDB is a cache of the log's prefix. A process crash loses nothing (commits sit
+ * in the OS page cache); after an OS crash the {@link UnsyncedMarker} says the file cannot be trusted and
+ * the replica rebuilds it from its last snapshot plus the log (DESIGN §2). The one requirement, that LMDB is
+ * durable up to every snapshot index before Ratis purges the log behind it, is met by {@link #copyTo}, which
+ * syncs first. Tools open it with {@link #open} (one fsync per commit) and the single-writer mode, where
+ * LMDB is the only record of a grant, with {@link #openDurable}.
  *
  * <p>Thread-safety: LMDB allows one writer and many readers; {@link #write} calls must come from one thread
  * at a time (Ratis applies serially). Readers may run concurrently.
@@ -35,17 +37,22 @@ public final class RegentStore implements AutoCloseable {
   public static final long MAP_SIZE_BYTES = 4L << 30;
 
   private final Path dir;
+  private final boolean unsynced;
   private final Env<byte[]> env;
   private final Dbi<byte[]> meta;
   private final Dbi<byte[]> leases;
   private final Dbi<byte[]> names;
 
-  private RegentStore(Path dir, EnvFlags... flags) {
+  private RegentStore(Path dir, boolean unsynced, EnvFlags... flags) {
     this.dir = dir;
+    this.unsynced = unsynced;
     try {
       Files.createDirectories(dir);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create LMDB directory " + dir, e);
+    }
+    if (unsynced) {
+      UnsyncedMarker.set(dir);
     }
     this.env = Env.create(PROXY_BA).setMapSize(MAP_SIZE_BYTES).setMaxDbs(4).setMaxReaders(256)
         .open(dir.toFile(), flags);
@@ -59,7 +66,16 @@ public final class RegentStore implements AutoCloseable {
    * MDB_NOTLS: read transactions are not tied to the thread that opened them (gRPC and Ratis pools).
    */
   public static RegentStore open(Path dir) {
-    return new RegentStore(dir, EnvFlags.MDB_NOTLS, EnvFlags.MDB_NOMETASYNC);
+    return new RegentStore(dir, false, EnvFlags.MDB_NOTLS, EnvFlags.MDB_NOMETASYNC);
+  }
+
+  /**
+   * Opens (creating when absent) the environment in {@code dir} without any fsync on commit, for a Raft
+   * replica whose log is the durable record (see the class comment). Callers check
+   * {@link UnsyncedMarker#trustworthy} before reusing an existing environment; {@link #close} syncs.
+   */
+  public static RegentStore openUnsynced(Path dir) {
+    return new RegentStore(dir, true, EnvFlags.MDB_NOTLS, EnvFlags.MDB_NOSYNC);
   }
 
   /**
@@ -67,22 +83,26 @@ public final class RegentStore implements AutoCloseable {
    * disk. For the single-writer mode, where LMDB itself is the only record of a grant (no Raft log).
    */
   public static RegentStore openDurable(Path dir) {
-    return new RegentStore(dir, EnvFlags.MDB_NOTLS);
+    return new RegentStore(dir, false, EnvFlags.MDB_NOTLS);
   }
 
   /**
    * Replaces the environment in {@code dir} with a copy of a snapshot file (an LMDB {@code data.mdb} copy)
-   * and opens it. Used on restore and on snapshot install; the previous contents of {@code dir} are deleted.
+   * and opens it unsynced, as a replica does ({@link #openUnsynced}). Used on restore and on snapshot
+   * install; the previous contents of {@code dir} are deleted.
    */
   public static RegentStore restore(Path dir, Path snapshotFile) {
     try {
       deleteTree(dir);
       Files.createDirectories(dir);
-      Files.copy(snapshotFile, dir.resolve("data.mdb"), StandardCopyOption.REPLACE_EXISTING);
+      // copy, then rename: a crash mid-copy leaves no data.mdb (so the replica restores again), never half a one
+      Path partial = dir.resolve("data.mdb.partial");
+      Files.copy(snapshotFile, partial, StandardCopyOption.REPLACE_EXISTING);
+      Files.move(partial, dir.resolve("data.mdb"), StandardCopyOption.ATOMIC_MOVE);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot restore " + dir + " from " + snapshotFile, e);
     }
-    return open(dir);
+    return openUnsynced(dir);
   }
 
   /** Runs {@code body} in a read-only transaction and returns its result. */
@@ -92,7 +112,7 @@ public final class RegentStore implements AutoCloseable {
     }
   }
 
-  /** Runs {@code body} in a write transaction, commits it durably, and returns its result. */
+  /** Runs {@code body} in a write transaction, commits it (durably unless unsynced), and returns its result. */
   public <T> T write(Function<StateTxn, T> body) {
     try (Txn<byte[]> txn = env.txnWrite()) {
       T result = body.apply(new StateTxn(txn, meta, leases, names));
@@ -128,9 +148,26 @@ public final class RegentStore implements AutoCloseable {
     return dir;
   }
 
+  /** Closes the environment; an unsynced one is synced first and its {@link UnsyncedMarker} removed. */
   @Override
   public void close() {
+    if (unsynced) {
+      env.sync(true);
+      UnsyncedMarker.clear(dir);
+    }
     env.close();
+  }
+
+  /**
+   * Deletes the environment in {@code dir} (after an OS crash made it untrustworthy, see
+   * {@link UnsyncedMarker}), so that the replica rebuilds it from a snapshot and the log.
+   */
+  public static void discard(Path dir) {
+    try {
+      deleteTree(dir);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot delete " + dir, e);
+    }
   }
 
   static void deleteTree(Path root) throws IOException {

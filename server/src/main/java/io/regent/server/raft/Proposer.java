@@ -14,20 +14,21 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 
 /**
  * Submits log entries through Ratis (which routes them to the current leader) and decodes the apply result.
+ * Proposals go through a {@link RaftClientPool}; a client whose proposal failed is replaced.
  *
  * <p>Failures (no leader, no quorum, timeout) complete the future with {@link UnavailableException}: the
  * entry may or may not have been applied, and callers retry idempotent commands only.
  */
 public final class Proposer implements EntrySubmitter {
-  private final RaftClient client;
+  private final RaftClientPool clients;
   private final long timeoutMs;
 
   /**
-   * @param client a Ratis client for the group (with a bounded retry policy)
+   * @param clients Ratis clients for the group (each with a bounded retry policy)
    * @param timeoutMs upper bound on one proposal, ms
    */
-  public Proposer(RaftClient client, long timeoutMs) {
-    this.client = client;
+  public Proposer(RaftClientPool clients, long timeoutMs) {
+    this.clients = clients;
     this.timeoutMs = timeoutMs;
   }
 
@@ -35,9 +36,14 @@ public final class Proposer implements EntrySubmitter {
   @Override
   public CompletableFuture<Result> propose(LogEntry.Builder entry) {
     Message msg = Message.valueOf(UnsafeByteOperations.unsafeWrap(EntryCodec.encode(entry)));
+    int slot = clients.nextSlot();
+    RaftClient client = clients.client(slot);
     return client.async().send(msg)
         .orTimeout(timeoutMs, TimeUnit.MILLISECONDS)
         .handle((reply, err) -> {
+          if (err != null || !reply.isSuccess()) {
+            clients.replace(slot, client);
+          }
           if (err != null) {
             throw new CompletionException(new UnavailableException("no quorum: " + rootMessage(err), err));
           }

@@ -1,0 +1,97 @@
+package io.regent.server.raft;
+
+import java.io.IOException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReferenceArray;
+import java.util.function.Supplier;
+import org.apache.ratis.client.RaftClient;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The Ratis clients a node forwards its proposals through: several, used in turn, and each replaced by a
+ * fresh one after a failure.
+ *
+ * <p>Why several: one Ratis client is one ordered gRPC stream to the leader, and its sliding window makes
+ * unrelated proposals wait for each other; RATIS-NOTES §15 measured 4 230 → 5 812 writes/s at 64 in-flight
+ * requests with 8 connections instead of 1. Why replace: after a node was cut off or the leader was killed, a
+ * client could stay failed (closed stream, cached connection error, stale leader) and answer every later
+ * proposal with an error until the process restarted (seen in the Jepsen runs). A replacement is built
+ * from the group's current configuration, so it also follows membership changes. The failed client is
+ * closed only after {@code closeDelayMs}, so proposals still in flight on it can finish.
+ */
+public final class RaftClientPool implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(RaftClientPool.class);
+
+  private final Supplier<RaftClient> factory;
+  private final AtomicReferenceArray<RaftClient> clients;
+  private final AtomicInteger next = new AtomicInteger();
+  private final long closeDelayMs;
+  private final ScheduledExecutorService closer = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, "raft-client-closer");
+    t.setDaemon(true);
+    return t;
+  });
+
+  /**
+   * @param size number of clients, at least 1
+   * @param factory builds a client for the group as currently configured
+   * @param closeDelayMs how long a replaced client stays open for its in-flight proposals, ms
+   */
+  public RaftClientPool(int size, Supplier<RaftClient> factory, long closeDelayMs) {
+    if (size < 1) {
+      throw new IllegalArgumentException("pool size " + size + " < 1");
+    }
+    this.factory = factory;
+    this.closeDelayMs = closeDelayMs;
+    this.clients = new AtomicReferenceArray<>(size);
+    for (int i = 0; i < size; i++) {
+      clients.set(i, factory.get());
+    }
+  }
+
+  /** A slot to propose through, round robin. */
+  int nextSlot() {
+    return Math.floorMod(next.getAndIncrement(), clients.length());
+  }
+
+  /** The client in {@code slot} now. */
+  RaftClient client(int slot) {
+    return clients.get(slot);
+  }
+
+  /** Replaces {@code failed} in {@code slot}, unless another failure already did. */
+  void replace(int slot, RaftClient failed) {
+    RaftClient fresh;
+    try {
+      fresh = factory.get();
+    } catch (RuntimeException e) {
+      LOG.warn("cannot build a Ratis client; keeping the failed one for now", e);
+      return;
+    }
+    if (clients.compareAndSet(slot, failed, fresh)) {
+      closer.schedule(() -> closeQuietly(failed), closeDelayMs, TimeUnit.MILLISECONDS);
+    } else {
+      closeQuietly(fresh);
+    }
+  }
+
+  @Override
+  public void close() {
+    closer.shutdownNow();
+    for (int i = 0; i < clients.length(); i++) {
+      closeQuietly(clients.get(i));
+    }
+  }
+
+  private static void closeQuietly(RaftClient c) {
+    try {
+      c.close();
+    } catch (IOException | RuntimeException e) {
+      LOG.debug("closing a Ratis client failed", e);
+    }
+  }
+}
