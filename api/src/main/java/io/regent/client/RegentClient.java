@@ -1,9 +1,12 @@
 package io.regent.client;
 
 import com.google.protobuf.ByteString;
+import io.grpc.ChannelCredentials;
+import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.TlsChannelCredentials;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
 import io.regent.api.v1.CampaignRequest;
@@ -27,6 +30,8 @@ import io.regent.api.v1.ProclaimRequest;
 import io.regent.api.v1.ResignRequest;
 import io.regent.api.v1.StatusRequest;
 import io.regent.api.v1.StatusResponse;
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -49,7 +54,7 @@ public final class RegentClient implements AutoCloseable {
   private final List<String> endpoints;
   private volatile int current;
 
-  private RegentClient(List<String> endpoints) {
+  private RegentClient(List<String> endpoints, ChannelCredentials credentials) {
     if (endpoints.isEmpty()) {
       throw new IllegalArgumentException("at least one endpoint is required");
     }
@@ -59,14 +64,19 @@ public final class RegentClient implements AutoCloseable {
       if (colon <= 0) {
         throw new IllegalArgumentException("endpoint '" + e + "' is not host:port");
       }
-      channels.add(NettyChannelBuilder.forAddress(e.substring(0, colon), Integer.parseInt(e.substring(colon + 1)))
-          .usePlaintext().build());
+      channels.add(NettyChannelBuilder.forAddress(e.substring(0, colon), Integer.parseInt(e.substring(colon + 1)),
+          credentials).build());
     }
   }
 
-  /** Connects (lazily) to {@code endpoints}, each {@code host:port}. */
+  /** Connects (lazily, in plaintext) to {@code endpoints}, each {@code host:port}. */
   public static RegentClient connect(List<String> endpoints) {
-    return new RegentClient(endpoints);
+    return builder().endpoints(endpoints).build();
+  }
+
+  /** A builder, for TLS and client certificates. */
+  public static Builder builder() {
+    return new Builder();
   }
 
   /** Parses a comma-separated endpoint list ({@code h1:p1,h2:p2}). */
@@ -208,5 +218,83 @@ public final class RegentClient implements AutoCloseable {
   @Override
   public void close() {
     channels.forEach(ManagedChannel::shutdownNow);
+  }
+
+  /**
+   * Builds a {@link RegentClient}: endpoints, and optionally TLS ({@link #caCert}) with a client certificate
+   * ({@link #clientCert}) for servers that ask for mutual TLS. The flags of {@code etcdctl}:
+   * {@code --cacert}, {@code --cert}, {@code --key}.
+   */
+  public static final class Builder {
+    private List<String> endpoints = List.of();
+    private Path caCert;
+    private Path cert;
+    private Path key;
+
+    private Builder() {
+    }
+
+    /** The endpoints, each {@code host:port} of a node's public API. */
+    public Builder endpoints(List<String> endpoints) {
+      this.endpoints = List.copyOf(endpoints);
+      return this;
+    }
+
+    /** Speaks TLS, trusting server certificates signed by the CA(s) in this PEM file. */
+    public Builder caCert(Path caCertPem) {
+      this.caCert = caCertPem;
+      return this;
+    }
+
+    /**
+     * Presents this certificate (PEM) and key (unencrypted PKCS#8 PEM) in the TLS handshake; the server
+     * knows the client by the certificate's subject CN. Needs {@link #caCert}.
+     */
+    public Builder clientCert(Path certPem, Path keyPem) {
+      this.cert = certPem;
+      this.key = keyPem;
+      return this;
+    }
+
+    /**
+     * Builds the client; channels connect lazily.
+     *
+     * @throws IllegalArgumentException for a bad endpoint, a client certificate without a CA, or a PEM file
+     *     that cannot be read (naming it)
+     */
+    public RegentClient build() {
+      return new RegentClient(endpoints, credentials(caCert, cert, key));
+    }
+  }
+
+  /**
+   * Channel credentials for Regent's endpoints: plaintext when {@code caCert} is null, else TLS trusting
+   * {@code caCert}, presenting {@code cert} and {@code key} when given (mutual TLS).
+   *
+   * @throws IllegalArgumentException for a client certificate without a CA, or a PEM file that cannot be
+   *     read (naming it)
+   */
+  public static ChannelCredentials credentials(Path caCert, Path cert, Path key) {
+    if (caCert == null) {
+      if (cert != null) {
+        throw new IllegalArgumentException("a client certificate needs TLS: give the CA certificate too");
+      }
+      return InsecureChannelCredentials.create();
+    }
+    TlsChannelCredentials.Builder tls = TlsChannelCredentials.newBuilder();
+    try {
+      tls.trustManager(caCert.toFile());
+    } catch (IOException | RuntimeException e) {
+      throw new IllegalArgumentException("cannot load the CA certificate " + caCert + ": " + e.getMessage(), e);
+    }
+    if (cert != null) {
+      try {
+        tls.keyManager(cert.toFile(), key.toFile());
+      } catch (IOException | RuntimeException e) {
+        throw new IllegalArgumentException("cannot load the client certificate " + cert + " and key " + key
+            + ": " + e.getMessage(), e);
+      }
+    }
+    return tls.build();
   }
 }

@@ -1,6 +1,8 @@
 package io.regent.cli;
 
+import io.grpc.ChannelCredentials;
 import io.regent.client.RegentClient;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Model.CommandSpec;
@@ -8,7 +10,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-/** Options shared by every client command: where the cluster is and how to print. */
+/** Options shared by every client command: where the cluster is, how to reach it (TLS) and how to print. */
 public final class ClientOptions {
   /** Used when neither {@code --endpoints} nor {@code $REGENT_ENDPOINTS} is set. */
   public static final String DEFAULT_ENDPOINTS = "127.0.0.1:7101";
@@ -27,6 +29,18 @@ public final class ClientOptions {
       description = "output format: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}); json prints one object "
           + "per line")
   Output output = Output.simple;
+
+  @Option(names = "--cacert", paramLabel = "FILE",
+      description = "speak TLS, verifying the servers against this CA certificate (PEM) (default: $REGENT_CACERT)")
+  Path cacert;
+
+  @Option(names = "--cert", paramLabel = "FILE",
+      description = "client certificate (PEM) for mutual TLS; its CN is your identity (default: $REGENT_CERT)")
+  Path cert;
+
+  @Option(names = "--key", paramLabel = "FILE",
+      description = "the client certificate's private key (PKCS#8 PEM) (default: $REGENT_KEY)")
+  Path key;
 
   /** Whether {@code -w json} was asked for. */
   public boolean json() {
@@ -71,8 +85,49 @@ public final class ClientOptions {
     return list;
   }
 
-  /** A client over {@link #endpointList()}; close it when done. */
+  /**
+   * A client over {@link #endpointList()}, over TLS when a CA certificate is given ({@code --cacert} or
+   * {@code $REGENT_CACERT}); close it when done.
+   */
   public RegentClient connect() {
-    return RegentClient.connect(endpointList());
+    return connect(endpointList());
+  }
+
+  /** A client over {@code endpoints}, with the TLS settings of {@link #credentials()}; close it when done. */
+  public RegentClient connect(List<String> endpoints) {
+    Path[] files = tlsFiles();
+    return RegentClient.builder().endpoints(endpoints).caCert(files[0]).clientCert(files[1], files[2]).build();
+  }
+
+  /**
+   * Channel credentials from {@code --cacert --cert --key} (or {@code $REGENT_CACERT $REGENT_CERT
+   * $REGENT_KEY}): plaintext without a CA. A usage error for a certificate without its key (or the reverse)
+   * or a client certificate without a CA; an error naming the file when one cannot be read.
+   */
+  public ChannelCredentials credentials() {
+    Path[] files = tlsFiles();
+    return RegentClient.credentials(files[0], files[1], files[2]);
+  }
+
+  /** CA certificate, client certificate and key (each possibly null), checked for usage errors. */
+  private Path[] tlsFiles() {
+    Path ca = orEnv(cacert, "REGENT_CACERT");
+    Path c = orEnv(cert, "REGENT_CERT");
+    Path k = orEnv(key, "REGENT_KEY");
+    if ((c == null) != (k == null)) {
+      throw new ParameterException(mixee.commandLine(), "--cert and --key go together");
+    }
+    if (c != null && ca == null) {
+      throw new ParameterException(mixee.commandLine(), "--cert needs --cacert (client certificates are for TLS)");
+    }
+    return new Path[] {ca, c, k};
+  }
+
+  private static Path orEnv(Path option, String variable) {
+    if (option != null) {
+      return option;
+    }
+    String v = System.getenv(variable);
+    return v == null || v.isBlank() ? null : Path.of(v);
   }
 }

@@ -54,7 +54,7 @@ public final class ObserveCommand implements Callable<Integer> {
     Signals.onTermination(interrupted::countDown);
     StatusRuntimeException last = null;
     for (String endpoint : endpoints) {
-      try (RegentClient c = RegentClient.connect(List.of(endpoint))) {
+      try (RegentClient c = options.connect(List.of(endpoint))) {
         CountDownLatch ended = new CountDownLatch(1);
         AtomicBoolean received = new AtomicBoolean();
         AtomicReference<Throwable> error = new AtomicReference<>();

@@ -9,6 +9,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -60,6 +61,9 @@ public final class ServerCommand implements Callable<Integer> {
       description = "TESTS ONLY (Jepsen's negative control): grant free names from local state, without Raft")
   boolean unsafeLocalGrants;
 
+  @Mixin
+  SecurityOptions security;
+
   @Override
   public Integer call() throws Exception {
     if (singleWriter) {
@@ -68,6 +72,10 @@ public final class ServerCommand implements Callable<Integer> {
       }
       if (metricsPort >= 0) {
         throw new ParameterException(spec.commandLine(), "--metrics-port is not available with --single-writer");
+      }
+      if (security.any()) {
+        throw new ParameterException(spec.commandLine(), "TLS and --permissions are not available with "
+            + "--single-writer");
       }
       return serve(SingleWriterServer.start(apiHost, apiPort, dataDir.toAbsolutePath()));
     }
@@ -88,7 +96,7 @@ public final class ServerCommand implements Callable<Integer> {
       System.err.println("WARNING: --unsafe-local-grants: this node grants names without Raft and breaks every "
           + "guarantee; it exists only as the negative control of the Jepsen tests");
     }
-    return serve(RegentServer.start(config));
+    return serve(RegentServer.start(config, security.security()));
   }
 
   /** Runs {@code server} until SIGINT/SIGTERM, then closes it; exit code 0. */

@@ -1,5 +1,6 @@
 package io.regent.cli;
 
+import io.grpc.ChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -76,7 +77,7 @@ public final class SnapshotCommand implements Runnable {
       StatusRuntimeException last = null;
       for (String endpoint : client.endpointList()) {
         try {
-          SnapshotFile.Header h = save(endpoint, file.toAbsolutePath(), timeout.toMillis());
+          SnapshotFile.Header h = save(endpoint, client.credentials(), file.toAbsolutePath(), timeout.toMillis());
           String line = client.json()
               ? Json.obj().put("file", file.toString()).put("index", h.appliedIndex()).put("bytes", h.lmdbBytes())
                   .put("sha256", h.sha256()).put("endpoint", endpoint).toString()
@@ -95,10 +96,11 @@ public final class SnapshotCommand implements Runnable {
     }
 
     /** Streams one node's snapshot into {@code target}; checks its length and SHA-256 before writing. */
-    static SnapshotFile.Header save(String endpoint, Path target, long timeoutMs) throws IOException {
+    static SnapshotFile.Header save(String endpoint, ChannelCredentials credentials, Path target, long timeoutMs)
+        throws IOException {
       int colon = endpoint.lastIndexOf(':');
       ManagedChannel channel = NettyChannelBuilder.forAddress(endpoint.substring(0, colon),
-          Integer.parseInt(endpoint.substring(colon + 1))).usePlaintext().maxInboundMessageSize(16 << 20).build();
+          Integer.parseInt(endpoint.substring(colon + 1)), credentials).maxInboundMessageSize(16 << 20).build();
       Path dir = target.getParent() == null ? Path.of(".") : target.getParent();
       Path tmp = Files.createTempFile(dir, ".regent-snapshot", ".mdb");
       try {

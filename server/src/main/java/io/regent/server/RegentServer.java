@@ -10,10 +10,14 @@ import io.regent.server.raft.Proposer;
 import io.regent.server.raft.RaftClientPool;
 import io.regent.server.raft.RaftClusterView;
 import io.regent.server.raft.RaftSetup;
+import io.regent.server.security.NodeSecurity;
+import io.regent.server.security.Security;
 import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.ratis.RegentStateMachine;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
@@ -47,8 +51,9 @@ public final class RegentServer implements AutoCloseable {
   private final RegentMetrics metrics;
   private MetricsHttpServer metricsHttp;
 
-  private RegentServer(ServerConfig config) throws IOException {
+  private RegentServer(ServerConfig config, Security security) throws IOException {
     this.config = config;
+    NodeSecurity sec = NodeSecurity.load(security, config.nodeId());
     RaftProperties props = RaftSetup.properties(config);
     RaftGroup group = RaftSetup.group(config);
     this.lessor = new Lessor(System::nanoTime, EXPIRY_SCAN_MS);
@@ -56,17 +61,23 @@ public final class RegentServer implements AutoCloseable {
     RegentStateMachine sm = new RegentStateMachine(config.dataDir().resolve("lmdb"),
         metrics == null ? lessor : metrics.countingTimekeeper(lessor), new EventHub(EVENT_HISTORY));
     this.raft = RaftServer.newBuilder().setServerId(RaftPeerId.valueOf(config.nodeId())).setGroup(group)
-        .setProperties(props).setStateMachine(sm).setOption(RaftStorage.StartupOption.RECOVER).build();
+        .setProperties(props).setParameters(sec.raftParameters()).setStateMachine(sm).setOption(RaftStorage.StartupOption.RECOVER).build();
     this.clients = new RaftClientPool(RAFT_CLIENTS, () -> RaftClient.newBuilder().setProperties(props)
+        .setParameters(sec.raftParameters())
         .setRaftGroup(currentGroup(group))
         .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(50,
             TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
         .build(), config.requestTimeoutMs());
     Proposer proposer = new Proposer(clients, config.requestTimeoutMs());
     lessor.setProposer(proposer);
-    this.api = new ApiServer(new InetSocketAddress(config.apiHost(), config.apiPort()), new RaftClusterView(raft),
-        sm, proposer, new Confirmer(proposer), config.minTtlMs(), config.unsafeLocalGrants(),
-        metrics == null ? new ServerInterceptor[0] : new ServerInterceptor[] {metrics.grpcInterceptor()});
+    List<ServerInterceptor> interceptors = new ArrayList<>();
+    sec.authorizer().ifPresent(interceptors::add);
+    if (metrics != null) {
+      interceptors.add(metrics.grpcInterceptor()); // added last, runs first: it also times refused calls
+    }
+    this.api = new ApiServer(new InetSocketAddress(config.apiHost(), config.apiPort()), sec.apiCredentials(),
+        new RaftClusterView(raft), sm, proposer, new Confirmer(proposer), config.minTtlMs(),
+        config.unsafeLocalGrants(), interceptors.toArray(ServerInterceptor[]::new));
     if (metrics != null) {
       metrics.bindReplica(sm);
       metrics.bindRaft(raft, RaftSetup.GROUP_ID);
@@ -85,9 +96,18 @@ public final class RegentServer implements AutoCloseable {
     }
   }
 
-  /** Builds and starts a node: Raft first, then the API. */
+  /** Builds and starts a node with plaintext ports and no permission checks: Raft first, then the API. */
   public static RegentServer start(ServerConfig config) throws IOException {
-    RegentServer s = new RegentServer(config);
+    return start(config, Security.NONE);
+  }
+
+  /**
+   * Builds and starts a node with TLS and permissions as {@code security} says (docs/security.md).
+   *
+   * @throws IOException also when a certificate, key or permissions file cannot be read
+   */
+  public static RegentServer start(ServerConfig config, Security security) throws IOException {
+    RegentServer s = new RegentServer(config, security);
     s.raft.start();
     s.api.start();
     if (s.metrics != null) {

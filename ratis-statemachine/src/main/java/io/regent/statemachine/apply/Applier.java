@@ -64,7 +64,7 @@ public final class Applier {
       return error(Code.INVALID_ARGUMENT, "unknown log-entry version " + e.getVersion());
     }
     return switch (e.getCommandCase()) {
-      case GRANT -> grant(e.getGrant().getTtlMs());
+      case GRANT -> grant(e.getGrant().getTtlMs(), e.getGrant().getMaxLeases());
       case REVOKE -> revoke(e.getRevoke().getLeaseId());
       case EXPIRE -> expire(e.getExpire().getLeaseIdsList(), e.getExpire().getProposerTerm());
       case CAMPAIGN -> campaign(e.getCampaign());
@@ -78,9 +78,13 @@ public final class Applier {
     };
   }
 
-  private Result.Builder grant(long ttlMs) {
+  private Result.Builder grant(long ttlMs, long maxLeases) {
     if (ttlMs <= 0 || ttlMs > Limits.MAX_TTL_MS) {
       return error(Code.INVALID_ARGUMENT, "ttl " + ttlMs + " ms outside (0, " + Limits.MAX_TTL_MS + "]");
+    }
+    if (maxLeases > 0 && txn.leaseCount() >= maxLeases) {
+      return error(Code.RESOURCE_EXHAUSTED, "the cluster holds " + txn.leaseCount()
+          + " leases, its limit (--max-leases " + maxLeases + "); revoke some first");
     }
     granted = LeaseRecord.newBuilder().setId(index).setTtlMs(ttlMs).build();
     txn.putLease(granted);
@@ -175,6 +179,10 @@ public final class Applier {
       // A try-campaign must not leave a candidacy behind: it could be elected after "not elected" was answered.
       return nameResult(rec);
     }
+    Result.Builder full = checkRoom(c, rec, free);
+    if (full != null) {
+      return full;
+    }
     txn.putLease(withName(lease, c.getName()));
     if (free) {
       Holder h = Holder.newBuilder().setLeaseId(c.getLeaseId()).setValue(c.getValue())
@@ -188,6 +196,23 @@ public final class Applier {
         .setValue(c.getValue()).setRegisteredIndex(index).setLockDelayMs(c.getLockDelayMs())).build();
     txn.putName(queued);
     return nameResult(queued);
+  }
+
+  /**
+   * Refuses a campaign that would add a name beyond {@code max_names} or a candidate beyond
+   * {@code max_candidates} (limits carried by the entry, judged against replicated state: deterministic).
+   */
+  private Result.Builder checkRoom(Campaign c, NameRecord rec, boolean free) {
+    boolean newName = !rec.hasHolder() && rec.getCandidatesCount() == 0 && rec.getLockDelayMs() == 0;
+    if (newName && c.getMaxNames() > 0 && txn.nameCount() >= c.getMaxNames()) {
+      return error(Code.RESOURCE_EXHAUSTED, "the cluster holds " + txn.nameCount() + " names, its limit (--max-names "
+          + c.getMaxNames() + ")");
+    }
+    if (!free && c.getMaxCandidates() > 0 && rec.getCandidatesCount() >= c.getMaxCandidates()) {
+      return error(Code.RESOURCE_EXHAUSTED, "'" + c.getName() + "' already has " + rec.getCandidatesCount()
+          + " waiting candidates, its limit (--max-candidates " + c.getMaxCandidates() + ")");
+    }
+    return null;
   }
 
   private Result.Builder proclaim(Proclaim p) {

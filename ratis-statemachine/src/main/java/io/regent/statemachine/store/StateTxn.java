@@ -79,6 +79,16 @@ public final class StateTxn {
     names.delete(txn, nameKey(name));
   }
 
+  /** Number of live leases (LMDB's own entry count: O(1), identical on every replica). */
+  public long leaseCount() {
+    return leases.stat(txn).entries;
+  }
+
+  /** Number of names that have a holder, candidates or a lock-delay in force. */
+  public long nameCount() {
+    return names.stat(txn).entries;
+  }
+
   /** Every lease, in id order. */
   public List<LeaseRecord> allLeases() {
     List<LeaseRecord> out = new ArrayList<>();

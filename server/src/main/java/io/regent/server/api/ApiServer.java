@@ -1,6 +1,8 @@
 package io.regent.server.api;
 
+import io.grpc.InsecureServerCredentials;
 import io.grpc.Server;
+import io.grpc.ServerCredentials;
 import io.grpc.ServerInterceptor;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
@@ -39,10 +41,21 @@ public final class ApiServer implements AutoCloseable {
    */
   public ApiServer(InetSocketAddress address, ClusterView cluster, ReplicaView sm, EntrySubmitter proposer,
                    Confirmer confirmer, long minTtlMs, boolean unsafeLocalGrants, ServerInterceptor... interceptors) {
+    this(address, InsecureServerCredentials.create(), cluster, sm, proposer, confirmer, minTtlMs, unsafeLocalGrants,
+        interceptors);
+  }
+
+  /**
+   * Like the plaintext constructor, serving with {@code credentials} (TLS, optionally mutual: see
+   * {@code io.regent.server.security.TlsCredentials}).
+   */
+  public ApiServer(InetSocketAddress address, ServerCredentials credentials, ClusterView cluster, ReplicaView sm,
+                   EntrySubmitter proposer, Confirmer confirmer, long minTtlMs, boolean unsafeLocalGrants,
+                   ServerInterceptor... interceptors) {
     StateReader reader = new StateReader(confirmer, sm);
     Campaigns campaigns = new Campaigns(proposer, sm.hub(), unsafeLocalGrants ? new UnsafeLocalGrants(sm) : null);
     HealthStatusManager health = new HealthStatusManager();
-    NettyServerBuilder builder = NettyServerBuilder.forAddress(address);
+    NettyServerBuilder builder = NettyServerBuilder.forAddress(address, credentials);
     java.util.Arrays.stream(interceptors).forEach(builder::intercept);
     this.server = builder
         .addService(new LeaseService(proposer, confirmer, reader, minTtlMs))

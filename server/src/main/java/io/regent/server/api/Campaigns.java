@@ -3,6 +3,7 @@ package io.regent.server.api;
 import com.google.protobuf.ByteString;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.regent.api.v1.LeaderKey;
+import io.regent.server.limits.ServerLimits;
 import io.regent.server.raft.EntrySubmitter;
 import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.proto.Campaign;
@@ -30,19 +31,25 @@ final class Campaigns {
   private final EntrySubmitter proposer;
   private final EventHub hub;
   private final UnsafeLocalGrants unsafe;
+  private final ServerLimits limits;
 
-  /** @param unsafe the negative-control mode, or {@code null} (always, outside tests) */
-  Campaigns(EntrySubmitter proposer, EventHub hub, UnsafeLocalGrants unsafe) {
+  /**
+   * @param unsafe the negative-control mode, or {@code null} (always, outside tests)
+   * @param limits names and candidates limits, stamped on each Campaign entry and judged at apply
+   */
+  Campaigns(EntrySubmitter proposer, EventHub hub, UnsafeLocalGrants unsafe, ServerLimits limits) {
     this.proposer = proposer;
     this.hub = hub;
     this.unsafe = unsafe;
+    this.limits = limits;
   }
 
   /**
    * Campaigns for {@code name} with {@code lease} (asking for {@code lockDelayMs} of lock-delay should its lease
    * expire while holding) and answers {@code obs} with
    * {@code toResponse(elected, holder)} once elected (or at once with {@code noWait}, after withdrawing).
-   * Errors: INVALID_ARGUMENT (name, value, lease id), NOT_FOUND (lease unknown or ended), UNAVAILABLE.
+   * Errors: INVALID_ARGUMENT (name, value, lease id), NOT_FOUND (lease unknown or ended), RESOURCE_EXHAUSTED
+   * (a new name beyond {@code --max-names} or a candidate beyond {@code --max-candidates}), UNAVAILABLE.
    */
   <R> void campaign(String name, long lease, ByteString value, long lockDelayMs, boolean noWait,
                     ServerCallStreamObserver<R> obs, BiFunction<Boolean, LeaderKey, R> toResponse) {
@@ -67,7 +74,8 @@ final class Campaigns {
       }
     });
     proposer.propose(LogEntry.newBuilder().setCampaign(Campaign.newBuilder().setName(name).setLeaseId(lease)
-        .setValue(value).setLockDelayMs(lockDelayMs).setNoWait(noWait))).whenComplete((r, err) -> {
+        .setValue(value).setLockDelayMs(lockDelayMs).setNoWait(noWait).setMaxNames(limits.maxNames())
+        .setMaxCandidates(limits.maxCandidates()))).whenComplete((r, err) -> {
           if (err != null || r.getElected() || noWait || r.getCode() != Code.OK) {
             waiter.close();
             answer(obs, answered, err, () -> toResponse.apply(Statuses.check(r).getElected(), holder(r)));

@@ -14,6 +14,9 @@ import io.regent.api.v1.LeaseRevokeRequest;
 import io.regent.api.v1.LeaseRevokeResponse;
 import io.regent.api.v1.LeaseTimeToLiveRequest;
 import io.regent.api.v1.LeaseTimeToLiveResponse;
+import io.regent.server.limits.ConnectionLimiter;
+import io.regent.server.limits.LeaseQuota;
+import io.regent.server.limits.ServerLimits;
 import io.regent.server.raft.Confirmer;
 import io.regent.server.raft.EntrySubmitter;
 import io.regent.statemachine.apply.Limits;
@@ -36,14 +39,27 @@ final class LeaseService extends LeaseGrpc.LeaseImplBase {
   private final Confirmer confirmer;
   private final StateReader reader;
   private final long minTtlMs;
+  private final ServerLimits limits;
+  private final LeaseQuota quota;
 
-  LeaseService(EntrySubmitter proposer, Confirmer confirmer, StateReader reader, long minTtlMs) {
+  /**
+   * @param limits the largest TTL this node grants and the node-wide lease limit stamped on each Grant
+   * @param quota live leases per connection
+   */
+  LeaseService(EntrySubmitter proposer, Confirmer confirmer, StateReader reader, long minTtlMs, ServerLimits limits,
+               LeaseQuota quota) {
     this.proposer = proposer;
     this.confirmer = confirmer;
     this.reader = reader;
     this.minTtlMs = minTtlMs;
+    this.limits = limits;
+    this.quota = quota;
   }
 
+  /**
+   * A TTL outside the contract's range is INVALID_ARGUMENT; one inside it but above this node's
+   * {@code --max-ttl} is RESOURCE_EXHAUSTED, as are grants beyond the per-connection and node-wide lease limits.
+   */
   @Override
   public void grant(LeaseGrantRequest req, StreamObserver<LeaseGrantResponse> obs) {
     Statuses.guard(obs, () -> {
@@ -52,7 +68,21 @@ final class LeaseService extends LeaseGrpc.LeaseImplBase {
         throw Statuses.invalid("ttl " + ttl + " ms outside [" + minTtlMs + ", " + Limits.MAX_TTL_MS
             + "] (minimum = 1.5 x max election timeout)");
       }
-      Statuses.reply(proposer.propose(LogEntry.newBuilder().setGrant(Grant.newBuilder().setTtlMs(ttl))),
+      if (ttl > limits.maxTtlMs()) {
+        throw Status.RESOURCE_EXHAUSTED.withDescription("ttl " + ttl + " ms above this server's limit (--max-ttl "
+            + limits.maxTtlMs() + " ms)").asRuntimeException();
+      }
+      String connection = ConnectionLimiter.CONNECTION.get();
+      quota.reserve(connection);
+      Statuses.reply(proposer.propose(LogEntry.newBuilder().setGrant(Grant.newBuilder().setTtlMs(ttl)
+              .setMaxLeases(limits.maxLeases())))
+              .whenComplete((r, err) -> {
+                if (err == null && r.getCode() == io.regent.statemachine.proto.Code.OK) {
+                  quota.granted(connection, r.getLeaseId());
+                } else {
+                  quota.released(connection);
+                }
+              }),
           r -> LeaseGrantResponse.newBuilder().setId(Statuses.check(r).getLeaseId()).setTtlMs(ttl).build(), obs);
     });
   }

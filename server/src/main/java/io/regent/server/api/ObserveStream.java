@@ -8,13 +8,18 @@ import io.regent.statemachine.event.EventHub;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
  * One Observe stream: ownership events of one name, in log order, through a bounded buffer.
  *
- * <p>Events arrive on the apply thread and are only queued there; a consumer that lets the buffer fill is
- * closed with RESOURCE_EXHAUSTED rather than letting memory grow (DESIGN §4).
+ * <p>Memory is bounded three ways (DESIGN §4): events arrive on the apply thread and are only queued there,
+ * as references to the {@link ChangeEvent} every stream shares; a message is handed to gRPC only while the
+ * call {@link ServerCallStreamObserver#isReady is ready} (gRPC flow control: the reader's window and
+ * gRPC's own small send buffer), so a reader that stops reading never makes the server serialize more; and
+ * a stream whose queue reaches {@code capacity} is ended with RESOURCE_EXHAUSTED, telling the client the
+ * index to resume after. Deliveries are coalesced: at most one drain task per stream is pending.
  */
 final class ObserveStream implements Consumer<ChangeEvent> {
   private final String name;
@@ -22,35 +27,48 @@ final class ObserveStream implements Consumer<ChangeEvent> {
   private final EventHub hub;
   private final Executor executor;
   private final int capacity;
-  private final ArrayDeque<ObserveResponse> queue = new ArrayDeque<>();
+  private final Runnable onClosed;
+  private final ArrayDeque<ChangeEvent> queue = new ArrayDeque<>();
+  private final AtomicBoolean drainPending = new AtomicBoolean();
+  /** The first message (current state), sent before any queued event; null once sent or when resuming. */
+  private ObserveResponse first;
   /** Long.MAX_VALUE until {@link #start}: events are held back, then judged against the first message. */
   private long skipUpTo = Long.MAX_VALUE;
+  /** Index of the last message handed to gRPC: where the client resumes after a RESOURCE_EXHAUSTED. */
+  private long lastSentIndex;
   private boolean closed;
 
+  /**
+   * @param capacity events this stream may have queued before it is ended with RESOURCE_EXHAUSTED
+   * @param onClosed runs once when the stream ends (cancelled, failed or the server stopped)
+   */
   ObserveStream(String name, ServerCallStreamObserver<ObserveResponse> obs, EventHub hub, Executor executor,
-                int capacity) {
+                int capacity, Runnable onClosed) {
     this.name = name;
     this.obs = obs;
     this.hub = hub;
     this.executor = executor;
     this.capacity = capacity;
+    this.onClosed = onClosed;
     obs.setOnCancelHandler(this::close);
-    obs.setOnReadyHandler(() -> executor.execute(this::drain));
+    obs.setOnReadyHandler(this::scheduleDrain);
   }
 
-  /** Sends {@code first} (the current state at {@code asOfIndex}), then events above that index. */
-  void start(ObserveResponse first, long asOfIndex, List<ObserveResponse> backlog) {
+  /**
+   * Sends {@code current} (the state at {@code asOfIndex}; null when resuming), then {@code backlog}, then
+   * held and later events above that index.
+   */
+  void start(ObserveResponse current, long asOfIndex, List<ChangeEvent> backlog) {
     synchronized (this) {
       skipUpTo = asOfIndex;
-      ArrayDeque<ObserveResponse> held = new ArrayDeque<>(queue);
+      lastSentIndex = asOfIndex;
+      ArrayDeque<ChangeEvent> held = new ArrayDeque<>(queue);
       queue.clear();
-      if (first != null) {
-        queue.add(first);
-      }
+      first = current;
       queue.addAll(backlog);
-      held.stream().filter(r -> r.getIndex() > asOfIndex).forEach(queue::add);
+      held.stream().filter(e -> e.index() > asOfIndex).forEach(queue::add);
     }
-    executor.execute(this::drain);
+    scheduleDrain();
   }
 
   @Override
@@ -63,18 +81,41 @@ final class ObserveStream implements Consumer<ChangeEvent> {
         return;
       }
       if (queue.size() >= capacity) {
-        fail(Status.RESOURCE_EXHAUSTED.withDescription("observer of '" + name + "' fell more than " + capacity
-            + " events behind"));
+        fail(Status.RESOURCE_EXHAUSTED.withDescription("observe stream of '" + name + "' fell " + capacity
+            + " events behind and was closed; resume with --after " + lastSentIndex));
         return;
       }
-      queue.add(Events.toResponse(e));
+      queue.add(e);
     }
-    executor.execute(this::drain);
+    scheduleDrain();
+  }
+
+  /** Number of events waiting to be sent (for tests and metrics). */
+  synchronized int queued() {
+    return queue.size();
+  }
+
+  private void scheduleDrain() {
+    if (drainPending.compareAndSet(false, true)) {
+      executor.execute(() -> {
+        drainPending.set(false);
+        drain();
+      });
+    }
   }
 
   private synchronized void drain() {
-    while (!closed && skipUpTo != Long.MAX_VALUE && obs.isReady() && !queue.isEmpty()) {
-      obs.onNext(queue.poll());
+    if (closed || skipUpTo == Long.MAX_VALUE) {
+      return;
+    }
+    if (first != null && obs.isReady()) {
+      obs.onNext(first);
+      first = null;
+    }
+    while (first == null && !queue.isEmpty() && obs.isReady() && !closed) {
+      ChangeEvent e = queue.poll();
+      obs.onNext(Events.toResponse(e));
+      lastSentIndex = e.index();
     }
   }
 
@@ -87,8 +128,13 @@ final class ObserveStream implements Consumer<ChangeEvent> {
   }
 
   private synchronized void close() {
+    if (closed) {
+      return;
+    }
     closed = true;
     queue.clear();
+    first = null;
     hub.unsubscribe(this);
+    onClosed.run();
   }
 }

@@ -1,5 +1,6 @@
 package io.regent.server.api;
 
+import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.regent.api.v1.ObserveResponse;
 import io.regent.statemachine.event.ChangeEvent;
@@ -7,32 +8,51 @@ import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.proto.NameRecord;
 import java.util.List;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Starts Observe streams (DESIGN §4): the current holder read linearizably, then every ownership change
  * with a higher index; or, when resuming, the history after the given index, or the current state with
- * {@code compacted=true} when that history is no longer kept here.
+ * {@code compacted=true} when that history is no longer kept here. At most {@code maxStreams} streams are
+ * served at once; one more is refused with RESOURCE_EXHAUSTED.
  */
 final class Observers {
   private final StateReader reader;
   private final EventHub hub;
   private final Executor executor;
   private final int bufferCapacity;
+  private final int maxStreams;
+  private final AtomicInteger active = new AtomicInteger();
 
-  Observers(StateReader reader, EventHub hub, Executor executor, int bufferCapacity) {
+  /**
+   * @param bufferCapacity events one stream may have queued before it is ended (see {@link ObserveStream})
+   * @param maxStreams streams served at once by this node
+   */
+  Observers(StateReader reader, EventHub hub, Executor executor, int bufferCapacity, int maxStreams) {
     this.reader = reader;
     this.hub = hub;
     this.executor = executor;
     this.bufferCapacity = bufferCapacity;
+    this.maxStreams = maxStreams;
+  }
+
+  /** Streams being served now. */
+  int active() {
+    return active.get();
   }
 
   void observe(String name, long afterIndex, ServerCallStreamObserver<ObserveResponse> obs) {
-    ObserveStream stream = new ObserveStream(name, obs, hub, executor, bufferCapacity);
+    if (active.incrementAndGet() > maxStreams) {
+      active.decrementAndGet();
+      throw Status.RESOURCE_EXHAUSTED.withDescription("this node serves " + maxStreams
+          + " observe streams, its limit (--max-observers); retry later or observe through another node")
+          .asRuntimeException();
+    }
+    ObserveStream stream = new ObserveStream(name, obs, hub, executor, bufferCapacity, active::decrementAndGet);
     if (afterIndex > 0) {
       List<ChangeEvent> backlog = hub.subscribe(afterIndex, stream);
       if (backlog != null) {
-        stream.start(null, afterIndex, backlog.stream().filter(e -> e.name().equals(name))
-            .map(Events::toResponse).toList());
+        stream.start(null, afterIndex, backlog.stream().filter(e -> e.name().equals(name)).toList());
         return;
       }
     }

@@ -24,6 +24,7 @@ final class Statuses {
       case NOT_FOUND -> Status.NOT_FOUND;
       case FAILED_PRECONDITION -> Status.FAILED_PRECONDITION;
       case INVALID_ARGUMENT -> Status.INVALID_ARGUMENT;
+      case RESOURCE_EXHAUSTED -> Status.RESOURCE_EXHAUSTED;
       default -> Status.INTERNAL;
     };
     throw s.withDescription(r.getMessage()).asRuntimeException();

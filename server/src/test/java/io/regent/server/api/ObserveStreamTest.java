@@ -24,7 +24,7 @@ class ObserveStreamTest {
 
   @Test
   void eventsAtOrBelowTheFirstMessagesIndexAreSkippedAndLaterOnesFollowInOrder() {
-    ObserveStream s = new ObserveStream("jobs", obs, hub, Runnable::run, 10);
+    ObserveStream s = new ObserveStream("jobs", obs, hub, Runnable::run, 10, () -> { });
     hub.listen(s);
     hub.publish(5, List.of(elected("jobs", 5)));
     hub.publish(6, List.of(elected("other", 6)));
@@ -35,18 +35,26 @@ class ObserveStreamTest {
   }
 
   @Test
-  void aConsumerThatFallsBehindItsBufferIsClosedWithResourceExhausted() {
-    obs.ready = false;
-    ObserveStream s = new ObserveStream("jobs", obs, hub, Runnable::run, 10);
+  void aConsumerThatFallsBehindItsBufferIsClosedWithResourceExhaustedAndTheIndexToResumeAfter() {
+    int[] closed = {0};
+    ObserveStream s = new ObserveStream("jobs", obs, hub, Runnable::run, 10, () -> closed[0]++);
     hub.listen(s);
     s.start(ObserveResponse.newBuilder().setIndex(0).build(), 0, List.of());
-    for (int i = 1; i <= 11; i++) {
+    hub.publish(1, List.of(elected("jobs", 1)));
+    obs.ready = false;
+    for (int i = 2; i <= 12; i++) {
       hub.publish(i, List.of(elected("jobs", i)));
+      assertThat(s.queued()).isLessThanOrEqualTo(10);
     }
     assertThat(obs.error).isNotNull();
-    assertThat(Status.fromThrowable(obs.error).getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
-    hub.publish(12, List.of(elected("jobs", 12)));
-    assertThat(obs.sent).isEmpty();
+    Status status = Status.fromThrowable(obs.error);
+    assertThat(status.getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+    assertThat(status.getDescription()).contains("fell 10 events behind").contains("--after 1");
+    assertThat(closed[0]).isEqualTo(1);
+    obs.ready = true;
+    hub.publish(13, List.of(elected("jobs", 13)));
+    assertThat(obs.sent).extracting(ObserveResponse::getIndex).containsExactly(0L, 1L);
+    assertThat(s.queued()).isZero();
   }
 
   @Test
