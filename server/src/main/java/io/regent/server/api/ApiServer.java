@@ -7,6 +7,9 @@ import io.grpc.ServerInterceptor;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
+import io.regent.server.limits.ConnectionLimiter;
+import io.regent.server.limits.LeaseQuota;
+import io.regent.server.limits.ServerLimits;
 import io.regent.server.raft.Confirmer;
 import io.regent.server.raft.EntrySubmitter;
 import io.regent.statemachine.replica.ReplicaView;
@@ -16,17 +19,21 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
-/** The public gRPC endpoint of one node: services Lease, Election, Lock, Cluster, health and reflection. */
+/**
+ * The public gRPC endpoint of one node: services Lease, Election, Lock, Cluster, health and reflection, behind
+ * the limits of {@link ServerLimits}.
+ */
 public final class ApiServer implements AutoCloseable {
-  /** Events an Observe stream may have queued before it is closed with RESOURCE_EXHAUSTED. */
-  public static final int OBSERVE_BUFFER = 1024;
+  /** Threads that hand Observe events to gRPC; each stream has at most one drain task pending. */
+  private static final int OBSERVE_THREADS = 2;
+  /** HTTP/2 streams a connection may open beyond the call limit, so that excess calls reach the server and
+   * get a RESOURCE_EXHAUSTED answer instead of waiting in the client for a free stream. */
+  private static final int STREAM_HEADROOM = 64;
 
   private final Server server;
-  private final ExecutorService streams = Executors.newCachedThreadPool(r -> {
-    Thread t = new Thread(r, "regent-observe");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ExecutorService streams = Executors.newCachedThreadPool(daemon("regent-stream"));
+  private final ExecutorService observeExecutor = Executors.newFixedThreadPool(OBSERVE_THREADS,
+      daemon("regent-observe"));
 
   /**
    * Binds (but does not start) the API.
@@ -47,20 +54,41 @@ public final class ApiServer implements AutoCloseable {
 
   /**
    * Like the plaintext constructor, serving with {@code credentials} (TLS, optionally mutual: see
-   * {@code io.regent.server.security.TlsCredentials}).
+   * {@code io.regent.server.security.TlsCredentials}) and {@link ServerLimits#DEFAULTS}.
    */
   public ApiServer(InetSocketAddress address, ServerCredentials credentials, ClusterView cluster, ReplicaView sm,
                    EntrySubmitter proposer, Confirmer confirmer, long minTtlMs, boolean unsafeLocalGrants,
                    ServerInterceptor... interceptors) {
+    this(address, credentials, cluster, sm, proposer, confirmer, minTtlMs, unsafeLocalGrants, ServerLimits.DEFAULTS,
+        interceptors);
+  }
+
+  /**
+   * Binds (but does not start) the API with {@code credentials} and {@code limits}.
+   *
+   * @param limits message size, per-connection, state and stream limits (see {@link ServerLimits})
+   * @param interceptors wrap every call (metrics), outside the limits so that refusals are counted too
+   */
+  public ApiServer(InetSocketAddress address, ServerCredentials credentials, ClusterView cluster, ReplicaView sm,
+                   EntrySubmitter proposer, Confirmer confirmer, long minTtlMs, boolean unsafeLocalGrants,
+                   ServerLimits limits, ServerInterceptor... interceptors) {
     StateReader reader = new StateReader(confirmer, sm);
-    Campaigns campaigns = new Campaigns(proposer, sm.hub(), unsafeLocalGrants ? new UnsafeLocalGrants(sm) : null);
+    Campaigns campaigns = new Campaigns(proposer, sm.hub(), unsafeLocalGrants ? new UnsafeLocalGrants(sm) : null,
+        limits);
+    LeaseQuota quota = new LeaseQuota(limits.maxLeasesPerConnection());
+    sm.hub().listen(quota);
+    ConnectionLimiter limiter = new ConnectionLimiter(limits, System::nanoTime, quota::forget);
     HealthStatusManager health = new HealthStatusManager();
-    NettyServerBuilder builder = NettyServerBuilder.forAddress(address, credentials);
+    NettyServerBuilder builder = NettyServerBuilder.forAddress(address, credentials)
+        .maxInboundMessageSize(limits.maxMessageBytes())
+        .maxConcurrentCallsPerConnection(limits.maxCallsPerConnection() + STREAM_HEADROOM)
+        .addTransportFilter(limiter)
+        .intercept(limiter);
     java.util.Arrays.stream(interceptors).forEach(builder::intercept);
     this.server = builder
-        .addService(new LeaseService(proposer, confirmer, reader, minTtlMs))
-        .addService(new ElectionService(campaigns, new Observers(reader, sm.hub(), streams, OBSERVE_BUFFER),
-            reader, proposer))
+        .addService(new LeaseService(proposer, confirmer, reader, minTtlMs, limits, quota))
+        .addService(new ElectionService(campaigns, new Observers(reader, sm.hub(), observeExecutor,
+            limits.observeBuffer(), limits.maxObservers()), reader, proposer))
         .addService(new LockService(campaigns, proposer))
         .addService(new ClusterService(cluster, confirmer))
         .addService(new MaintenanceService(confirmer, sm, streams))
@@ -85,5 +113,14 @@ public final class ApiServer implements AutoCloseable {
     server.shutdownNow();
     server.awaitTermination(5, TimeUnit.SECONDS);
     streams.shutdownNow();
+    observeExecutor.shutdownNow();
+  }
+
+  private static java.util.concurrent.ThreadFactory daemon(String name) {
+    return r -> {
+      Thread t = new Thread(r, name);
+      t.setDaemon(true);
+      return t;
+    };
   }
 }
