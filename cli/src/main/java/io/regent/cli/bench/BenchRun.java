@@ -35,7 +35,7 @@ final class BenchRun {
   BenchResult run() throws Exception {
     Target[] targets = new Target[c.clients()];
     for (int i = 0; i < targets.length; i++) {
-      targets[i] = c.target().equals("etcd") ? new EtcdTarget(c.endpoints(), i) : new RegentTarget(c.endpoints(), i);
+      targets[i] = Target.connect(c.target(), c.endpoints(), i);
     }
     String prefix = "bench/" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt()) + "/";
     LatencyStats stats = new LatencyStats();

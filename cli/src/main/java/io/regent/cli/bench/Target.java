@@ -1,14 +1,31 @@
 package io.regent.cli.bench;
 
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * What {@code regent bench} asks of a coordination service, one instance per benchmark client (its own
  * connection). Each method is one client-visible operation with the same meaning on Regent and on etcd.
+ * Public for {@code regent compare} (jepsen module), which drives every target through these same clients.
  */
-interface Target extends AutoCloseable {
+public interface Target extends AutoCloseable {
   /** A name this client holds: its lease, its fencing token and the service's own handle. */
   record Held(String name, long lease, long token, Object handle) {
+  }
+
+  /**
+   * One client of {@code kind} that starts at endpoint {@code clientIndex mod endpoints.size()}.
+   *
+   * @param kind {@code regent} (Regent's Java client, failing over along the rotated list) or {@code etcd}
+   *     (etcd v3 gRPC on that one endpoint)
+   * @throws IllegalArgumentException for another kind
+   */
+  static Target connect(String kind, List<String> endpoints, int clientIndex) {
+    return switch (kind) {
+      case "regent" -> new RegentTarget(endpoints, clientIndex);
+      case "etcd" -> new EtcdTarget(endpoints, clientIndex);
+      default -> throw new IllegalArgumentException("target must be regent or etcd, not '" + kind + "'");
+    };
   }
 
   /** Grants a lease of {@code ttlMs}; returns its id. */

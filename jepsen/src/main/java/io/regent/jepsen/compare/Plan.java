@@ -1,0 +1,46 @@
+package io.regent.jepsen.compare;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * How long each measurement runs: {@link #full()} for the published comparison, {@link #smoke()} for CI
+ * (every target and every measurement, each cut short; the JSON has the same shape).
+ *
+ * @param mode {@code full} or {@code smoke}
+ * @param benchDuration measured time of each {@code regent bench} point
+ * @param benchWarmup its warm-up
+ * @param clients client counts of the cost points
+ * @param baseline probe time before each fault
+ * @param faultWindow how long each availability fault is held
+ * @param recovery how long to wait for the first grant after a heal, and for every node to serve again
+ * @param jepsenTime time limit of each Jepsen run
+ * @param safety the Jepsen runs per Regent target: workload and nemesis
+ */
+record Plan(String mode, Duration benchDuration, Duration benchWarmup, List<Integer> clients, Duration baseline,
+    Duration faultWindow, Duration recovery, Duration jepsenTime, List<SafetyCase> safety) {
+
+  /** One Jepsen run: a workload under a set of faults, on the targets whose labels are listed. */
+  record SafetyCase(String workload, List<String> nemesis, List<String> targets) {
+  }
+
+  private static final List<String> REGENT = List.of("regent-3", "regent-5", "single-writer");
+
+  /** The published run: about 35 minutes on 2 idle cores. */
+  static Plan full() {
+    return new Plan("full", Duration.ofSeconds(10), Duration.ofSeconds(2), List.of(1, 16, 64), Duration.ofSeconds(3),
+        Duration.ofSeconds(15), Duration.ofSeconds(60), Duration.ofSeconds(30), List.of(
+            new SafetyCase("election", List.of("kill", "pause", "partition"), REGENT),
+            new SafetyCase("lease-exclusivity", List.of("partition", "leader", "client-pause"), REGENT),
+            new SafetyCase("ledger", List.of("client-pause", "kill", "pause", "partition"), REGENT)));
+  }
+
+  /** CI's run: each point and fault about a second or a few, one Jepsen run per Regent target. */
+  static Plan smoke() {
+    return new Plan("smoke", Duration.ofSeconds(1), Duration.ofMillis(500), List.of(1, 16, 64), Duration.ofSeconds(1),
+        Duration.ofSeconds(3), Duration.ofSeconds(30), Duration.ofSeconds(8), List.of(
+            new SafetyCase("election", List.of("kill", "pause", "partition"), List.of("regent-3")),
+            new SafetyCase("lease-exclusivity", List.of("partition", "leader"), List.of("regent-5")),
+            new SafetyCase("ledger", List.of("client-pause", "kill", "pause"), List.of("single-writer"))));
+  }
+}
