@@ -77,7 +77,7 @@ public final class RegentServer implements AutoCloseable {
     }
     this.api = new ApiServer(new InetSocketAddress(config.apiHost(), config.apiPort()), sec.apiCredentials(),
         new RaftClusterView(raft), sm, proposer, new Confirmer(proposer), config.minTtlMs(),
-        config.unsafeLocalGrants(), interceptors.toArray(ServerInterceptor[]::new));
+        config.unsafeLocalGrants(), config.limits(), interceptors.toArray(ServerInterceptor[]::new));
     if (metrics != null) {
       metrics.bindReplica(sm);
       metrics.bindRaft(raft, RaftSetup.GROUP_ID);

@@ -1,5 +1,6 @@
 package io.regent.server;
 
+import io.regent.server.limits.ServerLimits;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -21,11 +22,12 @@ import java.util.Map;
  *     as free is answered "elected" at once, from local state, without Raft; breaks every guarantee
  * @param metricsPort port of the HTTP endpoint serving {@code /metrics}, {@code /healthz} and {@code /readyz}
  *     on {@code apiHost}; -1 (the default) serves none, 0 picks a free port
+ * @param limits limits of the public API ({@link ServerLimits#DEFAULTS} unless set)
  */
 public record ServerConfig(String nodeId, Map<String, String> peers, String apiHost, int apiPort, Path dataDir,
                            long electionTimeoutMinMs, long electionTimeoutMaxMs, long snapshotThreshold,
                            long logSegmentBytes, long requestTimeoutMs, boolean unsafeLocalGrants,
-                           int metricsPort) {
+                           int metricsPort, ServerLimits limits) {
 
   /** Default election timeouts: 600–1200 ms, so the minimum TTL is 1.8 s (tests can use 2–3 s TTLs). */
   public static final long DEFAULT_ELECTION_MIN_MS = 600;
@@ -50,6 +52,17 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
     if (metricsPort < -1 || metricsPort > 65_535) {
       throw new IllegalArgumentException("metrics port " + metricsPort + " is outside -1..65535");
     }
+    if (limits == null) {
+      throw new IllegalArgumentException("limits must be set (ServerLimits.DEFAULTS)");
+    }
+  }
+
+  /** A node with the default limits (the settings before limits existed; see {@link #withLimits}). */
+  public ServerConfig(String nodeId, Map<String, String> peers, String apiHost, int apiPort, Path dataDir,
+                      long electionTimeoutMinMs, long electionTimeoutMaxMs, long snapshotThreshold,
+                      long logSegmentBytes, long requestTimeoutMs, boolean unsafeLocalGrants, int metricsPort) {
+    this(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs, snapshotThreshold,
+        logSegmentBytes, requestTimeoutMs, unsafeLocalGrants, metricsPort, ServerLimits.DEFAULTS);
   }
 
   /** A node without a metrics endpoint (the settings before metrics existed; see {@link #withMetricsPort}). */
@@ -74,24 +87,30 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
   /** A copy whose proposals give up (UNAVAILABLE) after {@code ms}. */
   public ServerConfig withRequestTimeout(long ms) {
     return new ServerConfig(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs,
-        snapshotThreshold, logSegmentBytes, ms, unsafeLocalGrants, metricsPort);
+        snapshotThreshold, logSegmentBytes, ms, unsafeLocalGrants, metricsPort, limits);
   }
 
   /** A copy with other snapshot and segment sizes (tests force purges and snapshot installs with these). */
   public ServerConfig withSnapshots(long threshold, long segmentBytes) {
     return new ServerConfig(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs,
-        threshold, segmentBytes, requestTimeoutMs, unsafeLocalGrants, metricsPort);
+        threshold, segmentBytes, requestTimeoutMs, unsafeLocalGrants, metricsPort, limits);
   }
 
   /** A copy with the unsafe local-grant mode switched on or off (see {@code unsafeLocalGrants}). */
   public ServerConfig withUnsafeLocalGrants(boolean unsafe) {
     return new ServerConfig(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs,
-        snapshotThreshold, logSegmentBytes, requestTimeoutMs, unsafe, metricsPort);
+        snapshotThreshold, logSegmentBytes, requestTimeoutMs, unsafe, metricsPort, limits);
+  }
+
+  /** A copy with other limits of the public API. */
+  public ServerConfig withLimits(ServerLimits newLimits) {
+    return new ServerConfig(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs,
+        snapshotThreshold, logSegmentBytes, requestTimeoutMs, unsafeLocalGrants, metricsPort, newLimits);
   }
 
   /** A copy serving metrics and health on {@code port} (-1: none, 0: a free port). */
   public ServerConfig withMetricsPort(int port) {
     return new ServerConfig(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs,
-        snapshotThreshold, logSegmentBytes, requestTimeoutMs, unsafeLocalGrants, port);
+        snapshotThreshold, logSegmentBytes, requestTimeoutMs, unsafeLocalGrants, port, limits);
   }
 }
