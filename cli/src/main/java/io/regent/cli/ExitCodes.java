@@ -75,6 +75,8 @@ public final class ExitCodes implements IExecutionExceptionHandler, IParameterEx
     CommandLine cmd = ex.getCommandLine();
     // picocli's own messages may start with "Error: "; the line already does.
     String message = oneLine(ex.getMessage()).replaceFirst("^Error: ", "");
+    // a bad value from REGENT_* or the config file: say where it was written
+    message = ServerSettings.originOf(ex).map(o -> o + ": ").orElse("") + message;
     cmd.getErr().println("error: " + message + " (see '"
         + cmd.getCommandSpec().qualifiedName() + " --help')");
     cmd.getErr().flush();

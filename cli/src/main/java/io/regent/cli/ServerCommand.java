@@ -16,8 +16,10 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code regent server}: runs one Raft node (or the single writer) and its public API until SIGINT/SIGTERM. */
-@Command(name = "server", mixinStandardHelpOptions = true,
+@Command(name = "server", mixinStandardHelpOptions = true, defaultValueProvider = ServerSettings.class,
     description = {"Runs one Regent node (Ratis + public gRPC API) until SIGINT/SIGTERM.",
+        "Every setting can also come from $REGENT_<NAME> (e.g. REGENT_API_PORT) or the --config file "
+            + "(e.g. api-port: 7101); a flag wins over the variable, which wins over the file.",
         "Example: regent server --id n1 --peers n1=127.0.0.1:7001,n2=127.0.0.1:7002,n3=127.0.0.1:7003 "
             + "--api-port 7101 --data-dir data/n1"})
 public final class ServerCommand implements Callable<Integer> {
@@ -39,8 +41,8 @@ public final class ServerCommand implements Callable<Integer> {
       description = "address the public API binds to (default: ${DEFAULT-VALUE})")
   String apiHost;
 
-  @Option(names = "--data-dir", paramLabel = "DIR", required = true,
-      description = "directory for the Raft log, snapshots and LMDB state")
+  @Option(names = "--data-dir", paramLabel = "DIR",
+      description = "directory for the Raft log, snapshots and LMDB state (required)")
   Path dataDir;
 
   @Option(names = "--election-timeout", paramLabel = "MIN[..MAX]",
@@ -53,9 +55,25 @@ public final class ServerCommand implements Callable<Integer> {
           + "(default: none)")
   int metricsPort;
 
-  @Option(names = "--single-writer", description = "one process, no Raft: the baseline of the comparisons "
+  @Option(names = "--single-writer", arity = "0..1", fallbackValue = "true", paramLabel = "true|false",
+      description = "one process, no Raft: the baseline of the comparisons "
       + "(same API and tokens; every command fsynced before its reply; unavailable while down)")
   boolean singleWriter;
+
+  @Option(names = ServerSettings.CONFIG, paramLabel = "FILE",
+      description = "YAML file of settings, keys named like the options without dashes (api-port: 7101); "
+          + "default: $REGENT_CONFIG, else none. Unknown keys are errors.")
+  Path config;
+
+  @Option(names = ServerSettings.PRINT_CONFIG,
+      description = "print every effective setting and where it came from (flag, environment, file, default) "
+          + "as YAML, then exit")
+  boolean printConfig;
+
+  @Option(names = "--log-dir", paramLabel = "DIR",
+      description = "write the node's log to DIR/regent.log, rolled daily and at 100 MB (14 days, 2 GB kept); "
+          + "default: stdout")
+  Path logDir;
 
   @Option(names = "--unsafe-local-grants", hidden = true,
       description = "TESTS ONLY (Jepsen's negative control): grant free names from local state, without Raft")
@@ -66,12 +84,25 @@ public final class ServerCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (spec.defaultValueProvider() instanceof ServerSettings settings) {
+      settings.load(spec); // an unknown key is an error even when every setting came from flags
+    }
+    if (printConfig) {
+      SettingsReport.print(spec, spec.commandLine().getOut());
+      return ExitCodes.OK;
+    }
+    if (dataDir == null) {
+      throw new ParameterException(spec.commandLine(), "--data-dir is required");
+    }
+    if (logDir != null) {
+      LogFiles.writeTo(logDir.toAbsolutePath());
+    }
     if (singleWriter) {
       if (id != null || peers != null || unsafeLocalGrants) {
-        throw new ParameterException(spec.commandLine(), "--single-writer takes no --id, --peers or cluster flags");
+        throw usage("--single-writer takes no --id, --peers or cluster flags", "single-writer", "id", "peers");
       }
       if (metricsPort >= 0) {
-        throw new ParameterException(spec.commandLine(), "--metrics-port is not available with --single-writer");
+        throw usage("--metrics-port is not available with --single-writer", "single-writer", "metrics-port");
       }
       if (security.any()) {
         throw new ParameterException(spec.commandLine(), "TLS and --permissions are not available with "
@@ -125,16 +156,28 @@ public final class ServerCommand implements Callable<Integer> {
     for (String p : peers.split(",")) {
       String[] kv = p.trim().split("=", 2);
       if (kv.length != 2 || kv[0].isBlank() || !kv[1].matches("[^:\\s]+:\\d{1,5}")) {
-        throw new ParameterException(spec.commandLine(), "invalid peer '" + p + "': expected ID=HOST:PORT");
+        throw usage("invalid peer '" + p + "': expected ID=HOST:PORT", "peers");
       }
       if (map.put(kv[0].trim(), kv[1].trim()) != null) {
-        throw new ParameterException(spec.commandLine(), "peer '" + kv[0] + "' is listed twice");
+        throw usage("peer '" + kv[0] + "' is listed twice", "peers");
       }
     }
     if (!map.containsKey(id)) {
-      throw new ParameterException(spec.commandLine(), "--id " + id + " is not among --peers " + map.keySet());
+      throw usage("--id " + id + " is not among --peers " + map.keySet(), "id", "peers");
     }
     return map;
+  }
+
+  /** A usage error (exit 2) about the settings {@code keys}, naming where those not given as flags came from. */
+  private ParameterException usage(String message, String... keys) {
+    StringBuilder b = new StringBuilder(message);
+    if (spec.defaultValueProvider() instanceof ServerSettings settings) {
+      for (String key : keys) {
+        settings.origin(key).filter(o -> !spec.commandLine().getParseResult().hasMatchedOption("--" + key))
+            .ifPresent(o -> b.append(" (").append(key).append(" from ").append(o).append(')'));
+      }
+    }
+    return new ParameterException(spec.commandLine(), b.toString());
   }
 
   /** Parses {@code MIN[..MAX]} into milliseconds; the defaults when absent. */
@@ -144,17 +187,17 @@ public final class ServerCommand implements Callable<Integer> {
     }
     String[] parts = range.split("\\.\\.", -1);
     if (parts.length > 2) {
-      throw new ParameterException(spec.commandLine(), "--election-timeout '" + range + "': expected MIN[..MAX]");
+      throw usage("--election-timeout '" + range + "': expected MIN[..MAX]", "election-timeout");
     }
     try {
       long min = DurationConverter.parse(parts[0]).toMillis();
       long max = parts.length == 2 && !parts[1].isBlank() ? DurationConverter.parse(parts[1]).toMillis() : 2 * min;
       if (min <= 0 || max < min) {
-        throw new ParameterException(spec.commandLine(), "--election-timeout '" + range + "': need 0 < MIN <= MAX");
+        throw usage("--election-timeout '" + range + "': need 0 < MIN <= MAX", "election-timeout");
       }
       return new long[] {min, max};
     } catch (picocli.CommandLine.TypeConversionException e) {
-      throw new ParameterException(spec.commandLine(), "--election-timeout: " + e.getMessage());
+      throw usage("--election-timeout: " + e.getMessage(), "election-timeout");
     }
   }
 }
