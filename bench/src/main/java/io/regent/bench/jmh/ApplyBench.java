@@ -38,8 +38,11 @@ import org.openjdk.jmh.annotations.Warmup;
 @Fork(value = 1, jvmArgsAppend = {"--add-opens", "java.base/java.nio=ALL-UNNAMED", "--add-opens",
     "java.base/sun.nio.ch=ALL-UNNAMED"})
 public class ApplyBench {
-  /** nometasync: the Raft server's mode (one fsync per commit); durable: full sync (single-writer mode). */
-  @Param({"nometasync", "durable"})
+  /**
+   * nosync: a Raft replica (no fsync: the log is durable); nometasync: one fsync per commit (replicas
+   * before 2026-11-30, tools); durable: full sync (single-writer mode).
+   */
+  @Param({"nosync", "nometasync", "durable"})
   public String sync;
 
   private Path dir;

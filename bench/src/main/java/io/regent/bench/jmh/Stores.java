@@ -20,9 +20,13 @@ final class Stores {
   private Stores() {
   }
 
-  /** LMDB sync modes RegentStore offers: the server's (MDB_NOMETASYNC) and the single-writer's (full sync). */
+  /**
+   * LMDB sync modes RegentStore offers: a Raft replica's (MDB_NOSYNC, the log is durable), the tools'
+   * (MDB_NOMETASYNC, replicas used it before) and the single-writer's (full sync).
+   */
   static RegentStore open(Path dir, String syncMode) {
     return switch (syncMode) {
+      case "nosync" -> RegentStore.openUnsynced(dir);
       case "nometasync" -> RegentStore.open(dir);
       case "durable" -> RegentStore.openDurable(dir);
       default -> throw new IllegalArgumentException("sync mode " + syncMode);
@@ -71,8 +75,13 @@ final class Stores {
    * filling of large states); returns the next free index.
    */
   static long fill(RegentStore store, long firstIndex, int count, int perTxn) {
+    return fill(store, firstIndex, count, perTxn, 10_000);
+  }
+
+  /** As {@link #fill(RegentStore, long, int, int)}, with leases of {@code ttlMs}. */
+  static long fill(RegentStore store, long firstIndex, int count, int perTxn, long ttlMs) {
     long index = firstIndex;
-    LogEntry g = EntryCodec.decode(EntryCodec.encode(grant(10_000)));
+    LogEntry g = EntryCodec.decode(EntryCodec.encode(grant(ttlMs)));
     for (int done = 0; done < count; ) {
       int n = Math.min(perTxn, count - done);
       long from = index;

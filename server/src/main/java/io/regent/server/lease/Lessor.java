@@ -37,7 +37,7 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
   static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
 
   private final LongSupplier nanoClock;
-  private final Map<Long, Deadline> deadlines = new HashMap<>();
+  private final LeaseDeadlines deadlines = new LeaseDeadlines();
   /** Lock-delays in force: name to the time its EndLockDelay is due (and then re-proposed), ns. */
   private final Map<String, Long> lockDelays = new HashMap<>();
   private final ScheduledExecutorService timer;
@@ -69,7 +69,7 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
     deadlines.clear();
     lockDelays.clear();
     long now = nanoClock.getAsLong();
-    leases.forEach(l -> deadlines.put(l.getId(), new Deadline(l.getTtlMs(), now + ms(l.getTtlMs()), 0)));
+    leases.forEach(l -> deadlines.live(l.getId(), l.getTtlMs(), now + ms(l.getTtlMs())));
     // The previous leader's delay clock is lost with it: wait a full delay again, never less.
     lockDelayed.forEach(n -> lockDelays.put(n.getName(), now + ms(n.getLockDelayMs())));
   }
@@ -91,7 +91,7 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
   @Override
   public synchronized void onGranted(LeaseRecord lease) {
     if (readyTerm >= 0) {
-      deadlines.put(lease.getId(), new Deadline(lease.getTtlMs(), nanoClock.getAsLong() + ms(lease.getTtlMs()), 0));
+      deadlines.live(lease.getId(), lease.getTtlMs(), nanoClock.getAsLong() + ms(lease.getTtlMs()));
     }
   }
 
@@ -110,17 +110,17 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
         out[i++] = -1;
         continue;
       }
-      Deadline d = deadlines.get(l.getId());
-      if (d != null && d.expiringSince != 0) {
+      LeaseDeadlines.Deadline d = deadlines.get(l.getId());
+      if (d != null && d.expiringSince() != 0) {
         out[i++] = -2;
       } else {
-        deadlines.put(l.getId(), new Deadline(l.getTtlMs(), now + ms(l.getTtlMs()), 0));
+        deadlines.live(l.getId(), l.getTtlMs(), now + ms(l.getTtlMs()));
         out[i++] = l.getTtlMs();
       }
     }
     for (LeaseRecord l : query) {
-      Deadline d = term == readyTerm ? deadlines.get(l.getId()) : null;
-      out[i++] = d == null ? -1 : d.expiringSince != 0 ? -2 : Math.max(0, (d.deadline - now) / 1_000_000);
+      LeaseDeadlines.Deadline d = term == readyTerm ? deadlines.get(l.getId()) : null;
+      out[i++] = d == null ? -1 : d.expiringSince() != 0 ? -2 : Math.max(0, (d.deadline() - now) / 1_000_000);
     }
     return out;
   }
@@ -131,7 +131,7 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
    */
   void expireDue() {
     EntrySubmitter p = proposer;
-    List<Long> due = new ArrayList<>();
+    List<Long> due;
     List<String> delaysDue = new ArrayList<>();
     long term;
     synchronized (this) {
@@ -146,15 +146,7 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
           e.setValue(now + RETRY_NANOS);
         }
       }
-      for (Map.Entry<Long, Deadline> e : deadlines.entrySet()) {
-        Deadline d = e.getValue();
-        boolean due1 = d.expiringSince == 0 && now - d.deadline >= 0;
-        boolean retry = d.expiringSince != 0 && now - d.expiringSince >= RETRY_NANOS;
-        if (due1 || retry) {
-          e.setValue(new Deadline(d.ttlMs, d.deadline, now == 0 ? 1 : now));
-          due.add(e.getKey());
-        }
-      }
+      due = deadlines.due(now, RETRY_NANOS);
     }
     for (String name : delaysDue) {
       p.propose(LogEntry.newBuilder().setEndLockDelay(EndLockDelay.newBuilder().setName(name)
@@ -162,7 +154,8 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
     }
     for (int from = 0; from < due.size(); from += MAX_BATCH) {
       List<Long> batch = due.subList(from, Math.min(due.size(), from + MAX_BATCH));
-      LOG.info("term {}: leases {} expired", term, batch);
+      LOG.info("term {}: {} leases expired: {}", term, batch.size(),
+          batch.size() <= 10 ? batch : batch.subList(0, 10) + " and " + (batch.size() - 10) + " more");
       p.propose(LogEntry.newBuilder().setExpire(Expire.newBuilder().addAllLeaseIds(batch).setProposerTerm(term)))
           .whenComplete((r, err) -> {
             if (err != null) {
@@ -183,9 +176,5 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
 
   private static long ms(long millis) {
     return TimeUnit.MILLISECONDS.toNanos(millis);
-  }
-
-  /** A lease's deadline; {@code expiringSince} is 0 while live, else when expiry was decided (ns). */
-  private record Deadline(long ttlMs, long deadline, long expiringSince) {
   }
 }

@@ -63,6 +63,28 @@ class LessorTest {
   }
 
   @Test
+  void aLeaseRenewedManyTimesIsProposedForExpiryOnceAtItsLastDeadlineThenRetriedEachSecond() {
+    lessor.onLeaderReady(3, List.of(lease(1, 2000)), List.of());
+    for (int i = 0; i < 5; i++) {
+      advanceMs(1000);
+      lessor.confirm(3, List.of(lease(1, 2000)), List.of());
+      lessor.expireDue();
+    }
+    assertThat(proposed).as("every earlier deadline was superseded").isEmpty();
+    advanceMs(2000);
+    lessor.expireDue();
+    lessor.expireDue();
+    assertThat(proposed).singleElement().satisfies(e -> assertThat(e.getExpire().getLeaseIdsList()).containsExactly(1L));
+    advanceMs(1000);
+    lessor.expireDue();
+    assertThat(proposed).as("not applied after a second: proposed again").hasSize(2);
+    lessor.onEnded(List.of(1L));
+    advanceMs(5000);
+    lessor.expireDue();
+    assertThat(proposed).hasSize(2);
+  }
+
+  @Test
   void aConfirmOfAnotherTermOrBeforeReadinessCannotVouch() {
     assertThat(lessor.confirm(3, List.of(lease(1, 2000)), List.of())).containsExactly(-1);
     lessor.onLeaderReady(4, List.of(lease(1, 2000)), List.of());
