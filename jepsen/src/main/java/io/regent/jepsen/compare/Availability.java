@@ -100,13 +100,14 @@ final class Availability {
     try (Prober p = new Prober(d.kind(), d.endpoints(), CLIENTS, TTL_MS, DEADLINE)) {
       long b = System.nanoTime();
       Thread.sleep(plan.baseline().toMillis());
-      long t0 = System.nanoTime();
+      long f = System.nanoTime();
       fault.run();
+      long t0 = System.nanoTime(); // the window starts once the fault is in place (a kill waits for the exit)
       Thread.sleep(plan.faultWindow().toMillis());
       long t1 = System.nanoTime();
       heal.run();
       awaitGrant(p, t1);
-      o.add("baseline", Window.of(p.calls(), b, t0));
+      o.add("baseline", Window.of(p.calls(), b, f));
       o.add("during_fault", Window.of(p.calls(), t0, t1));
       o.addProperty("first_grant_after_fault_ms", p.firstGrantAfter(t0).orElse(-1));
       o.addProperty("first_grant_after_heal_ms", p.firstGrantAfter(t1).orElse(-1));

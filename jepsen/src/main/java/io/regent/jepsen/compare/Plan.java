@@ -37,7 +37,7 @@ record Plan(String mode, Duration benchDuration, Duration benchWarmup, List<Inte
 
   /** CI's run: each point and fault about a second or a few, one Jepsen run per Regent target. */
   static Plan smoke() {
-    return new Plan("smoke", Duration.ofSeconds(1), Duration.ofMillis(500), List.of(1, 16, 64), Duration.ofSeconds(1),
+    return new Plan("smoke", Duration.ofSeconds(2), Duration.ofSeconds(1), List.of(1, 16, 64), Duration.ofSeconds(1),
         Duration.ofSeconds(3), Duration.ofSeconds(30), Duration.ofSeconds(8), List.of(
             new SafetyCase("election", List.of("kill", "pause", "partition"), List.of("regent-3")),
             new SafetyCase("lease-exclusivity", List.of("partition", "leader"), List.of("regent-5")),
