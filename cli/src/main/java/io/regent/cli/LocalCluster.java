@@ -144,10 +144,14 @@ final class LocalCluster {
     cmd.addAll(List.of("server", "--id", n.id(), "--peers", peers(), "--api-port", String.valueOf(n.apiPort()),
         "--data-dir", dir.resolve(n.id()).toString(), "--metrics-port", String.valueOf(n.metricsPort())));
     Files.createDirectories(dir.resolve(n.id()));
-    Process p = new ProcessBuilder(cmd).directory(dir.toFile())
+    ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile())
         .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
         .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(n.id() + ".log").toFile()))
-        .redirectErrorStream(true).start();
+        .redirectErrorStream(true);
+    // A local node is configured by its flags alone: the operator's REGENT_CONFIG or REGENT_LOG_DIR must
+    // not send five nodes to one file or one log.
+    pb.environment().keySet().removeAll(ServerSettings.serverVariables());
+    Process p = pb.start();
     Files.writeString(pidFile(n), p.pid() + "\n");
     return p;
   }

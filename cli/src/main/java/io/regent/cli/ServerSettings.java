@@ -67,6 +67,18 @@ public final class ServerSettings implements IDefaultValueProvider {
     return ENV_PREFIX + key(option).toUpperCase(Locale.ROOT).replace('-', '_');
   }
 
+  /** The variables {@code regent server} reads: {@code REGENT_CONFIG} and each option's {@code REGENT_<NAME>}. */
+  static Set<String> serverVariables() {
+    Set<String> names = new TreeSet<>();
+    names.add(ENV_PREFIX + "CONFIG");
+    for (OptionSpec o : new picocli.CommandLine(new ServerCommand()).getCommandSpec().options()) {
+      if (configurable(o)) {
+        names.add(envName(o));
+      }
+    }
+    return names;
+  }
+
   /** Whether the file and the environment may set {@code option} (see the class comment). */
   static boolean configurable(OptionSpec option) {
     return !option.usageHelp() && !option.versionHelp() && !option.hidden()
@@ -102,6 +114,11 @@ public final class ServerSettings implements IDefaultValueProvider {
    */
   public Optional<String> origin(String key) {
     return Optional.ofNullable(origins.get(key));
+  }
+
+  /** The text this provider supplied for {@code key} (from a variable or the file), if it did. */
+  Optional<String> supplied(String key) {
+    return Optional.ofNullable(supplied.get(key));
   }
 
   /**

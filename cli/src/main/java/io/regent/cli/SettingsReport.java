@@ -1,6 +1,9 @@
 package io.regent.cli;
 
 import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
 import java.util.regex.Pattern;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
@@ -37,12 +40,38 @@ final class SettingsReport {
         continue;
       }
       String key = ServerSettings.key(o);
-      Object value = o.getValue();
+      String value = text(o, parsed, settings);
       String origin = parsed.hasMatchedOption(o) ? "flag" : settings.origin(key).orElse("default");
-      String line = value == null ? "# " + key + ":" : key + ": " + scalar(value.toString());
+      String line = value == null ? "# " + key + ":" : key + ": " + scalar(value);
       out.println(pad(line) + "# " + (value == null ? "not set: the built-in default" : origin));
     }
     out.flush();
+  }
+
+  /**
+   * The value of {@code o} as it was written (flag, variable, file or annotation default), so that it reads
+   * back through the option's converter; the typed value's text when there is none, Durations as 1500ms / 3s.
+   */
+  private static String text(OptionSpec o, ParseResult parsed, ServerSettings settings) {
+    if (parsed.hasMatchedOption(o)) {
+      List<String> written = parsed.matchedOption(o.longestName()).stringValues();
+      if (!written.isEmpty()) {
+        return String.join(",", written);
+      }
+    } else {
+      Optional<String> supplied = settings.supplied(ServerSettings.key(o));
+      if (supplied.isPresent()) {
+        return supplied.get();
+      }
+      if (o.defaultValue() != null) {
+        return o.defaultValue();
+      }
+    }
+    Object value = o.getValue();
+    if (value instanceof Duration d) {
+      return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms";
+    }
+    return value == null ? null : value.toString();
   }
 
   /** {@code text} as a YAML scalar that reads back as the same string. */

@@ -195,6 +195,14 @@ class ServerSettingsTest {
         + ": no such file");
   }
 
+  @Test
+  void serverVariablesAreThoseOfConfigurableOptionsOnly() {
+    assertThat(ServerSettings.serverVariables())
+        .contains("REGENT_CONFIG", "REGENT_API_PORT", "REGENT_PEERS", "REGENT_LOG_DIR", "REGENT_SINGLE_WRITER")
+        .doesNotContain("REGENT_ENDPOINTS", "REGENT_FENCING_TOKEN", "REGENT_UNSAFE_LOCAL_GRANTS", "REGENT_HELP",
+            "REGENT_PRINT_CONFIG");
+  }
+
   /** The setting lines of a --print-config output without their origin comments. */
   private static List<String> values(String printed) {
     List<String> lines = new ArrayList<>();
