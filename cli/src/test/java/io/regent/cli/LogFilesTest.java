@@ -1,0 +1,46 @@
+package io.regent.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.util.ContextInitializer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.LoggerFactory;
+
+/** {@code --log-dir}: the process log goes to DIR/regent.log through the rolling configuration. */
+class LogFilesTest {
+  @TempDir
+  Path dir;
+
+  @AfterEach
+  void restoreLogging() throws Exception {
+    LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
+    context.reset();
+    new ContextInitializer(context).autoConfig();
+  }
+
+  @Test
+  void logLinesGoToRegentLogInTheDirectoryItCreates() throws Exception {
+    Path logs = dir.resolve("logs/n1");
+    LogFiles.writeTo(logs);
+    LoggerFactory.getLogger("io.regent.server.RegentServer").info("node n1 serving the API");
+    LoggerFactory.getLogger("io.regent.server.RegentServer").debug("not at INFO");
+    ((LoggerContext) LoggerFactory.getILoggerFactory()).stop(); // flushes and closes the file
+
+    String log = Files.readString(logs.resolve("regent.log"));
+    assertThat(log).contains("INFO  [main] io.regent.server.RegentServer - node n1 serving the API")
+        .doesNotContain("not at INFO");
+  }
+
+  @Test
+  void aDirectoryThatCannotBeCreatedIsAnError() throws Exception {
+    Path file = Files.writeString(dir.resolve("plain-file"), "x");
+    assertThatThrownBy(() -> LogFiles.writeTo(file.resolve("logs")))
+        .hasMessageStartingWith("cannot create the log directory " + file.resolve("logs"));
+  }
+}
