@@ -82,7 +82,7 @@ final class Compare {
     run.addProperty("cores", Runtime.getRuntime().availableProcessors());
     run.addProperty("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.version"));
     run.addProperty("etcd", EtcdDeployment.version().orElse("not installed"));
-    Shell.Outcome git = Shell.run("git", "-C", jar.getParent().toString(), "rev-parse", "--short", "HEAD");
+    Shell.Outcome git = Shell.run("git", "describe", "--always", "--dirty");
     run.addProperty("git", git.ok() ? git.output() : "unknown");
     run.addProperty("seed", seed);
     run.addProperty("load_avg_start", Load.now());

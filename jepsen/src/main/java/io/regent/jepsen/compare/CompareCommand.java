@@ -62,6 +62,9 @@ public final class CompareCommand implements Callable<Integer> {
         LocalDateTime.now(ZoneOffset.UTC).format(DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss")));
     Files.createDirectories(dir);
     List<String> args = new ArrayList<>(spec.commandLine().getParseResult().originalArgs());
+    if (!args.isEmpty() && args.get(0).equals("compare")) {
+      args.remove(0); // parsed as jepsen/run's subcommand
+    }
     Path tmp = Files.createTempDirectory("regent-compare-");
     try {
       // Every process runs from a private copy: a concurrent build may rewrite the jar under a running test.

@@ -9,8 +9,9 @@ final class Window {
   }
 
   /**
-   * Counts the calls started in {@code [from, to)} (ns) and finds the longest stretch of that window with no
-   * successful campaign ending in it (the window's edges count as ends of a gap).
+   * Counts the calls that ended (answered, failed or hit their deadline) in {@code [from, to)} (ns): a call
+   * stuck in a fault ends at its deadline, so every window sees the calls it blocked. Finds the longest stretch
+   * of the window with no successful campaign ending in it (the window's edges count as ends of a gap).
    *
    * @return {@code campaign_ok}, {@code campaign_calls}, {@code campaign_fraction}, the same for {@code leader},
    *     and {@code longest_gap_ms}; a fraction is -1 when there was no call
@@ -18,8 +19,8 @@ final class Window {
   static JsonObject of(List<Prober.Call> calls, long from, long to) {
     JsonObject o = new JsonObject();
     for (String f : List.of("campaign", "leader")) {
-      long total = calls.stream().filter(c -> c.f().equals(f) && c.start() >= from && c.start() < to).count();
-      long ok = calls.stream().filter(c -> c.f().equals(f) && c.ok() && c.start() >= from && c.start() < to).count();
+      long total = calls.stream().filter(c -> c.f().equals(f) && c.end() >= from && c.end() < to).count();
+      long ok = calls.stream().filter(c -> c.f().equals(f) && c.ok() && c.end() >= from && c.end() < to).count();
       o.addProperty(f + "_ok", ok);
       o.addProperty(f + "_calls", total);
       o.addProperty(f + "_fraction", total == 0 ? -1 : Math.round(1000.0 * ok / total) / 1000.0);
