@@ -24,12 +24,19 @@ import io.regent.api.v1.LeaseLeasesRequest;
 import io.regent.api.v1.LeaseRevokeRequest;
 import io.regent.api.v1.LeaseTimeToLiveRequest;
 import io.regent.api.v1.LeaseTimeToLiveResponse;
+import io.regent.api.v1.Member;
+import io.regent.api.v1.MemberAddRequest;
+import io.regent.api.v1.MemberListRequest;
+import io.regent.api.v1.MemberListResponse;
+import io.regent.api.v1.MemberPromoteRequest;
+import io.regent.api.v1.MemberRemoveRequest;
 import io.regent.api.v1.ObserveRequest;
 import io.regent.api.v1.ObserveResponse;
 import io.regent.api.v1.ProclaimRequest;
 import io.regent.api.v1.ResignRequest;
 import io.regent.api.v1.StatusRequest;
 import io.regent.api.v1.StatusResponse;
+import io.regent.api.v1.TransferLeadershipRequest;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -193,6 +200,45 @@ public final class RegentClient implements AutoCloseable {
   public StatusResponse status() {
     return call(ch -> ClusterGrpc.newBlockingStub(ch).withDeadlineAfter(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS)
         .status(StatusRequest.getDefaultInstance()));
+  }
+
+  /** Deadline of membership changes, ms: adding a member may wait for it to catch up. */
+  public static final long MEMBER_CALL_TIMEOUT_MS = 90_000;
+
+  /** Every member (voters and learners) and the Raft leader, read after a leadership confirmation. */
+  public MemberListResponse memberList() {
+    return call(ch -> ClusterGrpc.newBlockingStub(ch).withDeadlineAfter(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+        .memberList(MemberListRequest.getDefaultInstance()));
+  }
+
+  /**
+   * Adds a learner (it receives the log but does not vote) whose node must already run, started without peers.
+   * ALREADY_EXISTS when the id or Raft address is a member's; INVALID_ARGUMENT for a malformed one.
+   *
+   * @return the members afterwards
+   */
+  public List<Member> memberAdd(String id, String raftAddress, String apiAddress) {
+    return call(ch -> ClusterGrpc.newBlockingStub(ch).withDeadlineAfter(MEMBER_CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+        .memberAdd(MemberAddRequest.newBuilder().setId(id).setRaftAddress(raftAddress).setApiAddress(apiAddress)
+            .build())).getMembersList();
+  }
+
+  /** Makes a learner a voter. NOT_FOUND when unknown, FAILED_PRECONDITION when already a voter. */
+  public List<Member> memberPromote(String id) {
+    return call(ch -> ClusterGrpc.newBlockingStub(ch).withDeadlineAfter(MEMBER_CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+        .memberPromote(MemberPromoteRequest.newBuilder().setId(id).build())).getMembersList();
+  }
+
+  /** Removes a member. NOT_FOUND when unknown, FAILED_PRECONDITION for the last voter. */
+  public List<Member> memberRemove(String id) {
+    return call(ch -> ClusterGrpc.newBlockingStub(ch).withDeadlineAfter(MEMBER_CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+        .memberRemove(MemberRemoveRequest.newBuilder().setId(id).build())).getMembersList();
+  }
+
+  /** Moves Raft leadership to voter {@code to}; returns the new leader's id. */
+  public String transferLeadership(String to) {
+    return call(ch -> ClusterGrpc.newBlockingStub(ch).withDeadlineAfter(MEMBER_CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+        .transferLeadership(TransferLeadershipRequest.newBuilder().setTo(to).build())).getLeader();
   }
 
   /** Runs {@code rpc} against the current endpoint, moving on to the next ones while they are unreachable. */

@@ -5,10 +5,12 @@ import io.regent.server.api.ApiServer;
 import io.regent.server.lease.Lessor;
 import io.regent.server.metrics.MetricsHttpServer;
 import io.regent.server.metrics.RegentMetrics;
+import io.regent.server.raft.ApiAddressPublisher;
 import io.regent.server.raft.Confirmer;
 import io.regent.server.raft.Proposer;
 import io.regent.server.raft.RaftClientPool;
 import io.regent.server.raft.RaftClusterView;
+import io.regent.server.raft.RaftMembership;
 import io.regent.server.raft.RaftSetup;
 import io.regent.server.security.NodeSecurity;
 import io.regent.server.security.Security;
@@ -49,18 +51,28 @@ public final class RegentServer implements AutoCloseable {
   private final RaftClientPool clients;
   private final ApiServer api;
   private final RegentMetrics metrics;
+  private final RaftMembership membership;
+  private final RegentStateMachine replica;
+  private final Proposer proposer;
   private MetricsHttpServer metricsHttp;
+  private ApiAddressPublisher publisher;
 
-  private RegentServer(ServerConfig config, Security security) throws IOException {
+  /**
+   * @param bootstrap whether {@code config.peers()} are the initial voters of a new cluster (else the node starts
+   *     with an empty peer list: its configuration comes from its storage, or from the leader once a member adds
+   *     it; RATIS-NOTES §7)
+   */
+  private RegentServer(ServerConfig config, Security security, boolean bootstrap) throws IOException {
     this.config = config;
     NodeSecurity sec = NodeSecurity.load(security, config.nodeId());
     RaftProperties props = RaftSetup.properties(config);
     RaftGroup group = RaftSetup.group(config);
+    RaftGroup initial = bootstrap ? group : RaftGroup.valueOf(RaftSetup.GROUP_ID);
     this.lessor = new Lessor(System::nanoTime, EXPIRY_SCAN_MS);
     this.metrics = config.metricsPort() >= 0 ? new RegentMetrics(config.nodeId()) : null;
     RegentStateMachine sm = new RegentStateMachine(config.dataDir().resolve("lmdb"),
         metrics == null ? lessor : metrics.countingTimekeeper(lessor), new EventHub(EVENT_HISTORY));
-    this.raft = RaftServer.newBuilder().setServerId(RaftPeerId.valueOf(config.nodeId())).setGroup(group)
+    this.raft = RaftServer.newBuilder().setServerId(RaftPeerId.valueOf(config.nodeId())).setGroup(initial)
         .setProperties(props).setParameters(sec.raftParameters()).setStateMachine(sm).setOption(RaftStorage.StartupOption.RECOVER).build();
     this.clients = new RaftClientPool(RAFT_CLIENTS, () -> RaftClient.newBuilder().setProperties(props)
         .setParameters(sec.raftParameters())
@@ -75,8 +87,17 @@ public final class RegentServer implements AutoCloseable {
     if (metrics != null) {
       interceptors.add(metrics.grpcInterceptor()); // added last, runs first: it also times refused calls
     }
+    Confirmer confirmer = new Confirmer(proposer);
+    this.membership = new RaftMembership(raft, () -> RaftClient.newBuilder()
+        .setProperties(RaftSetup.adminProperties(props)).setParameters(sec.raftParameters())
+        .setRaftGroup(currentGroup(group))
+        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(20,
+            TimeDuration.valueOf(250, TimeUnit.MILLISECONDS)))
+        .build(), proposer, confirmer, sm, RaftSetup.ADMIN_TIMEOUT_MS);
+    this.replica = sm;
+    this.proposer = proposer;
     this.api = new ApiServer(new InetSocketAddress(config.apiHost(), config.apiPort()), sec.apiCredentials(),
-        new RaftClusterView(raft), sm, proposer, new Confirmer(proposer), config.minTtlMs(),
+        new RaftClusterView(raft, membership), sm, proposer, confirmer, config.minTtlMs(),
         config.unsafeLocalGrants(), config.limits(), interceptors.toArray(ServerInterceptor[]::new));
     if (metrics != null) {
       metrics.bindReplica(sm);
@@ -87,10 +108,14 @@ public final class RegentServer implements AutoCloseable {
     }
   }
 
-  /** The group as this node's Raft server knows it now (it follows membership changes), else {@code initial}. */
+  /**
+   * The group as this node's Raft server knows it now (it follows membership changes), else {@code initial}
+   * (this node and its startup peers: a joining node knows no group until a member adds it).
+   */
   private RaftGroup currentGroup(RaftGroup initial) {
     try {
-      return raft.getDivision(RaftSetup.GROUP_ID).getGroup();
+      RaftGroup now = raft.getDivision(RaftSetup.GROUP_ID).getGroup();
+      return now.getPeers().isEmpty() ? initial : now;
     } catch (IOException | RuntimeException e) {
       return initial; // not started yet
     }
@@ -107,9 +132,31 @@ public final class RegentServer implements AutoCloseable {
    * @throws IOException also when a certificate, key or permissions file cannot be read
    */
   public static RegentServer start(ServerConfig config, Security security) throws IOException {
-    RegentServer s = new RegentServer(config, security);
+    return start(new RegentServer(config, security, true));
+  }
+
+  /**
+   * Builds and starts a node that is not one of a new cluster's initial voters: a node restarting on the data
+   * of a member that was added later, or a new node waiting to be added ({@code regent member add}, or
+   * {@link Joiner}). It starts with an empty peer list and the cluster's group id; {@code config.peers()}
+   * names only this node's Raft address.
+   */
+  public static RegentServer startMember(ServerConfig config, Security security) throws IOException {
+    return start(new RegentServer(config, security, false));
+  }
+
+  /** {@link #startMember(ServerConfig, Security)} with plaintext ports and no permission checks. */
+  public static RegentServer startMember(ServerConfig config) throws IOException {
+    return startMember(config, Security.NONE);
+  }
+
+  private static RegentServer start(RegentServer s) throws IOException {
+    ServerConfig config = s.config;
     s.raft.start();
     s.api.start();
+    String raftAddress = config.peers().get(config.nodeId());
+    s.publisher = ApiAddressPublisher.start(s.raft, s.replica, s.proposer,
+        ApiAddressPublisher.advertised(config.apiHost(), s.api.port(), raftAddress));
     if (s.metrics != null) {
       s.metricsHttp = MetricsHttpServer.start(config.apiHost(), config.metricsPort(), s.metrics);
       LOG.info("node {} serving /metrics, /healthz and /readyz on {}:{}", config.nodeId(), config.apiHost(),
@@ -148,7 +195,11 @@ public final class RegentServer implements AutoCloseable {
     if (metrics != null) {
       metrics.close();
     }
+    if (publisher != null) {
+      publisher.close();
+    }
     api.close();
+    membership.close();
     clients.close();
     raft.close();
     lessor.close();

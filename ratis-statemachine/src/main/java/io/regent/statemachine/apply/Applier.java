@@ -17,6 +17,7 @@ import io.regent.statemachine.proto.Resign;
 import io.regent.statemachine.proto.Result;
 import io.regent.statemachine.proto.Withdraw;
 import io.regent.statemachine.store.StateTxn;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
@@ -74,6 +75,7 @@ public final class Applier {
       case FRESH_TOKEN -> freshToken(e.getFreshToken());
       case CONFIRM -> confirm(e.getConfirm());
       case END_LOCK_DELAY -> endLockDelay(e.getEndLockDelay().getName(), e.getEndLockDelay().getProposerTerm());
+      case MEMBER_API -> memberApi(e.getMemberApi().getMemberId(), e.getMemberApi().getApiAddress());
       case COMMAND_NOT_SET -> error(Code.INVALID_ARGUMENT, "log entry has no command");
     };
   }
@@ -89,6 +91,17 @@ public final class Applier {
     granted = LeaseRecord.newBuilder().setId(index).setTtlMs(ttlMs).build();
     txn.putLease(granted);
     return Result.newBuilder().setLeaseId(index);
+  }
+
+  private Result.Builder memberApi(String id, String apiAddress) {
+    int bytes = id.getBytes(StandardCharsets.UTF_8).length;
+    if (bytes == 0 || bytes > StateTxn.MAX_MEMBER_ID_BYTES
+        || apiAddress.getBytes(StandardCharsets.UTF_8).length > Limits.MAX_NAME_BYTES) {
+      return error(Code.INVALID_ARGUMENT, "member id must be 1.." + StateTxn.MAX_MEMBER_ID_BYTES
+          + " bytes and its API address at most " + Limits.MAX_NAME_BYTES);
+    }
+    txn.putMemberApi(id, apiAddress);
+    return Result.newBuilder();
   }
 
   private Result.Builder revoke(long leaseId) {

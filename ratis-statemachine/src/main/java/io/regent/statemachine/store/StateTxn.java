@@ -9,6 +9,8 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.lmdbjava.CursorIterable;
 import org.lmdbjava.Dbi;
 import org.lmdbjava.KeyRange;
@@ -23,6 +25,10 @@ import org.lmdbjava.Txn;
  */
 public final class StateTxn {
   private static final byte[] APPLIED_INDEX = "appliedIndex".getBytes(StandardCharsets.US_ASCII);
+  /** Prefix of the meta keys holding members' API addresses ({@code member-api/<id>}). */
+  private static final String MEMBER_API = "member-api/";
+  /** Longest member id stored: keeps the meta key well under LMDB's 511-byte limit. */
+  public static final int MAX_MEMBER_ID_BYTES = 128;
 
   private final Txn<byte[]> txn;
   private final Dbi<byte[]> meta;
@@ -45,6 +51,29 @@ public final class StateTxn {
   /** Records the index of the entry whose effects this transaction holds. */
   public void setAppliedIndex(long index) {
     meta.put(txn, APPLIED_INDEX, longKey(index));
+  }
+
+  /** Records the public API address of member {@code id}; an empty address forgets it. */
+  public void putMemberApi(String id, String apiAddress) {
+    byte[] key = memberKey(id);
+    if (apiAddress.isEmpty()) {
+      meta.delete(txn, key);
+    } else {
+      meta.put(txn, key, apiAddress.getBytes(StandardCharsets.UTF_8));
+    }
+  }
+
+  /** Every recorded member API address, by member id (sorted). */
+  public Map<String, String> memberApis() {
+    Map<String, String> out = new TreeMap<>();
+    byte[] from = memberKey("");
+    byte[] to = from.clone();
+    to[to.length - 1]++; // '/' + 1: the first key after the prefix
+    try (CursorIterable<byte[]> it = meta.iterate(txn, KeyRange.closedOpen(from, to))) {
+      it.forEach(kv -> out.put(new String(kv.key(), StandardCharsets.UTF_8).substring(MEMBER_API.length()),
+          new String(kv.val(), StandardCharsets.UTF_8)));
+    }
+    return out;
   }
 
   /** The lease with this id, or {@code null}. */
@@ -109,6 +138,10 @@ public final class StateTxn {
 
   private static byte[] longKey(long id) {
     return ByteBuffer.allocate(Long.BYTES).putLong(id).array();
+  }
+
+  private static byte[] memberKey(String id) {
+    return (MEMBER_API + id).getBytes(StandardCharsets.UTF_8);
   }
 
   private static byte[] nameKey(String name) {

@@ -2,15 +2,26 @@ package io.regent.server.api;
 
 import io.grpc.stub.StreamObserver;
 import io.regent.api.v1.ClusterGrpc;
+import io.regent.api.v1.MemberAddRequest;
+import io.regent.api.v1.MemberAddResponse;
+import io.regent.api.v1.MemberListRequest;
+import io.regent.api.v1.MemberListResponse;
+import io.regent.api.v1.MemberPromoteRequest;
+import io.regent.api.v1.MemberPromoteResponse;
+import io.regent.api.v1.MemberRemoveRequest;
+import io.regent.api.v1.MemberRemoveResponse;
 import io.regent.api.v1.StatusRequest;
 import io.regent.api.v1.StatusResponse;
+import io.regent.api.v1.TransferLeadershipRequest;
+import io.regent.api.v1.TransferLeadershipResponse;
 import io.regent.server.raft.Confirmer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
  * The {@code regent.v1.Cluster} service. Status is this node's view of the group; by default it is taken
- * after a confirmation round, so the reported leader and indexes are at least as new as the call.
+ * after a confirmation round, so the reported leader and indexes are at least as new as the call. The
+ * membership calls check their arguments' form here and leave the rest to {@link Membership}.
  */
 final class ClusterService extends ClusterGrpc.ClusterImplBase {
   private final ClusterView view;
@@ -26,5 +37,36 @@ final class ClusterService extends ClusterGrpc.ClusterImplBase {
     CompletableFuture<?> ready = req.getSerializable()
         ? CompletableFuture.completedFuture(null) : confirmer.confirm(List.of(), List.of());
     Statuses.reply(ready, x -> view.status(), obs);
+  }
+
+  @Override
+  public void memberList(MemberListRequest req, StreamObserver<MemberListResponse> obs) {
+    Statuses.reply(view.membership().list(), r -> r, obs);
+  }
+
+  @Override
+  public void memberAdd(MemberAddRequest req, StreamObserver<MemberAddResponse> obs) {
+    Statuses.guard(obs, () -> Statuses.reply(view.membership().add(MemberArgs.id(req.getId()),
+            MemberArgs.address("Raft address", req.getRaftAddress()),
+            MemberArgs.address("API address", req.getApiAddress())),
+        m -> MemberAddResponse.newBuilder().addAllMembers(m).build(), obs));
+  }
+
+  @Override
+  public void memberPromote(MemberPromoteRequest req, StreamObserver<MemberPromoteResponse> obs) {
+    Statuses.guard(obs, () -> Statuses.reply(view.membership().promote(MemberArgs.id(req.getId())),
+        m -> MemberPromoteResponse.newBuilder().addAllMembers(m).build(), obs));
+  }
+
+  @Override
+  public void memberRemove(MemberRemoveRequest req, StreamObserver<MemberRemoveResponse> obs) {
+    Statuses.guard(obs, () -> Statuses.reply(view.membership().remove(MemberArgs.id(req.getId())),
+        m -> MemberRemoveResponse.newBuilder().addAllMembers(m).build(), obs));
+  }
+
+  @Override
+  public void transferLeadership(TransferLeadershipRequest req, StreamObserver<TransferLeadershipResponse> obs) {
+    Statuses.guard(obs, () -> Statuses.reply(view.membership().transferLeadership(MemberArgs.id(req.getTo())),
+        leader -> TransferLeadershipResponse.newBuilder().setLeader(leader).build(), obs));
   }
 }

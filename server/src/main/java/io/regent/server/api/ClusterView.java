@@ -7,4 +7,9 @@ import io.regent.api.v1.StatusResponse;
 public interface ClusterView {
   /** The current status as this node sees it. */
   StatusResponse status();
+
+  /** How the cluster's membership changes; {@link Membership#FIXED} unless the node runs Raft. */
+  default Membership membership() {
+    return Membership.FIXED;
+  }
 }

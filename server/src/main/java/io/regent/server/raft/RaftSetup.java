@@ -23,6 +23,9 @@ public final class RaftSetup {
   public static final RaftGroupId GROUP_ID =
       RaftGroupId.valueOf(UUID.nameUUIDFromBytes("regent".getBytes(StandardCharsets.UTF_8)));
 
+  /** Upper bound of one membership change or leadership transfer, ms. */
+  public static final long ADMIN_TIMEOUT_MS = 60_000;
+
   private RaftSetup() {
   }
 
@@ -56,6 +59,17 @@ public final class RaftSetup {
     // more append round per write at low load (RATIS-NOTES §15: log index per op 2.0). Raft does not need it.
     RaftServerConfigKeys.Log.setLogMetadataEnabled(p, false);
     RaftClientConfigKeys.Rpc.setRequestTimeout(p, ms(Math.min(3000, config.requestTimeoutMs())));
+    return p;
+  }
+
+  /**
+   * Properties of the Ratis clients that change the configuration or move leadership: a request may wait for
+   * a new member to catch up (Ratis stages new peers before committing the configuration), so it may take up to
+   * {@link #ADMIN_TIMEOUT_MS} instead of the proposals' few seconds.
+   */
+  public static RaftProperties adminProperties(RaftProperties props) {
+    RaftProperties p = new RaftProperties(props);
+    RaftClientConfigKeys.Rpc.setRequestTimeout(p, ms(ADMIN_TIMEOUT_MS));
     return p;
   }
 
