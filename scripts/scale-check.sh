@@ -18,6 +18,7 @@ ttl=${TTL_MS:-60000}
 regent_jar=${REGENT_JAR:-$root/cli/target/regent.jar}
 bench_jar=${BENCH_JAR:-$root/bench/target/benchmarks.jar}
 regent() { java -jar "$regent_jar" "$@"; }
+export REGENT_MAX_LEASES=$(( n + 100000 )) # the servers' lease limit (default 10^6) must leave room to grant
 now_ms() { date +%s%3N; }
 out() { echo "$1" | tee -a "$work/scale.jsonl"; }
 rm -rf "$work" && mkdir -p "$work"

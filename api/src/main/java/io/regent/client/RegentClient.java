@@ -19,6 +19,8 @@ import io.regent.api.v1.LeaderRequest;
 import io.regent.api.v1.LeaseGrantRequest;
 import io.regent.api.v1.LeaseGrpc;
 import io.regent.api.v1.LeaseInfo;
+import io.regent.api.v1.LeaseKeepAliveManyRequest;
+import io.regent.api.v1.LeaseKeepAliveManyResponse;
 import io.regent.api.v1.LeaseKeepAliveRequest;
 import io.regent.api.v1.LeaseLeasesRequest;
 import io.regent.api.v1.LeaseRevokeRequest;
@@ -40,7 +42,10 @@ import io.regent.api.v1.TransferLeadershipRequest;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -109,6 +114,22 @@ public final class RegentClient implements AutoCloseable {
   public long keepAlive(long leaseId, long timeoutMs) {
     return call(ch -> LeaseGrpc.newBlockingStub(ch).withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS)
         .keepAlive(LeaseKeepAliveRequest.newBuilder().setId(leaseId).build())).getTtlMs();
+  }
+
+  /**
+   * Renews up to 10 000 leases in one call (one confirmation round for all of them).
+   *
+   * @return lease id to its TTL in ms, or 0 when the lease is not found or is expiring
+   * @throws io.grpc.StatusRuntimeException INVALID_ARGUMENT for no id or more than 10 000 ids; UNAVAILABLE when
+   *     no ready leader confirmed the round (retry)
+   */
+  public Map<Long, Long> keepAliveMany(Collection<Long> leaseIds, long timeoutMs) {
+    LeaseKeepAliveManyResponse r = call(ch -> LeaseGrpc.newBlockingStub(ch)
+        .withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS)
+        .keepAliveMany(LeaseKeepAliveManyRequest.newBuilder().addAllIds(leaseIds).build()));
+    Map<Long, Long> out = new LinkedHashMap<>();
+    r.getResultsList().forEach(x -> out.put(x.getId(), x.getTtlMs()));
+    return out;
   }
 
   /** Revokes a lease, freeing every name it holds. NOT_FOUND when unknown. */

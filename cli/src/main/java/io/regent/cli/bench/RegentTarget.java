@@ -10,6 +10,8 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.regent.api.v1.LeaderKey;
 import io.regent.api.v1.LeaseGrpc;
+import io.regent.api.v1.LeaseKeepAliveManyRequest;
+import io.regent.api.v1.LeaseKeepAliveManyResponse;
 import io.regent.api.v1.LeaseKeepAliveRequest;
 import io.regent.api.v1.LeaseKeepAliveResponse;
 import io.regent.client.RegentClient;
@@ -24,6 +26,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class RegentTarget implements Target {
   private final RegentClient client;
+  /** Leases per KeepAliveMany call (the server's limit). */
+  private static final int KEEPALIVE_BATCH = 10_000;
   private final String keepAliveEndpoint;
   private volatile ManagedChannel keepAliveChannel;
 
@@ -94,6 +98,38 @@ final class RegentTarget implements Target {
       }
     }, MoreExecutors.directExecutor());
     return result;
+  }
+
+  /** One {@code KeepAliveMany} call per 10 000 leases: a single confirmation round renews them all. */
+  @Override
+  public List<CompletableFuture<Boolean>> keepAliveAsync(long[] leases) {
+    List<CompletableFuture<Boolean>> out = new ArrayList<>(leases.length);
+    for (int from = 0; from < leases.length; from += KEEPALIVE_BATCH) {
+      int to = Math.min(leases.length, from + KEEPALIVE_BATCH);
+      List<CompletableFuture<Boolean>> part = new ArrayList<>(to - from);
+      LeaseKeepAliveManyRequest.Builder req = LeaseKeepAliveManyRequest.newBuilder();
+      for (int i = from; i < to; i++) {
+        req.addIds(leases[i]);
+        part.add(new CompletableFuture<>());
+      }
+      out.addAll(part);
+      var call = LeaseGrpc.newFutureStub(keepAliveChannel()).withDeadlineAfter(10, TimeUnit.SECONDS)
+          .keepAliveMany(req.build());
+      Futures.addCallback(call, new FutureCallback<LeaseKeepAliveManyResponse>() {
+        @Override
+        public void onSuccess(LeaseKeepAliveManyResponse r) {
+          for (int i = 0; i < part.size(); i++) {
+            part.get(i).complete(r.getResults(i).getTtlMs() > 0);
+          }
+        }
+
+        @Override
+        public void onFailure(Throwable t) {
+          part.forEach(f -> f.completeExceptionally(t));
+        }
+      }, MoreExecutors.directExecutor());
+    }
+    return out;
   }
 
   private ManagedChannel keepAliveChannel() {

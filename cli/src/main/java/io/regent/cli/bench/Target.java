@@ -1,5 +1,6 @@
 package io.regent.cli.bench;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -51,6 +52,19 @@ public interface Target extends AutoCloseable {
 
   /** Renews {@code lease}; completes with true when renewed, false when the service says it is gone. */
   CompletableFuture<Boolean> keepAliveAsync(long lease);
+
+  /**
+   * Renews {@code leases}, which fell due together; one result per lease, as {@link #keepAliveAsync(long)}
+   * gives. By default one call per lease (etcd's API renews one lease per message); Regent renews them in one
+   * {@code KeepAliveMany} call.
+   */
+  default List<CompletableFuture<Boolean>> keepAliveAsync(long[] leases) {
+    List<CompletableFuture<Boolean>> out = new ArrayList<>(leases.length);
+    for (long lease : leases) {
+      out.add(keepAliveAsync(lease));
+    }
+    return out;
+  }
 
   @Override
   void close();

@@ -6,6 +6,8 @@ import io.regent.api.v1.LeaseGrantRequest;
 import io.regent.api.v1.LeaseGrantResponse;
 import io.regent.api.v1.LeaseGrpc;
 import io.regent.api.v1.LeaseInfo;
+import io.regent.api.v1.LeaseKeepAliveManyRequest;
+import io.regent.api.v1.LeaseKeepAliveManyResponse;
 import io.regent.api.v1.LeaseKeepAliveRequest;
 import io.regent.api.v1.LeaseKeepAliveResponse;
 import io.regent.api.v1.LeaseLeasesRequest;
@@ -17,6 +19,7 @@ import io.regent.api.v1.LeaseTimeToLiveResponse;
 import io.regent.server.limits.ConnectionLimiter;
 import io.regent.server.limits.LeaseQuota;
 import io.regent.server.limits.ServerLimits;
+import io.regent.server.raft.Confirmation;
 import io.regent.server.raft.Confirmer;
 import io.regent.server.raft.EntrySubmitter;
 import io.regent.statemachine.apply.Limits;
@@ -24,7 +27,6 @@ import io.regent.statemachine.proto.Grant;
 import io.regent.statemachine.proto.LeaseRecord;
 import io.regent.statemachine.proto.LeaseStatus;
 import io.regent.statemachine.proto.LogEntry;
-import io.regent.statemachine.proto.Result;
 import io.regent.statemachine.proto.Revoke;
 import java.util.List;
 
@@ -35,6 +37,9 @@ import java.util.List;
  * leader of the round's term, which renewed the deadline (DESIGN §3). Anything less answers UNAVAILABLE.
  */
 final class LeaseService extends LeaseGrpc.LeaseImplBase {
+  /** Most lease ids one KeepAliveMany may renew (keeps a Confirm entry and a reply well below 1 MiB). */
+  static final int MAX_KEEPALIVE_IDS = 10_000;
+
   private final EntrySubmitter proposer;
   private final Confirmer confirmer;
   private final StateReader reader;
@@ -95,21 +100,45 @@ final class LeaseService extends LeaseGrpc.LeaseImplBase {
 
   @Override
   public void keepAlive(LeaseKeepAliveRequest req, StreamObserver<LeaseKeepAliveResponse> obs) {
-    Statuses.reply(confirmer.confirm(List.of(req.getId()), List.of()), r -> {
-      LeaseStatus s = status(r, req.getId());
+    Statuses.reply(confirmer.confirmLeases(List.of(req.getId()), List.of()), c -> {
+      LeaseStatus s = status(c, req.getId());
       if (s.getRemainingMs() < 0) {
-        throw Status.UNAVAILABLE.withDescription("keepalive not confirmed by a ready leader; retry")
-            .asRuntimeException();
+        throw notConfirmed();
       }
       return LeaseKeepAliveResponse.newBuilder().setId(req.getId()).setTtlMs(s.getTtlMs()).build();
     }, obs);
   }
 
+  /**
+   * Renews many leases in one confirmation round. INVALID_ARGUMENT for no id or more than
+   * {@link #MAX_KEEPALIVE_IDS}; UNAVAILABLE when no ready leader confirmed the round.
+   */
+  @Override
+  public void keepAliveMany(LeaseKeepAliveManyRequest req, StreamObserver<LeaseKeepAliveManyResponse> obs) {
+    Statuses.guard(obs, () -> {
+      if (req.getIdsCount() == 0 || req.getIdsCount() > MAX_KEEPALIVE_IDS) {
+        throw Statuses.invalid(req.getIdsCount() + " lease ids: between 1 and " + MAX_KEEPALIVE_IDS + " per call");
+      }
+      Statuses.reply(confirmer.confirmLeases(req.getIdsList(), List.of()), c -> {
+        LeaseKeepAliveManyResponse.Builder b = LeaseKeepAliveManyResponse.newBuilder();
+        for (long id : req.getIdsList()) {
+          LeaseStatus s = c.leases().get(id);
+          if (s != null && s.getAlive() && s.getRemainingMs() < 0) {
+            throw notConfirmed();
+          }
+          b.addResults(LeaseKeepAliveResponse.newBuilder().setId(id)
+              .setTtlMs(s != null && s.getAlive() ? s.getTtlMs() : 0));
+        }
+        return b.build();
+      }, obs);
+    });
+  }
+
   @Override
   public void timeToLive(LeaseTimeToLiveRequest req, StreamObserver<LeaseTimeToLiveResponse> obs) {
-    Statuses.reply(confirmer.confirm(List.of(), List.of(req.getId()))
-        .thenCompose(r -> reader.awaitApplied(r.getIndex()).thenApply(i -> r)), r -> {
-          LeaseStatus s = status(r, req.getId());
+    Statuses.reply(confirmer.confirmLeases(List.of(), List.of(req.getId()))
+        .thenCompose(c -> reader.awaitApplied(c.result().getIndex()).thenApply(i -> c)), c -> {
+          LeaseStatus s = status(c, req.getId());
           LeaseTimeToLiveResponse.Builder b = LeaseTimeToLiveResponse.newBuilder().setId(req.getId())
               .setTtlMs(s.getTtlMs()).setRemainingMs(s.getRemainingMs());
           // The local replica has applied the Confirm, so it holds the lease's names as of that round.
@@ -132,13 +161,19 @@ final class LeaseService extends LeaseGrpc.LeaseImplBase {
     }, obs);
   }
 
-  /** The status of {@code id} in a Confirm result; NOT_FOUND when the lease is gone or expiring. */
-  private static LeaseStatus status(Result r, long id) {
-    LeaseStatus s = r.getLeasesList().stream().filter(x -> x.getId() == id).findFirst()
-        .orElseThrow(() -> Status.INTERNAL.withDescription("confirm result lacks lease " + id).asRuntimeException());
+  /** The status of {@code id} in a Confirm round; NOT_FOUND when the lease is gone or expiring. */
+  private static LeaseStatus status(Confirmation c, long id) {
+    LeaseStatus s = c.leases().get(id);
+    if (s == null) {
+      throw Status.INTERNAL.withDescription("confirm result lacks lease " + id).asRuntimeException();
+    }
     if (!s.getAlive()) {
       throw Status.NOT_FOUND.withDescription("lease " + id + " not found or expired").asRuntimeException();
     }
     return s;
+  }
+
+  private static RuntimeException notConfirmed() {
+    return Status.UNAVAILABLE.withDescription("keepalive not confirmed by a ready leader; retry").asRuntimeException();
   }
 }

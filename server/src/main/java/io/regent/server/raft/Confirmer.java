@@ -38,6 +38,14 @@ public final class Confirmer {
    * @return the Confirm result: its index (read at or above it for linearizability) and lease statuses
    */
   public CompletableFuture<Result> confirm(List<Long> renew, List<Long> query) {
+    return confirmLeases(renew, query).thenApply(Confirmation::result);
+  }
+
+  /**
+   * As {@link #confirm}, with the round's lease statuses indexed by id (for keepalives: a round can carry
+   * thousands of leases).
+   */
+  public CompletableFuture<Confirmation> confirmLeases(List<Long> renew, List<Long> query) {
     Pending p = new Pending(renew, query, new CompletableFuture<>());
     boolean start;
     synchronized (this) {
@@ -65,11 +73,12 @@ public final class Confirmer {
     });
     Confirm.Builder c = Confirm.newBuilder().addAllRenewLeaseIds(renew).addAllQueryLeaseIds(query);
     proposer.propose(LogEntry.newBuilder().setConfirm(c)).whenComplete((result, err) -> {
+      Confirmation round = err == null ? Confirmation.of(result) : null;
       for (Pending p : batch) {
         if (err != null) {
           p.future.completeExceptionally(err);
         } else {
-          p.future.complete(result);
+          p.future.complete(round);
         }
       }
       boolean again;
@@ -83,6 +92,6 @@ public final class Confirmer {
     });
   }
 
-  private record Pending(List<Long> renew, List<Long> query, CompletableFuture<Result> future) {
+  private record Pending(List<Long> renew, List<Long> query, CompletableFuture<Confirmation> future) {
   }
 }

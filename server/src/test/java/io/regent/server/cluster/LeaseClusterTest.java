@@ -41,6 +41,40 @@ class LeaseClusterTest {
   }
 
   @Test
+  void keepAliveManyRenewsEveryLiveLeaseInOneCallAndReportsTheGoneAsZero() {
+    long a = client.grant(2_000);
+    long b = client.grant(3_000);
+    long revoked = client.grant(2_000);
+    client.revoke(revoked);
+    List<Long> ids = List.of(a, b, revoked, 999_999L);
+    // Past the first TTL only if the renewals took effect: renew every second for 4 s.
+    for (int i = 0; i < 4; i++) {
+      await().atMost(Duration.ofSeconds(10)).ignoreExceptions()
+          .until(() -> client.keepAliveMany(ids, 1_500).get(a) == 2_000L);
+      long t0 = System.nanoTime();
+      await().pollDelay(Duration.ofMillis(900)).until(() -> System.nanoTime() - t0 >= 900_000_000L);
+    }
+    assertThat(client.keepAliveMany(ids, 5_000)).containsExactly(
+        java.util.Map.entry(a, 2_000L), java.util.Map.entry(b, 3_000L), java.util.Map.entry(revoked, 0L),
+        java.util.Map.entry(999_999L, 0L));
+  }
+
+  @Test
+  void keepAliveManyRefusesNoIdOrTooManyAndRenewsNothing() {
+    long a = client.grant(2_000);
+    assertThatThrownBy(() -> client.keepAliveMany(List.of(), 5_000))
+        .isInstanceOfSatisfying(StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT));
+    List<Long> tooMany = java.util.stream.LongStream.rangeClosed(1, 10_001).boxed().toList();
+    assertThatThrownBy(() -> client.keepAliveMany(tooMany, 5_000))
+        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
+          assertThat(e.getStatus().getDescription()).contains("10001 lease ids");
+        });
+    assertThat(client.timeToLive(a).getRemainingMs()).isBetween(0L, 2_000L);
+  }
+
+  @Test
   void aWaitingCandidateWhoseLeaseExpiredIsNeverGrantedTheName() throws Exception {
     try (LeaseKeeper holder = LeaseKeeper.grant(client, 2_000, reason -> { })) {
       LeaderKey key = client.campaign("jobs", holder.leaseId(), ByteString.copyFromUtf8("a"));
