@@ -38,6 +38,12 @@ public final class ClusterUpCommand implements Callable<Integer> {
   @Option(names = "--base-port", paramLabel = "P", description = "base port (default: 7000)")
   Integer basePort;
 
+  @Option(names = "--tls", paramLabel = "CERTS",
+      description = "mutual TLS on every API and Raft port, with the files of `regent certs init --dir CERTS` "
+          + "(node n<i> uses CERTS/n<i>.crt and .key); clients then need --cacert CERTS/ca.crt --cert --key. "
+          + "An existing DIR keeps its own setting")
+  Path tls;
+
   @Option(names = {"-w", "--write-out"}, paramLabel = "FORMAT", defaultValue = "simple",
       description = "output format: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE})")
   ClientOptions.Output output = ClientOptions.Output.simple;
@@ -51,7 +57,13 @@ public final class ClusterUpCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), "--base-port must be within 1024..65000");
     }
     PrintWriter err = spec.commandLine().getErr();
-    Up up = up(dir, nodes, basePort, err);
+    Up up = up(dir, nodes, basePort, tls, err);
+    if (up.cluster().tls() != null) {
+      Path certs = up.cluster().tls();
+      err.println("mutual TLS: clients need --cacert " + certs.resolve("ca.crt") + " --cert "
+          + certs.resolve("<client>.crt") + " --key " + certs.resolve("<client>.key"));
+      err.flush();
+    }
     String out = output == ClientOptions.Output.json
         ? Json.obj().put("dir", up.cluster().dir().toString()).put("endpoints", List.of(up.cluster().endpoints()
             .split(","))).put("leader", up.status().getLeader()).put("term", up.status().getTerm()).toString()
@@ -69,22 +81,29 @@ public final class ClusterUpCommand implements Callable<Integer> {
    * {@code dir} has none) and waits until one reports a Raft leader. Also used by {@code regent demo}.
    */
   static Up up(Path dir, Integer nodes, Integer basePort, PrintWriter err) throws Exception {
+    return up(dir, nodes, basePort, null, err);
+  }
+
+  /** Like {@link #up(Path, Integer, Integer, PrintWriter)}, a new cluster with mutual TLS when {@code tls} is set. */
+  static Up up(Path dir, Integer nodes, Integer basePort, Path tls, PrintWriter err) throws Exception {
     long start = System.nanoTime();
     Optional<LocalCluster> existing = LocalCluster.load(dir);
     LocalCluster cluster;
     if (existing.isPresent()) {
       cluster = existing.get();
       if ((nodes != null && nodes != cluster.nodes().size())
-          || (basePort != null && basePort + 1 != cluster.nodes().get(0).raftPort())) {
+          || (basePort != null && basePort + 1 != cluster.nodes().get(0).raftPort())
+          || (tls != null && !tls.toAbsolutePath().normalize().equals(cluster.tls()))) {
         err.println("note: " + cluster.dir() + " already holds a " + cluster.nodes().size() + "-node cluster; "
-            + "restarting it as it was (ignoring --nodes/--base-port)");
+            + "restarting it as it was (ignoring --nodes/--base-port/--tls)");
       }
     } else {
-      cluster = LocalCluster.create(dir, nodes == null ? 3 : nodes, basePort == null ? 7000 : basePort);
+      cluster = LocalCluster.create(dir, nodes == null ? 3 : nodes, basePort == null ? 7000 : basePort, tls);
       for (LocalCluster.Node n : cluster.nodes()) {
         cluster.checkPorts(n); // before writing anything, so that a retry may pick another --base-port
       }
     }
+    cluster.checkCertificates();
     cluster.save();
     java.nio.file.Files.writeString(cluster.dir().resolve("metrics"), String.join("\n", cluster.nodes().stream()
         .map(n -> "http://" + LocalCluster.HOST + ":" + n.metricsPort() + "/metrics").toList()) + "\n");

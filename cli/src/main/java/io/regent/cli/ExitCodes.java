@@ -47,6 +47,10 @@ public final class ExitCodes implements IExecutionExceptionHandler, IParameterEx
     StatusRuntimeException s = statusOf(t);
     if (s != null) {
       Status st = s.getStatus();
+      String tls = TlsHints.explain(st);
+      if (tls != null) {
+        return st.getCode().name() + ": " + tls;
+      }
       StringBuilder b = new StringBuilder(st.getCode().name());
       if (st.getDescription() != null) {
         b.append(": ").append(st.getDescription());

@@ -1,11 +1,14 @@
 package io.regent.cli;
 
+import io.grpc.ChannelCredentials;
+import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.regent.api.v1.ClusterGrpc;
 import io.regent.api.v1.StatusRequest;
 import io.regent.api.v1.StatusResponse;
+import io.regent.client.RegentClient;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.Reader;
@@ -46,19 +49,31 @@ final class LocalCluster {
 
   private final Path dir;
   private final List<Node> nodes;
+  /** Directory of {@code regent certs init} files for mutual TLS on both ports; null: plaintext. */
+  private final Path tls;
 
-  private LocalCluster(Path dir, List<Node> nodes) {
+  private LocalCluster(Path dir, List<Node> nodes, Path tls) {
     this.dir = dir.toAbsolutePath().normalize();
     this.nodes = List.copyOf(nodes);
+    this.tls = tls == null ? null : tls.toAbsolutePath().normalize();
   }
 
   /** A new layout: node i (1-based) is {@code n<i>}, Raft port base+i, API port base+100+i. */
   static LocalCluster create(Path dir, int count, int basePort) {
+    return create(dir, count, basePort, null);
+  }
+
+  /**
+   * Like {@link #create(Path, int, int)}; with {@code tls} (a {@code regent certs init} directory) every node
+   * serves its API and Raft port over mutual TLS with {@code tls/<id>.crt}, {@code tls/<id>.key} and
+   * {@code tls/ca.crt}.
+   */
+  static LocalCluster create(Path dir, int count, int basePort, Path tls) {
     List<Node> nodes = new ArrayList<>();
     for (int i = 1; i <= count; i++) {
       nodes.add(new Node("n" + i, basePort + i, basePort + 100 + i));
     }
-    return new LocalCluster(dir, nodes);
+    return new LocalCluster(dir, nodes, tls);
   }
 
   /** The cluster described by {@code DIR/cluster.conf}, if there is one. */
@@ -80,7 +95,8 @@ final class LocalCluster {
         throw new IOException(conf + " is damaged: no ports for node '" + id + "'");
       }
     }
-    return Optional.of(new LocalCluster(dir, nodes));
+    String tls = p.getProperty("tls");
+    return Optional.of(new LocalCluster(dir, nodes, tls == null ? null : Path.of(tls)));
   }
 
   /** Writes {@code cluster.conf} and {@code endpoints}. */
@@ -92,6 +108,9 @@ final class LocalCluster {
       p.setProperty(n.id() + ".raft-port", String.valueOf(n.raftPort()));
       p.setProperty(n.id() + ".api-port", String.valueOf(n.apiPort()));
     }
+    if (tls != null) {
+      p.setProperty("tls", tls.toString());
+    }
     try (Writer w = Files.newBufferedWriter(dir.resolve("cluster.conf"))) {
       p.store(w, "regent local cluster, written by `regent cluster up`; `up` on this directory restarts these nodes");
     }
@@ -100,6 +119,32 @@ final class LocalCluster {
 
   Path dir() {
     return dir;
+  }
+
+  /** The certificate directory when the nodes use mutual TLS, else null. */
+  Path tls() {
+    return tls;
+  }
+
+  /** Fails, naming the file and the command that makes it, unless every node's certificate and key exist. */
+  void checkCertificates() throws IOException {
+    if (tls == null) {
+      return;
+    }
+    List<String> needed = new ArrayList<>(List.of("ca.crt"));
+    nodes.forEach(n -> needed.addAll(List.of(n.id() + ".crt", n.id() + ".key")));
+    for (String f : needed) {
+      if (!Files.isReadable(tls.resolve(f))) {
+        throw new IOException("no " + tls.resolve(f) + ": run `regent certs init --dir " + tls + " --nodes "
+            + String.join(",", nodes.stream().map(Node::id).toList()) + "`");
+      }
+    }
+  }
+
+  /** Credentials that reach the nodes' APIs: plaintext, or mutual TLS with the node's own certificate. */
+  ChannelCredentials credentials(Node n) {
+    return tls == null ? InsecureChannelCredentials.create() : RegentClient.credentials(tls.resolve("ca.crt"),
+        tls.resolve(n.id() + ".crt"), tls.resolve(n.id() + ".key"));
   }
 
   List<Node> nodes() {
@@ -143,6 +188,13 @@ final class LocalCluster {
     cmd.addAll(Launcher.javaCommand(Launcher.SERVER_JVM));
     cmd.addAll(List.of("server", "--id", n.id(), "--peers", peers(), "--api-port", String.valueOf(n.apiPort()),
         "--data-dir", dir.resolve(n.id()).toString(), "--metrics-port", String.valueOf(n.metricsPort())));
+    if (tls != null) {
+      String crt = tls.resolve(n.id() + ".crt").toString();
+      String key = tls.resolve(n.id() + ".key").toString();
+      String ca = tls.resolve("ca.crt").toString();
+      cmd.addAll(List.of("--tls-cert", crt, "--tls-key", key, "--tls-ca", ca, "--client-cert-auth",
+          "--peer-tls-cert", crt, "--peer-tls-key", key, "--peer-tls-ca", ca, "--peer-client-cert-auth"));
+    }
     Files.createDirectories(dir.resolve(n.id()));
     ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile())
         .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
@@ -174,7 +226,7 @@ final class LocalCluster {
   StatusResponse awaitLeader(long timeoutMs, List<Process> started) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
     List<ManagedChannel> channels = nodes.stream().map(n -> (ManagedChannel) NettyChannelBuilder
-        .forAddress(HOST, n.apiPort()).usePlaintext().build()).toList();
+        .forAddress(HOST, n.apiPort(), credentials(n)).build()).toList();
     try {
       while (System.nanoTime() < deadline) {
         for (int i = 0; i < nodes.size(); i++) {
