@@ -15,6 +15,7 @@ import io.regent.server.raft.RaftSetup;
 import io.regent.server.security.NodeSecurity;
 import io.regent.server.security.Security;
 import io.regent.statemachine.event.EventHub;
+import io.regent.statemachine.ratis.ApplyObserver;
 import io.regent.statemachine.ratis.RegentStateMachine;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -70,8 +71,8 @@ public final class RegentServer implements AutoCloseable {
     RaftGroup initial = bootstrap ? group : RaftGroup.valueOf(RaftSetup.GROUP_ID);
     this.lessor = new Lessor(System::nanoTime, EXPIRY_SCAN_MS);
     this.metrics = config.metricsPort() >= 0 ? new RegentMetrics(config.nodeId()) : null;
-    RegentStateMachine sm = new RegentStateMachine(config.dataDir().resolve("lmdb"),
-        metrics == null ? lessor : metrics.countingTimekeeper(lessor), new EventHub(EVENT_HISTORY));
+    RegentStateMachine sm = new RegentStateMachine(config.dataDir().resolve("lmdb"), lessor,
+        new EventHub(EVENT_HISTORY), metrics == null ? ApplyObserver.NONE : metrics.applyObserver());
     this.raft = RaftServer.newBuilder().setServerId(RaftPeerId.valueOf(config.nodeId())).setGroup(initial)
         .setProperties(props).setParameters(sec.raftParameters()).setStateMachine(sm).setOption(RaftStorage.StartupOption.RECOVER).build();
     this.clients = new RaftClientPool(RAFT_CLIENTS, () -> RaftClient.newBuilder().setProperties(props)

@@ -61,6 +61,7 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
   private final LeaseTimekeeper timekeeper;
   private final EventHub hub;
   private final ApplyEffects effects;
+  private final ApplyObserver observer;
   private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
   private final ReadWriteLock swap = new ReentrantReadWriteLock();
   private volatile RegentStore store;
@@ -71,10 +72,18 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
    * @param hub receives the events of every apply
    */
   public RegentStateMachine(Path lmdbDir, LeaseTimekeeper timekeeper, EventHub hub) {
+    this(lmdbDir, timekeeper, hub, ApplyObserver.NONE);
+  }
+
+  /**
+   * A state machine whose applies {@code observer} watches (metrics); otherwise as above.
+   */
+  public RegentStateMachine(Path lmdbDir, LeaseTimekeeper timekeeper, EventHub hub, ApplyObserver observer) {
     this.lmdbDir = lmdbDir;
     this.timekeeper = timekeeper;
     this.hub = hub;
     this.effects = new ApplyEffects(timekeeper, hub);
+    this.observer = observer;
   }
 
   @Override
@@ -153,6 +162,7 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
     Result result;
     swap.readLock().lock();
     try {
+      long start = System.nanoTime(); // for the observer's latency only; apply itself reads no clock
       ApplyOutcome out = store.write(txn -> {
         if (index <= txn.appliedIndex()) {
           return null; // replayed after restart: its effects are already in LMDB
@@ -163,6 +173,7 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
       });
       updateLastAppliedTermIndex(term, index);
       result = effects.apply(out, index, term);
+      observer.applied(command, out, System.nanoTime() - start);
     } finally {
       swap.readLock().unlock();
     }

@@ -2,7 +2,6 @@ package io.regent.server.metrics;
 
 import io.grpc.ServerInterceptor;
 import io.micrometer.core.instrument.Counter;
-import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
@@ -17,24 +16,16 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.regent.statemachine.event.ChangeEvent;
 import io.regent.statemachine.proto.NameRecord;
-import io.regent.statemachine.ratis.LeaseTimekeeper;
+import io.regent.statemachine.ratis.ApplyObserver;
 import io.regent.statemachine.replica.ReplicaView;
 import java.time.Duration;
 import java.util.EnumMap;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import org.apache.ratis.metrics.MetricRegistries;
-import org.apache.ratis.metrics.RatisMetricRegistry;
-import org.apache.ratis.metrics.impl.DefaultTimekeeperImpl;
-import org.apache.ratis.server.DivisionInfo;
+import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.server.RaftServer;
-import org.apache.ratis.server.storage.FileInfo;
-import org.apache.ratis.statemachine.SnapshotInfo;
 
 /**
  * The metrics of one Regent node, in a Prometheus registry of its own (several nodes may share a JVM in
@@ -43,11 +34,13 @@ import org.apache.ratis.statemachine.SnapshotInfo;
  * <ul>
  *   <li>state: {@code regent_leases_live}, {@code regent_names_held}, {@code regent_candidates_waiting}
  *       (read from this node's LMDB at scrape time, cached for a second);
- *   <li>applied changes: {@code regent_lease_grants_total}, {@code regent_lease_ends_total} (expired or
- *       revoked), {@code regent_ownership_changes_total{kind=elected|proclaimed|resigned|expired|revoked}};
- *   <li>Raft: {@code regent_raft_term}, {@code regent_raft_commit_index}, {@code regent_raft_applied_index},
- *       {@code regent_raft_is_leader}, {@code regent_raft_has_leader}, {@code regent_raft_leader_changes_total};
- *   <li>snapshots: {@code regent_snapshot_index}, {@code regent_snapshot_size_bytes},
+ *   <li>applies ({@link ApplyMetrics}): {@code regent_apply_seconds{command}}, {@code regent_lease_grants_total},
+ *       {@code regent_lease_expiries_total}, {@code regent_lease_revocations_total}, {@code regent_resigns_total},
+ *       {@code regent_ownership_changes_total{kind=elected|proclaimed|resigned|expired|revoked}};
+ *   <li>Raft ({@link RaftMetrics}): {@code regent_raft_term}, {@code regent_raft_commit_index},
+ *       {@code regent_raft_applied_index}, {@code regent_raft_is_leader}, {@code regent_raft_has_leader},
+ *       {@code regent_raft_leader_changes_total};
+ *   <li>snapshots ({@link RaftMetrics}): {@code regent_snapshot_index}, {@code regent_snapshot_size_bytes},
  *       {@code regent_snapshots_taken_total}, {@code regent_snapshot_duration_seconds} (mean of recent ones),
  *       {@code regent_snapshot_duration_max_seconds};
  *   <li>API: {@code regent_grpc_requests_seconds{method,status}}, {@code regent_keepalive_confirm_seconds};
@@ -62,27 +55,16 @@ public final class RegentMetrics implements AutoCloseable {
       Duration.ofSeconds(5), Duration.ofSeconds(10)};
   /** A node whose applied index trails its commit index by more than this is not ready. */
   public static final long READY_MAX_APPLY_LAG = 100;
-  /** How often the Raft leader is sampled to count leader changes, ms. */
-  static final long LEADER_POLL_MS = 100;
   /** How long one reading of the LMDB state counts serves the gauges, ms. */
   static final long STATE_CACHE_MS = 1000;
 
   private final PrometheusMeterRegistry registry;
-  private final Counter grants;
-  private final Counter ends;
+  private final ApplyMetrics applies;
   private final Timer keepAlive;
   private final Map<ChangeEvent.Kind, Counter> ownership = new EnumMap<>(ChangeEvent.Kind.class);
   private final JvmGcMetrics gc = new JvmGcMetrics();
-  private final ScheduledExecutorService poller = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "regent-metrics");
-    t.setDaemon(true);
-    return t;
-  });
-  private volatile RaftServer.Division division;
+  private volatile RaftMetrics raft;
   private volatile StateCounts counts;
-  private String lastLeader;
-  private long lastTerm = -1;
-  private final Counter leaderChanges;
 
   /** A registry for node {@code nodeId} with the JVM and process metrics bound. */
   public RegentMetrics(String nodeId) {
@@ -95,12 +77,7 @@ public final class RegentMetrics implements AutoCloseable {
     new ProcessorMetrics().bindTo(registry);
     new UptimeMetrics().bindTo(registry);
     new FileDescriptorMetrics().bindTo(registry);
-    this.grants = Counter.builder("regent.lease.grants").description("Lease grants applied on this node")
-        .register(registry);
-    this.ends = Counter.builder("regent.lease.ends")
-        .description("Leases ended (expired or revoked) by entries applied on this node").register(registry);
-    this.leaderChanges = Counter.builder("regent.raft.leader.changes")
-        .description("Raft leaders (term, leader id) this node has seen, sampled every 100 ms").register(registry);
+    this.applies = new ApplyMetrics(registry);
     for (ChangeEvent.Kind k : ChangeEvent.Kind.values()) {
       if (k.isOwnershipChange()) {
         ownership.put(k, Counter.builder("regent.ownership.changes")
@@ -124,9 +101,9 @@ public final class RegentMetrics implements AutoCloseable {
     return registry.scrape();
   }
 
-  /** Wraps the lease clock given to the state machine so that applied grants and ends are counted. */
-  public LeaseTimekeeper countingTimekeeper(LeaseTimekeeper timekeeper) {
-    return new CountingTimekeeper(timekeeper, grants, ends);
+  /** The observer to give the state machine: times each apply and counts grants, expiries, revocations, resigns. */
+  public ApplyObserver applyObserver() {
+    return applies;
   }
 
   /** The interceptor that times every call of the public API. */
@@ -151,42 +128,8 @@ public final class RegentMetrics implements AutoCloseable {
   }
 
   /** Reads Raft gauges from the local division of {@code server} and starts sampling leader changes. */
-  public void bindRaft(RaftServer server, org.apache.ratis.protocol.RaftGroupId groupId) {
-    Runnable find = () -> {
-      if (division == null) {
-        try {
-          division = server.getDivision(groupId);
-        } catch (Exception e) {
-          // not started yet
-        }
-      }
-    };
-    Gauge.builder("regent.raft.term", () -> info().map(DivisionInfo::getCurrentTerm).orElse(-1L))
-        .description("Current Raft term as this node knows it").register(registry);
-    Gauge.builder("regent.raft.commit.index", () -> div().map(d -> d.getRaftLog().getLastCommittedIndex())
-        .orElse(-1L)).description("Highest log index this node knows to be committed").register(registry);
-    Gauge.builder("regent.raft.applied.index", () -> info().map(DivisionInfo::getLastAppliedIndex).orElse(-1L))
-        .description("Highest log index applied to this node's state").register(registry);
-    Gauge.builder("regent.raft.is.leader", () -> info().map(i -> i.isLeader() ? 1 : 0).orElse(0))
-        .description("1 when this node is the Raft leader").register(registry);
-    Gauge.builder("regent.raft.has.leader", () -> info().map(i -> i.getLeaderId() != null ? 1 : 0).orElse(0))
-        .description("1 when this node knows a Raft leader").register(registry);
-    Gauge.builder("regent.snapshot.index", () -> snapshot().map(SnapshotInfo::getIndex).orElse(-1L))
-        .description("Log index of this node's latest snapshot").register(registry);
-    Gauge.builder("regent.snapshot.size", () -> snapshot().map(RegentMetrics::size).orElse(0L))
-        .baseUnit("bytes").description("Size of this node's latest snapshot").register(registry);
-    FunctionCounter.builder("regent.snapshots.taken", this, m -> m.snapshotTimer().map(t -> (double) t.getCount())
-        .orElse(0.0)).description("Snapshots this node has taken since it started").register(registry);
-    Gauge.builder("regent.snapshot.duration", () -> snapshotTimer().map(t -> t.getSnapshot().getMean() / 1e9)
-        .orElse(0.0)).baseUnit("seconds").description("Mean time of this node's recent snapshots")
-        .register(registry);
-    Gauge.builder("regent.snapshot.duration.max", () -> snapshotTimer().map(t -> t.getSnapshot().getMax() / 1e9)
-        .orElse(0.0)).baseUnit("seconds").description("Longest of this node's recent snapshots")
-        .register(registry);
-    poller.scheduleWithFixedDelay(() -> {
-      find.run();
-      sampleLeader();
-    }, 0, LEADER_POLL_MS, TimeUnit.MILLISECONDS);
+  public void bindRaft(RaftServer server, RaftGroupId groupId) {
+    raft = new RaftMetrics(registry, server, groupId);
   }
 
   /**
@@ -195,78 +138,8 @@ public final class RegentMetrics implements AutoCloseable {
    * {@link #READY_MAX_APPLY_LAG} entries.
    */
   public Optional<String> notReadyReason() {
-    RaftServer.Division d = div().orElse(null);
-    if (d == null) {
-      return Optional.of("no Raft division yet");
-    }
-    DivisionInfo info = d.getInfo();
-    if (!info.isAlive()) {
-      return Optional.of("Raft division is not running");
-    }
-    if (info.getLeaderId() == null) {
-      return Optional.of("no known Raft leader");
-    }
-    if (info.isLeader() && !info.isLeaderReady()) {
-      return Optional.of("leader not ready yet");
-    }
-    long commit = d.getRaftLog().getLastCommittedIndex();
-    long applied = info.getLastAppliedIndex();
-    if (commit - applied > READY_MAX_APPLY_LAG) {
-      return Optional.of("applied index " + applied + " trails commit index " + commit);
-    }
-    return Optional.empty();
-  }
-
-  private synchronized void sampleLeader() {
-    Optional<DivisionInfo> info = info();
-    if (info.isEmpty() || info.get().getLeaderId() == null) {
-      return;
-    }
-    String leader = info.get().getLeaderId().toString();
-    long term = info.get().getCurrentTerm();
-    if (!leader.equals(lastLeader) || term != lastTerm) {
-      leaderChanges.increment();
-      lastLeader = leader;
-      lastTerm = term;
-    }
-  }
-
-  private Optional<RaftServer.Division> div() {
-    return Optional.ofNullable(division);
-  }
-
-  private Optional<DivisionInfo> info() {
-    return div().map(RaftServer.Division::getInfo);
-  }
-
-  private Optional<SnapshotInfo> snapshot() {
-    return div().map(d -> d.getStateMachine().getLatestSnapshot());
-  }
-
-  private static long size(SnapshotInfo s) {
-    List<FileInfo> files = s.getFiles();
-    long total = 0;
-    for (FileInfo f : files) {
-      total += f.getPath().toFile().length();
-    }
-    return total;
-  }
-
-  /** Ratis's own "takeSnapshot" timer of this division (ratis-metrics-default), when it exists. */
-  private Optional<org.apache.ratis.thirdparty.com.codahale.metrics.Timer> snapshotTimer() {
-    RaftServer.Division d = division;
-    if (d == null) {
-      return Optional.empty();
-    }
-    String member = d.getMemberId().toString();
-    for (RatisMetricRegistry r : MetricRegistries.global().getMetricRegistries()) {
-      var info = r.getMetricRegistryInfo();
-      if ("state_machine".equals(info.getMetricsComponentName()) && info.getPrefix().contains(member)
-          && r.timer("takeSnapshot") instanceof DefaultTimekeeperImpl t) {
-        return Optional.of(t.getTimer());
-      }
-    }
-    return Optional.empty();
+    RaftMetrics r = raft;
+    return r == null ? Optional.of("no Raft division yet") : r.notReadyReason();
   }
 
   private StateCounts counts(ReplicaView view) {
@@ -292,7 +165,10 @@ public final class RegentMetrics implements AutoCloseable {
 
   @Override
   public void close() {
-    poller.shutdownNow();
+    RaftMetrics r = raft;
+    if (r != null) {
+      r.close();
+    }
     gc.close();
     registry.close();
   }

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.ByteString;
 import io.regent.client.RegentClient;
+import io.regent.server.ServerConfig;
 import io.regent.server.cluster.LocalCluster;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -18,7 +19,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** A 1-node cluster with a metrics port: /metrics has every series with plausible values; /readyz is 200. */
+/**
+ * A 1-node cluster with a metrics port: /metrics has every series of issue 8 with values that follow what
+ * the test did (grants, a campaign, a keepalive, a revoke, a resign, an expiry, a snapshot); /readyz is 200.
+ */
 class MetricsEndpointTest {
   @TempDir
   Path dir;
@@ -67,7 +71,13 @@ class MetricsEndpointTest {
     });
     String m = get(port, "/metrics").body();
     assertThat(value(m, "regent_lease_grants_total")).isEqualTo(2);
-    assertThat(value(m, "regent_lease_ends_total")).isZero();
+    assertThat(value(m, "regent_lease_expiries_total")).isZero();
+    assertThat(value(m, "regent_lease_revocations_total")).isZero();
+    assertThat(value(m, "regent_resigns_total")).isZero();
+    assertThat(value(m, "regent_apply_seconds_count{command=\"grant\"")).isEqualTo(2);
+    assertThat(value(m, "regent_apply_seconds_count{command=\"campaign\"")).isEqualTo(2); // holder + waiter
+    assertThat(value(m, "regent_apply_seconds_sum{command=\"grant\"")).isPositive();
+    assertThat(m).contains("regent_apply_seconds_bucket{command=\"grant\"");
     assertThat(value(m, "regent_ownership_changes_total{kind=\"elected\"")).isEqualTo(1);
     assertThat(value(m, "regent_ownership_changes_total{kind=\"resigned\"")).isZero();
     assertThat(value(m, "regent_raft_term")).isGreaterThanOrEqualTo(1);
@@ -91,9 +101,23 @@ class MetricsEndpointTest {
     client.revoke(lease); // the waiting candidate takes the name
     await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
       String after = get(port, "/metrics").body();
-      assertThat(value(after, "regent_lease_ends_total")).isEqualTo(1);
+      assertThat(value(after, "regent_lease_revocations_total")).isEqualTo(1);
+      assertThat(value(after, "regent_lease_expiries_total")).isZero();
       assertThat(value(after, "regent_ownership_changes_total{kind=\"revoked\"")).isEqualTo(1);
       assertThat(value(after, "regent_ownership_changes_total{kind=\"elected\"")).isEqualTo(2);
+    });
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> client.leader("jobs").isPresent());
+    client.resign(client.leader("jobs").orElseThrow());
+    client.grant(ServerConfig.DEFAULT_ELECTION_MAX_MS * 2); // never kept alive: the leader expires it
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+      String after = get(port, "/metrics").body();
+      assertThat(value(after, "regent_resigns_total")).isEqualTo(1);
+      assertThat(value(after, "regent_ownership_changes_total{kind=\"resigned\"")).isEqualTo(1);
+      assertThat(value(after, "regent_lease_expiries_total")).isEqualTo(1);
+      assertThat(value(after, "regent_lease_revocations_total")).isEqualTo(1);
+      assertThat(value(after, "regent_apply_seconds_count{command=\"expire\"")).isGreaterThanOrEqualTo(1);
+      assertThat(value(after, "regent_apply_seconds_count{command=\"resign\"")).isEqualTo(1);
     });
 
     for (int i = 0; i < 40; i++) { // past the snapshot threshold

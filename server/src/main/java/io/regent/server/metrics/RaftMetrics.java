@@ -1,0 +1,156 @@
+package io.regent.server.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.metrics.MetricRegistries;
+import org.apache.ratis.metrics.RatisMetricRegistry;
+import org.apache.ratis.metrics.impl.DefaultTimekeeperImpl;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.server.DivisionInfo;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.storage.FileInfo;
+import org.apache.ratis.statemachine.SnapshotInfo;
+
+/**
+ * The Raft side of a node's metrics, read from its Ratis division: term, commit and applied index, leader
+ * role and changes, snapshots; and the readiness check of {@code /readyz}. Gauges read the division at
+ * scrape time; leader changes are sampled every {@value #LEADER_POLL_MS} ms on a daemon thread.
+ */
+final class RaftMetrics implements AutoCloseable {
+  /** How often the Raft leader is sampled to count leader changes, ms. */
+  static final long LEADER_POLL_MS = 100;
+
+  private final ScheduledExecutorService poller = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, "regent-metrics");
+    t.setDaemon(true);
+    return t;
+  });
+  private final Counter leaderChanges;
+  private volatile RaftServer.Division division;
+  private String lastLeader;
+  private long lastTerm = -1;
+
+  /** Registers the gauges on {@code registry} and starts sampling {@code groupId} of {@code server}. */
+  RaftMetrics(MeterRegistry registry, RaftServer server, RaftGroupId groupId) {
+    this.leaderChanges = Counter.builder("regent.raft.leader.changes")
+        .description("Raft leaders (term, leader id) this node has seen, sampled every 100 ms").register(registry);
+    Gauge.builder("regent.raft.term", () -> info().map(DivisionInfo::getCurrentTerm).orElse(-1L))
+        .description("Current Raft term as this node knows it").register(registry);
+    Gauge.builder("regent.raft.commit.index", () -> div().map(d -> d.getRaftLog().getLastCommittedIndex())
+        .orElse(-1L)).description("Highest log index this node knows to be committed").register(registry);
+    Gauge.builder("regent.raft.applied.index", () -> info().map(DivisionInfo::getLastAppliedIndex).orElse(-1L))
+        .description("Highest log index applied to this node's state").register(registry);
+    Gauge.builder("regent.raft.is.leader", () -> info().map(i -> i.isLeader() ? 1 : 0).orElse(0))
+        .description("1 when this node is the Raft leader").register(registry);
+    Gauge.builder("regent.raft.has.leader", () -> info().map(i -> i.getLeaderId() != null ? 1 : 0).orElse(0))
+        .description("1 when this node knows a Raft leader").register(registry);
+    Gauge.builder("regent.snapshot.index", () -> snapshot().map(SnapshotInfo::getIndex).orElse(-1L))
+        .description("Log index of this node's latest snapshot").register(registry);
+    Gauge.builder("regent.snapshot.size", () -> snapshot().map(RaftMetrics::size).orElse(0L))
+        .baseUnit("bytes").description("Size of this node's latest snapshot").register(registry);
+    FunctionCounter.builder("regent.snapshots.taken", this, m -> m.snapshotTimer().map(t -> (double) t.getCount())
+        .orElse(0.0)).description("Snapshots this node has taken since it started").register(registry);
+    Gauge.builder("regent.snapshot.duration", () -> snapshotTimer().map(t -> t.getSnapshot().getMean() / 1e9)
+        .orElse(0.0)).baseUnit("seconds").description("Mean time of this node's recent snapshots")
+        .register(registry);
+    Gauge.builder("regent.snapshot.duration.max", () -> snapshotTimer().map(t -> t.getSnapshot().getMax() / 1e9)
+        .orElse(0.0)).baseUnit("seconds").description("Longest of this node's recent snapshots")
+        .register(registry);
+    poller.scheduleWithFixedDelay(() -> {
+      if (division == null) {
+        try {
+          division = server.getDivision(groupId);
+        } catch (Exception e) {
+          return; // not started yet
+        }
+      }
+      sampleLeader();
+    }, 0, LEADER_POLL_MS, TimeUnit.MILLISECONDS);
+  }
+
+  /** See {@link RegentMetrics#notReadyReason()}. */
+  Optional<String> notReadyReason() {
+    RaftServer.Division d = division;
+    if (d == null) {
+      return Optional.of("no Raft division yet");
+    }
+    DivisionInfo info = d.getInfo();
+    if (!info.isAlive()) {
+      return Optional.of("Raft division is not running");
+    }
+    if (info.getLeaderId() == null) {
+      return Optional.of("no known Raft leader");
+    }
+    if (info.isLeader() && !info.isLeaderReady()) {
+      return Optional.of("leader not ready yet");
+    }
+    long commit = d.getRaftLog().getLastCommittedIndex();
+    long applied = info.getLastAppliedIndex();
+    if (commit - applied > RegentMetrics.READY_MAX_APPLY_LAG) {
+      return Optional.of("applied index " + applied + " trails commit index " + commit);
+    }
+    return Optional.empty();
+  }
+
+  private synchronized void sampleLeader() {
+    Optional<DivisionInfo> info = info();
+    if (info.isEmpty() || info.get().getLeaderId() == null) {
+      return;
+    }
+    String leader = info.get().getLeaderId().toString();
+    long term = info.get().getCurrentTerm();
+    if (!leader.equals(lastLeader) || term != lastTerm) {
+      leaderChanges.increment();
+      lastLeader = leader;
+      lastTerm = term;
+    }
+  }
+
+  private Optional<RaftServer.Division> div() {
+    return Optional.ofNullable(division);
+  }
+
+  private Optional<DivisionInfo> info() {
+    return div().map(RaftServer.Division::getInfo);
+  }
+
+  private Optional<SnapshotInfo> snapshot() {
+    return div().map(d -> d.getStateMachine().getLatestSnapshot());
+  }
+
+  private static long size(SnapshotInfo s) {
+    long total = 0;
+    for (FileInfo f : s.getFiles()) {
+      total += f.getPath().toFile().length();
+    }
+    return total;
+  }
+
+  /** Ratis's own "takeSnapshot" timer of this division (ratis-metrics-default), when it exists. */
+  private Optional<org.apache.ratis.thirdparty.com.codahale.metrics.Timer> snapshotTimer() {
+    RaftServer.Division d = division;
+    if (d == null) {
+      return Optional.empty();
+    }
+    String member = d.getMemberId().toString();
+    for (RatisMetricRegistry r : MetricRegistries.global().getMetricRegistries()) {
+      var info = r.getMetricRegistryInfo();
+      if ("state_machine".equals(info.getMetricsComponentName()) && info.getPrefix().contains(member)
+          && r.timer("takeSnapshot") instanceof DefaultTimekeeperImpl t) {
+        return Optional.of(t.getTimer());
+      }
+    }
+    return Optional.empty();
+  }
+
+  @Override
+  public void close() {
+    poller.shutdownNow();
+  }
+}
