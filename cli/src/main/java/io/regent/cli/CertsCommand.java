@@ -49,7 +49,7 @@ public final class CertsCommand implements Runnable {
     List<String> nodes;
 
     @Option(names = "--clients", paramLabel = "NAME[,NAME...]", split = ",", defaultValue = "admin",
-        description = "client identities (certificate CNs) (default: ${DEFAULT-VALUE})")
+        description = "client identities (certificate CNs); --clients= for none (default: ${DEFAULT-VALUE})")
     List<String> clients;
 
     @Option(names = "--hosts", paramLabel = "HOST[,HOST...]", split = ",",
@@ -98,7 +98,7 @@ public final class CertsCommand implements Runnable {
           err.println("kept " + d.resolve(n + ".crt") + " (exists)");
           continue;
         }
-        boolean node = nodes.contains(n);
+        boolean node = nodes.stream().anyMatch(x -> x.trim().equals(n));
         ca.issue(n, node, sans, validity).writeTo(d, n);
         err.println("created " + d.resolve(n + ".crt") + " and " + n + ".key (" + (node ? "node, valid for "
             + String.join(", ", sans) : "client, identity " + n) + ")");
@@ -110,8 +110,8 @@ public final class CertsCommand implements Runnable {
 
     private static List<String> concat(List<String> a, List<String> b) {
       List<String> all = new ArrayList<>();
-      a.forEach(s -> all.add(s.trim()));
-      b.forEach(s -> all.add(s.trim()));
+      a.stream().map(String::trim).filter(s -> !s.isEmpty()).forEach(all::add);
+      b.stream().map(String::trim).filter(s -> !s.isEmpty()).forEach(all::add);
       return all;
     }
   }
