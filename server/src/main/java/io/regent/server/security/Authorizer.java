@@ -32,7 +32,8 @@ import org.slf4j.LoggerFactory;
  * with PERMISSION_DENIED before its handler sees the request, so it proposes nothing and changes nothing.
  *
  * <p>Health checks and reflection are open to every caller. Any other method not in the table below
- * (for example membership changes) needs {@code member}: a new method is never open by accident.
+ * (membership changes, leadership transfer, snapshots) needs {@code member}: a new method is never open by
+ * accident.
  */
 public final class Authorizer implements ServerInterceptor {
   private static final Logger LOG = LoggerFactory.getLogger(Authorizer.class);
@@ -55,10 +56,12 @@ public final class Authorizer implements ServerInterceptor {
     put(LockGrpc.getUnlockMethod(), Right.LOCK, r -> ((UnlockRequest) r).getKey().getName());
     put(LeaseGrpc.getGrantMethod(), Right.LEASE, null);
     put(LeaseGrpc.getKeepAliveMethod(), Right.LEASE, null);
+    put(LeaseGrpc.getKeepAliveManyMethod(), Right.LEASE, null);
     put(LeaseGrpc.getRevokeMethod(), Right.LEASE, null);
     put(LeaseGrpc.getTimeToLiveMethod(), Right.LEASE, null);
     put(LeaseGrpc.getLeasesMethod(), Right.READ, null);
     put(ClusterGrpc.getStatusMethod(), Right.READ, null);
+    put(ClusterGrpc.getMemberListMethod(), Right.READ, null);
   }
 
   private static void put(MethodDescriptor<?, ?> method, Right right, Function<Object, String> nameOf) {
@@ -115,7 +118,7 @@ public final class Authorizer implements ServerInterceptor {
 
   private static void deny(ServerCall<?, ?> call, String identity, Right right, String method, String name) {
     String who = identity == null ? "a caller without a client certificate" : "identity '" + identity + "'";
-    String on = name == null ? "" : " on '" + name + "'";
+    String on = name == null ? "" : " on '" + (name.length() > 128 ? name.substring(0, 128) + "..." : name) + "'";
     String message = who + " lacks the " + right.word() + " right" + on + " (" + method + ")";
     LOG.info("denied: {}", message);
     call.close(Status.PERMISSION_DENIED.withDescription(message), new Metadata());

@@ -170,6 +170,8 @@ class SecureClusterTest {
     assertThat(reader.leader("jobs/a")).as("reading is the right reader has").contains(held);
     assertDenied(() -> app.leader("other"));
     assertDenied(() -> app.status());
+    assertDenied(() -> app.memberRemove("n2"));
+    assertThat(admin.memberList().getMembersList()).hasSize(3);
     app.resign(held);
   }
 
@@ -181,6 +183,8 @@ class SecureClusterTest {
     LeaderKey proclaimed = app.proclaim(key, ByteString.copyFromUtf8("b"));
     assertThat(proclaimed.getToken()).isEqualTo(key.getToken());
     assertThat(admin.leader("jobs/b").orElseThrow().getValue().toStringUtf8()).isEqualTo("b");
+    assertThat(app.keepAliveMany(List.of(lease), 10_000)).containsKey(lease);
+    assertThat(client("reader").memberList().getMembersList()).as("member list is a read").hasSize(3);
     LeaderKey fresh = app.freshToken(proclaimed);
     assertThat(fresh.getToken()).isGreaterThan(key.getToken());
     app.resign(fresh);
