@@ -50,7 +50,8 @@ public final class Format {
     String leader = s.getLeader().isEmpty() ? null : s.getLeader();
     if (json) {
       List<Json> members = s.getMembersList().stream()
-          .map(m -> Json.obj().put("id", m.getId()).put("address", m.getAddress())).toList();
+          .map(m -> Json.obj().put("id", m.getId()).put("address", m.getAddress())
+              .put("api_address", m.getApiAddress()).put("role", role(m))).toList();
       return Json.obj().put("node", s.getNode()).put("role", s.getRole()).put("leader", leader)
           .put("term", s.getTerm()).put("commit_index", s.getCommitIndex())
           .put("applied_index", s.getAppliedIndex()).put("members", members).toString();
@@ -67,6 +68,25 @@ public final class Format {
         "commit   " + s.getCommitIndex(),
         "applied  " + s.getAppliedIndex(),
         "members  " + members);
+  }
+
+  /**
+   * One member: {@code n4 learner raft=127.0.0.1:7004 api=127.0.0.1:7104}, {@code leader} appended for the Raft
+   * leader; JSON {@code {"id":..,"role":"voter"|"learner","raft":..,"api":..,"leader":bool}}.
+   */
+  public static String member(Member m, String leader, boolean json) {
+    boolean leads = m.getId().equals(leader);
+    String api = m.getApiAddress().isEmpty() ? null : m.getApiAddress();
+    if (json) {
+      return Json.obj().put("id", m.getId()).put("role", role(m)).put("raft", m.getAddress()).put("api", api)
+          .put("leader", leads).toString();
+    }
+    return m.getId() + " " + role(m) + " raft=" + m.getAddress() + " api=" + (api == null ? "unknown" : api)
+        + (leads ? " leader" : "");
+  }
+
+  private static String role(Member m) {
+    return m.getRole() == Member.Role.LEARNER ? "learner" : "voter";
   }
 
   /** One lease of a listing. */

@@ -1,7 +1,10 @@
 package io.regent.cli;
 
+import io.regent.client.RegentClient;
+import io.regent.server.Joiner;
 import io.regent.server.RegentServer;
 import io.regent.server.ServerConfig;
+import io.regent.server.raft.ApiAddressPublisher;
 import io.regent.server.single.SingleWriterServer;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -21,8 +24,13 @@ import picocli.CommandLine.Spec;
         "Every setting can also come from $REGENT_<NAME> (e.g. REGENT_API_PORT) or the --config file "
             + "(e.g. api-port: 7101); a flag wins over the variable, which wins over the file.",
         "Example: regent server --id n1 --peers n1=127.0.0.1:7001,n2=127.0.0.1:7002,n3=127.0.0.1:7003 "
-            + "--api-port 7101 --data-dir data/n1"})
+            + "--api-port 7101 --data-dir data/n1",
+        "Join a running cluster: regent server --id n4 --raft 127.0.0.1:7004 --api-port 7104 --data-dir data/n4 "
+            + "--join 127.0.0.1:7101 (restart it later with the same flags, --join included or not)"})
 public final class ServerCommand implements Callable<Integer> {
+  /** How long a joining node may take to catch up before it is promoted, ms (it stays a learner after). */
+  static final long JOIN_TIMEOUT_MS = 600_000;
+
   @Spec
   CommandSpec spec;
 
@@ -32,6 +40,16 @@ public final class ServerCommand implements Callable<Integer> {
   @Option(names = "--peers", paramLabel = "ID=HOST:PORT[,...]",
       description = "every voting member and its Raft address, in the same order on every node")
   String peers;
+
+  @Option(names = "--raft", paramLabel = "HOST:PORT",
+      description = "this node's Raft address when it is not one of a new cluster's --peers: with --join, or "
+          + "to wait until 'regent member add' adds it, or to restart on the data of a node that joined")
+  String raft;
+
+  @Option(names = "--join", paramLabel = "HOST:PORT[,...]",
+      description = "API endpoints of a running cluster: have it add this node (--id, --raft) as a learner, wait "
+          + "until the node has caught up (by snapshot if need be), then have it promoted to voter")
+  String join;
 
   @Option(names = "--api-port", paramLabel = "PORT", defaultValue = "7101",
       description = "port of the public gRPC API (default: ${DEFAULT-VALUE})")
@@ -110,11 +128,16 @@ public final class ServerCommand implements Callable<Integer> {
       }
       return serve(SingleWriterServer.start(apiHost, apiPort, dataDir.toAbsolutePath()));
     }
-    if (id == null || peers == null) {
-      throw new ParameterException(spec.commandLine(), "--id and --peers are required");
+    if (id == null || (peers == null) == (raft == null)) {
+      throw usage("--id and either --peers (the voters of a new cluster) or --raft (a node joining a cluster, or "
+          + "restarting on the data of one that joined) are required", "id", "peers", "raft");
+    }
+    if (join != null && peers != null) {
+      throw usage("--join takes this node's --raft address, not --peers", "join", "peers");
     }
     long[] timeout = electionTimeout(electionTimeout);
-    ServerConfig defaults = ServerConfig.of(id, checkedPeers(), apiPort, dataDir.toAbsolutePath());
+    ServerConfig defaults = ServerConfig.of(id, peers != null ? checkedPeers() : selfPeer(), apiPort,
+        dataDir.toAbsolutePath());
     ServerConfig config;
     try {
       config = new ServerConfig(id, defaults.peers(), apiHost, apiPort, defaults.dataDir(), timeout[0], timeout[1],
@@ -127,7 +150,34 @@ public final class ServerCommand implements Callable<Integer> {
       System.err.println("WARNING: --unsafe-local-grants: this node grants names without Raft and breaks every "
           + "guarantee; it exists only as the negative control of the Jepsen tests");
     }
-    return serve(RegentServer.start(config, security.security()));
+    if (peers != null) {
+      return serve(RegentServer.start(config, security.security()));
+    }
+    RegentServer node = RegentServer.startMember(config, security.security());
+    if (join != null) {
+      joinCluster(node);
+    }
+    return serve(node);
+  }
+
+  /** {@code --join}: has the running cluster add this node as a learner, then promote it once caught up. */
+  private void joinCluster(RegentServer node) throws Exception {
+    try (RegentClient cluster = RegentClient.connect(ClientOptions.parse(join, spec))) {
+      Joiner.join(node, cluster, ApiAddressPublisher.advertised(apiHost, node.apiPort(), raft), JOIN_TIMEOUT_MS);
+    } catch (Exception e) {
+      node.close();
+      throw e;
+    }
+  }
+
+  /** This node alone, at its {@code --raft} address: a node started outside a new cluster's voters. */
+  private LinkedHashMap<String, String> selfPeer() {
+    if (!raft.matches("[^:\\s]+:\\d{1,5}")) {
+      throw usage("invalid --raft '" + raft + "': expected HOST:PORT", "raft");
+    }
+    LinkedHashMap<String, String> map = new LinkedHashMap<>();
+    map.put(id, raft);
+    return map;
   }
 
   /** Runs {@code server} until SIGINT/SIGTERM, then closes it; exit code 0. */

@@ -23,6 +23,7 @@ import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SetConfigurationRequest;
 import org.apache.ratis.protocol.exceptions.ReconfigurationInProgressException;
+import org.apache.ratis.protocol.exceptions.ReconfigurationTimeoutException;
 import org.apache.ratis.protocol.exceptions.SetConfigurationException;
 import org.apache.ratis.server.RaftConfiguration;
 import org.apache.ratis.server.RaftServer;
@@ -109,8 +110,9 @@ public final class RaftMembership implements Membership, AutoCloseable {
    * that are voters by then), so the leader keeps flagging its appends "initializing" and its server never
    * leaves STARTING: promoted in place it would count towards commits yet neither vote nor stand for election
    * until the next leader change. Hence the learner first leaves the configuration, then comes back as a
-   * voter: Ratis stages it as a new peer (quick, as it already holds the log), marks it caught up, and commits
-   * the joint configuration (Raft §6). Should the second step fail, the learner is put back.
+   * voter: Ratis stages it as a new peer (the leader starts it from its latest snapshot again, then the log
+   * since), marks it caught up, and commits the joint configuration (Raft §6). Should the second step fail, the
+   * learner is put back.
    */
   @Override
   public CompletableFuture<List<Member>> promote(String id) {
@@ -252,9 +254,18 @@ public final class RaftMembership implements Membership, AutoCloseable {
 
   private static RuntimeException failure(Throwable e) {
     for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
-      if (c instanceof SetConfigurationException || c instanceof ReconfigurationInProgressException) {
-        return Status.ABORTED.withDescription("another membership change raced this one; nothing changed by "
-            + "this call, retry: " + c.getMessage()).asRuntimeException();
+      if (c instanceof ReconfigurationInProgressException
+          || c instanceof SetConfigurationException && c.getMessage().contains("is different than")) {
+        return Status.ABORTED.withDescription("another membership change is in progress or raced this one; "
+            + "nothing changed by this call, retry").asRuntimeException();
+      }
+      if (c instanceof SetConfigurationException) {
+        return Status.FAILED_PRECONDITION.withDescription("refused by Raft: " + c.getMessage())
+            .asRuntimeException();
+      }
+      if (c instanceof ReconfigurationTimeoutException) {
+        return Status.UNAVAILABLE.withDescription("the new member did not catch up in time; is it running, "
+            + "started without peers, at that Raft address? Nothing changed").asRuntimeException();
       }
     }
     return Status.UNAVAILABLE.withDescription("the change was not confirmed: " + e).withCause(e)
