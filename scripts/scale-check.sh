@@ -37,11 +37,13 @@ t1=$(now_ms)
 out "{\"step\":\"start_to_first_grant\",\"leases\":$n,\"snapshot_bytes\":$snap_bytes,\"ms\":$((t1 - t0)),\"load1\":$(cut -d' ' -f1 /proc/loadavg)}"
 
 leader=$(regent status --endpoints "$eps" -w json | sed -n 's/.*"leader":"\([^"]*\)".*/\1/p')
-follower=$(for id in n1 n2 n3; do [ "$id" != "$leader" ] && echo "$id"; done | head -1)
+follower=$(for id in n1 n2 n3; do if [ "$id" != "$leader" ]; then echo "$id"; fi; done | head -1)
 # relaunch ID: starts node ID again with the command line it had (saved before the kill), records its PID
 relaunch() {
   local id=$1
-  (cd "$work/c" && exec setsid xargs -0 -a "$work/$id.cmdline" >>"$work/c/$id.log" 2>&1 </dev/null) &
+  local args
+  mapfile -d '' args <"$work/$id.cmdline"
+  (cd "$work/c" && exec "${args[@]}" >>"$work/c/$id.log" 2>&1 </dev/null) &
   echo $! >"$work/c/$id.pid"
 }
 ready() { curl -sf "http://127.0.0.1:$(( $(sed -n "s/^$1.api-port=//p" "$work/c/cluster.conf") + 100 ))/readyz" >/dev/null; }
@@ -49,7 +51,7 @@ cp "/proc/$(cat "$work/c/$follower.pid")/cmdline" "$work/$follower.cmdline"
 kill -9 "$(cat "$work/c/$follower.pid")"
 t0=$(now_ms)
 relaunch "$follower"
-until ready "$follower"; do sleep 0.05; done
+until ready "$follower"; do sleep 0.05; [ "$(( $(now_ms) - t0 ))" -lt 300000 ] || { echo "$follower not ready in 300 s" >&2; exit 1; }; done
 t1=$(now_ms)
 out "{\"step\":\"follower_restart_to_ready\",\"leases\":$n,\"ms\":$((t1 - t0)),\"load1\":$(cut -d' ' -f1 /proc/loadavg)}"
 
