@@ -51,7 +51,8 @@ public final class Format {
     if (json) {
       List<Json> members = s.getMembersList().stream()
           .map(m -> Json.obj().put("id", m.getId()).put("address", m.getAddress())
-              .put("api_address", m.getApiAddress()).put("role", role(m))).toList();
+              .put("api_address", m.getApiAddress().isEmpty() ? null : m.getApiAddress()).put("role", role(m)))
+          .toList();
       return Json.obj().put("node", s.getNode()).put("role", s.getRole()).put("leader", leader)
           .put("term", s.getTerm()).put("commit_index", s.getCommitIndex())
           .put("applied_index", s.getAppliedIndex()).put("members", members).toString();

@@ -13,7 +13,8 @@ import picocli.CommandLine.Spec;
     description = {"Prints the cluster's members, Raft leader, term and indexes.",
         "Prints the members, the Raft leader, the term and the commit and applied indexes, as seen by "
         + "the first reachable endpoint (after a leadership confirmation).",
-        "-w json prints one object: node, role, leader, term, commit_index, applied_index, members [{id, address}].",
+        "-w json prints one object: node, role, leader, term, commit_index, applied_index, members [{id, address, "
+            + "api_address, role}].",
         "Exits 3 when the answering node knows no Raft leader."})
 public final class StatusCommand implements Callable<Integer> {
   @Spec

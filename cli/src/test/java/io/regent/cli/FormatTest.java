@@ -54,13 +54,25 @@ class FormatTest {
   void statusAsJsonIsOneObject() {
     StatusResponse s = StatusResponse.newBuilder().setNode("n1").setRole("FOLLOWER").setLeader("n2").setTerm(3)
         .setCommitIndex(45).setAppliedIndex(44)
-        .addMembers(Member.newBuilder().setId("n1").setAddress("127.0.0.1:7001"))
-        .addMembers(Member.newBuilder().setId("n2").setAddress("127.0.0.1:7002")).build();
+        .addMembers(Member.newBuilder().setId("n1").setAddress("127.0.0.1:7001").setApiAddress("127.0.0.1:7101"))
+        .addMembers(Member.newBuilder().setId("n2").setAddress("127.0.0.1:7002").setRole(Member.Role.LEARNER))
+        .build();
 
     assertThat(Format.status(s, true)).isEqualTo("{\"node\":\"n1\",\"role\":\"FOLLOWER\",\"leader\":\"n2\",\"term\":3,"
-        + "\"commit_index\":45,\"applied_index\":44,\"members\":[{\"id\":\"n1\",\"address\":\"127.0.0.1:7001\"},"
-        + "{\"id\":\"n2\",\"address\":\"127.0.0.1:7002\"}]}");
+        + "\"commit_index\":45,\"applied_index\":44,\"members\":[{\"id\":\"n1\",\"address\":\"127.0.0.1:7001\","
+        + "\"api_address\":\"127.0.0.1:7101\",\"role\":\"voter\"},"
+        + "{\"id\":\"n2\",\"address\":\"127.0.0.1:7002\",\"api_address\":null,\"role\":\"learner\"}]}");
     assertThat(Format.status(s.toBuilder().setLeader("").build(), true)).contains("\"leader\":null");
     assertThat(Format.status(s, false)).contains("leader   n2").contains("members  n1=127.0.0.1:7001 n2=127.0.0.1:7002*");
+  }
+
+  @Test
+  void memberIsOneLineWithRoleAddressesAndLeaderMark() {
+    Member voter = Member.newBuilder().setId("n1").setAddress("10.0.0.1:7001").setApiAddress("10.0.0.1:7101").build();
+    Member learner = Member.newBuilder().setId("n4").setAddress("10.0.0.4:7001").setRole(Member.Role.LEARNER).build();
+    assertThat(Format.member(voter, "n1", false)).isEqualTo("n1 voter raft=10.0.0.1:7001 api=10.0.0.1:7101 leader");
+    assertThat(Format.member(learner, "n1", false)).isEqualTo("n4 learner raft=10.0.0.4:7001 api=unknown");
+    assertThat(Format.member(learner, "n1", true)).isEqualTo("{\"id\":\"n4\",\"role\":\"learner\","
+        + "\"raft\":\"10.0.0.4:7001\",\"api\":null,\"leader\":false}");
   }
 }
