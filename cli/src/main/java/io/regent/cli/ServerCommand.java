@@ -93,6 +93,9 @@ public final class ServerCommand implements Callable<Integer> {
           + "default: stdout")
   Path logDir;
 
+  @Mixin
+  LimitOptions limitOptions;
+
   @Option(names = "--unsafe-local-grants", hidden = true,
       description = "TESTS ONLY (Jepsen's negative control): grant free names from local state, without Raft")
   boolean unsafeLocalGrants;
@@ -142,7 +145,8 @@ public final class ServerCommand implements Callable<Integer> {
     try {
       config = new ServerConfig(id, defaults.peers(), apiHost, apiPort, defaults.dataDir(), timeout[0], timeout[1],
           defaults.snapshotThreshold(), defaults.logSegmentBytes(), defaults.requestTimeoutMs(), false)
-          .withUnsafeLocalGrants(unsafeLocalGrants).withMetricsPort(metricsPort);
+          .withUnsafeLocalGrants(unsafeLocalGrants).withMetricsPort(metricsPort)
+          .withLimits(limitOptions.limits());
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }

@@ -1,0 +1,223 @@
+package io.regent.server.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import com.google.protobuf.ByteString;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.StreamObserver;
+import io.regent.api.v1.CampaignRequest;
+import io.regent.api.v1.CampaignResponse;
+import io.regent.api.v1.ElectionGrpc;
+import io.regent.api.v1.LeaderKey;
+import io.regent.api.v1.ObserveRequest;
+import io.regent.api.v1.ObserveResponse;
+import io.regent.client.RegentClient;
+import io.regent.server.cluster.LocalCluster;
+import io.regent.server.limits.ServerLimits;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Every limit of {@link ServerLimits}: exceeding it answers RESOURCE_EXHAUSTED with a message naming it,
+ * changes nothing, and another connection is still served.
+ */
+class LimitsTest {
+  static final ServerLimits LIMITS = new ServerLimits(70_000, 5, 3, 1_000, 4, 2, 60_000, 1_000, 1_000, 1_000,
+      1_024);
+  @TempDir
+  static Path dir;
+  static LocalCluster cluster;
+  final List<RegentClient> clients = new ArrayList<>();
+  final List<ManagedChannel> channels = new ArrayList<>();
+
+  @BeforeAll
+  static void start() throws Exception {
+    cluster = LocalCluster.start(1, dir, c -> c.withLimits(LIMITS));
+    cluster.awaitLeader();
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    cluster.close();
+  }
+
+  @AfterEach
+  void cleanUp() {
+    channels.forEach(ManagedChannel::shutdownNow);
+    RegentClient admin = client();
+    admin.leases().forEach(l -> admin.revoke(l.getId()));
+    clients.forEach(RegentClient::close);
+  }
+
+  /** A client on a connection of its own. */
+  RegentClient client() {
+    RegentClient c = RegentClient.connect(cluster.endpoint(0));
+    clients.add(c);
+    return c;
+  }
+
+  ManagedChannel channel() {
+    String[] hostPort = cluster.endpoint(0).split(":");
+    ManagedChannel ch = NettyChannelBuilder.forAddress(hostPort[0], Integer.parseInt(hostPort[1])).usePlaintext()
+        .build();
+    channels.add(ch);
+    return ch;
+  }
+
+  @Test
+  void aTtlAboveTheServersMaximumIsExhaustedAndAboveAnHourIsInvalid() {
+    RegentClient a = client();
+    assertExhausted(() -> a.grant(60_001), "--max-ttl 60000 ms");
+    assertThatThrownBy(() -> a.grant(3_600_001)).isInstanceOfSatisfying(StatusRuntimeException.class,
+        e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT));
+    assertThat(a.leases()).isEmpty();
+    assertThat(a.grant(60_000)).isPositive();
+  }
+
+  @Test
+  void aConnectionHoldsAtMostItsLeasesWhileAnotherConnectionStillGrants() {
+    RegentClient a = client();
+    long first = a.grant(60_000);
+    a.grant(60_000);
+    a.grant(60_000);
+    assertExhausted(() -> a.grant(60_000), "--max-leases-per-connection 3");
+    assertThat(a.leases()).hasSize(3);
+    RegentClient b = client();
+    assertThat(b.grant(60_000)).isPositive();
+    a.revoke(first);
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(a.grant(60_000)).isPositive());
+  }
+
+  @Test
+  void namesBeyondTheClusterLimitAreRefusedAtApplyAndHeldNamesStayServed() {
+    RegentClient a = client();
+    long lease = a.grant(60_000);
+    for (int i = 0; i < 4; i++) {
+      a.campaign("name-" + i, lease, ByteString.copyFromUtf8("v"));
+    }
+    assertExhausted(() -> a.campaign("name-4", lease, ByteString.EMPTY), "--max-names 4");
+    assertThat(a.leader("name-4")).isEmpty();
+    assertThat(a.campaign("name-0", lease, ByteString.copyFromUtf8("v")).getName())
+        .as("a retried campaign on a held name is not a new name").isEqualTo("name-0");
+  }
+
+  @Test
+  void candidatesBeyondTheLimitAreRefusedAndTheQueueIsUnchanged() {
+    RegentClient a = client();
+    LeaderKey holder = a.campaign("queue", a.grant(60_000), ByteString.copyFromUtf8("holder"));
+    ElectionGrpc.ElectionStub stub = ElectionGrpc.newStub(channel());
+    List<CompletableFuture<CampaignResponse>> waiting = new ArrayList<>();
+    for (int i = 0; i < 2; i++) {
+      waiting.add(campaign(stub, "queue", a.grant(60_000)));
+    }
+    await().atMost(Duration.ofSeconds(30)).until(() -> a.timeToLive(a.leases().get(2).getId()).getNamesCount() == 1);
+    long third = client().grant(60_000);
+    assertExhausted(() -> campaign(stub, "queue", third).join(), "--max-candidates 2");
+    assertThat(a.timeToLive(third).getNamesList()).isEmpty();
+    assertThat(a.leader("queue")).contains(holder);
+    a.resign(holder);
+    assertThat(waiting.get(0)).succeedsWithin(Duration.ofSeconds(30))
+        .satisfies(r -> assertThat(r.getElected()).isTrue());
+  }
+
+  @Test
+  void callsInProgressPerConnectionAreCappedWhileOtherConnectionsAreServed() {
+    ManagedChannel busy = channel();
+    ElectionGrpc.ElectionStub stub = ElectionGrpc.newStub(busy);
+    List<CompletableFuture<Void>> streams = new ArrayList<>();
+    List<Runnable> cancels = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      io.grpc.Context.CancellableContext ctx = io.grpc.Context.current().withCancellation();
+      CompletableFuture<Void> ended = new CompletableFuture<>();
+      ctx.run(() -> stub.observe(ObserveRequest.newBuilder().setName("watched").build(), ending(ended)));
+      streams.add(ended);
+      cancels.add(() -> ctx.cancel(null));
+    }
+    CompletableFuture<Void> sixth = new CompletableFuture<>();
+    stub.observe(ObserveRequest.newBuilder().setName("watched").build(), ending(sixth));
+    assertExhausted(sixth::join, "--max-calls-per-connection");
+    assertThat(streams).noneMatch(CompletableFuture::isDone);
+    RegentClient other = client();
+    assertThat(other.leader("watched")).isEmpty();
+    cancels.get(0).run();
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+      CompletableFuture<Void> again = new CompletableFuture<>();
+      io.grpc.Context.CancellableContext ctx = io.grpc.Context.current().withCancellation();
+      ctx.run(() -> stub.observe(ObserveRequest.newBuilder().setName("watched").build(), ending(again)));
+      try {
+        assertThat(again).isNotCompleted();
+      } finally {
+        ctx.cancel(null);
+      }
+    });
+    cancels.forEach(Runnable::run);
+  }
+
+  @Test
+  void aMessageAboveTheSizeLimitIsRefusedBeforeAnyHandler() {
+    RegentClient a = client();
+    long lease = a.grant(60_000);
+    assertExhausted(() -> a.campaign("big", lease, ByteString.copyFrom(new byte[80_000])), "");
+    assertThat(a.leader("big")).isEmpty();
+  }
+
+  static CompletableFuture<CampaignResponse> campaign(ElectionGrpc.ElectionStub stub, String name, long lease) {
+    CompletableFuture<CampaignResponse> f = new CompletableFuture<>();
+    stub.campaign(CampaignRequest.newBuilder().setName(name).setLease(lease).build(), new StreamObserver<>() {
+      @Override
+      public void onNext(CampaignResponse value) {
+        f.complete(value);
+      }
+
+      @Override
+      public void onError(Throwable t) {
+        f.completeExceptionally(t);
+      }
+
+      @Override
+      public void onCompleted() {
+      }
+    });
+    return f;
+  }
+
+  static StreamObserver<ObserveResponse> ending(CompletableFuture<Void> ended) {
+    return new StreamObserver<>() {
+      @Override
+      public void onNext(ObserveResponse value) {
+      }
+
+      @Override
+      public void onError(Throwable t) {
+        ended.completeExceptionally(t);
+      }
+
+      @Override
+      public void onCompleted() {
+        ended.complete(null);
+      }
+    };
+  }
+
+  static void assertExhausted(ThrowingCallable call, String mentions) {
+    assertThatThrownBy(call).satisfies(t -> {
+      Status s = Status.fromThrowable(t);
+      assertThat(s.getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+      assertThat(s.getDescription()).contains(mentions);
+    });
+  }
+}
