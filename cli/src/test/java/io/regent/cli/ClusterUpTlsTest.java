@@ -1,0 +1,65 @@
+package io.regent.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+/** {@code regent certs init} + {@code regent cluster up --tls}: real processes, mutual TLS on both ports. */
+@Timeout(240)
+class ClusterUpTlsTest {
+  @TempDir
+  Path dir;
+  LocalCluster cluster;
+
+  /** Exit code, stdout and stderr of one in-process {@code regent} command. */
+  record Run(int code, String out, String err) {
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    if (cluster != null) {
+      cluster.stop(ClusterDownCommand.GRACE_MS, new PrintWriter(PrintWriter.nullWriter()));
+    }
+  }
+
+  @Test
+  void onlyClientsWithACertificateFromTheCaAreServed() throws Exception {
+    Path certs = dir.resolve("certs");
+    assertThat(run("certs", "init", "--dir", certs.toString(), "--clients", "admin").code()).isZero();
+    cluster = ClusterUpCommand.up(dir.resolve("cluster"), 3, DemoCommand.freeBasePort(), certs,
+        new PrintWriter(PrintWriter.nullWriter())).cluster();
+    String endpoints = cluster.endpoints();
+    String ca = certs.resolve("ca.crt").toString();
+
+    Run ok = run("status", "--endpoints", endpoints, "-w", "json", "--cacert", ca,
+        "--cert", certs.resolve("admin.crt").toString(), "--key", certs.resolve("admin.key").toString());
+    assertThat(ok.code()).isZero();
+    assertThat(ok.out()).contains("\"leader\":\"n");
+
+    Run plain = run("status", "--endpoints", endpoints);
+    assertThat(plain.code()).isEqualTo(ExitCodes.ERROR);
+    assertThat(plain.err()).startsWith("error: UNAVAILABLE: the server closed the connection").contains("--cacert")
+        .hasLineCount(1);
+
+    Run noCert = run("lease", "grant", "5s", "--endpoints", endpoints, "--cacert", ca);
+    assertThat(noCert.code()).isEqualTo(ExitCodes.ERROR);
+    assertThat(noCert.err()).contains("requires a client certificate (--cert and --key)").hasLineCount(1);
+  }
+
+  private static Run run(String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    CommandLine cmd = Regent.commandLine();
+    cmd.setOut(new PrintWriter(out, true));
+    cmd.setErr(new PrintWriter(err, true));
+    int code = cmd.execute(args);
+    return new Run(code, out.toString(), err.toString());
+  }
+}
