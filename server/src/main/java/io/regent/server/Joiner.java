@@ -25,6 +25,8 @@ public final class Joiner {
   private static final Logger LOG = LoggerFactory.getLogger(Joiner.class);
   /** Interval between checks of the node's applied index while it catches up, ms. */
   static final long POLL_MS = 200;
+  /** Pause before retrying a step the cluster could not take (no leader, a racing change), ms. */
+  static final long RETRY_MS = 1_000;
 
   private Joiner() {
   }
@@ -33,12 +35,34 @@ public final class Joiner {
    * Joins {@code node} to the cluster behind {@code cluster}.
    *
    * @param apiAddress {@code host:port} other nodes and clients should use for the node's API
-   * @param catchUpTimeoutMs how long the node may take to catch up before promotion, ms
+   * @param catchUpTimeoutMs how long joining may take in all (catch-up, and retries while the cluster has no
+   *     leader or another change races this one), ms
    * @throws StatusRuntimeException when the cluster refuses (e.g. ALREADY_EXISTS: the id or Raft address is
-   *     another member's)
+   *     another member's), or is still unavailable at the deadline
    * @throws TimeoutException when the node has not caught up in time (it stays a learner)
    */
   public static void join(RegentServer node, RegentClient cluster, String apiAddress, long catchUpTimeoutMs)
+      throws TimeoutException, InterruptedException {
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(catchUpTimeoutMs);
+    while (true) {
+      try {
+        if (step(node, cluster, apiAddress, deadline)) {
+          return;
+        }
+      } catch (StatusRuntimeException e) {
+        // No leader for a moment (an election), or another change raced this one: look again and retry.
+        Status.Code code = e.getStatus().getCode();
+        if (code != Status.Code.UNAVAILABLE && code != Status.Code.ABORTED || System.nanoTime() - deadline > 0) {
+          throw e;
+        }
+        LOG.warn("joining: {}; retrying", e.getStatus());
+        TimeUnit.MILLISECONDS.sleep(RETRY_MS); // a backoff, not a synchronisation
+      }
+    }
+  }
+
+  /** One step towards membership, from what the cluster says now; true once the node is a voter. */
+  private static boolean step(RegentServer node, RegentClient cluster, String apiAddress, long deadline)
       throws TimeoutException, InterruptedException {
     String id = node.config().nodeId();
     String raftAddress = node.config().peers().get(id);
@@ -46,26 +70,21 @@ public final class Joiner {
     if (self == null) {
       LOG.info("asking the cluster to add {} (Raft {}, API {}) as a learner", id, raftAddress, apiAddress);
       cluster.memberAdd(id, raftAddress, apiAddress);
-    } else if (!self.getAddress().equals(raftAddress)) {
+      return false;
+    }
+    if (!self.getAddress().equals(raftAddress)) {
       throw Status.ALREADY_EXISTS.withDescription("member " + id + " exists with Raft address "
           + self.getAddress() + ", not " + raftAddress + "; remove it first").asRuntimeException();
-    } else if (self.getRole() == Member.Role.VOTER) {
-      LOG.info("{} already is a voter", id);
-      return;
+    }
+    if (self.getRole() == Member.Role.VOTER) {
+      LOG.info("{} is a voter", id);
+      return true;
     }
     long target = cluster.status().getCommitIndex();
-    awaitApplied(node, target, catchUpTimeoutMs);
-    LOG.info("{} applied index {} (the cluster's commit index once it was added): asking for promotion", id,
-        target);
-    try {
-      cluster.memberPromote(id);
-    } catch (StatusRuntimeException e) {
-      Member now = find(cluster, id);
-      if (now == null || now.getRole() != Member.Role.VOTER) {
-        throw e;
-      } // an earlier attempt that timed out on the way back did promote it
-    }
-    LOG.info("{} is a voter", id);
+    awaitApplied(node, target, deadline);
+    LOG.info("{} applied index {} (the cluster's commit index as a learner): asking for promotion", id, target);
+    cluster.memberPromote(id);
+    return false;
   }
 
   private static Member find(RegentClient cluster, String id) {
@@ -73,13 +92,12 @@ public final class Joiner {
         .orElse(null);
   }
 
-  private static void awaitApplied(RegentServer node, long index, long timeoutMs)
+  private static void awaitApplied(RegentServer node, long index, long deadline)
       throws TimeoutException, InterruptedException {
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
     while (applied(node) < index) {
       if (System.nanoTime() - deadline > 0) {
         throw new TimeoutException(node.config().nodeId() + " applied only " + applied(node) + " of " + index
-            + " entries in " + timeoutMs + " ms; it stays a learner (promote it later with regent member promote)");
+            + " entries in time; it stays a learner (promote it later with regent member promote)");
       }
       TimeUnit.MILLISECONDS.sleep(POLL_MS); // polling a local counter: nothing to wait on
     }

@@ -60,6 +60,7 @@ class MembershipChangeTest {
       awaitMoreElections(load, 30);
 
       admin.memberRemove("n0");
+      awaitLeader(admin); // n0 may have led: its removal costs an election
       admin.memberRemove("n1");
       cluster.stopNode(0);
       cluster.stopNode(1);
@@ -95,6 +96,11 @@ class MembershipChangeTest {
     await().atMost(Duration.ofSeconds(120)).until(() -> load.elections.get() >= target);
   }
 
+  /** Waits until the cluster behind {@code c} has a leader again. */
+  static void awaitLeader(RegentClient c) {
+    await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> !c.memberList().getLeader().isEmpty());
+  }
+
   static List<String> voters(RegentClient c) {
     return c.memberList().getMembersList().stream().filter(m -> m.getRole() == Member.Role.VOTER)
         .map(Member::getId).toList();
@@ -126,12 +132,16 @@ class MembershipChangeTest {
       // The new node counts towards the quorum: with another original node down, writes still commit.
       cluster.stopNode(other);
       long lease = viaNew.grant(600_000);
-      assertThat(viaNew.campaign("with-new-quorum", lease, ByteString.EMPTY).getToken())
-          .isGreaterThan(admin.leader("name-59").orElseThrow().getToken());
+      LeaderKey withNew = viaNew.campaign("with-new-quorum", lease, ByteString.EMPTY);
+      assertThat(withNew.getToken()).isGreaterThan(admin.leader("name-59").orElseThrow().getToken());
 
-      // Restarted from its data dir, with no --join and no peers, it is a voter again and catches up.
-      extra.stop("n9");
+      // Restarted from its data dir, with no --join and no peers, it is a voter again and catches up. The
+      // other original node comes back (and catches up) first, so that the cluster keeps its quorum.
       cluster.startNode(other);
+      RegentClient viaOther = cluster.clientOf(other);
+      await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
+          .until(() -> viaOther.leader("with-new-quorum").orElseThrow().equals(withNew));
+      extra.stop("n9");
       long later = admin.grant(600_000);
       LeaderKey key = admin.campaign("while-n9-was-down", later, ByteString.EMPTY);
       extra.restart("n9");
