@@ -48,6 +48,9 @@ public final class ConnectionLimiter extends ServerTransportFilter implements Se
 
   @Override
   public void transportTerminated(Attributes attrs) {
+    if (attrs == null) {
+      return; // never became ready (e.g. a failed TLS handshake): grpc-java passes null, and nothing was tracked
+    }
     String key = key(attrs);
     budgets.remove(key);
     onClosed.accept(key);
