@@ -10,11 +10,12 @@ import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.slf4j.LoggerFactory;
+import org.slf4j.bridge.SLF4JBridgeHandler;
 
 /**
  * Sends this process's log to rotated files instead of stdout ({@code regent server --log-dir}), with the
  * policy of the class-path resource {@value #CONFIG}: {@code DIR/regent.log}, rolled daily and at 100 MB,
- * 14 days and 2 GB kept.
+ * 14 days and 2 GB kept. java.util.logging records are sent there too.
  */
 final class LogFiles {
   /** The logback configuration used for log files. */
@@ -56,5 +57,8 @@ final class LogFiles {
         throw new IllegalStateException("cannot log to " + dir + ": " + s.getMessage());
       }
     }
+    // java.util.logging (Ratis's shaded gRPC and Netty) would otherwise print to stderr, outside the file
+    SLF4JBridgeHandler.removeHandlersForRootLogger();
+    SLF4JBridgeHandler.install();
   }
 }

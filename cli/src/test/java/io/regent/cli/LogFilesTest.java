@@ -11,8 +11,12 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.slf4j.LoggerFactory;
+import org.slf4j.bridge.SLF4JBridgeHandler;
 
-/** {@code --log-dir}: the process log goes to DIR/regent.log through the rolling configuration. */
+/**
+ * {@code --log-dir}: the process log, java.util.logging records included, goes to DIR/regent.log through the
+ * rolling configuration.
+ */
 class LogFilesTest {
   @TempDir
   Path dir;
@@ -22,6 +26,8 @@ class LogFilesTest {
     LoggerContext context = (LoggerContext) LoggerFactory.getILoggerFactory();
     context.reset();
     new ContextInitializer(context).autoConfig();
+    SLF4JBridgeHandler.uninstall();
+    java.util.logging.LogManager.getLogManager().readConfiguration(); // JUL's own console handler again
   }
 
   @Test
@@ -30,11 +36,13 @@ class LogFilesTest {
     LogFiles.writeTo(logs);
     LoggerFactory.getLogger("io.regent.server.RegentServer").info("node n1 serving the API");
     LoggerFactory.getLogger("io.regent.server.RegentServer").debug("not at INFO");
+    java.util.logging.Logger.getLogger("org.apache.ratis.thirdparty.io.netty").warning("a JUL warning");
     ((LoggerContext) LoggerFactory.getILoggerFactory()).stop(); // flushes and closes the file
 
     String log = Files.readString(logs.resolve("regent.log"));
     assertThat(log).contains("INFO  [main] io.regent.server.RegentServer - node n1 serving the API")
-        .doesNotContain("not at INFO");
+        .doesNotContain("not at INFO")
+        .contains("WARN  [main] o.apache.ratis.thirdparty.io.netty - a JUL warning");
   }
 
   @Test
