@@ -16,8 +16,9 @@ import picocli.CommandLine.Spec;
 @Command(name = "add", mixinStandardHelpOptions = true,
     description = {"Adds a learner, then prints the members.",
         "Start the new node first, without peers: regent server --id ID --raft HOST:PORT --api-port P "
-            + "--data-dir DIR. The call returns once the leader has taken it in. Exits 1 when the id or Raft "
-            + "address is already a member's."})
+            + "--data-dir DIR. The call returns once the leader has brought the node up to date (by snapshot if "
+            + "need be) and committed the new configuration. Exits 1 when the id or Raft address is already a "
+            + "member's, or when the node does not catch up in time (nothing changes then)."})
 final class MemberAddCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;

@@ -1,0 +1,59 @@
+package io.regent.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.regent.api.v1.MemberListResponse;
+import io.regent.client.RegentClient;
+import java.nio.file.Path;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Membership calls with bad arguments, or refused in the cluster's state: a clear status, and nothing changes. */
+class MembershipBadInputTest {
+  @TempDir
+  Path dir;
+  LocalCluster cluster;
+
+  @AfterEach
+  void stop() throws Exception {
+    cluster.close();
+  }
+
+  @Test
+  void refusedCallsChangeNothing() throws Exception {
+    cluster = LocalCluster.start(1, dir);
+    cluster.awaitLeader();
+    RegentClient c = cluster.client();
+    MemberListResponse before = c.memberList();
+    String raftOfN0 = before.getMembers(0).getAddress();
+
+    assertRefused(() -> c.memberAdd("bad id", "127.0.0.1:7004", "127.0.0.1:7104"), Status.Code.INVALID_ARGUMENT,
+        "member id 'bad id' is invalid");
+    assertRefused(() -> c.memberAdd("n4", "no-port", "127.0.0.1:7104"), Status.Code.INVALID_ARGUMENT,
+        "Raft address 'no-port' is invalid");
+    assertRefused(() -> c.memberAdd("n4", "127.0.0.1:7004", "127.0.0.1:70000"), Status.Code.INVALID_ARGUMENT,
+        "API address '127.0.0.1:70000' is invalid");
+    assertRefused(() -> c.memberAdd("n0", "127.0.0.1:7004", "127.0.0.1:7104"), Status.Code.ALREADY_EXISTS,
+        "member n0 already exists");
+    assertRefused(() -> c.memberAdd("n4", raftOfN0, "127.0.0.1:7104"), Status.Code.ALREADY_EXISTS,
+        "Raft address " + raftOfN0 + " is already member n0's");
+    assertRefused(() -> c.memberRemove("n0"), Status.Code.FAILED_PRECONDITION, "member n0 is the last voter");
+    assertRefused(() -> c.memberRemove("n9"), Status.Code.NOT_FOUND, "no member n9");
+    assertRefused(() -> c.memberPromote("n0"), Status.Code.FAILED_PRECONDITION, "member n0 is already a voter");
+    assertRefused(() -> c.transferLeadership("n9"), Status.Code.NOT_FOUND, "no member n9");
+
+    assertThat(c.memberList()).isEqualTo(before);
+  }
+
+  private static void assertRefused(ThrowingCallable call, Status.Code code, String message) {
+    assertThatThrownBy(call).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+      assertThat(e.getStatus().getCode()).isEqualTo(code);
+      assertThat(e.getStatus().getDescription()).startsWith(message);
+    });
+  }
+}
