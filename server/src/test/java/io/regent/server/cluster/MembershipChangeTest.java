@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.ByteString;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
 import io.regent.api.v1.LeaderKey;
 import io.regent.api.v1.LeaseInfo;
 import io.regent.api.v1.Member;
@@ -131,7 +133,9 @@ class MembershipChangeTest {
       assertThat(viaNew.leader("name-59")).isEqualTo(admin.leader("name-59"));
       // The new node counts towards the quorum: with another original node down, writes still commit.
       cluster.stopNode(other);
-      long lease = viaNew.grant(600_000);
+      // If the stopped node led, the two left elect a new leader first: grants answer UNAVAILABLE until then.
+      long lease = await().atMost(Duration.ofSeconds(60)).ignoreExceptionsMatching(MembershipChangeTest::unavailable)
+          .until(() -> viaNew.grant(600_000), id -> id > 0);
       LeaderKey withNew = viaNew.campaign("with-new-quorum", lease, ByteString.EMPTY);
       assertThat(withNew.getToken()).isGreaterThan(admin.leader("name-59").orElseThrow().getToken());
 
@@ -170,5 +174,9 @@ class MembershipChangeTest {
         java.nio.file.Files.delete(p);
       }
     }
+  }
+
+  private static boolean unavailable(Throwable t) {
+    return t instanceof StatusRuntimeException e && e.getStatus().getCode() == Status.Code.UNAVAILABLE;
   }
 }
