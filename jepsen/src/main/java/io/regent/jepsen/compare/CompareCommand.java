@@ -29,7 +29,7 @@ public final class CompareCommand implements Callable<Integer> {
   CommandSpec spec;
 
   @Option(names = "--smoke", description = "every target and measurement, each cut short (CI; several minutes "
-      + "on 2 loaded cores); default: the full run (about 35 minutes)")
+      + "on 2 loaded cores); default: the full run (about 30 minutes)")
   boolean smoke;
 
   @Option(names = "--out", paramLabel = "DIR", description = "output directory (default: $JEPSEN_STORE/compare/<UTC time>)")

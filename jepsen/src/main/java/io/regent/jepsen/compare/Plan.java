@@ -26,7 +26,7 @@ record Plan(String mode, Duration benchDuration, Duration benchWarmup, List<Inte
 
   private static final List<String> REGENT = List.of("regent-3", "regent-5", "single-writer");
 
-  /** The published run: about 35 minutes on 2 idle cores. */
+  /** The published run: 27 minutes on this project's loaded 2-core machine. */
   static Plan full() {
     return new Plan("full", Duration.ofSeconds(10), Duration.ofSeconds(2), List.of(1, 16, 64), Duration.ofSeconds(3),
         Duration.ofSeconds(15), Duration.ofSeconds(60), Duration.ofSeconds(30), List.of(
