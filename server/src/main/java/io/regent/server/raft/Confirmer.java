@@ -72,7 +72,14 @@ public final class Confirmer {
       query.addAll(p.query);
     });
     Confirm.Builder c = Confirm.newBuilder().addAllRenewLeaseIds(renew).addAllQueryLeaseIds(query);
-    proposer.propose(LogEntry.newBuilder().setConfirm(c)).whenComplete((result, err) -> {
+    CompletableFuture<Result> proposed;
+    try {
+      proposed = proposer.propose(LogEntry.newBuilder().setConfirm(c));
+    } catch (RuntimeException e) {
+      // a round must always end, or every later confirmation on this node would wait forever
+      proposed = CompletableFuture.failedFuture(e);
+    }
+    proposed.whenComplete((result, err) -> {
       Confirmation round = err == null ? Confirmation.of(result) : null;
       for (Pending p : batch) {
         if (err != null) {

@@ -32,13 +32,24 @@ public final class Proposer implements EntrySubmitter {
     this.timeoutMs = timeoutMs;
   }
 
-  /** Proposes {@code entry}; completes with the leader's apply result once it is committed and applied. */
+  /**
+   * Proposes {@code entry}; completes with the leader's apply result once it is committed and applied, or
+   * with {@link UnavailableException} (never throws).
+   */
   @Override
   public CompletableFuture<Result> propose(LogEntry.Builder entry) {
     Message msg = Message.valueOf(UnsafeByteOperations.unsafeWrap(EntryCodec.encode(entry)));
     int slot = clients.nextSlot();
     RaftClient client = clients.client(slot);
-    return client.async().send(msg)
+    CompletableFuture<RaftClientReply> sent;
+    try {
+      sent = client.async().send(msg);
+    } catch (RuntimeException e) {
+      // e.g. the client was closed meanwhile: fail the future, never the caller, so that callers that
+      // chain on the future (the Confirmer's rounds) always see an outcome
+      sent = CompletableFuture.failedFuture(e);
+    }
+    return sent
         .orTimeout(timeoutMs, TimeUnit.MILLISECONDS)
         .handle((reply, err) -> {
           if (err != null || !reply.isSuccess()) {
