@@ -3,6 +3,7 @@ package io.regent.cli;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.regent.fencing.StaleTokenException;
+import io.regent.statemachine.store.DataDirDamagedException;
 import picocli.CommandLine;
 import picocli.CommandLine.IExecutionExceptionHandler;
 import picocli.CommandLine.IParameterExceptionHandler;
@@ -59,6 +60,11 @@ public final class ExitCodes implements IExecutionExceptionHandler, IParameterEx
         b.append(" (").append(st.getCause().getMessage()).append(')');
       }
       return oneLine(b.toString());
+    }
+    for (Throwable c = t; c != null && c.getCause() != c; c = c.getCause()) {
+      if (c instanceof DataDirDamagedException d) {
+        return oneLine(d.getMessage()); // wrapped by Ratis's start-up: the cause is what the operator needs
+      }
     }
     String m = t.getMessage();
     return oneLine(m == null || m.isBlank() ? t.toString() : m);

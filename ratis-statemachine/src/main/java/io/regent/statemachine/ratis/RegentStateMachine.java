@@ -10,6 +10,7 @@ import io.regent.statemachine.proto.NameRecord;
 import io.regent.statemachine.proto.Result;
 import io.regent.statemachine.replica.ApplyEffects;
 import io.regent.statemachine.replica.ReplicaView;
+import io.regent.statemachine.store.LmdbFileCheck;
 import io.regent.statemachine.store.RegentStore;
 import io.regent.statemachine.store.StateTxn;
 import io.regent.statemachine.store.UnsyncedMarker;
@@ -102,6 +103,9 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
           snapshot == null ? "an empty state" : "snapshot " + snapshot.getTermIndex());
       RegentStore.discard(lmdbDir);
       hasLive = false;
+    }
+    if (hasLive) {
+      LmdbFileCheck.check(lmdbDir.resolve("data.mdb")); // before mapping it: a truncated file would SIGBUS
     }
     if (!hasLive && snapshot != null) {
       LOG.info("no live LMDB in {}: restoring snapshot {}", lmdbDir, snapshot.getTermIndex());
