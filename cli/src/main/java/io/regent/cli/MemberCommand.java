@@ -92,35 +92,11 @@ public final class MemberCommand implements Runnable {
     }
   }
 
-  /** {@code member promote ID}. */
-  @Command(name = "promote", mixinStandardHelpOptions = true,
-      description = {"Makes a learner a voter, then prints the members.",
-          "Promote a learner once it has caught up ('regent server --join' waits for that itself)."})
-  static final class Promote implements Callable<Integer> {
-    @Spec
-    CommandSpec spec;
-
-    @Mixin
-    ClientOptions client;
-
-    @Parameters(index = "0", paramLabel = "ID", description = "the learner's id")
-    String id;
-
-    @Override
-    public Integer call() {
-      checkedId(spec, id);
-      try (RegentClient c = client.connect()) {
-        print(spec, refusalsAreErrors(c, x -> x.memberPromote(id)), "", client.json());
-        return ExitCodes.OK;
-      }
-    }
-  }
-
-  /** {@code member remove ID}. */
-  @Command(name = "remove", mixinStandardHelpOptions = true,
-      description = {"Removes a member (voter or learner), then prints the members.",
-          "The removed node leaves the group; stop its process. The last voter cannot be removed."})
-  static final class Remove implements Callable<Integer> {
+  /**
+   * A change to one member named by its id, printing the members afterwards: what {@code promote} and
+   * {@code remove} share. Exit 2 for a malformed id, 3 for an unknown member, 1 when refused.
+   */
+  abstract static class MemberChange implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
@@ -130,13 +106,38 @@ public final class MemberCommand implements Runnable {
     @Parameters(index = "0", paramLabel = "ID", description = "the member's id")
     String id;
 
+    /** The membership call; returns the members after it. */
+    abstract List<Member> change(RegentClient c, String id);
+
     @Override
     public Integer call() {
       checkedId(spec, id);
       try (RegentClient c = client.connect()) {
-        print(spec, refusalsAreErrors(c, x -> x.memberRemove(id)), "", client.json());
+        print(spec, refusalsAreErrors(c, x -> change(x, id)), "", client.json());
         return ExitCodes.OK;
       }
+    }
+  }
+
+  /** {@code member promote ID}. */
+  @Command(name = "promote", mixinStandardHelpOptions = true,
+      description = {"Makes a learner a voter, then prints the members.",
+          "Promote a learner once it has caught up ('regent server --join' waits for that itself)."})
+  static final class Promote extends MemberChange {
+    @Override
+    List<Member> change(RegentClient c, String id) {
+      return c.memberPromote(id);
+    }
+  }
+
+  /** {@code member remove ID}. */
+  @Command(name = "remove", mixinStandardHelpOptions = true,
+      description = {"Removes a member (voter or learner), then prints the members.",
+          "The removed node leaves the group; stop its process. The last voter cannot be removed."})
+  static final class Remove extends MemberChange {
+    @Override
+    List<Member> change(RegentClient c, String id) {
+      return c.memberRemove(id);
     }
   }
 
