@@ -90,6 +90,8 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
   @Override
   public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
     super.initialize(server, groupId, raftStorage);
+    // before Ratis picks the latest snapshot: no leftover of a kill -9 may pass for it, no damaged one is used
+    SnapshotDir.prepare(raftStorage.getStorageDir().getStateMachineDir().toPath());
     storage.init(raftStorage);
     getLifeCycle().startAndTransition(this::openStore);
   }
