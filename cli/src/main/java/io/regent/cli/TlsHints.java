@@ -6,7 +6,7 @@ import java.util.Locale;
 /**
  * Turns grpc-java's transport errors around TLS into one line that says what to change. A failed TLS
  * handshake reaches the client as UNAVAILABLE with Netty's wording ("Network closed for unknown reason",
- * "General OpenSslEngine problem", a channel pipeline dump), which names neither the cause nor the fix.
+ * "Connection reset by peer", "General OpenSslEngine problem", a channel pipeline dump), which names neither the cause nor the fix.
  */
 final class TlsHints {
   private TlsHints() {
@@ -22,7 +22,8 @@ final class TlsHints {
       text.append(' ').append(c.getClass().getName()).append(' ').append(c.getMessage());
     }
     String t = text.toString().toLowerCase(Locale.ROOT);
-    if (t.contains("network closed for unknown reason")) {
+    // A TLS server drops a plaintext connection; the client sees either wording, depending on timing.
+    if (t.contains("network closed for unknown reason") || t.contains("connection reset by peer")) {
       return "the server closed the connection before answering; if it serves TLS, give its CA certificate "
           + "(--cacert, and --cert/--key when it requires client certificates)";
     }

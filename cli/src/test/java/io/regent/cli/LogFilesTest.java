@@ -40,9 +40,10 @@ class LogFilesTest {
     ((LoggerContext) LoggerFactory.getILoggerFactory()).stop(); // flushes and closes the file
 
     String log = Files.readString(logs.resolve("regent.log"));
-    assertThat(log).contains("INFO  [main] io.regent.server.RegentServer - node n1 serving the API")
+    String thread = "[" + Thread.currentThread().getName() + "] ";
+    assertThat(log).contains("INFO  " + thread + "io.regent.server.RegentServer - node n1 serving the API")
         .doesNotContain("not at INFO")
-        .contains("WARN  [main] o.apache.ratis.thirdparty.io.netty - a JUL warning");
+        .contains("WARN  " + thread + "o.apache.ratis.thirdparty.io.netty - a JUL warning");
   }
 
   @Test

@@ -7,6 +7,7 @@ import io.regent.server.metrics.MetricsHttpServer;
 import io.regent.server.metrics.RegentMetrics;
 import io.regent.server.raft.ApiAddressPublisher;
 import io.regent.server.raft.Confirmer;
+import io.regent.server.raft.LeaderFollower;
 import io.regent.server.raft.Proposer;
 import io.regent.server.raft.RaftClientPool;
 import io.regent.server.raft.RaftClusterView;
@@ -45,6 +46,8 @@ public final class RegentServer implements AutoCloseable {
   static final long EXPIRY_SCAN_MS = 50;
   /** Ratis clients proposals are spread over (RATIS-NOTES §15: more connections, more throughput). */
   static final int RAFT_CLIENTS = 4;
+  /** How often the Ratis clients' leader is checked against the local server's, ms. */
+  static final long LEADER_POLL_MS = 50;
 
   private final ServerConfig config;
   private final Lessor lessor;
@@ -57,6 +60,7 @@ public final class RegentServer implements AutoCloseable {
   private final Proposer proposer;
   private MetricsHttpServer metricsHttp;
   private ApiAddressPublisher publisher;
+  private LeaderFollower leaderFollower;
 
   /**
    * @param bootstrap whether {@code config.peers()} are the initial voters of a new cluster (else the node starts
@@ -75,9 +79,9 @@ public final class RegentServer implements AutoCloseable {
         new EventHub(EVENT_HISTORY), metrics == null ? ApplyObserver.NONE : metrics.applyObserver());
     this.raft = RaftServer.newBuilder().setServerId(RaftPeerId.valueOf(config.nodeId())).setGroup(initial)
         .setProperties(props).setParameters(sec.raftParameters()).setStateMachine(sm).setOption(RaftStorage.StartupOption.RECOVER).build();
-    this.clients = new RaftClientPool(RAFT_CLIENTS, () -> RaftClient.newBuilder().setProperties(props)
+    this.clients = new RaftClientPool(RAFT_CLIENTS, leader -> RaftClient.newBuilder().setProperties(props)
         .setParameters(sec.raftParameters())
-        .setRaftGroup(currentGroup(group))
+        .setRaftGroup(currentGroup(group)).setLeaderId(leader)
         .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(50,
             TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
         .build(), config.requestTimeoutMs());
@@ -154,6 +158,7 @@ public final class RegentServer implements AutoCloseable {
   private static RegentServer start(RegentServer s) throws IOException {
     ServerConfig config = s.config;
     s.raft.start();
+    s.leaderFollower = LeaderFollower.start(s.raft, s.clients, LEADER_POLL_MS);
     s.api.start();
     String raftAddress = config.peers().get(config.nodeId());
     s.publisher = ApiAddressPublisher.start(s.raft, s.replica, s.proposer,
@@ -201,6 +206,9 @@ public final class RegentServer implements AutoCloseable {
     }
     api.close();
     membership.close();
+    if (leaderFollower != null) {
+      leaderFollower.close();
+    }
     clients.close();
     raft.close();
     lessor.close();

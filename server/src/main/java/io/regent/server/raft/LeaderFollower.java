@@ -1,0 +1,68 @@
+package io.regent.server.raft;
+
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Tells the {@link RaftClientPool} which leader the local Raft server follows, so that proposals made after a
+ * leader change go to the new leader at once instead of timing out against the old one.
+ *
+ * <p>It polls the local division every {@code periodMs}: Ratis has no listener for leader changes outside the
+ * state machine, and a read of the division's leader id costs nothing next to a proposal. A follower learns the
+ * new leader from its first AppendEntries (Raft §5.2), about an election timeout after the old leader went
+ * silent.
+ */
+public final class LeaderFollower implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(LeaderFollower.class);
+
+  private final RaftServer server;
+  private final RaftClientPool clients;
+  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, "regent-leader-follower");
+    t.setDaemon(true);
+    return t;
+  });
+  private RaftPeerId followed;
+
+  private LeaderFollower(RaftServer server, RaftClientPool clients) {
+    this.server = server;
+    this.clients = clients;
+  }
+
+  /**
+   * Starts polling.
+   *
+   * @param periodMs how often to read the local leader id, ms, at least 1
+   */
+  public static LeaderFollower start(RaftServer server, RaftClientPool clients, long periodMs) {
+    LeaderFollower f = new LeaderFollower(server, clients);
+    f.timer.scheduleWithFixedDelay(f::check, periodMs, periodMs, TimeUnit.MILLISECONDS);
+    return f;
+  }
+
+  private void check() {
+    try {
+      RaftPeerId leader = server.getDivision(RaftSetup.GROUP_ID).getInfo().getLeaderId();
+      if (leader != null && !leader.equals(followed)) {
+        if (followed != null) {
+          LOG.info("leader is now {} (was {}): proposals go to it", leader, followed);
+        }
+        followed = leader;
+        clients.followLeader(leader);
+      }
+    } catch (Exception e) {
+      // Not started yet, or closing; a scheduled task that throws is never run again, so keep it alive.
+      LOG.debug("cannot read the local leader id", e);
+    }
+  }
+
+  @Override
+  public void close() {
+    timer.shutdownNow();
+  }
+}
