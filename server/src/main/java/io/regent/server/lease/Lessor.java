@@ -1,5 +1,6 @@
 package io.regent.server.lease;
 
+import io.regent.server.concurrent.Daemons;
 import io.regent.server.raft.EntrySubmitter;
 import io.regent.statemachine.proto.EndLockDelay;
 import io.regent.statemachine.proto.Expire;
@@ -11,7 +12,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
@@ -50,11 +50,7 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
    */
   public Lessor(LongSupplier nanoClock, long scanIntervalMs) {
     this.nanoClock = nanoClock;
-    this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "regent-lessor");
-      t.setDaemon(true);
-      return t;
-    });
+    this.timer = Daemons.scheduler("regent-lessor");
     timer.scheduleWithFixedDelay(this::expireDue, scanIntervalMs, scanIntervalMs, TimeUnit.MILLISECONDS);
   }
 

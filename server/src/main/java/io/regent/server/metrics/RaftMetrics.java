@@ -4,8 +4,8 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.regent.server.concurrent.Daemons;
 import java.util.Optional;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.metrics.MetricRegistries;
@@ -26,11 +26,7 @@ final class RaftMetrics implements AutoCloseable {
   /** How often the Raft leader is sampled to count leader changes, ms. */
   static final long LEADER_POLL_MS = 100;
 
-  private final ScheduledExecutorService poller = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "regent-metrics");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ScheduledExecutorService poller = Daemons.scheduler("regent-metrics");
   private final Counter leaderChanges;
   private volatile RaftServer.Division division;
   private String lastLeader;

@@ -1,10 +1,10 @@
 package io.regent.server.raft;
 
+import io.regent.server.concurrent.Daemons;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.MemberApi;
 import io.regent.statemachine.replica.ReplicaView;
 import java.io.IOException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -30,11 +30,7 @@ public final class ApiAddressPublisher implements AutoCloseable {
   private final EntrySubmitter proposer;
   private final String apiAddress;
   private final AtomicBoolean inFlight = new AtomicBoolean();
-  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "regent-publish-api");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ScheduledExecutorService timer = Daemons.scheduler("regent-publish-api");
 
   private ApiAddressPublisher(RaftServer server, ReplicaView replica, EntrySubmitter proposer, String apiAddress) {
     this.server = server;

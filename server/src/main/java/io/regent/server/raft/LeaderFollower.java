@@ -1,6 +1,6 @@
 package io.regent.server.raft;
 
-import java.util.concurrent.Executors;
+import io.regent.server.concurrent.Daemons;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.protocol.RaftPeerId;
@@ -22,11 +22,7 @@ public final class LeaderFollower implements AutoCloseable {
 
   private final RaftServer server;
   private final RaftClientPool clients;
-  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "regent-leader-follower");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ScheduledExecutorService timer = Daemons.scheduler("regent-leader-follower");
   private RaftPeerId followed;
 
   private LeaderFollower(RaftServer server, RaftClientPool clients) {

@@ -1,7 +1,7 @@
 package io.regent.server.raft;
 
+import io.regent.server.concurrent.Daemons;
 import java.io.IOException;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -38,11 +38,7 @@ public final class RaftClientPool implements AutoCloseable {
   private final AtomicInteger next = new AtomicInteger();
   private volatile RaftPeerId leader;
   private final long closeDelayMs;
-  private final ScheduledExecutorService closer = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "raft-client-closer");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ScheduledExecutorService closer = Daemons.scheduler("raft-client-closer");
 
   /**
    * @param size number of clients, at least 1

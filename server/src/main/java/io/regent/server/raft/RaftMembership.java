@@ -4,6 +4,7 @@ import io.grpc.Status;
 import io.regent.api.v1.Member;
 import io.regent.api.v1.MemberListResponse;
 import io.regent.server.api.Membership;
+import io.regent.server.concurrent.Daemons;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.MemberApi;
 import io.regent.statemachine.replica.ReplicaView;
@@ -14,7 +15,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.Supplier;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
@@ -51,11 +51,7 @@ public final class RaftMembership implements Membership, AutoCloseable {
   private final Confirmer confirmer;
   private final ReplicaView replica;
   private final long transferTimeoutMs;
-  private final ExecutorService changes = Executors.newSingleThreadExecutor(r -> {
-    Thread t = new Thread(r, "regent-membership");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ExecutorService changes = Daemons.executor("regent-membership");
 
   /**
    * @param server the local Ratis server

@@ -1,5 +1,6 @@
 package io.regent.server.single;
 
+import io.regent.server.concurrent.Daemons;
 import io.regent.server.raft.EntrySubmitter;
 import io.regent.statemachine.apply.Applier;
 import io.regent.statemachine.apply.ApplyOutcome;
@@ -15,7 +16,6 @@ import io.regent.statemachine.store.StateTxn;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.function.Function;
 
 /**
@@ -33,11 +33,7 @@ public final class SingleWriterLog implements EntrySubmitter, ReplicaView, AutoC
   private final RegentStore store;
   private final EventHub hub;
   private final ApplyEffects effects;
-  private final ExecutorService writer = Executors.newSingleThreadExecutor(r -> {
-    Thread t = new Thread(r, "regent-single-writer");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ExecutorService writer = Daemons.executor("regent-single-writer");
 
   /**
    * Opens (or creates) the state in {@code lmdbDir} and declares this node the ready leader of
