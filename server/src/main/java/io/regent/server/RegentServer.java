@@ -26,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.server.RaftServer;
@@ -115,15 +116,27 @@ public final class RegentServer implements AutoCloseable {
 
   /**
    * The group as this node's Raft server knows it now (it follows membership changes), else {@code initial}
-   * (this node and its startup peers: a joining node knows no group until a member adds it).
+   * (this node and its startup peers: a joining node knows no group until a member adds it). A peer named in
+   * this node's startup peers keeps the address given there: the configuration in the log carries the
+   * addresses the proposing leader used, and this node may reach a peer by another route (a proxy, another
+   * interface).
    */
   private RaftGroup currentGroup(RaftGroup initial) {
+    RaftGroup now;
     try {
-      RaftGroup now = raft.getDivision(RaftSetup.GROUP_ID).getGroup();
-      return now.getPeers().isEmpty() ? initial : now;
+      now = raft.getDivision(RaftSetup.GROUP_ID).getGroup();
     } catch (IOException | RuntimeException e) {
       return initial; // not started yet
     }
+    if (now.getPeers().isEmpty()) {
+      return initial;
+    }
+    List<RaftPeer> peers = new ArrayList<>();
+    for (RaftPeer p : now.getPeers()) {
+      RaftPeer own = initial.getPeer(p.getId());
+      peers.add(own == null ? p : RaftPeer.newBuilder(p).setAddress(own.getAddress()).build());
+    }
+    return RaftGroup.valueOf(now.getGroupId(), peers);
   }
 
   /** Builds and starts a node with plaintext ports and no permission checks: Raft first, then the API. */

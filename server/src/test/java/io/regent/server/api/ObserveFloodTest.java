@@ -55,6 +55,7 @@ class ObserveFloodTest {
       String[] hostPort = cluster.endpoint(0).split(":");
       AtomicInteger exhausted = new AtomicInteger();
       AtomicInteger fastReceived = new AtomicInteger();
+      AtomicInteger fastSubscribed = new AtomicInteger();
       List<ClientCallStreamObserver<ObserveRequest>> slowCalls = new java.util.concurrent.CopyOnWriteArrayList<>();
       for (int c = 0; c <= SLOW_CHANNELS; c++) {
         boolean slow = c < SLOW_CHANNELS;
@@ -63,9 +64,11 @@ class ObserveFloodTest {
         channels.add(ch);
         for (int s = 0; s < (slow ? SLOW_STREAMS_PER_CHANNEL : FAST_STREAMS); s++) {
           ElectionGrpc.newStub(ch).observe(ObserveRequest.newBuilder().setName("flood").build(),
-              observer(slow, exhausted, fastReceived, slowCalls));
+              observer(slow, exhausted, fastReceived, fastSubscribed, slowCalls));
         }
       }
+      // Observe calls are asynchronous: a stream sees events only from its subscription on (its CURRENT).
+      await().atMost(Duration.ofMinutes(2)).until(() -> fastSubscribed.get() == FAST_STREAMS);
       long lease = writer.grant(600_000);
       ByteString value = ByteString.copyFrom(new byte[VALUE_BYTES]);
       for (int i = 0; i < ROUNDS; i++) {
@@ -89,9 +92,9 @@ class ObserveFloodTest {
     }
   }
 
-  /** A slow observer asks for nothing after its first message; a fast one counts what it gets. */
+  /** A slow observer asks for nothing after its first message; a fast one counts its subscription and events. */
   static ClientResponseObserver<ObserveRequest, ObserveResponse> observer(
-      boolean slow, AtomicInteger exhausted, AtomicInteger received,
+      boolean slow, AtomicInteger exhausted, AtomicInteger received, AtomicInteger subscribed,
       List<ClientCallStreamObserver<ObserveRequest>> slowCalls) {
     return new ClientResponseObserver<>() {
       @Override
@@ -104,7 +107,12 @@ class ObserveFloodTest {
 
       @Override
       public void onNext(ObserveResponse value) {
-        if (!slow && value.getKind() != ObserveResponse.Kind.CURRENT) {
+        if (slow) {
+          return;
+        }
+        if (value.getKind() == ObserveResponse.Kind.CURRENT) {
+          subscribed.incrementAndGet();
+        } else {
           received.incrementAndGet();
         }
       }
