@@ -54,10 +54,10 @@ final class SnapshotDir {
     }
     try {
       removeLeftovers(dir);
-      long latest = latestIndex(dir);
-      checkOrphanChecksums(dir, latest);
-      if (latest >= 0) {
-        verify(snapshotWithIndex(dir, latest));
+      Optional<Path> latest = latestSnapshot(dir);
+      checkOrphanChecksums(dir, latest.flatMap(p -> snapshotIndex(p.getFileName().toString())).orElse(-1L));
+      if (latest.isPresent()) {
+        verify(latest.get());
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read the snapshot directory " + dir, e);
@@ -76,15 +76,10 @@ final class SnapshotDir {
     }
   }
 
-  /** Index of the newest snapshot file in {@code dir}, or -1. */
-  private static long latestIndex(Path dir) throws IOException {
-    return list(dir).stream().map(p -> snapshotIndex(p.getFileName().toString()))
-        .flatMap(Optional::stream).max(Comparator.naturalOrder()).orElse(-1L);
-  }
-
-  private static Path snapshotWithIndex(Path dir, long index) throws IOException {
-    return list(dir).stream().filter(p -> snapshotIndex(p.getFileName().toString()).orElse(-1L) == index)
-        .findFirst().orElseThrow();
+  /** The snapshot file in {@code dir} with the highest log index, if any. */
+  private static Optional<Path> latestSnapshot(Path dir) throws IOException {
+    return list(dir).stream().filter(p -> snapshotIndex(p.getFileName().toString()).isPresent())
+        .max(Comparator.comparing(p -> snapshotIndex(p.getFileName().toString()).orElseThrow()));
   }
 
   /**

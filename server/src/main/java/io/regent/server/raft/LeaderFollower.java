@@ -3,7 +3,6 @@ package io.regent.server.raft;
 import io.regent.server.concurrent.Daemons;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -23,7 +22,6 @@ public final class LeaderFollower implements AutoCloseable {
   private final RaftServer server;
   private final RaftClientPool clients;
   private final ScheduledExecutorService timer = Daemons.scheduler("regent-leader-follower");
-  private RaftPeerId followed;
 
   private LeaderFollower(RaftServer server, RaftClientPool clients) {
     this.server = server;
@@ -43,14 +41,7 @@ public final class LeaderFollower implements AutoCloseable {
 
   private void check() {
     try {
-      RaftPeerId leader = server.getDivision(RaftSetup.GROUP_ID).getInfo().getLeaderId();
-      if (leader != null && !leader.equals(followed)) {
-        if (followed != null) {
-          LOG.info("leader is now {} (was {}): proposals go to it", leader, followed);
-        }
-        followed = leader;
-        clients.followLeader(leader);
-      }
+      clients.followLeader(server.getDivision(RaftSetup.GROUP_ID).getInfo().getLeaderId());
     } catch (Exception e) {
       // Not started yet, or closing; a scheduled task that throws is never run again, so keep it alive.
       LOG.debug("cannot read the local leader id", e);

@@ -71,13 +71,18 @@ public final class RaftClientPool implements AutoCloseable {
   /**
    * Points every client at {@code newLeader}, the leader the local Raft server now follows (or is): clients
    * are replaced, the old ones closed after the close delay. Nothing happens if it is the leader already
-   * followed or {@code null} (no leader known, e.g. during an election).
+   * followed or {@code null} (no leader known, e.g. during an election). Called from one thread
+   * ({@link LeaderFollower}'s), so the check and the update of the followed leader need no lock.
    */
   public void followLeader(RaftPeerId newLeader) {
-    if (newLeader == null || newLeader.equals(leader)) {
+    RaftPeerId old = leader;
+    if (newLeader == null || newLeader.equals(old)) {
       return;
     }
     leader = newLeader;
+    if (old != null) {
+      LOG.info("leader is now {} (was {}): proposals go to it", newLeader, old);
+    }
     for (int slot = 0; slot < clients.length(); slot++) {
       replace(slot, clients.get(slot));
     }
