@@ -80,12 +80,8 @@ public final class RegentServer implements AutoCloseable {
         new EventHub(EVENT_HISTORY), metrics == null ? ApplyObserver.NONE : metrics.applyObserver());
     this.raft = RaftServer.newBuilder().setServerId(RaftPeerId.valueOf(config.nodeId())).setGroup(initial)
         .setProperties(props).setParameters(sec.raftParameters()).setStateMachine(sm).setOption(RaftStorage.StartupOption.RECOVER).build();
-    this.clients = new RaftClientPool(RAFT_CLIENTS, leader -> RaftClient.newBuilder().setProperties(props)
-        .setParameters(sec.raftParameters())
-        .setRaftGroup(currentGroup(group)).setLeaderId(leader)
-        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(50,
-            TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
-        .build(), config.requestTimeoutMs());
+    this.clients = new RaftClientPool(RAFT_CLIENTS, leader -> proposalClient(props, sec, group, leader),
+        config.requestTimeoutMs());
     Proposer proposer = new Proposer(clients, config.requestTimeoutMs());
     lessor.setProposer(proposer);
     List<ServerInterceptor> interceptors = new ArrayList<>();
@@ -112,6 +108,20 @@ public final class RegentServer implements AutoCloseable {
     if (config.unsafeLocalGrants()) {
       LOG.warn("UNSAFE: --unsafe-local-grants is on; this node grants names without Raft (negative control)");
     }
+  }
+
+  /**
+   * A Ratis client for proposals, for the group as this node knows it now, sending first to {@code leader} if
+   * that group names it (a Ratis client started at a peer outside its group fails every call; the leader may
+   * have been removed since it was learnt).
+   */
+  private RaftClient proposalClient(RaftProperties props, NodeSecurity sec, RaftGroup startup, RaftPeerId leader) {
+    RaftGroup now = currentGroup(startup);
+    return RaftClient.newBuilder().setProperties(props).setParameters(sec.raftParameters()).setRaftGroup(now)
+        .setLeaderId(leader != null && now.getPeer(leader) != null ? leader : null)
+        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(50,
+            TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+        .build();
   }
 
   /**

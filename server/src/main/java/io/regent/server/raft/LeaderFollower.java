@@ -3,7 +3,9 @@ package io.regent.server.raft;
 import io.regent.server.concurrent.Daemons;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServer.Division;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -41,7 +43,14 @@ public final class LeaderFollower implements AutoCloseable {
 
   private void check() {
     try {
-      clients.followLeader(server.getDivision(RaftSetup.GROUP_ID).getInfo().getLeaderId());
+      Division division = server.getDivision(RaftSetup.GROUP_ID);
+      RaftPeerId leader = division.getInfo().getLeaderId();
+      // A joining node hears from the leader before it has applied a configuration that names it; a Ratis
+      // client told to start at a peer missing from its group fails every call ("Server n1 not found"). Follow
+      // it at a later poll, once the configuration is in.
+      if (leader != null && division.getGroup().getPeer(leader) != null) {
+        clients.followLeader(leader);
+      }
     } catch (Exception e) {
       // Not started yet, or closing; a scheduled task that throws is never run again, so keep it alive.
       LOG.debug("cannot read the local leader id", e);
