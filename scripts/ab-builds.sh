@@ -11,7 +11,7 @@ rm -rf "$out" && mkdir -p "$out"
 trap 'for t in before after; do java -jar "${jar[$t]}" cluster down --dir "$out/$t" >/dev/null 2>&1 || true; done' EXIT
 java -jar "${jar[before]}" cluster up --dir "$out/before" --base-port 27100 >&2
 java -jar "${jar[after]}" cluster up --dir "$out/after" --base-port 28100 >&2
-for point in "campaign 1" "campaign 16" "leader-read 16" "campaign 64"; do
+for point in "campaign 1" "leader-read 1" "campaign 16" "leader-read 16" "campaign 64" "leader-read 64"; do
   read -r w c <<<"$point"
   for t in before after; do
     java -jar "${jar[after]}" bench --target regent --endpoints "$(cat "$out/$t/endpoints")" --workload "$w" \

@@ -11,6 +11,7 @@ import io.regent.statemachine.proto.Holder;
 import io.regent.statemachine.proto.LeaseRecord;
 import io.regent.statemachine.proto.LeaseStatus;
 import io.regent.statemachine.proto.LogEntry;
+import io.regent.statemachine.proto.NameHolder;
 import io.regent.statemachine.proto.NameRecord;
 import io.regent.statemachine.proto.Proclaim;
 import io.regent.statemachine.proto.Resign;
@@ -315,6 +316,17 @@ public final class Applier {
       if (lease != null) {
         queried.add(lease);
       }
+    }
+    for (String name : c.getQueryNamesList()) {
+      if (Limits.checkName(name) != null) {
+        continue; // the API never asks for one; a reader that finds no answer reads its replica instead
+      }
+      NameRecord rec = txn.name(name);
+      NameHolder.Builder h = NameHolder.newBuilder().setName(name);
+      if (rec != null && rec.hasHolder()) {
+        h.setHolder(rec.getHolder());
+      }
+      r.addNames(h);
     }
     return r;
   }

@@ -2,6 +2,7 @@ package io.regent.statemachine.apply;
 
 import static io.regent.statemachine.support.Entries.campaign;
 import static io.regent.statemachine.support.Entries.confirm;
+import static io.regent.statemachine.support.Entries.confirmNames;
 import static io.regent.statemachine.support.Entries.expire;
 import static io.regent.statemachine.support.Entries.freshToken;
 import static io.regent.statemachine.support.Entries.grant;
@@ -16,6 +17,7 @@ import io.regent.statemachine.event.ChangeEvent.Kind;
 import io.regent.statemachine.proto.Code;
 import io.regent.statemachine.proto.Holder;
 import io.regent.statemachine.proto.LeaseRecord;
+import io.regent.statemachine.proto.NameHolder;
 import io.regent.statemachine.proto.NameRecord;
 import io.regent.statemachine.support.Replica;
 import java.nio.file.Path;
@@ -191,6 +193,28 @@ class ApplierTest {
     assertThat(out.events()).containsExactly(
         new ChangeEvent(Kind.RESIGNED, NAME, null, index, a),
         new ChangeEvent(Kind.ELECTED, NAME, next, index, b));
+  }
+
+  @Test
+  void confirmReportsTheHolderOfEachQueriedNameAndChangesNothing() {
+    // Rule: a Confirm answers a linearizable read with the holders as of its own index (the reply a follower
+    // uses instead of waiting to learn the commit); names without a holder are answered without one, invalid
+    // names not at all; no state changes.
+    long a = replica.grantLease();
+    long b = replica.grantLease();
+    Holder held = replica.apply(campaign(NAME, a, "a")).result().getName().getHolder();
+    replica.apply(campaign(NAME, b, "b"));
+    List<NameRecord> namesBefore = replica.names();
+    List<LeaseRecord> leasesBefore = replica.leases();
+    ApplyOutcome out = replica.apply(confirmNames(NAME, "free", "", "x".repeat(Limits.MAX_NAME_BYTES + 1), NAME));
+    assertThat(out.result().getCode()).isEqualTo(Code.OK);
+    assertThat(out.result().getNamesList()).containsExactly(
+        NameHolder.newBuilder().setName(NAME).setHolder(held).build(),
+        NameHolder.newBuilder().setName("free").build(),
+        NameHolder.newBuilder().setName(NAME).setHolder(held).build());
+    assertThat(out.events()).isEmpty();
+    assertThat(replica.names()).isEqualTo(namesBefore);
+    assertThat(replica.leases()).isEqualTo(leasesBefore);
   }
 
   /** The token of the one ELECTED event of {@code out}, checked to be the entry's index. */

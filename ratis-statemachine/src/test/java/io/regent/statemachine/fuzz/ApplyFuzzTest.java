@@ -113,7 +113,8 @@ class ApplyFuzzTest {
       case 6 -> e.setWithdraw(Withdraw.newBuilder().setName(name).setLeaseId(lease));
       case 7 -> e.setFreshToken(FreshToken.newBuilder().setName(name).setToken(d.consumeLong(-1, index)));
       case 8 -> e.setEndLockDelay(EndLockDelay.newBuilder().setName(name).setProposerTerm(d.consumeLong(0, 3)));
-      default -> e.setConfirm(Confirm.newBuilder().addRenewLeaseIds(lease).addQueryLeaseIds(d.consumeLong(-1, index)));
+      default -> e.setConfirm(Confirm.newBuilder().addRenewLeaseIds(lease).addQueryLeaseIds(d.consumeLong(-1, index))
+          .addQueryNames(name));
     }
     return e;
   }

@@ -80,6 +80,10 @@ public final class Entries {
     return logged(LogEntry.newBuilder().setConfirm(c));
   }
 
+  public static LogEntry confirmNames(String... names) {
+    return logged(LogEntry.newBuilder().setConfirm(Confirm.newBuilder().addAllQueryNames(Arrays.asList(names))));
+  }
+
   private static LogEntry logged(LogEntry.Builder entry) {
     return EntryCodec.decode(EntryCodec.encode(entry));
   }

@@ -23,7 +23,6 @@ import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.NameRecord;
 import io.regent.statemachine.proto.Proclaim;
 import io.regent.statemachine.proto.Resign;
-import java.util.Optional;
 
 /**
  * The {@code regent.v1.Election} service (etcd v3 election API shape). Campaigns are served by
@@ -89,13 +88,12 @@ final class ElectionService extends ElectionGrpc.ElectionImplBase {
   public void leader(LeaderRequest req, StreamObserver<LeaderResponse> obs) {
     Statuses.guard(obs, () -> {
       String name = Validation.name(req.getName());
-      Statuses.reply(reader.read(req.getSerializable(), txn -> Optional.ofNullable(txn.name(name))),
-          rec -> {
-            if (rec.isEmpty() || !rec.get().hasHolder()) {
-              throw Status.NOT_FOUND.withDescription("'" + name + "' has no leader").asRuntimeException();
-            }
-            return LeaderResponse.newBuilder().setLeader(holderKey(rec.get())).build();
-          }, obs);
+      Statuses.reply(reader.holder(req.getSerializable(), name), holder -> {
+        if (holder.isEmpty()) {
+          throw Status.NOT_FOUND.withDescription("'" + name + "' has no leader").asRuntimeException();
+        }
+        return LeaderResponse.newBuilder().setLeader(Keys.leaderKey(name, holder.get())).build();
+      }, obs);
     });
   }
 

@@ -1,9 +1,13 @@
 package io.regent.server.api;
 
 import io.regent.server.raft.Confirmer;
+import io.regent.statemachine.proto.Holder;
+import io.regent.statemachine.proto.NameHolder;
+import io.regent.statemachine.proto.NameRecord;
 import io.regent.statemachine.replica.ReplicaView;
 import io.regent.statemachine.store.StateTxn;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 
@@ -28,6 +32,34 @@ final class StateReader {
     return confirmer.confirm(List.of(), List.of())
         .thenCompose(r -> stateMachine.hub().awaitApplied(r.getIndex()))
         .thenApply(applied -> stateMachine.read(body));
+  }
+
+  /**
+   * The holder of {@code name}: as of a confirmation round begun after this call, taken from that round's
+   * reply (so a follower does not wait to learn the round's commit), or from the local replica at once when
+   * {@code serializable}. A round that was full ({@link Confirmer#MAX_NAMES_PER_ROUND}) did not carry the
+   * name: then the local replica is read once it has applied the round, as {@link #read} does.
+   *
+   * @return empty when the name has no holder
+   */
+  CompletableFuture<Optional<Holder>> holder(boolean serializable, String name) {
+    if (serializable) {
+      return CompletableFuture.supplyAsync(() -> stateMachine.read(txn -> localHolder(txn, name)));
+    }
+    return confirmer.confirmNames(List.of(name)).thenCompose(c -> {
+      NameHolder answer = c.names().get(name);
+      if (answer != null) {
+        return CompletableFuture.completedFuture(
+            answer.hasHolder() ? Optional.of(answer.getHolder()) : Optional.<Holder>empty());
+      }
+      return stateMachine.hub().awaitApplied(c.result().getIndex())
+          .thenApply(applied -> stateMachine.read(txn -> localHolder(txn, name)));
+    });
+  }
+
+  private static Optional<Holder> localHolder(StateTxn txn, String name) {
+    NameRecord rec = txn.name(name);
+    return rec != null && rec.hasHolder() ? Optional.of(rec.getHolder()) : Optional.empty();
   }
 
   /** Reads the local replica at once (callers make sure it has applied what they need). */

@@ -21,6 +21,12 @@ import java.util.concurrent.CompletableFuture;
  * <p>Thread-safe; one round is in flight at a time per node.
  */
 public final class Confirmer {
+  /**
+   * Names whose holder one round reports, at most: a holder's value is up to 64 KiB, so this keeps a round's
+   * reply under ~9 MB, well inside gRPC's and Ratis's message limits.
+   */
+  public static final int MAX_NAMES_PER_ROUND = 128;
+
   private final EntrySubmitter proposer;
   private List<Pending> waiting = new ArrayList<>();
   private boolean inFlight;
@@ -46,7 +52,21 @@ public final class Confirmer {
    * thousands of leases).
    */
   public CompletableFuture<Confirmation> confirmLeases(List<Long> renew, List<Long> query) {
-    Pending p = new Pending(renew, query, new CompletableFuture<>());
+    return confirmRound(renew, query, List.of());
+  }
+
+  /**
+   * As {@link #confirm}, and the round's entry also reports the holder of each of {@code names} as of its
+   * index (answered by the proposer's reply, see {@code Confirm.query_names}). A round carries at most
+   * {@link #MAX_NAMES_PER_ROUND} names: a name left out has no answer in the {@link Confirmation}, and its
+   * reader reads its replica once it has applied the round.
+   */
+  public CompletableFuture<Confirmation> confirmNames(List<String> names) {
+    return confirmRound(List.of(), List.of(), names);
+  }
+
+  private CompletableFuture<Confirmation> confirmRound(List<Long> renew, List<Long> query, List<String> names) {
+    Pending p = new Pending(renew, query, names, new CompletableFuture<>());
     boolean start;
     synchronized (this) {
       waiting.add(p);
@@ -67,11 +87,18 @@ public final class Confirmer {
     }
     Set<Long> renew = new LinkedHashSet<>();
     Set<Long> query = new LinkedHashSet<>();
+    Set<String> names = new LinkedHashSet<>();
     batch.forEach(p -> {
       renew.addAll(p.renew);
       query.addAll(p.query);
+      for (String n : p.names) {
+        if (names.size() < MAX_NAMES_PER_ROUND) {
+          names.add(n);
+        }
+      }
     });
-    Confirm.Builder c = Confirm.newBuilder().addAllRenewLeaseIds(renew).addAllQueryLeaseIds(query);
+    Confirm.Builder c = Confirm.newBuilder().addAllRenewLeaseIds(renew).addAllQueryLeaseIds(query)
+        .addAllQueryNames(names);
     CompletableFuture<Result> proposed;
     try {
       proposed = proposer.propose(LogEntry.newBuilder().setConfirm(c));
@@ -99,6 +126,7 @@ public final class Confirmer {
     });
   }
 
-  private record Pending(List<Long> renew, List<Long> query, CompletableFuture<Confirmation> future) {
+  private record Pending(List<Long> renew, List<Long> query, List<String> names,
+                         CompletableFuture<Confirmation> future) {
   }
 }

@@ -3,14 +3,18 @@ package io.regent.server.raft;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.regent.statemachine.proto.LeaseStatus;
+import io.regent.statemachine.proto.LogEntry;
+import io.regent.statemachine.proto.NameHolder;
 import io.regent.statemachine.proto.Result;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
-/** Confirmation rounds always end, whatever the proposer does, and index their lease statuses. */
+/** Confirmation rounds always end, whatever the proposer does, and index their lease statuses and names. */
 class ConfirmerTest {
   @Test
   void aProposerThatThrowsFailsThatRoundButNotTheNext() throws Exception {
@@ -39,5 +43,33 @@ class ConfirmerTest {
     assertThat(c.leases()).containsOnlyKeys(2L, 3L, 4L);
     assertThat(c.leases().get(3L).getAlive()).isFalse();
     assertThat(c.leases().get(4L).getTtlMs()).isEqualTo(3_000);
+  }
+
+  @Test
+  void aRoundCarriesTheNamesAskedOnceAndAtMostItsLimit() throws Exception {
+    CompletableFuture<Result> held = new CompletableFuture<>();
+    List<LogEntry> proposed = new CopyOnWriteArrayList<>();
+    Confirmer confirmer = new Confirmer(entry -> {
+      proposed.add(entry.build());
+      Result.Builder r = Result.newBuilder().setIndex(9);
+      entry.getConfirm().getQueryNamesList().forEach(n -> r.addNames(NameHolder.newBuilder().setName(n)));
+      // the first round stays in flight, so that the reads below queue up for the second
+      return proposed.size() == 1 ? held : CompletableFuture.completedFuture(r.build());
+    });
+    confirmer.confirm(List.of(), List.of());
+    List<CompletableFuture<Confirmation>> reads = new ArrayList<>();
+    for (int i = 0; i < Confirmer.MAX_NAMES_PER_ROUND + 10; i++) {
+      reads.add(confirmer.confirmNames(List.of("name-" + i)));
+      reads.add(confirmer.confirmNames(List.of("name-" + i)));
+    }
+    held.complete(Result.newBuilder().setIndex(8).build());
+    Confirmation first = reads.get(0).get(5, TimeUnit.SECONDS);
+    assertThat(proposed).hasSize(2);
+    assertThat(proposed.get(1).getConfirm().getQueryNamesList()).hasSize(Confirmer.MAX_NAMES_PER_ROUND)
+        .doesNotHaveDuplicates().startsWith("name-0", "name-1");
+    assertThat(first.names()).containsKey("name-0");
+    // a name the full round left out has no answer: its reader falls back to its replica
+    Confirmation last = reads.get(reads.size() - 1).get(5, TimeUnit.SECONDS);
+    assertThat(last.names()).doesNotContainKey("name-" + (Confirmer.MAX_NAMES_PER_ROUND + 9));
   }
 }
