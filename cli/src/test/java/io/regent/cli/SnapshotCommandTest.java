@@ -14,7 +14,6 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.RandomAccessFile;
 import java.io.StringWriter;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -22,6 +21,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -159,9 +159,18 @@ class SnapshotCommandTest {
     return new Run(code, out.toString().strip(), err.toString().strip());
   }
 
+  /** Next port in 20000–31999 (below the ephemeral range; see server tests' FreePorts for why) that is free. */
   static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
+    for (int tries = 0; tries < PORT_SPAN; tries++) {
+      int port = 20_000 + Math.floorMod(NEXT_PORT.getAndIncrement(), PORT_SPAN);
+      if (LocalCluster.portFree(port)) {
+        return port;
+      }
     }
+    throw new IOException("no free port in 20000..31999");
   }
+
+  private static final int PORT_SPAN = 12_000;
+  private static final AtomicInteger NEXT_PORT =
+      new AtomicInteger((int) (ProcessHandle.current().pid() * 7919 % PORT_SPAN));
 }

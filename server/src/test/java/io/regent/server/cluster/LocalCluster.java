@@ -8,7 +8,6 @@ import io.regent.server.ServerConfig;
 import io.regent.server.raft.RaftSetup;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -38,8 +37,8 @@ public final class LocalCluster implements AutoCloseable {
     this.raftPorts = new int[size];
     this.apiPorts = new int[size];
     for (int i = 0; i < size; i++) {
-      raftPorts[i] = freePort();
-      apiPorts[i] = freePort();
+      raftPorts[i] = FreePorts.next();
+      apiPorts[i] = FreePorts.next();
     }
     this.links = new TcpProxy[size][size];
     for (int i = 0; i < size; i++) {
@@ -180,9 +179,4 @@ public final class LocalCluster implements AutoCloseable {
     }
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
 }

@@ -5,7 +5,6 @@ import io.regent.server.Joiner;
 import io.regent.server.RegentServer;
 import io.regent.server.ServerConfig;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -29,7 +28,7 @@ final class NewMembers implements AutoCloseable {
 
   /** Starts a new node {@code id} with an empty data dir (it knows no peers yet). */
   RegentServer start(String id) throws IOException {
-    ServerConfig c = tweak.apply(ServerConfig.of(id, Map.of(id, "127.0.0.1:" + freePort()), freePort(),
+    ServerConfig c = tweak.apply(ServerConfig.of(id, Map.of(id, "127.0.0.1:" + FreePorts.next()), FreePorts.next(),
         dir.resolve(id)));
     configs.put(id, c);
     return restart(id);
@@ -79,9 +78,4 @@ final class NewMembers implements AutoCloseable {
     }
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
 }

@@ -15,7 +15,6 @@ import io.regent.client.RegentClient;
 import io.regent.server.RegentServer;
 import io.regent.server.ServerConfig;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -66,8 +65,8 @@ class SnapshotKillTest {
     Map<String, String> peers = new LinkedHashMap<>();
     int[] api = new int[3];
     for (int i = 0; i < 3; i++) {
-      peers.put(LocalCluster.id(i), "127.0.0.1:" + freePort());
-      api[i] = freePort();
+      peers.put(LocalCluster.id(i), "127.0.0.1:" + FreePorts.next());
+      api[i] = FreePorts.next();
     }
     for (int i = 0; i < 2; i++) { // two in this JVM: a quorum that keeps writing while the third is dead
       servers.add(RegentServer.start(ServerConfig.of(LocalCluster.id(i), peers, api[i],
@@ -148,9 +147,4 @@ class SnapshotKillTest {
     return c;
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
 }

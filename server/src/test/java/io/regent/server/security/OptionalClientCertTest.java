@@ -1,5 +1,7 @@
 package io.regent.server.security;
 
+import io.regent.server.cluster.FreePorts;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -11,7 +13,6 @@ import io.regent.client.RegentClient;
 import io.regent.server.RegentServer;
 import io.regent.server.ServerConfig;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,8 +35,8 @@ class OptionalClientCertTest {
     TestCerts.write(certs, List.of("n0"), List.of("app"));
     Path permissions = Files.writeString(dir.resolve("permissions"), "app * lease\napp jobs/ campaign\n* * read\n");
     TlsFiles api = new TlsFiles(certs.resolve("n0.crt"), certs.resolve("n0.key"), certs.resolve("ca.crt"), false);
-    int apiPort = freePort();
-    ServerConfig config = ServerConfig.of("n0", Map.of("n0", "127.0.0.1:" + freePort()), apiPort, dir.resolve("n0"));
+    int apiPort = FreePorts.next();
+    ServerConfig config = ServerConfig.of("n0", Map.of("n0", "127.0.0.1:" + FreePorts.next()), apiPort, dir.resolve("n0"));
     try (RegentServer node = RegentServer.start(config, new Security(api, null, permissions));
          RegentClient anonymous = RegentClient.builder().endpoints(List.of("127.0.0.1:" + apiPort))
              .caCert(certs.resolve("ca.crt")).build();
@@ -54,9 +55,4 @@ class OptionalClientCertTest {
     }
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
 }

@@ -1,5 +1,7 @@
 package io.regent.server.security;
 
+import io.regent.server.cluster.FreePorts;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
@@ -20,7 +22,6 @@ import io.regent.server.RegentServer;
 import io.regent.server.ServerConfig;
 import io.regent.server.raft.RaftSetup;
 import java.io.IOException;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -71,8 +72,8 @@ class SecureClusterTest {
     peers = new LinkedHashMap<>();
     List<Integer> apiPorts = new ArrayList<>();
     for (String id : NODES) {
-      peers.put(id, "127.0.0.1:" + freePort());
-      apiPorts.add(freePort());
+      peers.put(id, "127.0.0.1:" + FreePorts.next());
+      apiPorts.add(FreePorts.next());
     }
     for (int i = 0; i < NODES.size(); i++) {
       String id = NODES.get(i);
@@ -259,9 +260,4 @@ class SecureClusterTest {
     }
   }
 
-  private static int freePort() throws IOException {
-    try (ServerSocket s = new ServerSocket(0)) {
-      return s.getLocalPort();
-    }
-  }
 }
