@@ -14,7 +14,6 @@ import io.regent.api.v1.StatusRequest;
 import io.regent.client.RegentClient;
 import io.regent.server.RegentServer;
 import io.regent.server.ServerConfig;
-import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

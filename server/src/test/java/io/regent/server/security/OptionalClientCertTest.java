@@ -12,7 +12,6 @@ import io.grpc.StatusRuntimeException;
 import io.regent.client.RegentClient;
 import io.regent.server.RegentServer;
 import io.regent.server.ServerConfig;
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
