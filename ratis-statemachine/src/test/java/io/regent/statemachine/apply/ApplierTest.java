@@ -182,10 +182,9 @@ class ApplierTest {
   @Test
   void resignWithCandidateEmitsResignedThenElected() {
     // Rule: a Resign that passes the name on emits RESIGNED then ELECTED, both at the Resign's index.
-    long a = replica.grantLease();
-    long b = replica.grantLease();
-    Holder first = replica.apply(campaign(NAME, a, "a")).result().getName().getHolder();
-    replica.apply(campaign(NAME, b, "b"));
+    Holder first = heldWithOneCandidate();
+    long a = first.getLeaseId();
+    long b = replica.name(NAME).getCandidates(0).getLeaseId();
     ApplyOutcome out = replica.apply(resign(NAME, first.getToken()));
     long index = out.result().getIndex();
     Holder next = out.result().getName().getHolder();
@@ -200,10 +199,7 @@ class ApplierTest {
     // Rule: a Confirm answers a linearizable read with the holders as of its own index (the reply a follower
     // uses instead of waiting to learn the commit); names without a holder are answered without one, invalid
     // names not at all; no state changes.
-    long a = replica.grantLease();
-    long b = replica.grantLease();
-    Holder held = replica.apply(campaign(NAME, a, "a")).result().getName().getHolder();
-    replica.apply(campaign(NAME, b, "b"));
+    Holder held = heldWithOneCandidate();
     List<NameRecord> namesBefore = replica.names();
     List<LeaseRecord> leasesBefore = replica.leases();
     ApplyOutcome out = replica.apply(confirmNames(NAME, "free", "", "x".repeat(Limits.MAX_NAME_BYTES + 1), NAME));
@@ -215,6 +211,15 @@ class ApplierTest {
     assertThat(out.events()).isEmpty();
     assertThat(replica.names()).isEqualTo(namesBefore);
     assertThat(replica.leases()).isEqualTo(leasesBefore);
+  }
+
+  /** Grants two leases; the first takes {@link #NAME}, the second queues for it. Returns the holder. */
+  private Holder heldWithOneCandidate() {
+    long a = replica.grantLease();
+    long b = replica.grantLease();
+    Holder held = replica.apply(campaign(NAME, a, "a")).result().getName().getHolder();
+    replica.apply(campaign(NAME, b, "b"));
+    return held;
   }
 
   /** The token of the one ELECTED event of {@code out}, checked to be the entry's index. */

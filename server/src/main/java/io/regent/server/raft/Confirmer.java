@@ -60,6 +60,9 @@ public final class Confirmer {
    * index (answered by the proposer's reply, see {@code Confirm.query_names}). A round carries at most
    * {@link #MAX_NAMES_PER_ROUND} names: a name left out has no answer in the {@link Confirmation}, and its
    * reader reads its replica once it has applied the round.
+   *
+   * @return the round; fails, as {@link #confirm} does, with {@link Proposer.UnavailableException} when the
+   *     Confirm entry could not be committed in time (an isolated or deposed leader: the read is refused)
    */
   public CompletableFuture<Confirmation> confirmNames(List<String> names) {
     return confirmRound(List.of(), List.of(), names);
