@@ -15,6 +15,7 @@ import io.regent.server.raft.RaftMembership;
 import io.regent.server.raft.RaftSetup;
 import io.regent.server.security.NodeSecurity;
 import io.regent.server.security.Security;
+import io.regent.server.storage.DataDir;
 import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.ratis.ApplyObserver;
 import io.regent.statemachine.ratis.RegentStateMachine;
@@ -76,7 +77,7 @@ public final class RegentServer implements AutoCloseable {
     RaftGroup initial = bootstrap ? group : RaftGroup.valueOf(RaftSetup.GROUP_ID);
     this.lessor = new Lessor(System::nanoTime, EXPIRY_SCAN_MS);
     this.metrics = config.metricsPort() >= 0 ? new RegentMetrics(config.nodeId()) : null;
-    RegentStateMachine sm = new RegentStateMachine(config.dataDir().resolve("lmdb"), lessor,
+    RegentStateMachine sm = new RegentStateMachine(new DataDir(config.dataDir()).lmdb(), lessor,
         new EventHub(EVENT_HISTORY), metrics == null ? ApplyObserver.NONE : metrics.applyObserver());
     this.raft = RaftServer.newBuilder().setServerId(RaftPeerId.valueOf(config.nodeId())).setGroup(initial)
         .setProperties(props).setParameters(sec.raftParameters()).setStateMachine(sm).setOption(RaftStorage.StartupOption.RECOVER).build();

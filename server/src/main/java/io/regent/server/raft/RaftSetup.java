@@ -1,6 +1,7 @@
 package io.regent.server.raft;
 
 import io.regent.server.ServerConfig;
+import io.regent.server.storage.DataDir;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.UUID;
@@ -41,7 +42,7 @@ public final class RaftSetup {
   public static RaftProperties properties(ServerConfig config) {
     RaftProperties p = new RaftProperties();
     RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
-    RaftServerConfigKeys.setStorageDir(p, List.of(config.dataDir().resolve("raft").toFile()));
+    RaftServerConfigKeys.setStorageDir(p, List.of(new DataDir(config.dataDir()).raft().toFile()));
     int port = Integer.parseInt(config.peers().get(config.nodeId()).replaceAll(".*:", ""));
     GrpcConfigKeys.Server.setPort(p, port);
     RaftServerConfigKeys.Rpc.setTimeoutMin(p, ms(config.electionTimeoutMinMs()));

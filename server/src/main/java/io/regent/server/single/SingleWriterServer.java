@@ -6,6 +6,7 @@ import io.regent.server.ServerConfig;
 import io.regent.server.api.ApiServer;
 import io.regent.server.lease.Lessor;
 import io.regent.server.raft.Confirmer;
+import io.regent.server.storage.DataDir;
 import io.regent.statemachine.event.EventHub;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -28,7 +29,7 @@ public final class SingleWriterServer implements AutoCloseable {
 
   private SingleWriterServer(String apiHost, int apiPort, Path dataDir) {
     this.lessor = new Lessor(System::nanoTime, 50);
-    this.log = new SingleWriterLog(dataDir.resolve("lmdb"), lessor, new EventHub(10_000));
+    this.log = new SingleWriterLog(new DataDir(dataDir).lmdb(), lessor, new EventHub(10_000));
     lessor.setProposer(log);
     String address = apiHost + ":" + apiPort;
     this.api = new ApiServer(new InetSocketAddress(apiHost, apiPort), () -> status(address), log, log,

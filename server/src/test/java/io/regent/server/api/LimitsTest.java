@@ -47,7 +47,7 @@ class LimitsTest {
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = LocalCluster.start(1, dir, c -> c.withLimits(LIMITS));
+    cluster = LocalCluster.start(1, dir, c -> c.limits(LIMITS));
     cluster.awaitLeader();
   }
 

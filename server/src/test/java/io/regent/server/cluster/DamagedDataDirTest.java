@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.ByteString;
 import io.regent.client.RegentClient;
+import io.regent.server.storage.DataDir;
 import io.regent.statemachine.store.DataDirDamagedException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
@@ -44,7 +45,7 @@ class DamagedDataDirTest {
     await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
         .until(() -> viaVictim.leader("name-199").equals(client.leader("name-199")));
     cluster.stopNode(victim);
-    Path mdb = dir.resolve(LocalCluster.id(victim)).resolve("lmdb").resolve("data.mdb");
+    Path mdb = new DataDir(dir.resolve(LocalCluster.id(victim))).lmdbFile();
     try (FileChannel ch = FileChannel.open(mdb, StandardOpenOption.WRITE)) {
       ch.truncate(ch.size() / 2);
     }

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** Online membership changes: grow, shrink, replace a node from an empty disk, move leadership. */
 class MembershipChangeTest {
   /** Small snapshots and segments: the leader purges its log early, so new members catch up by snapshot. */
-  static final UnaryOperator<ServerConfig> SMALL_LOG = c -> c.withSnapshots(40, 16 * 1024);
+  static final UnaryOperator<ServerConfig.Builder> SMALL_LOG = c -> c.snapshots(40, 16 * 1024);
 
   @TempDir
   Path dir;

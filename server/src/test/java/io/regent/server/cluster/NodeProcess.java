@@ -95,8 +95,8 @@ final class NodeProcess implements AutoCloseable {
       String[] kv = p.split("=", 2);
       peers.put(kv[0], kv[1]);
     }
-    ServerConfig config = ServerConfig.of(args[0], peers, Integer.parseInt(args[2]), Path.of(args[3]))
-        .withSnapshots(Long.parseLong(args[4]), 8L << 20);
+    ServerConfig config = ServerConfig.builder(args[0], Path.of(args[3])).peers(peers)
+        .apiPort(Integer.parseInt(args[2])).snapshots(Long.parseLong(args[4]), 8L << 20).build();
     try (RegentServer server = RegentServer.start(config)) {
       System.out.println(READY);
       System.out.flush();

@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.google.protobuf.ByteString;
 import io.regent.api.v1.LeaseInfo;
 import io.regent.client.RegentClient;
+import io.regent.server.storage.DataDir;
 import io.regent.statemachine.store.UnsyncedMarker;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -32,7 +33,7 @@ class OsCrashRecoveryTest {
 
   @Test
   void aReplicaWhoseUnsyncedStateMayBeLostRebuildsItFromSnapshotAndLog() throws Exception {
-    cluster = LocalCluster.start(3, dir, c -> c.withSnapshots(20, 8 * 1024));
+    cluster = LocalCluster.start(3, dir, c -> c.snapshots(20, 8 * 1024));
     int leader = cluster.awaitLeader();
     int follower = (leader + 1) % 3;
     RegentClient client = cluster.clientOf(leader);
@@ -44,9 +45,9 @@ class OsCrashRecoveryTest {
     await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> viaFollower.leases().equals(expected));
     cluster.stopNode(follower);
 
-    Path lmdb = dir.resolve(LocalCluster.id(follower)).resolve("lmdb");
+    Path lmdb = new DataDir(dir.resolve(LocalCluster.id(follower))).lmdb();
     Files.writeString(lmdb.resolve(UnsyncedMarker.FILE), "another-boot");
-    Files.write(lmdb.resolve("data.mdb"), new byte[] {1, 2, 3}); // what a lost page cache may leave
+    Files.write(lmdb.resolve(DataDir.LMDB_FILE), new byte[] {1, 2, 3}); // what a lost page cache may leave
 
     cluster.startNode(follower);
     RegentClient restarted = cluster.clientOf(follower);

@@ -28,7 +28,7 @@ class PartitionClusterTest {
 
   @BeforeEach
   void start() throws Exception {
-    cluster = LocalCluster.start(3, dir, c -> c.withRequestTimeout(4_000));
+    cluster = LocalCluster.start(3, dir, c -> c.requestTimeoutMs(4_000));
   }
 
   @AfterEach

@@ -28,7 +28,7 @@ class SnapshotInstallTest {
 
   @Test
   void aFollowerBehindThePurgedLogIsCaughtUpBySnapshot() throws Exception {
-    cluster = LocalCluster.start(3, dir, c -> c.withSnapshots(20, 8 * 1024));
+    cluster = LocalCluster.start(3, dir, c -> c.snapshots(20, 8 * 1024));
     int leader = cluster.awaitLeader();
     int follower = (leader + 1) % 3;
     RegentClient client = cluster.clientOf(leader);

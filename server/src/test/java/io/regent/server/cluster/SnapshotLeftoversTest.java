@@ -36,7 +36,7 @@ class SnapshotLeftoversTest {
 
   @BeforeEach
   void writeStateAndStopAFollower() throws Exception {
-    cluster = LocalCluster.start(3, dir, c -> c.withSnapshots(20, 8 * 1024));
+    cluster = LocalCluster.start(3, dir, c -> c.snapshots(20, 8 * 1024));
     int leader = cluster.awaitLeader();
     follower = (leader + 1) % 3;
     client = cluster.clientOf(leader);

@@ -36,7 +36,7 @@ class MetricsEndpointTest {
 
   @Test
   void scrapeAfterAGrantAndACampaign() throws Exception {
-    cluster = LocalCluster.start(1, dir, c -> c.withMetricsPort(0).withSnapshots(40, 8 * 1024));
+    cluster = LocalCluster.start(1, dir, c -> c.metricsPort(0).snapshots(40, 8 * 1024));
     cluster.awaitLeader();
     int port = cluster.node(0).metricsPort();
     assertThat(port).isPositive();
