@@ -1,21 +1,15 @@
 package io.regent.server.cluster;
 
-import static org.awaitility.Awaitility.await;
-
+import io.regent.process.ChildProcess;
 import io.regent.server.RegentServer;
 import io.regent.server.ServerConfig;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A Regent node in a JVM of its own (this test class path), so that a test can {@code kill -9} it: the same
@@ -26,24 +20,10 @@ final class NodeProcess implements AutoCloseable {
   /** Printed by the node once it serves. */
   static final String READY = "node ready";
 
-  private final Process process;
-  private final List<String> lines = new CopyOnWriteArrayList<>();
+  private final ChildProcess process;
 
-  private NodeProcess(Process process, String label) {
+  private NodeProcess(ChildProcess process) {
     this.process = process;
-    Thread reader = new Thread(() -> {
-      try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
-          StandardCharsets.UTF_8))) {
-        for (String line; (line = r.readLine()) != null; ) {
-          lines.add(line);
-          System.out.println("[" + label + "] " + line);
-        }
-      } catch (IOException e) {
-        // the process ended
-      }
-    }, "output-" + label);
-    reader.setDaemon(true);
-    reader.start();
   }
 
   /**
@@ -51,41 +31,37 @@ final class NodeProcess implements AutoCloseable {
    * applied entries, and waits until it serves.
    */
   static NodeProcess start(String id, Map<String, String> peers, int apiPort, Path dataDir, long snapshotThreshold)
-      throws IOException {
-    String java = ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin",
-        "java").toString());
+      throws IOException, InterruptedException {
     List<String> peerList = new ArrayList<>();
     peers.forEach((k, v) -> peerList.add(k + "=" + v));
-    List<String> cmd = List.of(java, "-Xmx256m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
-        NodeProcess.class.getName(), id, String.join(",", peerList), String.valueOf(apiPort), dataDir.toString(),
-        String.valueOf(snapshotThreshold));
-    NodeProcess p = new NodeProcess(new ProcessBuilder(cmd).redirectErrorStream(true).start(), id);
-    await(id + " serving").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))
-        .until(() -> p.lines.contains(READY) || !p.process.isAlive());
-    if (!p.lines.contains(READY)) {
-      throw new IllegalStateException(id + " did not start: " + p.lines);
+    List<String> cmd = new ArrayList<>(ChildProcess.javaCommand(List.of("-Xmx256m", "-XX:+UseSerialGC"),
+        NodeProcess.class.getName()));
+    cmd.addAll(List.of(id, String.join(",", peerList), String.valueOf(apiPort), dataDir.toString(),
+        String.valueOf(snapshotThreshold)));
+    ChildProcess p = ChildProcess.builder(id, cmd).keepStdinOpen()
+        .captureOutput(line -> System.out.println("[" + id + "] " + line)).start();
+    try {
+      p.awaitLine(READY::equals, Duration.ofSeconds(60));
+    } catch (IllegalStateException e) {
+      p.close();
+      throw new IllegalStateException(id + " did not start: " + p.lines(), e);
     }
-    return p;
+    return new NodeProcess(p);
   }
 
   /** Every line the node printed so far. */
   List<String> lines() {
-    return List.copyOf(lines);
+    return process.lines();
   }
 
   /** SIGKILL to this process (by its pid), then waits for it to be gone. */
   void kill9() throws InterruptedException {
-    process.destroyForcibly(); // SIGKILL on Linux: no shutdown hook, no sync, no clean close
-    if (!process.waitFor(30, TimeUnit.SECONDS)) {
-      throw new IllegalStateException("pid " + process.pid() + " survived SIGKILL");
-    }
+    process.kill9(); // no shutdown hook, no sync, no clean close
   }
 
   @Override
-  public void close() throws InterruptedException {
-    if (process.isAlive()) {
-      kill9();
-    }
+  public void close() {
+    process.close();
   }
 
   /** The node: {@code ID PEERS(id=host:port,...) API_PORT DATA_DIR SNAPSHOT_THRESHOLD}. */
