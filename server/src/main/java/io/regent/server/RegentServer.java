@@ -2,6 +2,7 @@ package io.regent.server;
 
 import io.grpc.ServerInterceptor;
 import io.regent.server.api.ApiServer;
+import io.regent.server.concurrent.NodeExecutors;
 import io.regent.server.lease.Lessor;
 import io.regent.server.metrics.MetricsHttpServer;
 import io.regent.server.metrics.RegentMetrics;
@@ -52,6 +53,7 @@ public final class RegentServer implements AutoCloseable {
   static final long LEADER_POLL_MS = 50;
 
   private final ServerConfig config;
+  private final NodeExecutors executors = new NodeExecutors();
   private final Lessor lessor;
   private final RaftServer raft;
   private final RaftClientPool clients;
@@ -96,15 +98,16 @@ public final class RegentServer implements AutoCloseable {
         .setRaftGroup(currentGroup(group))
         .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(20,
             TimeDuration.valueOf(250, TimeUnit.MILLISECONDS)))
-        .build(), proposer, confirmer, sm, RaftSetup.ADMIN_TIMEOUT_MS);
+        .build(), proposer, confirmer, sm, RaftSetup.ADMIN_TIMEOUT_MS, executors.blocking());
     this.replica = sm;
     this.proposer = proposer;
     this.api = new ApiServer(new InetSocketAddress(config.apiHost(), config.apiPort()), sec.apiCredentials(),
         new RaftClusterView(raft, membership), sm, proposer, confirmer, config.minTtlMs(),
-        config.unsafeLocalGrants(), config.limits(), interceptors.toArray(ServerInterceptor[]::new));
+        config.unsafeLocalGrants(), config.limits(), executors.blocking(),
+        interceptors.toArray(ServerInterceptor[]::new));
     if (metrics != null) {
       metrics.bindReplica(sm);
-      metrics.bindRaft(raft, RaftSetup.GROUP_ID);
+      metrics.bindRaft(raft, RaftSetup.GROUP_ID, executors.timers());
     }
     if (config.unsafeLocalGrants()) {
       LOG.warn("UNSAFE: --unsafe-local-grants is on; this node grants names without Raft (negative control)");
@@ -186,9 +189,10 @@ public final class RegentServer implements AutoCloseable {
     s.api.start();
     String raftAddress = config.peers().get(config.nodeId());
     s.publisher = ApiAddressPublisher.start(s.raft, s.replica, s.proposer,
-        ApiAddressPublisher.advertised(config.apiHost(), s.api.port(), raftAddress));
+        ApiAddressPublisher.advertised(config.apiHost(), s.api.port(), raftAddress), s.executors.timers());
     if (s.metrics != null) {
-      s.metricsHttp = MetricsHttpServer.start(config.apiHost(), config.metricsPort(), s.metrics);
+      s.metricsHttp = MetricsHttpServer.start(config.apiHost(), config.metricsPort(), s.metrics,
+          s.executors.blocking());
       LOG.info("node {} serving /metrics, /healthz and /readyz on {}:{}", config.nodeId(), config.apiHost(),
           s.metricsHttp.port());
     }
@@ -229,12 +233,12 @@ public final class RegentServer implements AutoCloseable {
       publisher.close();
     }
     api.close();
-    membership.close();
     if (leaderFollower != null) {
       leaderFollower.close();
     }
     clients.close();
     raft.close();
     lessor.close();
+    executors.close();
   }
 }

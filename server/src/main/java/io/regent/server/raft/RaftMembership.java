@@ -4,7 +4,6 @@ import io.grpc.Status;
 import io.regent.api.v1.Member;
 import io.regent.api.v1.MemberListResponse;
 import io.regent.server.api.Membership;
-import io.regent.server.concurrent.Daemons;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.MemberApi;
 import io.regent.statemachine.replica.ReplicaView;
@@ -14,7 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
@@ -40,9 +39,9 @@ import org.slf4j.LoggerFactory;
  * <p>API addresses are not part of Ratis's configuration; they are replicated state ({@link MemberApi}
  * entries) that {@link ApiAddressPublisher} and {@link #add} write.
  *
- * <p>Changes sent through one node run one at a time on its own thread (the admin calls block).
+ * <p>Changes sent through one node run one at a time on the node's blocking pool (the admin calls block).
  */
-public final class RaftMembership implements Membership, AutoCloseable {
+public final class RaftMembership implements Membership {
   private static final Logger LOG = LoggerFactory.getLogger(RaftMembership.class);
 
   private final RaftServer server;
@@ -51,7 +50,9 @@ public final class RaftMembership implements Membership, AutoCloseable {
   private final Confirmer confirmer;
   private final ReplicaView replica;
   private final long transferTimeoutMs;
-  private final ExecutorService changes = Daemons.executor("regent-membership");
+  private final Executor blocking;
+  /** The change last submitted through this node: each starts once the one before it has ended. */
+  private CompletableFuture<?> lastChange = CompletableFuture.completedFuture(null);
 
   /**
    * @param server the local Ratis server
@@ -61,15 +62,17 @@ public final class RaftMembership implements Membership, AutoCloseable {
    * @param confirmer leadership confirmations before each read of the configuration
    * @param replica the local state (API addresses)
    * @param transferTimeoutMs how long a leadership transfer may take, ms
+   * @param blocking the node's blocking pool, which runs the changes
    */
   public RaftMembership(RaftServer server, Supplier<RaftClient> admins, EntrySubmitter proposer, Confirmer confirmer,
-                        ReplicaView replica, long transferTimeoutMs) {
+                        ReplicaView replica, long transferTimeoutMs, Executor blocking) {
     this.server = server;
     this.admins = admins;
     this.proposer = proposer;
     this.confirmer = confirmer;
     this.replica = replica;
     this.transferTimeoutMs = transferTimeoutMs;
+    this.blocking = blocking;
   }
 
   @Override
@@ -163,7 +166,7 @@ public final class RaftMembership implements Membership, AutoCloseable {
 
   @Override
   public CompletableFuture<String> transferLeadership(String to) {
-    return fresh().thenApplyAsync(x -> {
+    return fresh().thenCompose(x -> serially(() -> {
       Conf conf = Conf.read(server);
       RaftPeer target = conf.require(to);
       if (!conf.voters.contains(target)) {
@@ -174,7 +177,7 @@ public final class RaftMembership implements Membership, AutoCloseable {
         check(admin -> admin.admin().transferLeadership(target.getId(), transferTimeoutMs));
       }
       return to;
-    }, changes);
+    }));
   }
 
   /** Every member in the local configuration: voters, then learners, with their published API addresses. */
@@ -190,9 +193,11 @@ public final class RaftMembership implements Membership, AutoCloseable {
     return out;
   }
 
-  @Override
-  public void close() {
-    changes.shutdownNow();
+  /** Runs {@code change} on the blocking pool after every change submitted before it (its admin calls block). */
+  private synchronized <T> CompletableFuture<T> serially(Supplier<T> change) {
+    CompletableFuture<T> next = lastChange.handle((r, e) -> null).thenApplyAsync(x -> change.get(), blocking);
+    lastChange = next;
+    return next;
   }
 
   /** Records {@code id}'s API address in the replicated state ("" forgets it); waits for the commit. */
@@ -217,10 +222,10 @@ public final class RaftMembership implements Membership, AutoCloseable {
   }
 
   private CompletableFuture<List<Member>> change(Runnable body) {
-    return fresh().thenApplyAsync(x -> {
+    return fresh().thenCompose(x -> serially(() -> {
       body.run();
       return members();
-    }, changes);
+    }));
   }
 
   private void setConfiguration(Conf current, List<RaftPeer> voters, List<RaftPeer> listeners) {

@@ -4,6 +4,7 @@ import io.regent.api.v1.Member;
 import io.regent.api.v1.StatusResponse;
 import io.regent.server.ServerConfig;
 import io.regent.server.api.ApiServer;
+import io.regent.server.concurrent.NodeExecutors;
 import io.regent.server.lease.Lessor;
 import io.regent.server.raft.Confirmer;
 import io.regent.server.storage.DataDir;
@@ -23,6 +24,7 @@ public final class SingleWriterServer implements AutoCloseable {
   /** The node id Status reports. */
   public static final String NODE_ID = "single-writer";
 
+  private final NodeExecutors executors = new NodeExecutors();
   private final Lessor lessor;
   private final SingleWriterLog log;
   private final ApiServer api;
@@ -33,7 +35,7 @@ public final class SingleWriterServer implements AutoCloseable {
     lessor.setProposer(log);
     String address = apiHost + ":" + apiPort;
     this.api = new ApiServer(new InetSocketAddress(apiHost, apiPort), () -> status(address), log, log,
-        new Confirmer(log), minTtlMs(), false);
+        new Confirmer(log), minTtlMs(), false, executors.blocking());
   }
 
   /**
@@ -71,5 +73,6 @@ public final class SingleWriterServer implements AutoCloseable {
     api.close();
     lessor.close();
     log.close();
+    executors.close();
   }
 }
