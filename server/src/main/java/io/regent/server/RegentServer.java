@@ -59,6 +59,7 @@ public final class RegentServer implements AutoCloseable {
   private final RaftMembership membership;
   private final RegentStateMachine replica;
   private final Proposer proposer;
+  private final Confirmer confirmer;
   private MetricsHttpServer metricsHttp;
   private ApiAddressPublisher publisher;
   private LeaderFollower leaderFollower;
@@ -98,6 +99,7 @@ public final class RegentServer implements AutoCloseable {
         .build(), proposer, confirmer, sm, RaftSetup.ADMIN_TIMEOUT_MS);
     this.replica = sm;
     this.proposer = proposer;
+    this.confirmer = confirmer;
     this.api = new ApiServer(new InetSocketAddress(config.apiHost(), config.apiPort()), sec.apiCredentials(),
         new RaftClusterView(raft, membership), sm, proposer, confirmer, config.minTtlMs(),
         config.unsafeLocalGrants(), config.limits(), interceptors.toArray(ServerInterceptor[]::new));
@@ -181,7 +183,7 @@ public final class RegentServer implements AutoCloseable {
   private static RegentServer start(RegentServer s) throws IOException {
     ServerConfig config = s.config;
     s.raft.start();
-    s.leaderFollower = LeaderFollower.start(s.raft, s.clients, LEADER_POLL_MS);
+    s.leaderFollower = LeaderFollower.start(s.raft, s.clients, LEADER_POLL_MS, s.confirmer::leaderChanged);
     s.api.start();
     String raftAddress = config.peers().get(config.nodeId());
     s.publisher = ApiAddressPublisher.start(s.raft, s.replica, s.proposer,

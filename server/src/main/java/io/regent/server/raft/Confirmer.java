@@ -8,6 +8,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Batched leadership confirmations: one Confirm entry per round answers every request that arrived before
@@ -18,7 +20,8 @@ import java.util.concurrent.CompletableFuture;
  * old leader could confirm itself for up to an election timeout. A committed entry of the proposer's term
  * is a fresh majority round by construction (Raft §5.4, §6.4; DESIGN §3).
  *
- * <p>Thread-safe; one round is in flight at a time per node.
+ * <p>Thread-safe; one round is in flight at a time per node, and a round stuck on a leader that is gone is
+ * abandoned when this node follows another ({@link #leaderChanged}).
  */
 public final class Confirmer {
   /**
@@ -27,9 +30,12 @@ public final class Confirmer {
    */
   public static final int MAX_NAMES_PER_ROUND = 128;
 
+  private static final Logger LOG = LoggerFactory.getLogger(Confirmer.class);
+
   private final EntrySubmitter proposer;
   private List<Pending> waiting = new ArrayList<>();
-  private boolean inFlight;
+  /** The round whose outcome answers its requests, or null when none is in flight. */
+  private Round inFlight;
 
   /** @param proposer submits the Confirm entries */
   public Confirmer(EntrySubmitter proposer) {
@@ -70,28 +76,53 @@ public final class Confirmer {
 
   private CompletableFuture<Confirmation> confirmRound(List<Long> renew, List<Long> query, List<String> names) {
     Pending p = new Pending(renew, query, names, new CompletableFuture<>());
-    boolean start;
+    Round start = null;
     synchronized (this) {
       waiting.add(p);
-      start = !inFlight;
-      inFlight = true;
+      if (inFlight == null) {
+        start = nextRound();
+      }
     }
-    if (start) {
-      startRound();
+    if (start != null) {
+      propose(start);
     }
     return p.future;
   }
 
-  private void startRound() {
-    List<Pending> batch;
+  /**
+   * The leader this node follows changed: the round in flight is abandoned, not waited out. It was sent to the
+   * old leader, and when that one is paused rather than dead the Ratis client waits for its request timeout
+   * and a channel close (seconds) while the new leader's lease deadlines run. Its requests go at once into a
+   * new round, through clients that already follow the new leader: that round begins after they arrived, so it
+   * answers them as well. The abandoned round may still commit later (a Confirm changes no replicated state);
+   * if it succeeds first, its answer is as good.
+   */
+  public void leaderChanged() {
+    Round next;
     synchronized (this) {
-      batch = waiting;
-      waiting = new ArrayList<>();
+      if (inFlight == null) {
+        return;
+      }
+      waiting.addAll(0, inFlight.batch);
+      next = nextRound();
     }
+    LOG.info("leader changed: confirmation round of {} requests restarted at the new leader", next.batch.size());
+    propose(next);
+  }
+
+  /** Takes every waiting request into a new round, which becomes the one in flight. Caller holds the lock. */
+  private Round nextRound() {
+    Round r = new Round(waiting);
+    waiting = new ArrayList<>();
+    inFlight = r;
+    return r;
+  }
+
+  private void propose(Round round) {
     Set<Long> renew = new LinkedHashSet<>();
     Set<Long> query = new LinkedHashSet<>();
     Set<String> names = new LinkedHashSet<>();
-    batch.forEach(p -> {
+    round.batch.forEach(p -> {
       renew.addAll(p.renew);
       query.addAll(p.query);
       for (String n : p.names) {
@@ -109,24 +140,33 @@ public final class Confirmer {
       // a round must always end, or every later confirmation on this node would wait forever
       proposed = CompletableFuture.failedFuture(e);
     }
-    proposed.whenComplete((result, err) -> {
-      Confirmation round = err == null ? Confirmation.of(result) : null;
-      for (Pending p : batch) {
-        if (err != null) {
-          p.future.completeExceptionally(err);
-        } else {
-          p.future.complete(round);
+    proposed.whenComplete((result, err) -> ended(round, result, err));
+  }
+
+  private void ended(Round round, Result result, Throwable err) {
+    boolean current;
+    Round next = null;
+    synchronized (this) {
+      current = inFlight == round;
+      if (current) {
+        inFlight = null;
+        if (!waiting.isEmpty()) {
+          next = nextRound();
         }
       }
-      boolean again;
-      synchronized (this) {
-        again = !waiting.isEmpty();
-        inFlight = again;
-      }
-      if (again) {
-        startRound();
-      }
-    });
+    }
+    if (err == null) {
+      Confirmation answer = Confirmation.of(result);
+      round.batch.forEach(p -> p.future.complete(answer));
+    } else if (current) {
+      round.batch.forEach(p -> p.future.completeExceptionally(err));
+    } // else: an abandoned round's failure; its requests wait for the round that replaced it
+    if (next != null) {
+      propose(next);
+    }
+  }
+
+  private record Round(List<Pending> batch) {
   }
 
   private record Pending(List<Long> renew, List<Long> query, List<String> names,

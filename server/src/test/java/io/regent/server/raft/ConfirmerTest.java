@@ -72,4 +72,29 @@ class ConfirmerTest {
     Confirmation last = reads.get(reads.size() - 1).get(5, TimeUnit.SECONDS);
     assertThat(last.names()).doesNotContainKey("name-" + (Confirmer.MAX_NAMES_PER_ROUND + 9));
   }
+
+  @Test
+  void aRoundStuckOnAnOldLeaderIsRestartedWhenTheLeaderChanges() throws Exception {
+    List<CompletableFuture<Result>> sent = new CopyOnWriteArrayList<>();
+    Confirmer confirmer = new Confirmer(entry -> {
+      CompletableFuture<Result> f = new CompletableFuture<>();
+      sent.add(f);
+      return f;
+    });
+    CompletableFuture<Confirmation> stuck = confirmer.confirmLeases(List.of(5L), List.of());
+    CompletableFuture<Confirmation> queued = confirmer.confirmLeases(List.of(6L), List.of());
+    assertThat(sent).hasSize(1); // the second waits for the round in flight
+
+    confirmer.leaderChanged();
+    // before the fix both waited until the first round's proposal timed out
+    assertThat(sent).hasSize(2);
+    sent.get(1).complete(Result.newBuilder().setIndex(11).build());
+    assertThat(stuck.get(5, TimeUnit.SECONDS).result().getIndex()).isEqualTo(11);
+    assertThat(queued.get(5, TimeUnit.SECONDS).result().getIndex()).isEqualTo(11);
+
+    // the abandoned round's late failure ends nothing, and the next request starts a new round at once
+    sent.get(0).completeExceptionally(new IllegalStateException("old leader timed out"));
+    confirmer.confirm(List.of(), List.of());
+    assertThat(sent).hasSize(3);
+  }
 }
