@@ -8,6 +8,7 @@ import io.regent.server.metrics.RegentMetrics;
 import io.regent.server.raft.ApiAddressPublisher;
 import io.regent.server.raft.Confirmer;
 import io.regent.server.raft.LeaderFollower;
+import io.regent.server.raft.ProposalRetries;
 import io.regent.server.raft.Proposer;
 import io.regent.server.raft.RaftClientPool;
 import io.regent.server.raft.RaftClusterView;
@@ -121,8 +122,7 @@ public final class RegentServer implements AutoCloseable {
     RaftGroup now = currentGroup(startup);
     return RaftClient.newBuilder().setProperties(props).setParameters(sec.raftParameters()).setRaftGroup(now)
         .setLeaderId(leader != null && now.getPeer(leader) != null ? leader : null)
-        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(50,
-            TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+        .setRetryPolicy(ProposalRetries.within(config.requestTimeoutMs()))
         .build();
   }
 

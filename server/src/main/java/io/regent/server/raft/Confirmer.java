@@ -29,6 +29,13 @@ public final class Confirmer {
    * reply under ~9 MB, well inside gRPC's and Ratis's message limits.
    */
   public static final int MAX_NAMES_PER_ROUND = 128;
+  /**
+   * Bytes one round's Confirm entry may carry, about (lease ids and names; a request is never split): many
+   * KeepAliveMany calls of 10 000 ids each arriving during one round would otherwise make the next entry
+   * megabytes long, to be written and replicated before any of them is answered. Requests beyond it wait for
+   * the round after. The first request of a round always goes in (the API bounds each request).
+   */
+  public static final long MAX_ROUND_BYTES = 256 * 1024;
 
   private static final Logger LOG = LoggerFactory.getLogger(Confirmer.class);
 
@@ -112,8 +119,18 @@ public final class Confirmer {
 
   /** Takes every waiting request into a new round, which becomes the one in flight. Caller holds the lock. */
   private Round nextRound() {
-    Round r = new Round(waiting);
-    waiting = new ArrayList<>();
+    int taken = 0;
+    long bytes = 0;
+    while (taken < waiting.size()) {
+      long more = waiting.get(taken).bytes();
+      if (taken > 0 && bytes + more > MAX_ROUND_BYTES) {
+        break; // the rest go into the next round, which also began after they arrived
+      }
+      bytes += more;
+      taken++;
+    }
+    Round r = new Round(new ArrayList<>(waiting.subList(0, taken)));
+    waiting = new ArrayList<>(waiting.subList(taken, waiting.size()));
     inFlight = r;
     return r;
   }
@@ -171,5 +188,13 @@ public final class Confirmer {
 
   private record Pending(List<Long> renew, List<Long> query, List<String> names,
                          CompletableFuture<Confirmation> future) {
+    /** Upper bound of what this request adds to a Confirm entry, bytes (protobuf: tag + varint, tag + length). */
+    long bytes() {
+      long b = 11L * (renew.size() + query.size());
+      for (String n : names) {
+        b += 3 + n.length() * 3L; // a UTF-16 char is at most 3 UTF-8 bytes
+      }
+      return b;
+    }
   }
 }

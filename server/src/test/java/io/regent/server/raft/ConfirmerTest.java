@@ -97,4 +97,34 @@ class ConfirmerTest {
     confirmer.confirm(List.of(), List.of());
     assertThat(sent).hasSize(3);
   }
+
+  @Test
+  void aRoundsEntryStaysWithinItsByteLimitAndTheRestGoIntoTheNextRound() throws Exception {
+    List<LogEntry> proposed = new CopyOnWriteArrayList<>();
+    List<CompletableFuture<Result>> sent = new CopyOnWriteArrayList<>();
+    Confirmer confirmer = new Confirmer(entry -> {
+      proposed.add(entry.build());
+      CompletableFuture<Result> f = new CompletableFuture<>();
+      sent.add(f);
+      return f;
+    });
+    confirmer.confirm(List.of(), List.of()); // holds the round in flight while the keepalives queue
+    List<CompletableFuture<Confirmation>> calls = new ArrayList<>();
+    long id = 1L << 40; // ids of a long-lived cluster: 6-byte varints
+    for (int call = 0; call < 10; call++) {
+      List<Long> ids = new ArrayList<>();
+      for (int i = 0; i < 10_000; i++) {
+        ids.add(id++);
+      }
+      calls.add(confirmer.confirmLeases(ids, List.of()));
+    }
+    for (int round = 0; round < 10 && calls.stream().anyMatch(c -> !c.isDone()); round++) {
+      sent.get(round).complete(Result.newBuilder().setIndex(round).build());
+    }
+    assertThat(calls).allMatch(CompletableFuture::isDone);
+    // before the bound, the second round carried all 100 000 ids (about 0.8 MB) in one entry
+    assertThat(proposed.size()).isGreaterThan(2);
+    assertThat(proposed).allMatch(e -> e.getSerializedSize() <= Confirmer.MAX_ROUND_BYTES);
+    assertThat(proposed.stream().mapToInt(e -> e.getConfirm().getRenewLeaseIdsCount()).sum()).isEqualTo(100_000);
+  }
 }
