@@ -20,6 +20,9 @@ import org.slf4j.LoggerFactory;
  * old leader could confirm itself for up to an election timeout. A committed entry of the proposer's term
  * is a fresh majority round by construction (Raft §5.4, §6.4; DESIGN §3).
  *
+ * <p>With a {@link LeadershipLease}, a request that arrives while this node holds it is answered at once from
+ * its own state ({@link LocalConfirm}), and every round this node commits as the ready leader renews it.
+ *
  * <p>Thread-safe; one round is in flight at a time per node, and a round stuck on a leader that is gone is
  * abandoned when this node follows another ({@link #leaderChanged}).
  */
@@ -44,13 +47,37 @@ public final class Confirmer {
   /** The round whose outcome answers its requests, or null when none is in flight. */
   private Round inFlight;
 
-  /** @param proposer submits the Confirm entries */
+  private final LeadershipLease lease;
+  private final LocalAnswer local;
+
+  /** Answers a Confirm from the leader's own state, as {@link LocalConfirm#confirm} does. */
+  @FunctionalInterface
+  public interface LocalAnswer {
+    /** The round's answer as the ready leader of {@code term}, or {@code null} when a round is needed. */
+    Confirmation confirm(long term, Confirm.Builder entry);
+  }
+
+  /** A confirmer that always runs a round ({@code --confirm strict}). @param proposer submits the Confirm entries */
   public Confirmer(EntrySubmitter proposer) {
-    this.proposer = proposer;
+    this(proposer, null, null);
   }
 
   /**
-   * Waits for a confirmation round that begins after this call.
+   * A confirmer that answers at once while this node holds its leadership lease, and renews the lease with
+   * every round it commits as the ready leader.
+   *
+   * @param lease the leadership lease, or {@code null} for none (strict)
+   * @param local answers a Confirm from the leader's own state under the lease (required with {@code lease})
+   */
+  public Confirmer(EntrySubmitter proposer, LeadershipLease lease, LocalAnswer local) {
+    this.proposer = proposer;
+    this.lease = lease;
+    this.local = local;
+  }
+
+  /**
+   * Waits for a confirmation round that begins after this call, or answers at once from the leader's own
+   * state while this node holds its leadership lease (docs/architecture.md, "The leadership lease").
    *
    * @param renew leases whose keepalive this round answers (the ready leader renews them)
    * @param query leases whose remaining time to report
@@ -82,7 +109,41 @@ public final class Confirmer {
   }
 
   private CompletableFuture<Confirmation> confirmRound(List<Long> renew, List<Long> query, List<String> names) {
-    Pending p = new Pending(renew, query, names, new CompletableFuture<>());
+    Confirmation leased = underLease(renew, query, names);
+    if (leased != null) {
+      return CompletableFuture.completedFuture(leased);
+    }
+    return enqueue(new Pending(renew, query, names, new CompletableFuture<>()));
+  }
+
+  /**
+   * The answer under the leadership lease, or {@code null} when this node does not hold it now. A lease in its
+   * second half is renewed by a round that nobody waits for, so that steady traffic never waits for one.
+   */
+  private Confirmation underLease(List<Long> renew, List<Long> query, List<String> names) {
+    if (lease == null) {
+      return null;
+    }
+    long term = lease.heldTerm();
+    if (term < 0) {
+      return null;
+    }
+    Confirmation c = local.confirm(term, entry(List.of(new Pending(renew, query, names, null))));
+    if (c == null || lease.heldTerm() != term) {
+      return null; // the lease ended while the state was read: it may not reflect a new leader's writes
+    }
+    if (lease.remainingNanos() < lease.lengthNanos() / 2) {
+      synchronized (this) {
+        if (inFlight != null) {
+          return c;
+        }
+      }
+      enqueue(new Pending(List.of(), List.of(), List.of(), new CompletableFuture<>()));
+    }
+    return c;
+  }
+
+  private CompletableFuture<Confirmation> enqueue(Pending p) {
     Round start = null;
     synchronized (this) {
       waiting.add(p);
@@ -136,10 +197,29 @@ public final class Confirmer {
   }
 
   private void propose(Round round) {
+    Confirm.Builder c = entry(round.batch);
+    LeadershipLease.Start start = lease == null ? null : lease.begin();
+    CompletableFuture<Result> proposed;
+    try {
+      proposed = proposer.propose(LogEntry.newBuilder().setConfirm(c));
+    } catch (RuntimeException e) {
+      // a round must always end, or every later confirmation on this node would wait forever
+      proposed = CompletableFuture.failedFuture(e);
+    }
+    proposed.whenComplete((result, err) -> {
+      if (err == null && start != null) {
+        lease.committed(start, result.getTerm());
+      }
+      ended(round, result, err);
+    });
+  }
+
+  /** The Confirm entry answering {@code batch}: its lease ids once each, at most {@link #MAX_NAMES_PER_ROUND} names. */
+  private static Confirm.Builder entry(List<Pending> batch) {
     Set<Long> renew = new LinkedHashSet<>();
     Set<Long> query = new LinkedHashSet<>();
     Set<String> names = new LinkedHashSet<>();
-    round.batch.forEach(p -> {
+    batch.forEach(p -> {
       renew.addAll(p.renew);
       query.addAll(p.query);
       for (String n : p.names) {
@@ -148,16 +228,7 @@ public final class Confirmer {
         }
       }
     });
-    Confirm.Builder c = Confirm.newBuilder().addAllRenewLeaseIds(renew).addAllQueryLeaseIds(query)
-        .addAllQueryNames(names);
-    CompletableFuture<Result> proposed;
-    try {
-      proposed = proposer.propose(LogEntry.newBuilder().setConfirm(c));
-    } catch (RuntimeException e) {
-      // a round must always end, or every later confirmation on this node would wait forever
-      proposed = CompletableFuture.failedFuture(e);
-    }
-    proposed.whenComplete((result, err) -> ended(round, result, err));
+    return Confirm.newBuilder().addAllRenewLeaseIds(renew).addAllQueryLeaseIds(query).addAllQueryNames(names);
   }
 
   private void ended(Round round, Result result, Throwable err) {

@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /** Confirmation rounds always end, whatever the proposer does, and index their lease statuses and names. */
@@ -126,5 +127,45 @@ class ConfirmerTest {
     assertThat(proposed.size()).isGreaterThan(2);
     assertThat(proposed).allMatch(e -> e.getSerializedSize() <= Confirmer.MAX_ROUND_BYTES);
     assertThat(proposed.stream().mapToInt(e -> e.getConfirm().getRenewLeaseIdsCount()).sum()).isEqualTo(100_000);
+  }
+
+  @Test
+  void underTheLeadershipLeaseARequestIsAnsweredWithoutAnEntryAndTheLeaseIsRenewedInItsSecondHalf()
+      throws Exception {
+    AtomicLong now = new AtomicLong(1);
+    LeadershipLease lease = new LeadershipLease(now::get, new LeadershipLease.Leadership() {
+      @Override
+      public long readyTerm() {
+        return 3;
+      }
+
+      @Override
+      public long currentTerm() {
+        return 3;
+      }
+    }, 1_000, 0.8);
+    List<LogEntry> proposed = new CopyOnWriteArrayList<>();
+    List<Long> answeredLocally = new CopyOnWriteArrayList<>();
+    Confirmer confirmer = new Confirmer(entry -> {
+      proposed.add(entry.build());
+      return CompletableFuture.completedFuture(Result.newBuilder().setIndex(proposed.size()).setTerm(3).build());
+    }, lease, (term, entry) -> {
+      answeredLocally.add(term);
+      return Confirmation.of(Result.newBuilder().setIndex(100).build());
+    });
+    assertThat(confirmer.confirm(List.of(), List.of()).get(5, TimeUnit.SECONDS).getIndex()).isEqualTo(1);
+    assertThat(proposed).hasSize(1); // no lease yet: a round, which gives one (800 ms from before it)
+
+    now.addAndGet(TimeUnit.MILLISECONDS.toNanos(300));
+    assertThat(confirmer.confirm(List.of(7L), List.of()).get(5, TimeUnit.SECONDS).getIndex()).isEqualTo(100);
+    assertThat(proposed).hasSize(1);
+    assertThat(answeredLocally).containsExactly(3L);
+
+    now.addAndGet(TimeUnit.MILLISECONDS.toNanos(200)); // in its second half: answered, and renewed by a round
+    assertThat(confirmer.confirm(List.of(), List.of()).get(5, TimeUnit.SECONDS).getIndex()).isEqualTo(100);
+    assertThat(proposed).hasSize(2);
+
+    now.addAndGet(TimeUnit.MILLISECONDS.toNanos(900)); // lapsed: the request waits for a round
+    assertThat(confirmer.confirm(List.of(), List.of()).get(5, TimeUnit.SECONDS).getIndex()).isEqualTo(3);
   }
 }
