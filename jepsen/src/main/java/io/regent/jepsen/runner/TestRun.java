@@ -9,6 +9,7 @@ import io.regent.jepsen.cluster.Cluster;
 import io.regent.jepsen.cluster.ClusterSpec;
 import io.regent.jepsen.cluster.Probe;
 import io.regent.jepsen.cluster.RunLock;
+import io.regent.jepsen.checker.Budget;
 import io.regent.jepsen.history.EdnWriter;
 import io.regent.jepsen.history.History;
 import io.regent.jepsen.nemesis.NemesisScheduler;
@@ -58,7 +59,7 @@ public final class TestRun {
     results.notes(notes);
     if (!results.crashed()) {
       log("checking " + history.operations().size() + " operations");
-      results.checks(HistoryChecks.check(o.workload(), history, o.checkBudget()));
+      results.checks(HistoryChecks.check(o.workload(), history, Budget.ofTime(o.checkBudget())));
     }
     results.history(history);
     results.write();
