@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code leader-churn}: moves Raft leadership back and forth between two nodes (the leader at the start and
  * another one chosen at random), a transfer every 1–3 s for as long as the fault is held. Before the run it
  * grants {@link #IDLE_LEASES} idle leases of the longest TTL, never renewed and never used, so that every
- * new leader's readiness scan (it re-arms every lease, docs/architecture.md §3) takes time: the churn then
+ * new leader's readiness scan (it re-arms every lease, docs/architecture.md §3.1) takes time: the churn then
  * lands leader changes inside those scans. Value at start: {@code ["n1" "n3"]}; at stop: {@code [transfers
  * failed]}, the transfers made and those refused or timed out (a transfer while a node is down fails).
  */

@@ -13,6 +13,8 @@ import io.regent.jepsen.cluster.Probe;
 import io.regent.jepsen.cluster.RunLock;
 import io.regent.jepsen.history.EdnWriter;
 import io.regent.jepsen.history.History;
+import io.regent.jepsen.history.MalformedHistoryException;
+import io.regent.jepsen.history.Op;
 import io.regent.jepsen.nemesis.ClientLinks;
 import io.regent.jepsen.nemesis.NemesisScheduler;
 import io.regent.jepsen.workload.Workload;
@@ -56,8 +58,17 @@ public final class TestRun {
       results.crash(e);
       log("run crashed: " + e);
     }
-    History history = recorder == null ? new History(List.of()) : recorder.history();
-    EdnWriter.write(history, dir.resolve("history.edn"));
+    // The events are written before they are paired: a malformed recording (a client bug) is kept to look at.
+    List<Op> events = recorder == null ? List.of() : recorder.ops();
+    Files.writeString(dir.resolve("history.edn"), EdnWriter.toString(events));
+    History history;
+    try {
+      history = new History(events);
+    } catch (MalformedHistoryException e) {
+      results.crash(e);
+      log("run crashed: the recorded " + e.getMessage());
+      history = new History(List.of());
+    }
     results.notes(notes);
     if (!results.crashed()) {
       log("checking " + history.operations().size() + " operations");
