@@ -25,11 +25,13 @@ import java.util.regex.Pattern;
  * @param metricsPort port of the HTTP endpoint serving {@code /metrics}, {@code /healthz} and {@code /readyz}
  *     on {@code apiHost}; -1 (the default) serves none, 0 picks a free port
  * @param limits limits of the public API ({@link ServerLimits#DEFAULTS} unless set)
+ * @param confirm how leadership is confirmed before keepalives and linearizable reads ({@link ConfirmRule#LEASE}
+ *     unless set; {@code null} means that)
  */
 public record ServerConfig(String nodeId, Map<String, String> peers, String apiHost, int apiPort, Path dataDir,
                            long electionTimeoutMinMs, long electionTimeoutMaxMs, long snapshotThreshold,
                            long logSegmentBytes, long requestTimeoutMs, boolean unsafeLocalGrants,
-                           int metricsPort, ServerLimits limits) {
+                           int metricsPort, ServerLimits limits, ConfirmRule confirm) {
 
   /** Default election timeouts: 600–1200 ms, so the minimum TTL is 1.8 s (tests can use 2–3 s TTLs). */
   public static final long DEFAULT_ELECTION_MIN_MS = 600;
@@ -57,6 +59,9 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
     if (limits == null) {
       throw new IllegalArgumentException("limits must be set (ServerLimits.DEFAULTS)");
     }
+    if (confirm == null) {
+      confirm = ConfirmRule.LEASE;
+    }
   }
 
   /**
@@ -71,7 +76,8 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
   /**
    * Settings for node {@code nodeId} with data in {@code dataDir}, every other setting at its default: API on
    * 127.0.0.1:7101, election timeouts {@value #DEFAULT_ELECTION_MIN_MS}–{@value #DEFAULT_ELECTION_MAX_MS} ms,
-   * a snapshot every 10 000 entries, 8 MiB log segments, 10 s proposals, no metrics endpoint, default limits.
+   * a snapshot every 10 000 entries, 8 MiB log segments, 10 s proposals, no metrics endpoint, default limits,
+   * leadership confirmed by the leadership lease.
    * The peers must be set ({@link Builder#peers(String)}, {@link Builder#peers(Map)} or
    * {@link Builder#raftAddress(String)}).
    */
@@ -84,7 +90,7 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
     Builder b = new Builder(nodeId, dataDir).peers(peers).apiHost(apiHost).apiPort(apiPort)
         .electionTimeout(electionTimeoutMinMs, electionTimeoutMaxMs).snapshots(snapshotThreshold, logSegmentBytes)
         .requestTimeoutMs(requestTimeoutMs).unsafeLocalGrants(unsafeLocalGrants).metricsPort(metricsPort);
-    return b.limits(limits);
+    return b.limits(limits).confirm(confirm);
   }
 
   /** Smallest TTL a lease may have: 1.5 x the maximum election timeout, in ms (etcd's minimum-TTL rule). */
@@ -114,6 +120,7 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
     private boolean unsafeLocalGrants;
     private int metricsPort = -1;
     private ServerLimits limits = ServerLimits.DEFAULTS;
+    private ConfirmRule confirm = ConfirmRule.LEASE;
 
     private Builder(String nodeId, Path dataDir) {
       this.nodeId = nodeId;
@@ -240,6 +247,12 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
       return this;
     }
 
+    /** How leadership is confirmed ({@code --confirm}, {@code --unsafe-leadership-lease-factor}; default lease). */
+    public Builder confirm(ConfirmRule rule) {
+      this.confirm = rule;
+      return this;
+    }
+
     /**
      * The settings.
      *
@@ -248,7 +261,7 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
      */
     public ServerConfig build() {
       return new ServerConfig(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs,
-          snapshotThreshold, logSegmentBytes, requestTimeoutMs, unsafeLocalGrants, metricsPort, limits);
+          snapshotThreshold, logSegmentBytes, requestTimeoutMs, unsafeLocalGrants, metricsPort, limits, confirm);
     }
   }
 

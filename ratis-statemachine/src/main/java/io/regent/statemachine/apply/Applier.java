@@ -304,7 +304,7 @@ public final class Applier {
   }
 
   private Result.Builder confirm(Confirm c) {
-    Result.Builder r = Result.newBuilder();
+    Result.Builder r = Result.newBuilder().setTerm(term);
     for (long id : c.getRenewLeaseIdsList()) {
       LeaseRecord lease = status(r, id);
       if (lease != null) {

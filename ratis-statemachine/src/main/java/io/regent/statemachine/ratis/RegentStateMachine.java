@@ -180,6 +180,7 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
         return last.getIndex();
       }
       long bytes = store.copyTo(file.toPath());
+      SnapshotFailpoint.reachedBeforeChecksum(file.toPath());
       MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);
       storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file.toPath(), md5), last));
       LOG.info("snapshot {} written: {} bytes", last, bytes);

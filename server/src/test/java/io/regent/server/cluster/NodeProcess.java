@@ -3,6 +3,7 @@ package io.regent.server.cluster;
 import io.regent.process.ChildProcess;
 import io.regent.server.RegentServer;
 import io.regent.server.ServerConfig;
+import io.regent.statemachine.ratis.SnapshotFailpoint;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -10,6 +11,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 
 /**
  * A Regent node in a JVM of its own (this test class path), so that a test can {@code kill -9} it: the same
@@ -19,6 +21,8 @@ import java.util.Map;
 final class NodeProcess implements AutoCloseable {
   /** Printed by the node once it serves. */
   static final String READY = "node ready";
+  /** Printed, followed by the snapshot file, by a node started with {@code holdSnapshot} when it holds one open. */
+  static final String SNAPSHOT_HELD = "snapshot held open before its checksum: ";
 
   private final ChildProcess process;
 
@@ -32,12 +36,22 @@ final class NodeProcess implements AutoCloseable {
    */
   static NodeProcess start(String id, Map<String, String> peers, int apiPort, Path dataDir, long snapshotThreshold)
       throws IOException, InterruptedException {
+    return start(id, peers, apiPort, dataDir, snapshotThreshold, false);
+  }
+
+  /**
+   * As {@link #start(String, Map, int, Path, long)}; with {@code holdSnapshot} the node's first snapshot write
+   * stops after the snapshot file and before its {@code .md5} ({@link SnapshotFailpoint}), prints {@link
+   * #SNAPSHOT_HELD} and the file, and stays there until the process dies: the moment to {@code kill -9} it.
+   */
+  static NodeProcess start(String id, Map<String, String> peers, int apiPort, Path dataDir, long snapshotThreshold,
+      boolean holdSnapshot) throws IOException, InterruptedException {
     List<String> peerList = new ArrayList<>();
     peers.forEach((k, v) -> peerList.add(k + "=" + v));
     List<String> cmd = new ArrayList<>(ChildProcess.javaCommand(List.of("-Xmx256m", "-XX:+UseSerialGC"),
         NodeProcess.class.getName()));
     cmd.addAll(List.of(id, String.join(",", peerList), String.valueOf(apiPort), dataDir.toString(),
-        String.valueOf(snapshotThreshold)));
+        String.valueOf(snapshotThreshold), String.valueOf(holdSnapshot)));
     ChildProcess p = ChildProcess.builder(id, cmd).keepStdinOpen()
         .captureOutput(line -> System.out.println("[" + id + "] " + line)).start();
     try {
@@ -64,8 +78,26 @@ final class NodeProcess implements AutoCloseable {
     process.close();
   }
 
-  /** The node: {@code ID PEERS(id=host:port,...) API_PORT DATA_DIR SNAPSHOT_THRESHOLD}. */
+  /** The snapshot file a {@code holdSnapshot} node printed it holds open, or null. */
+  String heldSnapshot() {
+    return lines().stream().filter(l -> l.startsWith(SNAPSHOT_HELD)).map(l -> l.substring(SNAPSHOT_HELD.length()))
+        .findFirst().orElse(null);
+  }
+
+  /** The node: {@code ID PEERS(id=host:port,...) API_PORT DATA_DIR SNAPSHOT_THRESHOLD HOLD_SNAPSHOT}. */
   public static void main(String[] args) throws Exception {
+    if (Boolean.parseBoolean(args[5])) {
+      CountDownLatch never = new CountDownLatch(1);
+      SnapshotFailpoint.beforeChecksum(snapshot -> {
+        System.out.println(SNAPSHOT_HELD + snapshot);
+        System.out.flush();
+        try {
+          never.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      });
+    }
     Map<String, String> peers = new LinkedHashMap<>();
     for (String p : args[1].split(",")) {
       String[] kv = p.split("=", 2);
