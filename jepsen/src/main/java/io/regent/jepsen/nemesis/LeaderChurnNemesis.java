@@ -91,6 +91,9 @@ final class LeaderChurnNemesis implements Nemesis {
       for (Future<?> f : parts) {
         f.get();
       }
+    } catch (Exception e) {
+      close();
+      throw e;
     } finally {
       pool.shutdownNow();
       pool.awaitTermination(10, TimeUnit.SECONDS);
@@ -135,6 +138,7 @@ final class LeaderChurnNemesis implements Nemesis {
   @Override
   public void close() {
     granters.forEach(RegentClient::close);
+    granters.clear();
   }
 
   @Override
