@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.regent.client.RegentClient;
+import io.regent.server.ServerConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,7 +35,10 @@ class LeaderPauseTest {
 
   @BeforeEach
   void start() throws Exception {
-    cluster = LocalCluster.start(3, dir);
+    // election timeouts of 1-2 s (minimum TTL 3 s) rather than the default 0.6-1.2 s: the same race, with
+    // room for a loaded machine's scheduling delays around the election
+    cluster = LocalCluster.start(3, dir, c -> new ServerConfig(c.nodeId(), c.peers(), c.apiHost(), c.apiPort(),
+        c.dataDir(), 1_000, 2_000, c.snapshotThreshold(), c.logSegmentBytes(), c.requestTimeoutMs(), false));
   }
 
   @AfterEach
