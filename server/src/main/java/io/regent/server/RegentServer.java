@@ -48,7 +48,7 @@ public final class RegentServer implements AutoCloseable {
   static final int EVENT_HISTORY = 10_000;
   /** How often the leader checks lease deadlines, ms. */
   static final long EXPIRY_SCAN_MS = 50;
-  /** Ratis clients proposals are spread over (RATIS-NOTES §15: more connections, more throughput). */
+  /** Ratis clients proposals are spread over (docs/ratis.md §13: more connections, more throughput). */
   static final int RAFT_CLIENTS = 4;
   /** How often the Ratis clients' leader is checked against the local server's, ms. */
   static final long LEADER_POLL_MS = 50;
@@ -70,7 +70,7 @@ public final class RegentServer implements AutoCloseable {
   /**
    * @param bootstrap whether {@code config.peers()} are the initial voters of a new cluster (else the node starts
    *     with an empty peer list: its configuration comes from its storage, or from the leader once a member adds
-   *     it; RATIS-NOTES §7)
+   *     it; docs/ratis.md §12)
    */
   private RegentServer(ServerConfig config, Security security, boolean bootstrap) throws IOException {
     this.config = config;

@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * <p>Why an entry and not Ratis's ReadIndex: Ratis 3.3.0 answers a ReadIndex at once when the commit index
  * has not moved since its last acknowledged heartbeat round ({@code ReadIndexHeartbeats}), so an isolated
  * old leader could confirm itself for up to an election timeout. A committed entry of the proposer's term
- * is a fresh majority round by construction (Raft §5.4, §6.4; DESIGN §3).
+ * is a fresh majority round by construction (Raft §5.4; docs/architecture.md §8, docs/ratis.md §2).
  *
  * <p>With a {@link LeadershipLease}, a request that arrives while this node holds it is answered at once from
  * its own state ({@link LocalConfirm}), and every round this node commits as the ready leader renews it.

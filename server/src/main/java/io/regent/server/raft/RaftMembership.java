@@ -40,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * Ratis followers. Each change reads the configuration after a leadership confirmation, checks the request
  * against it, and submits the new configuration in COMPARE_AND_SET mode, so a change that raced another one
  * fails (ABORTED) instead of undoing it. Always through the {@code List<RaftPeer>} form of the arguments:
- * Ratis 3.3.0's {@code RaftPeer[]} overload drops the voters (RATIS-NOTES §7).
+ * Ratis 3.3.0's {@code RaftPeer[]} overload drops the voters (docs/ratis.md §14).
  *
  * <p>API addresses are not part of Ratis's configuration; they are replicated state ({@link MemberApi}
  * entries) that {@link ApiAddressPublisher} and {@link #add} write.

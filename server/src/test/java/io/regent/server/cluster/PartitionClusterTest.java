@@ -18,7 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A Raft leader cut off from its peers while clients still reach it: it must neither renew leases nor
- * serve stale ownership (DESIGN §3, §4). Ratis 3.3.0's own ReadIndex would answer from a stale
+ * serve stale ownership (docs/architecture.md §3.3, §4.1, §8). Ratis 3.3.0's own ReadIndex would answer from a stale
  * confirmation while the commit index does not move; Regent's Confirm entries must not.
  */
 class PartitionClusterTest {
