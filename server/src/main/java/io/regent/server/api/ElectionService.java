@@ -99,8 +99,13 @@ final class ElectionService extends ElectionGrpc.ElectionImplBase {
 
   @Override
   public void observe(ObserveRequest req, StreamObserver<ObserveResponse> obs) {
-    Statuses.guard(obs, () -> observers.observe(Validation.name(req.getName()), req.getAfterIndex(),
-        (ServerCallStreamObserver<ObserveResponse>) obs));
+    Statuses.guard(obs, () -> {
+      if (req.getAfterIndex() < 0) {
+        throw Statuses.invalid("after index " + req.getAfterIndex() + " is negative (0: from the current state)");
+      }
+      observers.observe(Validation.name(req.getName()), req.getAfterIndex(),
+          (ServerCallStreamObserver<ObserveResponse>) obs);
+    });
   }
 
   private static LeaderKey holderKey(NameRecord rec) {

@@ -50,6 +50,10 @@ public final class RaftSetup {
     // Ratis's default read path is not linearizable (docs/ratis.md §1). Regent's API confirms leadership with a
     // Confirm entry of its own, but any Ratis read-only request must also be linearizable.
     RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
+    // The leadership lease needs every election to begin with a pre-vote, where followers that heard from their
+    // leader within the minimum election timeout refuse (docs/architecture.md, "The leadership lease"). It is
+    // Ratis's default; set here so that nobody turns it off unknowingly.
+    RaftServerConfigKeys.LeaderElection.setPreVote(p, true);
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
     RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, config.snapshotThreshold());
     RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
