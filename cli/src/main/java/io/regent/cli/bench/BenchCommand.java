@@ -1,5 +1,7 @@
 package io.regent.cli.bench;
 
+import io.regent.bench.load.BenchResult;
+import io.regent.bench.load.BenchRun;
 import io.regent.cli.DurationConverter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -73,8 +75,6 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(names = {"-w", "--write-out"}, defaultValue = "simple", description = "simple or json (default: ${DEFAULT-VALUE})")
   String output;
 
-  static final List<String> WORKLOADS = List.of("campaign", "keepalive", "leader-read", "handover", "fresh-token");
-
   @Override
   public Integer call() throws Exception {
     BenchRun.Config config = config();
@@ -89,8 +89,8 @@ public final class BenchCommand implements Callable<Integer> {
     if (!target.equals("regent") && !target.equals("etcd")) {
       throw usage("--target must be regent or etcd, not '" + target + "'");
     }
-    if (!WORKLOADS.contains(workload)) {
-      throw usage("--workload must be one of " + WORKLOADS + ", not '" + workload + "'");
+    if (!BenchRun.WORKLOADS.contains(workload)) {
+      throw usage("--workload must be one of " + BenchRun.WORKLOADS + ", not '" + workload + "'");
     }
     if (!output.equals("simple") && !output.equals("json")) {
       throw usage("-w must be simple or json");

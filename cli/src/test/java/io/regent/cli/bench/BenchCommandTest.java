@@ -3,6 +3,7 @@ package io.regent.cli.bench;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.regent.bench.load.BenchRun;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;

@@ -1,7 +1,7 @@
-package io.regent.cli.bench;
+package io.regent.bench.load;
 
-import io.regent.cli.bench.ClientLoop.Op;
-import io.regent.cli.bench.Target.Held;
+import io.regent.bench.load.ClientLoop.Op;
+import io.regent.bench.load.Target.Held;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
