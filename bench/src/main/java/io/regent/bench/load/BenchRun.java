@@ -72,6 +72,7 @@ public final class BenchRun {
       } else {
         workload = switch (c.workload()) {
           case "campaign" -> Workloads.campaign(targets, prefix, c.ttlMs());
+          case "campaign4" -> Workloads.campaign4(targets, prefix, c.ttlMs());
           case "leader-read" -> Workloads.leaderRead(targets, prefix, c.ttlMs());
           case "fresh-token" -> Workloads.freshToken(targets, prefix, c.ttlMs());
           default -> Workloads.handover(targets, prefix, c.ttlMs());
