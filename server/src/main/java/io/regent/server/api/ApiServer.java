@@ -59,9 +59,10 @@ public final class ApiServer implements AutoCloseable {
                    EntrySubmitter proposer, Confirmer confirmer, long minTtlMs, boolean unsafeLocalGrants,
                    ServerLimits limits, ExecutorService blocking, ServerInterceptor... interceptors) {
     StateReader reader = new StateReader(confirmer, sm, blocking);
-    Campaigns campaigns = new Campaigns(proposer, sm.hub(), unsafeLocalGrants ? new UnsafeLocalGrants(sm) : null,
-        limits);
     LeaseQuota quota = new LeaseQuota(limits.maxLeasesPerConnection());
+    LeaseGrants grants = new LeaseGrants(minTtlMs, limits, quota);
+    Campaigns campaigns = new Campaigns(proposer, sm.hub(), unsafeLocalGrants ? new UnsafeLocalGrants(sm) : null,
+        limits, grants);
     sm.hub().listen(quota);
     ConnectionLimiter limiter = new ConnectionLimiter(limits, System::nanoTime, quota::forget);
     HealthStatusManager health = new HealthStatusManager();
@@ -72,7 +73,7 @@ public final class ApiServer implements AutoCloseable {
         .intercept(limiter);
     java.util.Arrays.stream(interceptors).forEach(builder::intercept);
     this.server = builder
-        .addService(new LeaseService(proposer, confirmer, reader, minTtlMs, limits, quota))
+        .addService(new LeaseService(proposer, confirmer, reader, grants))
         .addService(new ElectionService(campaigns, new Observers(reader, sm.hub(), blocking,
             limits.observeBuffer(), limits.maxObservers()), reader, proposer))
         .addService(new LockService(campaigns, proposer))

@@ -43,6 +43,17 @@ final class ElectionService extends ElectionGrpc.ElectionImplBase {
 
   @Override
   public void campaign(CampaignRequest req, StreamObserver<CampaignResponse> obs) {
+    if (req.getTtlMs() != 0) {
+      Statuses.guard(obs, () -> campaigns.campaignWithTtl(req.getName(), req.getLease(), req.getTtlMs(), req.getValue(),
+          req.getLockDelayMs(), req.getNoWait(), obs, (elected, key, lease) -> {
+            CampaignResponse.Builder b = CampaignResponse.newBuilder().setElected(elected).setLease(lease);
+            if (key != null) {
+              b.setLeader(key);
+            }
+            return b.build();
+          }));
+      return;
+    }
     Statuses.guard(obs, () -> campaigns.campaign(req.getName(), req.getLease(), req.getValue(), req.getLockDelayMs(), req.getNoWait(),
         (ServerCallStreamObserver<CampaignResponse>) obs, (elected, key) -> {
           CampaignResponse.Builder b = CampaignResponse.newBuilder().setElected(elected);
@@ -69,7 +80,7 @@ final class ElectionService extends ElectionGrpc.ElectionImplBase {
     Statuses.guard(obs, () -> {
       LeaderKey k = Validation.key(req.getLeader());
       Statuses.reply(proposer.propose(LogEntry.newBuilder().setResign(Resign.newBuilder().setName(k.getName())
-              .setToken(k.getToken()))),
+              .setToken(k.getToken()).setRevokeLease(req.getRevokeLease()))),
           r -> ResignResponse.newBuilder().setIndex(Statuses.check(r).getIndex()).build(), obs);
     });
   }

@@ -64,7 +64,21 @@ public final class RaftSetup {
     // more append round per write at low load (docs/ratis.md §6: a log index per operation of 2.0). Raft does not need it.
     RaftServerConfigKeys.Log.setLogMetadataEnabled(p, false);
     RaftClientConfigKeys.Rpc.setRequestTimeout(p, ms(Math.min(3000, config.requestTimeoutMs())));
+    overrides(p, System.getProperties());
     return p;
+  }
+
+  /**
+   * Sets every {@code raft.*} key of {@code jvm} on {@code p}, over the values above: Ratis tuning without a
+   * release, e.g. {@code JAVA_TOOL_OPTIONS=-Draft.server.log.appender.wait-time.min=1ms} for the A/B runs of
+   * docs/performance.md. Ratis parses and checks each value when it reads its key.
+   */
+  static void overrides(RaftProperties p, java.util.Properties jvm) {
+    for (String key : jvm.stringPropertyNames()) {
+      if (key.startsWith("raft.")) {
+        p.set(key, jvm.getProperty(key));
+      }
+    }
   }
 
   /**

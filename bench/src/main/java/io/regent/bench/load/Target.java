@@ -1,4 +1,4 @@
-package io.regent.cli.bench;
+package io.regent.bench.load;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -17,15 +17,17 @@ public interface Target extends AutoCloseable {
   /**
    * One client of {@code kind} that starts at endpoint {@code clientIndex mod endpoints.size()}.
    *
-   * @param kind {@code regent} (Regent's Java client, failing over along the rotated list) or {@code etcd}
-   *     (etcd v3 gRPC on that one endpoint)
+   * @param kind {@code regent} (Regent's Java client, failing over along the rotated list), {@code etcd}
+   *     (etcd v3 gRPC on that one endpoint) or {@code ratis} (bare Ratis: {@code endpoints} are the Raft
+   *     addresses of n0, n1, ...; see {@link RatisTarget})
    * @throws IllegalArgumentException for another kind
    */
   static Target connect(String kind, List<String> endpoints, int clientIndex) {
     return switch (kind) {
       case "regent" -> new RegentTarget(endpoints, clientIndex);
       case "etcd" -> new EtcdTarget(endpoints, clientIndex);
-      default -> throw new IllegalArgumentException("target must be regent or etcd, not '" + kind + "'");
+      case "ratis" -> new RatisTarget(endpoints);
+      default -> throw new IllegalArgumentException("target must be regent, etcd or ratis, not '" + kind + "'");
     };
   }
 
@@ -34,6 +36,20 @@ public interface Target extends AutoCloseable {
 
   /** Campaigns for {@code name} with {@code lease}; blocks until elected. */
   Held campaign(String name, long lease, String value);
+
+  /**
+   * The service's own way to take {@code name} with a new lease of {@code ttlMs} (blocks until elected). By
+   * default a grant, then a campaign (etcd); Regent campaigns with a TTL, one log entry.
+   */
+  default Held campaignFresh(String name, long ttlMs, String value) {
+    return campaign(name, grant(ttlMs), value);
+  }
+
+  /** Gives {@code held} up and ends its lease. By default a resign, then a revoke; Regent does both in one entry. */
+  default void resignAndRevoke(Held held) {
+    resign(held);
+    revoke(held.lease());
+  }
 
   /** Queues for a name other clients contend for too (blocks until elected): the handover workload. */
   Held contend(String name, long lease, String value);

@@ -1,4 +1,4 @@
-package io.regent.cli.bench;
+package io.regent.bench.load;
 
 import com.google.protobuf.ByteString;
 import io.etcd.jetcd.api.CampaignRequest;

@@ -1,25 +1,31 @@
-package io.regent.cli.bench;
+package io.regent.bench.load;
 
-import io.regent.cli.Json;
+import io.regent.bench.report.JsonLines;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import org.HdrHistogram.Histogram;
 
-/** The outcome of one {@code regent bench} run and its two renderings (text, one JSON line). */
-record BenchResult(String date, String label, String target, String workload, int clients, double rate,
+/**
+ * The outcome of one {@code regent bench} run and its two renderings (text, one JSON line).
+ *
+ * @param extras workload- and target-specific figures (e.g. {@code spurious_expiries}, {@code server_cpu_cores})
+ */
+public record BenchResult(String date, String label, String target, String workload, int clients, double rate,
     double seconds, Histogram latency, Map<String, Long> errors, Map<String, Object> extras) {
 
-  long ops() {
+  /** Operations measured. */
+  public long ops() {
     return latency.getTotalCount();
   }
 
-  double throughput() {
+  /** Operations per second over the measured window. */
+  public double throughput() {
     return seconds <= 0 ? 0 : ops() / seconds;
   }
 
   /** A latency percentile in ms (0 when nothing was recorded). */
-  double ms(double percentile) {
+  public double ms(double percentile) {
     return ops() == 0 ? 0 : latency.getValueAtPercentile(percentile) / 1e6;
   }
 
@@ -27,14 +33,27 @@ record BenchResult(String date, String label, String target, String workload, in
     return ops() == 0 ? 0 : latency.getMaxValue() / 1e6;
   }
 
-  String json() {
-    Json j = Json.obj().put("date", date).put("label", label).put("target", target).put("workload", workload)
-        .put("clients", clients).put("mode", mode()).put("rate", rate)
-        .put("seconds", round(seconds)).put("ops", ops()).put("throughput", round(throughput()))
-        .put("p50_ms", round(ms(50))).put("p90_ms", round(ms(90))).put("p99_ms", round(ms(99)))
-        .put("p999_ms", round(ms(99.9))).put("max_ms", round(maxMs())).put("errors", errors);
-    extras.forEach(j::put);
-    return j.toString();
+  /** One JSON line (see {@link JsonLines}). */
+  public String json() {
+    Map<String, Object> j = new LinkedHashMap<>();
+    j.put("date", date);
+    j.put("label", label);
+    j.put("target", target);
+    j.put("workload", workload);
+    j.put("clients", clients);
+    j.put("mode", mode());
+    j.put("rate", rate);
+    j.put("seconds", round(seconds));
+    j.put("ops", ops());
+    j.put("throughput", round(throughput()));
+    j.put("p50_ms", round(ms(50)));
+    j.put("p90_ms", round(ms(90)));
+    j.put("p99_ms", round(ms(99)));
+    j.put("p999_ms", round(ms(99.9)));
+    j.put("max_ms", round(maxMs()));
+    j.put("errors", errors);
+    j.putAll(extras);
+    return JsonLines.line(j);
   }
 
   /** closed (back to back), open (--rate, latency from due time) or paced (keepalive: every TTL/3, from due time). */
@@ -42,7 +61,8 @@ record BenchResult(String date, String label, String target, String workload, in
     return workload.equals("keepalive") ? "paced" : rate > 0 ? "open" : "closed";
   }
 
-  String text() {
+  /** Human-readable lines. */
+  public String text() {
     StringBuilder b = new StringBuilder();
     b.append(String.format(Locale.ROOT, "%s %s %s clients=%d %s %.1fs%n", label, target, workload, clients,
         mode().equals("closed") ? "closed loop" : mode() + " (latency from due time)"

@@ -1,4 +1,4 @@
-package io.regent.cli.bench;
+package io.regent.bench.load;
 
 import io.grpc.StatusRuntimeException;
 import java.util.Map;

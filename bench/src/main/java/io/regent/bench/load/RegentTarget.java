@@ -1,4 +1,4 @@
-package io.regent.cli.bench;
+package io.regent.bench.load;
 
 import com.google.common.util.concurrent.FutureCallback;
 import com.google.common.util.concurrent.Futures;
@@ -8,6 +8,7 @@ import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.regent.api.v1.CampaignResponse;
 import io.regent.api.v1.LeaderKey;
 import io.regent.api.v1.LeaseGrpc;
 import io.regent.api.v1.LeaseKeepAliveManyRequest;
@@ -49,6 +50,20 @@ final class RegentTarget implements Target {
   public Held campaign(String name, long lease, String value) {
     LeaderKey k = client.campaign(name, lease, ByteString.copyFromUtf8(value));
     return new Held(name, lease, k.getToken(), k);
+  }
+
+  /** Campaign with a TTL (one entry); when the name was held after all, waits for it with the granted lease. */
+  @Override
+  public Held campaignFresh(String name, long ttlMs, String value) {
+    ByteString v = ByteString.copyFromUtf8(value);
+    CampaignResponse r = client.campaignWithTtl(name, ttlMs, v, 0);
+    LeaderKey k = r.getElected() ? r.getLeader() : client.campaign(name, r.getLease(), v);
+    return new Held(name, r.getLease(), k.getToken(), k);
+  }
+
+  @Override
+  public void resignAndRevoke(Held held) {
+    client.resign((LeaderKey) held.handle(), true);
   }
 
   @Override

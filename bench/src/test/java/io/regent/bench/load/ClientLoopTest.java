@@ -1,4 +1,4 @@
-package io.regent.cli.bench;
+package io.regent.bench.load;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,7 +1,7 @@
-package io.regent.cli.bench;
+package io.regent.bench.load;
 
-import io.regent.cli.bench.ClientLoop.Op;
-import io.regent.cli.bench.Workloads.Workload;
+import io.regent.bench.load.ClientLoop.Op;
+import io.regent.bench.load.Workloads.Workload;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
@@ -17,22 +17,36 @@ import java.util.concurrent.ThreadLocalRandom;
 import org.HdrHistogram.Histogram;
 
 /** One benchmark run: connect the clients, set up, warm up, measure with a progress line, tear down. */
-final class BenchRun {
-  /** What to run. */
-  record Config(String target, List<String> endpoints, String workload, int clients, Duration duration,
+public final class BenchRun {
+  /**
+   * What to run.
+   *
+   * @param target {@code regent}, {@code etcd} or {@code ratis} (see {@link Target#connect})
+   * @param workload one of {@link #WORKLOADS}
+   * @param rate total operations per second, open loop; 0 for closed loop
+   * @param ttlMs TTL of every lease the run grants
+   * @param pidDir directory of {@code *.pid} files whose processes' CPU and memory to report, or null
+   */
+  public record Config(String target, List<String> endpoints, String workload, int clients, Duration duration,
       Duration warmup, double rate, int leases, long ttlMs, Path pidDir, String label) {
   }
+
+  /** The workloads {@link Config#workload} may name. */
+  public static final List<String> WORKLOADS =
+      List.of("campaign", "campaign4", "keepalive", "leader-read", "handover", "fresh-token");
 
   private final Config c;
   private final PrintWriter progress;
   private volatile boolean running = true;
 
-  BenchRun(Config config, PrintWriter progress) {
+  /** @param progress where the once-a-second progress line goes; null for none */
+  public BenchRun(Config config, PrintWriter progress) {
     this.c = config;
     this.progress = progress;
   }
 
-  BenchResult run() throws Exception {
+  /** Runs the benchmark; the clients are closed when it returns. */
+  public BenchResult run() throws Exception {
     Target[] targets = new Target[c.clients()];
     for (int i = 0; i < targets.length; i++) {
       targets[i] = Target.connect(c.target(), c.endpoints(), i);
@@ -58,6 +72,7 @@ final class BenchRun {
       } else {
         workload = switch (c.workload()) {
           case "campaign" -> Workloads.campaign(targets, prefix, c.ttlMs());
+          case "campaign4" -> Workloads.campaign4(targets, prefix, c.ttlMs());
           case "leader-read" -> Workloads.leaderRead(targets, prefix, c.ttlMs());
           case "fresh-token" -> Workloads.freshToken(targets, prefix, c.ttlMs());
           default -> Workloads.handover(targets, prefix, c.ttlMs());
