@@ -2,6 +2,7 @@ package io.regent.statemachine.apply;
 
 import io.regent.statemachine.event.ChangeEvent;
 import io.regent.statemachine.event.ChangeEvent.Kind;
+import io.regent.statemachine.group.GroupApplier;
 import io.regent.statemachine.proto.Campaign;
 import io.regent.statemachine.proto.Candidate;
 import io.regent.statemachine.proto.Code;
@@ -77,6 +78,10 @@ public final class Applier {
       case CONFIRM -> confirm(e.getConfirm());
       case END_LOCK_DELAY -> endLockDelay(e.getEndLockDelay().getName(), e.getEndLockDelay().getProposerTerm());
       case MEMBER_API -> memberApi(e.getMemberApi().getMemberId(), e.getMemberApi().getApiAddress());
+      case GROUP_JOIN -> groups().join(e.getGroupJoin());
+      case GROUP_LEAVE -> groups().leave(e.getGroupLeave());
+      case GROUP_RELEASE -> groups().release(e.getGroupRelease());
+      case CAMPAIGN_ALL -> error(Code.INVALID_ARGUMENT, "CampaignAll is not supported yet");
       case COMMAND_NOT_SET -> error(Code.INVALID_ARGUMENT, "log entry has no command");
     };
   }
@@ -92,6 +97,14 @@ public final class Applier {
     granted = LeaseRecord.newBuilder().setId(index).setTtlMs(ttlMs).build();
     txn.putLease(granted);
     return Result.newBuilder().setLeaseId(index);
+  }
+
+  private GroupApplier groups() {
+    return new GroupApplier(txn, index, events, ttlMs -> {
+      granted = LeaseRecord.newBuilder().setId(index).setTtlMs(ttlMs).build();
+      txn.putLease(granted);
+      return granted;
+    });
   }
 
   private Result.Builder memberApi(String id, String apiAddress) {
@@ -135,6 +148,7 @@ public final class Applier {
    * candidacy of an ending lease is withdrawn, then the names they hold are freed and passed on.
    */
   private void endLeases(List<LeaseRecord> leases, Kind kind) {
+    groups().leasesEnded(leases);
     for (LeaseRecord lease : leases) {
       for (String name : lease.getNamesList()) {
         NameRecord rec = txn.name(name);
