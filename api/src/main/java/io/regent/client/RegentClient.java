@@ -262,8 +262,11 @@ public final class RegentClient implements AutoCloseable {
         .transferLeadership(TransferLeadershipRequest.newBuilder().setTo(to).build())).getLeader();
   }
 
-  /** Runs {@code rpc} against the current endpoint, moving on to the next ones while they are unreachable. */
-  private <T> T call(Function<ManagedChannel, T> rpc) {
+  /**
+   * Runs {@code rpc} against the current endpoint, moving on to the next ones while they are unreachable
+   * (also for the other clients of this package, e.g. {@link GroupClient}).
+   */
+  <T> T call(Function<ManagedChannel, T> rpc) {
     StatusRuntimeException last = null;
     int start = current;
     for (int i = 0; i < channels.size(); i++) {
@@ -280,6 +283,11 @@ public final class RegentClient implements AutoCloseable {
       }
     }
     throw last;
+  }
+
+  /** The channel of the current endpoint (for streams, which do not move between endpoints by themselves). */
+  ManagedChannel currentChannel() {
+    return channels.get(current);
   }
 
   @Override

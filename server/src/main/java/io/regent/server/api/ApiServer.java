@@ -20,7 +20,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The public gRPC endpoint of one node: services Lease, Election, Lock, Cluster, health and reflection, behind
+ * The public gRPC endpoint of one node: services Lease, Election, Lock, Group, Cluster, health and reflection, behind
  * the limits of {@link ServerLimits}.
  */
 public final class ApiServer implements AutoCloseable {
@@ -90,6 +90,7 @@ public final class ApiServer implements AutoCloseable {
         .addService(new ElectionService(campaigns, new Observers(reader, sm.hub(), observeExecutor,
             limits.observeBuffer(), limits.maxObservers()), reader, proposer))
         .addService(new LockService(campaigns, proposer))
+        .addService(new GroupService(proposer, reader, sm, observeExecutor, minTtlMs, limits.maxObservers()))
         .addService(new ClusterService(cluster, confirmer))
         .addService(new MaintenanceService(confirmer, sm, streams))
         .addService(health.getHealthService())
