@@ -81,7 +81,7 @@ public final class Applier {
       case GROUP_JOIN -> groups().join(e.getGroupJoin());
       case GROUP_LEAVE -> groups().leave(e.getGroupLeave());
       case GROUP_RELEASE -> groups().release(e.getGroupRelease());
-      case CAMPAIGN_ALL -> error(Code.INVALID_ARGUMENT, "CampaignAll is not supported yet");
+      case CAMPAIGN_ALL -> new AllNames(txn, index, events).campaign(e.getCampaignAll());
       case COMMAND_NOT_SET -> error(Code.INVALID_ARGUMENT, "log entry has no command");
     };
   }
@@ -160,6 +160,14 @@ public final class Applier {
     for (LeaseRecord lease : leases) {
       for (String name : lease.getNamesList()) {
         NameRecord rec = txn.name(name);
+        if (rec != null && !rec.hasHolder()) {
+          store(promote(rec)); // a CampaignAll candidate that reserved it may have left the head of the line
+        }
+      }
+    }
+    for (LeaseRecord lease : leases) {
+      for (String name : lease.getNamesList()) {
+        NameRecord rec = txn.name(name);
         if (rec != null && isHolder(rec, lease.getId())) {
           long delay = kind == Kind.EXPIRED ? rec.getHolder().getLockDelayMs() : 0;
           NameRecord freed = rec.toBuilder().clearHolder().setLockDelayMs(delay).build();
@@ -202,7 +210,8 @@ public final class Applier {
     if (rec.getCandidatesList().stream().anyMatch(x -> x.getLeaseId() == c.getLeaseId())) {
       return nameResult(rec);
     }
-    boolean free = !rec.hasHolder() && rec.getLockDelayMs() == 0;
+    // a free name with candidates is reserved for a CampaignAll candidate at the head of its line
+    boolean free = !rec.hasHolder() && rec.getLockDelayMs() == 0 && rec.getCandidatesCount() == 0;
     if (!free && c.getNoWait()) {
       // A try-campaign must not leave a candidacy behind: it could be elected after "not elected" was answered.
       return nameResult(rec);
@@ -283,13 +292,25 @@ public final class Applier {
       // Withdrawing touches only a waiting candidacy; a holder leaves by Resign.
       return rec == null ? Result.newBuilder() : nameResult(rec).setElected(true);
     }
-    NameRecord after = withoutCandidate(rec, w.getLeaseId());
-    store(after);
+    List<String> names = rec.getCandidatesList().stream().filter(c -> c.getLeaseId() == w.getLeaseId())
+        .findFirst().filter(c -> c.getAllNamesCount() > 0).map(c -> (List<String>) c.getAllNamesList())
+        .orElse(List.of(w.getName()));
     LeaseRecord lease = txn.lease(w.getLeaseId());
-    if (lease != null) {
-      txn.putLease(withoutName(lease, w.getName()));
+    for (String name : names) {
+      // a CampaignAll candidacy is one candidate: it leaves the line of every one of its names
+      NameRecord r = txn.name(name);
+      if (r != null) {
+        store(promote(withoutCandidate(r, w.getLeaseId())));
+      }
+      if (lease != null) {
+        lease = withoutName(lease, name);
+      }
     }
-    return nameResult(after);
+    if (lease != null) {
+      txn.putLease(lease);
+    }
+    NameRecord after = txn.name(w.getName());
+    return nameResult(after != null ? after : NameRecord.newBuilder().setName(w.getName()).build());
   }
 
   private Result.Builder freshToken(FreshToken f) {
@@ -358,6 +379,9 @@ public final class Applier {
       return rec;
     }
     Candidate next = rec.getCandidates(0);
+    if (next.getAllNamesCount() > 0) {
+      return new AllNames(txn, index, events).promote(rec);
+    }
     Holder h = Holder.newBuilder().setLeaseId(next.getLeaseId()).setValue(next.getValue())
         .setToken(index).setSinceIndex(index).setLockDelayMs(next.getLockDelayMs()).build();
     events.add(new ChangeEvent(Kind.ELECTED, rec.getName(), h, index, next.getLeaseId()));
