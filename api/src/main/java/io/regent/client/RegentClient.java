@@ -162,6 +162,16 @@ public final class RegentClient implements AutoCloseable {
    * Like {@link #campaign(String, long, ByteString)}, asking for a lock-delay of {@code lockDelayMs} (0 to
    * 3 600 000 ms): should this lease expire while holding the name, nobody is granted it for that long.
    */
+  /**
+   * Takes every one of {@code names} or none, in one entry, all with one fencing token; blocks while any is
+   * held (queued once, as one candidate for all). Returns one key per name, in order. Errors as
+   * {@link #campaign}; FAILED_PRECONDITION when the lease already holds or waits for one of them on its own.
+   */
+  public List<LeaderKey> campaignAll(List<String> names, long leaseId, ByteString value) {
+    return call(ch -> ElectionGrpc.newBlockingStub(ch).campaignAll(io.regent.api.v1.CampaignAllRequest.newBuilder()
+        .addAllNames(names).setLease(leaseId).setValue(value).build())).getLeadersList();
+  }
+
   public LeaderKey campaign(String name, long leaseId, ByteString value, long lockDelayMs) {
     return call(ch -> ElectionGrpc.newBlockingStub(ch).campaign(CampaignRequest.newBuilder().setName(name)
         .setLease(leaseId).setValue(value).setLockDelayMs(lockDelayMs).build())).getLeader();

@@ -88,7 +88,8 @@ public final class ApiServer implements AutoCloseable {
     this.server = builder
         .addService(new LeaseService(proposer, confirmer, reader, minTtlMs, limits, quota))
         .addService(new ElectionService(campaigns, new Observers(reader, sm.hub(), observeExecutor,
-            limits.observeBuffer(), limits.maxObservers()), reader, proposer))
+            limits.observeBuffer(), limits.maxObservers()), reader, proposer,
+            new CampaignAllCall(proposer, sm.hub(), limits)))
         .addService(new LockService(campaigns, proposer))
         .addService(new GroupService(proposer, reader, sm, observeExecutor, minTtlMs, limits.maxObservers()))
         .addService(new ClusterService(cluster, confirmer))

@@ -7,6 +7,7 @@ import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.Status;
+import io.regent.api.v1.CampaignAllRequest;
 import io.regent.api.v1.CampaignRequest;
 import io.regent.api.v1.ClusterGrpc;
 import io.regent.api.v1.ElectionGrpc;
@@ -53,6 +54,8 @@ public final class Authorizer implements ServerInterceptor {
 
   static {
     put(ElectionGrpc.getCampaignMethod(), Right.CAMPAIGN, r -> ((CampaignRequest) r).getName());
+    // every name must be allowed: a rule's prefix covers them all iff it covers their common prefix
+    put(ElectionGrpc.getCampaignAllMethod(), Right.CAMPAIGN, r -> commonPrefix(((CampaignAllRequest) r).getNamesList()));
     put(ElectionGrpc.getProclaimMethod(), Right.CAMPAIGN, r -> ((ProclaimRequest) r).getLeader().getName());
     put(ElectionGrpc.getResignMethod(), Right.CAMPAIGN, r -> ((ResignRequest) r).getLeader().getName());
     put(ElectionGrpc.getFreshTokenMethod(), Right.CAMPAIGN, r -> ((FreshTokenRequest) r).getLeader().getName());
@@ -73,6 +76,16 @@ public final class Authorizer implements ServerInterceptor {
     put(LeaseGrpc.getLeasesMethod(), Right.READ, null);
     put(ClusterGrpc.getStatusMethod(), Right.READ, null);
     put(ClusterGrpc.getMemberListMethod(), Right.READ, null);
+  }
+
+  private static String commonPrefix(java.util.List<String> names) {
+    String p = names.isEmpty() ? "" : names.get(0);
+    for (String n : names) {
+      while (!n.startsWith(p)) {
+        p = p.substring(0, p.length() - 1);
+      }
+    }
+    return p;
   }
 
   private static void put(MethodDescriptor<?, ?> method, Right right, Function<Object, String> nameOf) {
