@@ -36,6 +36,10 @@ public final class PartitionOwnership implements AutoCloseable {
 
     /** The member must stop acting on {@code partition} now (it is released right after this returns). */
     void onRevoked(int partition);
+
+    /** Called once, after every partition was revoked, when the lease can no longer be vouched for. */
+    default void onStepDown(String reason) {
+    }
   }
 
   private final GroupClient groups;
@@ -59,7 +63,12 @@ public final class PartitionOwnership implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
-    this.keeper = LeaseKeeper.grant(client, ttlMs, reason -> events.execute(this::stepDown));
+    this.keeper = LeaseKeeper.grant(client, ttlMs, reason -> events.execute(() -> {
+      if (!down) {
+        stepDown();
+        listener.onStepDown(reason);
+      }
+    }));
   }
 
   /**

@@ -8,6 +8,7 @@ import io.regent.client.RegentClient;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -25,19 +26,30 @@ final class ElectAll {
     CountDownLatch ended = new CountDownLatch(1);
     AtomicReference<String> lost = new AtomicReference<>();
     Thread campaigner = Thread.currentThread();
-    Signals.onTermination(() -> {
+    AtomicBoolean campaigning = new AtomicBoolean(true);
+    Runnable wake = () -> {
       ended.countDown();
-      campaigner.interrupt(); // cancels a campaign in progress: the server withdraws the candidacy
-    });
+      synchronized (campaigning) {
+        if (campaigning.get()) {
+          campaigner.interrupt(); // cancels the campaign in progress: the server withdraws the candidacy
+        }
+      }
+    };
+    Signals.onTermination(wake);
     LeaseKeeper keeper = LeaseKeeper.grant(c, ttlMs, reason -> {
       lost.compareAndSet(null, reason);
-      ended.countDown();
-      campaigner.interrupt();
+      wake.run();
     });
     List<LeaderKey> keys = List.of();
     try {
-      keys = c.campaignAll(names, keeper.leaseId(), ByteString.copyFromUtf8(value));
-      Thread.interrupted(); // a signal that came with the grant is seen by the latch below
+      try {
+        keys = c.campaignAll(names, keeper.leaseId(), ByteString.copyFromUtf8(value));
+      } finally {
+        synchronized (campaigning) {
+          campaigning.set(false);
+          Thread.interrupted(); // an interrupt meant for the campaign; the latch records why
+        }
+      }
       keys.forEach(k -> out.println(Format.grant(k, json)));
       out.flush();
       ended.await();
@@ -46,7 +58,6 @@ final class ElectAll {
         throw e;
       }
     } finally {
-      Thread.interrupted();
       for (LeaderKey k : keys) {
         try {
           c.resign(k);
