@@ -19,7 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The public gRPC endpoint of one node: services Lease, Election, Lock, Cluster, health and reflection, behind
+ * The public gRPC endpoint of one node: services Lease, Election, Lock, Group, Cluster, health and reflection, behind
  * the limits of {@link ServerLimits}.
  */
 public final class ApiServer implements AutoCloseable {
@@ -75,8 +75,10 @@ public final class ApiServer implements AutoCloseable {
     this.server = builder
         .addService(new LeaseService(proposer, confirmer, reader, grants))
         .addService(new ElectionService(campaigns, new Observers(reader, sm.hub(), blocking,
-            limits.observeBuffer(), limits.maxObservers()), reader, proposer))
+            limits.observeBuffer(), limits.maxObservers()), reader, proposer,
+            new CampaignAllCall(proposer, sm.hub(), limits)))
         .addService(new LockService(campaigns, proposer))
+        .addService(new GroupService(proposer, reader, sm, blocking, minTtlMs, limits.maxObservers()))
         .addService(new ClusterService(cluster, confirmer))
         .addService(new MaintenanceService(confirmer, sm, blocking))
         .addService(health.getHealthService())
