@@ -61,6 +61,8 @@ public final class GroupBenchCommand implements Callable<Integer> {
     final long lease;
     volatile GroupWatchResponse view = GroupWatchResponse.getDefaultInstance();
     volatile Runnable cancel = () -> { };
+    /** Partitions whose release was sent and not answered yet: a new view must not send them again. */
+    final Set<Integer> releasing = ConcurrentHashMap.newKeySet();
 
     Sim(String id, long lease) {
       this.id = id;
@@ -118,13 +120,18 @@ public final class GroupBenchCommand implements Callable<Integer> {
         if (r.getReleaseCount() > 0) {
           Map<Integer, Long> tokens = new TreeMap<>();
           Set<Integer> release = Set.copyOf(r.getReleaseList());
-          r.getOwnedList().stream().filter(p -> release.contains(p.getPartition()))
+          r.getOwnedList().stream().filter(p -> release.contains(p.getPartition()) && s.releasing.add(p.getPartition()))
               .forEach(p -> tokens.put(p.getPartition(), p.getToken()));
+          if (tokens.isEmpty()) {
+            return;
+          }
           releasers.execute(() -> {
             try {
               changeEntries.add(groups.release(group, tokens));
             } catch (StatusRuntimeException e) {
               // a move undone meanwhile: the next view says what to do
+            } finally {
+              s.releasing.removeAll(tokens.keySet());
             }
           });
         }
