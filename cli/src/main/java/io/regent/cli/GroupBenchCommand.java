@@ -1,5 +1,6 @@
 package io.regent.cli;
 
+import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
 import io.regent.api.v1.GroupWatchResponse;
@@ -145,9 +146,22 @@ public final class GroupBenchCommand implements Callable<Integer> {
       public void onCompleted() {
       }
     });
-    long index = groups.join(group, id, partitions, s.lease).getIndex();
-    changeEntries.add(index);
+    changeEntries.add(joinRetrying(groups, group, id, s.lease));
     return s;
+  }
+
+  /** A join is idempotent per (member, lease): retried while the cluster is slow or changing leader. */
+  private long joinRetrying(GroupClient groups, String group, String id, long lease) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return groups.join(group, id, partitions, lease).getIndex();
+      } catch (StatusRuntimeException e) {
+        Status.Code code = e.getStatus().getCode();
+        if (attempt == 5 || (code != Status.Code.UNAVAILABLE && code != Status.Code.DEADLINE_EXCEEDED)) {
+          throw e;
+        }
+      }
+    }
   }
 
   private void renew(RegentClient c) {
