@@ -11,7 +11,7 @@ import java.util.function.LongSupplier;
 
 /**
  * Keeps one lease alive: renews every ttl/3 and tells the application to step down when it can no longer
- * be sure it holds the lease (DESIGN §3).
+ * be sure it holds the lease (docs/architecture.md §3.6).
  *
  * <p>Client-side time: the TTL is counted from the moment the last acknowledged request was <em>sent</em>,
  * on this process's monotonic clock. The server can only expire the lease a full TTL after that, measured
@@ -65,6 +65,17 @@ public final class LeaseKeeper implements AutoCloseable {
     long sent = System.nanoTime();
     long id = client.grant(ttlMs);
     LeaseKeeper k = new LeaseKeeper(client, id, ttlMs, sent, System::nanoTime, onStepDown);
+    k.start();
+    return k;
+  }
+
+  /**
+   * Keeps alive a lease another call granted (a campaign with a TTL), counting its validity from
+   * {@code sentNanos}, the {@link System#nanoTime()} at which that call was sent.
+   */
+  public static LeaseKeeper adopt(RegentClient client, long leaseId, long ttlMs, long sentNanos,
+                                  Consumer<String> onStepDown) {
+    LeaseKeeper k = new LeaseKeeper(client, leaseId, ttlMs, sentNanos, System::nanoTime, onStepDown);
     k.start();
     return k;
   }
@@ -134,6 +145,13 @@ public final class LeaseKeeper implements AutoCloseable {
   /** The lease TTL in ms. */
   public long ttlMs() {
     return ttlMs;
+  }
+
+  /** Stops renewing without revoking: the lease was ended by another call (a resign that revoked it). */
+  public void forget() {
+    down.set(true);
+    renewer.shutdownNow();
+    watchdog.shutdownNow();
   }
 
   /** Stops renewing and revokes the lease (best effort), freeing every name it holds. */

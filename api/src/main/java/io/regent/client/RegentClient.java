@@ -55,7 +55,7 @@ import java.util.function.Function;
  * every call (writes are forwarded to the Raft leader), so the client only moves to the next endpoint when
  * one is unreachable (UNAVAILABLE); calls are retried once per endpoint.
  *
- * <p>Errors are {@link StatusRuntimeException}s with the codes of DESIGN §7: INVALID_ARGUMENT, NOT_FOUND,
+ * <p>Errors are {@link StatusRuntimeException}s with the codes of docs/architecture.md §7: INVALID_ARGUMENT, NOT_FOUND,
  * FAILED_PRECONDITION, UNAVAILABLE, RESOURCE_EXHAUSTED, DEADLINE_EXCEEDED. Thread-safe.
  */
 public final class RegentClient implements AutoCloseable {
@@ -177,6 +177,19 @@ public final class RegentClient implements AutoCloseable {
         .setLease(leaseId).setValue(value).setLockDelayMs(lockDelayMs).build())).getLeader();
   }
 
+  /**
+   * Campaigns for {@code name} with a lease of {@code ttlMs} that the same log entry grants (an election in two
+   * entries with {@link #resign(LeaderKey, boolean)}), and returns at once: elected (the leader key holds the new
+   * lease), or queued as a candidate with the new lease in {@code lease}. Keep that lease alive from the moment
+   * this call was sent ({@link LeaseKeeper#adopt}); campaign again with it to wait for the name.
+   * INVALID_ARGUMENT (TTL, name, value, lock-delay), RESOURCE_EXHAUSTED (server limits).
+   */
+  public CampaignResponse campaignWithTtl(String name, long ttlMs, ByteString value, long lockDelayMs) {
+    return call(ch -> ElectionGrpc.newBlockingStub(ch).withDeadlineAfter(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+        .campaign(CampaignRequest.newBuilder().setName(name).setTtlMs(ttlMs).setValue(value)
+            .setLockDelayMs(lockDelayMs).build()));
+  }
+
   /** Tries once: elected at once, or not (then the response carries the current holder, if any). */
   public CampaignResponse tryCampaign(String name, long leaseId, ByteString value) {
     return call(ch -> ElectionGrpc.newBlockingStub(ch).withDeadlineAfter(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS)
@@ -192,8 +205,16 @@ public final class RegentClient implements AutoCloseable {
 
   /** Gives the name up. FAILED_PRECONDITION when {@code key} no longer holds it. */
   public void resign(LeaderKey key) {
+    resign(key, false);
+  }
+
+  /**
+   * Gives the name up and, with {@code revokeLease}, revokes the holder's lease in the same log entry (freeing
+   * every other name it holds). FAILED_PRECONDITION when {@code key} no longer holds the name: nothing changes.
+   */
+  public void resign(LeaderKey key, boolean revokeLease) {
     call(ch -> ElectionGrpc.newBlockingStub(ch).withDeadlineAfter(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS)
-        .resign(ResignRequest.newBuilder().setLeader(key).build()));
+        .resign(ResignRequest.newBuilder().setLeader(key).setRevokeLease(revokeLease).build()));
   }
 
   /** A new, larger fencing token for the current holder. FAILED_PRECONDITION when not the holder. */

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.regent.cli.SnapshotCommandTest.Run;
+import io.regent.process.ChildProcess;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,7 +47,7 @@ class GroupCommandsTest {
     Path seen = dir.resolve("seen");
     // the child copies the partitions file on every SIGHUP
     String script = "trap 'cp \"$REGENT_PARTITIONS_FILE\" " + seen + "' HUP; while true; do sleep 0.1; done";
-    try (ScenarioProcess a = ScenarioProcess.start("a", List.of("group", "join", "jobs", "a", "--partitions", "4",
+    try (ChildProcess a = regent("a", List.of("group", "join", "jobs", "a", "--partitions", "4",
              "--ttl", TTL, "--endpoints", cluster.endpoints(), "--exec", "--", "sh", "-c", script))) {
       await().atMost(WAIT).until(() -> assigned(a).size() == 4);
       await().atMost(WAIT).until(() -> Files.exists(seen) && Files.readAllLines(seen).size() == 4);
@@ -54,7 +56,7 @@ class GroupCommandsTest {
       assertThat(status.out()).startsWith("{\"group\":\"jobs\",").contains("\"members\":[{\"member\":\"a\"")
           .contains("{\"partition\":0,\"owner\":\"a\",\"token\":" + assigned(a).get(0)[1] + "}");
       long first = assigned(a).get(0)[1];
-      try (ScenarioProcess b = ScenarioProcess.start("b", List.of("group", "join", "jobs", "b", "--ttl", TTL,
+      try (ChildProcess b = regent("b", List.of("group", "join", "jobs", "b", "--ttl", TTL,
           "--endpoints", cluster.endpoints()))) {
         await().atMost(WAIT).until(() -> assigned(b).size() == 2);
         assertThat(a.lines()).filteredOn(l -> l.startsWith("revoked ")).hasSize(2);
@@ -73,7 +75,7 @@ class GroupCommandsTest {
 
   @Test
   void electAllTakesEveryNameWithOneToken() throws Exception {
-    try (ScenarioProcess p = ScenarioProcess.start("all", List.of("elect", "--all", "x,y", "v", "--ttl", TTL,
+    try (ChildProcess p = regent("all", List.of("elect", "--all", "x,y", "v", "--ttl", TTL,
         "--endpoints", cluster.endpoints()))) {
       String x = p.awaitLine(l -> l.startsWith("elected x "), WAIT);
       String y = p.awaitLine(l -> l.startsWith("elected y "), WAIT);
@@ -82,7 +84,7 @@ class GroupCommandsTest {
     }
   }
 
-  private static List<long[]> assigned(ScenarioProcess p) {
+  private static List<long[]> assigned(ChildProcess p) {
     List<long[]> out = new ArrayList<>();
     for (String l : p.lines()) {
       Matcher m = ASSIGNED.matcher(l);
@@ -91,6 +93,14 @@ class GroupCommandsTest {
       }
     }
     return out;
+  }
+
+  /** Starts {@code regent ARGS...} on this JVM's java and class path, its output echoed with a label. */
+  private static ChildProcess regent(String label, List<String> args) throws IOException {
+    List<String> cmd = new ArrayList<>(Launcher.javaCommand(Launcher.CLIENT_JVM));
+    cmd.addAll(args);
+    return ChildProcess.builder(label, cmd)
+        .captureOutput(line -> System.out.println("[" + label + "] " + line)).start();
   }
 
   private static PrintWriter quiet() {

@@ -29,7 +29,7 @@ import java.util.TreeSet;
  *
  * <p>No clock, no randomness, no I/O but the given transaction: every replica that applies the same log
  * reaches byte-identical LMDB contents. Ownership passes only here, and the new holder's fencing token is
- * the index of the entry being applied, so tokens strictly increase per name and globally (DESIGN §2;
+ * the index of the entry being applied, so tokens strictly increase per name and globally (docs/architecture.md §2.4, §9;
  * Kleppmann, "How to do distributed locking"). Business refusals are results, never exceptions.
  *
  * <p>Not thread-safe: one instance per apply call, on Ratis's single apply thread.
@@ -87,6 +87,17 @@ public final class Applier {
   }
 
   private Result.Builder grant(long ttlMs, long maxLeases) {
+    Result.Builder refusal = refuseGrant(ttlMs, maxLeases);
+    if (refusal != null) {
+      return refusal;
+    }
+    granted = LeaseRecord.newBuilder().setId(index).setTtlMs(ttlMs).build();
+    txn.putLease(granted);
+    return Result.newBuilder().setLeaseId(index);
+  }
+
+  /** Why a lease of {@code ttlMs} may not be granted now, or {@code null} when it may. */
+  private Result.Builder refuseGrant(long ttlMs, long maxLeases) {
     if (ttlMs <= 0 || ttlMs > Limits.MAX_TTL_MS) {
       return error(Code.INVALID_ARGUMENT, "ttl " + ttlMs + " ms outside (0, " + Limits.MAX_TTL_MS + "]");
     }
@@ -94,9 +105,7 @@ public final class Applier {
       return error(Code.RESOURCE_EXHAUSTED, "the cluster holds " + txn.leaseCount()
           + " leases, its limit (--max-leases " + maxLeases + "); revoke some first");
     }
-    granted = LeaseRecord.newBuilder().setId(index).setTtlMs(ttlMs).build();
-    txn.putLease(granted);
-    return Result.newBuilder().setLeaseId(index);
+    return null;
   }
 
   private GroupApplier groups() {
@@ -129,7 +138,7 @@ public final class Applier {
 
   private Result.Builder expire(List<Long> ids, long proposerTerm) {
     if (proposerTerm != term) {
-      // Decided by the leader of another term: its clock no longer speaks for the cluster (DESIGN §3).
+      // Decided by the leader of another term: its clock no longer speaks for the cluster (docs/architecture.md §3.2).
       return error(Code.FAILED_PRECONDITION, "expiry decided in term " + proposerTerm + ", applied in " + term);
     }
     List<LeaseRecord> live = new ArrayList<>();
@@ -192,22 +201,37 @@ public final class Applier {
     if (bad == null && (c.getLockDelayMs() < 0 || c.getLockDelayMs() > Limits.MAX_TTL_MS)) {
       bad = "lock delay " + c.getLockDelayMs() + " ms outside [0, " + Limits.MAX_TTL_MS + "]";
     }
+    if (bad == null && c.getTtlMs() != 0 && c.getLeaseId() != 0) {
+      bad = "a campaign names a lease (" + c.getLeaseId() + ") or a ttl (" + c.getTtlMs() + " ms), not both";
+    }
     if (bad != null) {
       return error(Code.INVALID_ARGUMENT, bad);
     }
-    LeaseRecord lease = txn.lease(c.getLeaseId());
-    if (lease == null) {
-      return error(Code.NOT_FOUND, "lease " + c.getLeaseId() + " not found");
+    boolean ownLease = c.getTtlMs() != 0;
+    LeaseRecord lease;
+    if (ownLease) {
+      // The lease this entry grants: stored only if the campaign registers (a refusal grants nothing).
+      Result.Builder refusal = refuseGrant(c.getTtlMs(), c.getMaxLeases());
+      if (refusal != null) {
+        return refusal;
+      }
+      lease = LeaseRecord.newBuilder().setId(index).setTtlMs(c.getTtlMs()).build();
+    } else {
+      lease = txn.lease(c.getLeaseId());
+      if (lease == null) {
+        return error(Code.NOT_FOUND, "lease " + c.getLeaseId() + " not found");
+      }
     }
+    long leaseId = lease.getId();
     NameRecord rec = txn.name(c.getName());
     if (rec == null) {
       rec = NameRecord.newBuilder().setName(c.getName()).build();
     }
     // A retried campaign keeps the position it already has (idempotent per name and lease).
-    if (isHolder(rec, c.getLeaseId())) {
+    if (isHolder(rec, leaseId)) {
       return nameResult(rec).setElected(true);
     }
-    if (rec.getCandidatesList().stream().anyMatch(x -> x.getLeaseId() == c.getLeaseId())) {
+    if (rec.getCandidatesList().stream().anyMatch(x -> x.getLeaseId() == leaseId)) {
       return nameResult(rec);
     }
     // a free name with candidates is reserved for a CampaignAll candidate at the head of its line
@@ -220,19 +244,27 @@ public final class Applier {
     if (full != null) {
       return full;
     }
-    txn.putLease(withName(lease, c.getName()));
+    LeaseRecord registered = withName(lease, c.getName());
+    txn.putLease(registered);
+    Result.Builder result;
     if (free) {
-      Holder h = Holder.newBuilder().setLeaseId(c.getLeaseId()).setValue(c.getValue())
+      Holder h = Holder.newBuilder().setLeaseId(leaseId).setValue(c.getValue())
           .setToken(index).setSinceIndex(index).setLockDelayMs(c.getLockDelayMs()).build();
       NameRecord taken = rec.toBuilder().setHolder(h).build();
       txn.putName(taken);
-      events.add(new ChangeEvent(Kind.ELECTED, c.getName(), h, index, c.getLeaseId()));
-      return nameResult(taken).setElected(true);
+      events.add(new ChangeEvent(Kind.ELECTED, c.getName(), h, index, leaseId));
+      result = nameResult(taken).setElected(true);
+    } else {
+      NameRecord queued = rec.toBuilder().addCandidates(Candidate.newBuilder().setLeaseId(leaseId)
+          .setValue(c.getValue()).setRegisteredIndex(index).setLockDelayMs(c.getLockDelayMs())).build();
+      txn.putName(queued);
+      result = nameResult(queued);
     }
-    NameRecord queued = rec.toBuilder().addCandidates(Candidate.newBuilder().setLeaseId(c.getLeaseId())
-        .setValue(c.getValue()).setRegisteredIndex(index).setLockDelayMs(c.getLockDelayMs())).build();
-    txn.putName(queued);
-    return nameResult(queued);
+    if (ownLease) {
+      granted = registered;
+      result.setLeaseId(leaseId);
+    }
+    return result;
   }
 
   /**
@@ -283,6 +315,11 @@ public final class Applier {
     events.add(new ChangeEvent(Kind.RESIGNED, r.getName(), null, index, leaseId));
     NameRecord after = promote(rec.toBuilder().clearHolder().build());
     store(after);
+    if (r.getRevokeLease() && lease != null) {
+      // The name is already passed on, so the revocation frees only the lease's other names and candidacies.
+      endLeases(List.of(txn.lease(leaseId)), Kind.REVOKED);
+      return nameResult(after).setLeaseId(leaseId);
+    }
     return nameResult(after);
   }
 
@@ -339,7 +376,7 @@ public final class Applier {
   }
 
   private Result.Builder confirm(Confirm c) {
-    Result.Builder r = Result.newBuilder();
+    Result.Builder r = Result.newBuilder().setTerm(term);
     for (long id : c.getRenewLeaseIdsList()) {
       LeaseRecord lease = status(r, id);
       if (lease != null) {
