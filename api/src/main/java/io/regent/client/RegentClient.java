@@ -162,6 +162,16 @@ public final class RegentClient implements AutoCloseable {
    * Like {@link #campaign(String, long, ByteString)}, asking for a lock-delay of {@code lockDelayMs} (0 to
    * 3 600 000 ms): should this lease expire while holding the name, nobody is granted it for that long.
    */
+  /**
+   * Takes every one of {@code names} or none, in one entry, all with one fencing token; blocks while any is
+   * held (queued once, as one candidate for all). Returns one key per name, in order. Errors as
+   * {@link #campaign}; FAILED_PRECONDITION when the lease already holds or waits for one of them on its own.
+   */
+  public List<LeaderKey> campaignAll(List<String> names, long leaseId, ByteString value) {
+    return call(ch -> ElectionGrpc.newBlockingStub(ch).campaignAll(io.regent.api.v1.CampaignAllRequest.newBuilder()
+        .addAllNames(names).setLease(leaseId).setValue(value).build())).getLeadersList();
+  }
+
   public LeaderKey campaign(String name, long leaseId, ByteString value, long lockDelayMs) {
     return call(ch -> ElectionGrpc.newBlockingStub(ch).campaign(CampaignRequest.newBuilder().setName(name)
         .setLease(leaseId).setValue(value).setLockDelayMs(lockDelayMs).build())).getLeader();
@@ -283,8 +293,11 @@ public final class RegentClient implements AutoCloseable {
         .transferLeadership(TransferLeadershipRequest.newBuilder().setTo(to).build())).getLeader();
   }
 
-  /** Runs {@code rpc} against the current endpoint, moving on to the next ones while they are unreachable. */
-  private <T> T call(Function<ManagedChannel, T> rpc) {
+  /**
+   * Runs {@code rpc} against the current endpoint, moving on to the next ones while they are unreachable
+   * (also for the other clients of this package, e.g. {@link GroupClient}).
+   */
+  <T> T call(Function<ManagedChannel, T> rpc) {
     StatusRuntimeException last = null;
     int start = current;
     for (int i = 0; i < channels.size(); i++) {
@@ -301,6 +314,11 @@ public final class RegentClient implements AutoCloseable {
       }
     }
     throw last;
+  }
+
+  /** The channel of the current endpoint (for streams, which do not move between endpoints by themselves). */
+  ManagedChannel currentChannel() {
+    return channels.get(current);
   }
 
   @Override

@@ -2,6 +2,7 @@ package io.regent.statemachine.apply;
 
 import io.regent.statemachine.event.ChangeEvent;
 import io.regent.statemachine.event.ChangeEvent.Kind;
+import io.regent.statemachine.group.GroupApplier;
 import io.regent.statemachine.proto.Campaign;
 import io.regent.statemachine.proto.Candidate;
 import io.regent.statemachine.proto.Code;
@@ -77,6 +78,10 @@ public final class Applier {
       case CONFIRM -> confirm(e.getConfirm());
       case END_LOCK_DELAY -> endLockDelay(e.getEndLockDelay().getName(), e.getEndLockDelay().getProposerTerm());
       case MEMBER_API -> memberApi(e.getMemberApi().getMemberId(), e.getMemberApi().getApiAddress());
+      case GROUP_JOIN -> groups().join(e.getGroupJoin());
+      case GROUP_LEAVE -> groups().leave(e.getGroupLeave());
+      case GROUP_RELEASE -> groups().release(e.getGroupRelease());
+      case CAMPAIGN_ALL -> new AllNames(txn, index, events).campaign(e.getCampaignAll());
       case COMMAND_NOT_SET -> error(Code.INVALID_ARGUMENT, "log entry has no command");
     };
   }
@@ -101,6 +106,14 @@ public final class Applier {
           + " leases, its limit (--max-leases " + maxLeases + "); revoke some first");
     }
     return null;
+  }
+
+  private GroupApplier groups() {
+    return new GroupApplier(txn, index, events, ttlMs -> {
+      granted = LeaseRecord.newBuilder().setId(index).setTtlMs(ttlMs).build();
+      txn.putLease(granted);
+      return granted;
+    });
   }
 
   private Result.Builder memberApi(String id, String apiAddress) {
@@ -144,11 +157,20 @@ public final class Applier {
    * candidacy of an ending lease is withdrawn, then the names they hold are freed and passed on.
    */
   private void endLeases(List<LeaseRecord> leases, Kind kind) {
+    groups().leasesEnded(leases);
     for (LeaseRecord lease : leases) {
       for (String name : lease.getNamesList()) {
         NameRecord rec = txn.name(name);
         if (rec != null && !isHolder(rec, lease.getId())) {
           store(withoutCandidate(rec, lease.getId()));
+        }
+      }
+    }
+    for (LeaseRecord lease : leases) {
+      for (String name : lease.getNamesList()) {
+        NameRecord rec = txn.name(name);
+        if (rec != null && !rec.hasHolder()) {
+          store(promote(rec)); // a CampaignAll candidate that reserved it may have left the head of the line
         }
       }
     }
@@ -212,7 +234,8 @@ public final class Applier {
     if (rec.getCandidatesList().stream().anyMatch(x -> x.getLeaseId() == leaseId)) {
       return nameResult(rec);
     }
-    boolean free = !rec.hasHolder() && rec.getLockDelayMs() == 0;
+    // a free name with candidates is reserved for a CampaignAll candidate at the head of its line
+    boolean free = !rec.hasHolder() && rec.getLockDelayMs() == 0 && rec.getCandidatesCount() == 0;
     if (!free && c.getNoWait()) {
       // A try-campaign must not leave a candidacy behind: it could be elected after "not elected" was answered.
       return nameResult(rec);
@@ -306,13 +329,25 @@ public final class Applier {
       // Withdrawing touches only a waiting candidacy; a holder leaves by Resign.
       return rec == null ? Result.newBuilder() : nameResult(rec).setElected(true);
     }
-    NameRecord after = withoutCandidate(rec, w.getLeaseId());
-    store(after);
+    List<String> names = rec.getCandidatesList().stream().filter(c -> c.getLeaseId() == w.getLeaseId())
+        .findFirst().filter(c -> c.getAllNamesCount() > 0).map(c -> (List<String>) c.getAllNamesList())
+        .orElse(List.of(w.getName()));
     LeaseRecord lease = txn.lease(w.getLeaseId());
-    if (lease != null) {
-      txn.putLease(withoutName(lease, w.getName()));
+    for (String name : names) {
+      // a CampaignAll candidacy is one candidate: it leaves the line of every one of its names
+      NameRecord r = txn.name(name);
+      if (r != null) {
+        store(promote(withoutCandidate(r, w.getLeaseId())));
+      }
+      if (lease != null) {
+        lease = withoutName(lease, name);
+      }
     }
-    return nameResult(after);
+    if (lease != null) {
+      txn.putLease(lease);
+    }
+    NameRecord after = txn.name(w.getName());
+    return nameResult(after != null ? after : NameRecord.newBuilder().setName(w.getName()).build());
   }
 
   private Result.Builder freshToken(FreshToken f) {
@@ -381,6 +416,9 @@ public final class Applier {
       return rec;
     }
     Candidate next = rec.getCandidates(0);
+    if (next.getAllNamesCount() > 0) {
+      return new AllNames(txn, index, events).promote(rec);
+    }
     Holder h = Holder.newBuilder().setLeaseId(next.getLeaseId()).setValue(next.getValue())
         .setToken(index).setSinceIndex(index).setLockDelayMs(next.getLockDelayMs()).build();
     events.add(new ChangeEvent(Kind.ELECTED, rec.getName(), h, index, next.getLeaseId()));

@@ -96,6 +96,11 @@ public final class Entries {
     return logged(LogEntry.newBuilder().setConfirm(Confirm.newBuilder().addAllQueryNames(Arrays.asList(names))));
   }
 
+  public static LogEntry groupJoin(String group, String member, long leaseId, int partitions) {
+    return logged(LogEntry.newBuilder().setGroupJoin(io.regent.statemachine.proto.GroupJoin.newBuilder()
+        .setGroup(group).setMemberId(member).setLeaseId(leaseId).setPartitions(partitions)));
+  }
+
   private static LogEntry logged(LogEntry.Builder entry) {
     return EntryCodec.decode(EntryCodec.encode(entry));
   }

@@ -90,6 +90,9 @@ public final class RandomLog {
       return Entries.freshToken(name, token(name));
     } else if (pick < 97) {
       return Entries.confirm(leaseId(), leaseId());
+    } else if (pick == 97) {
+      // ownership groups: their lease ends free partitions in the same applies as the names
+      return Entries.groupJoin("group-" + random.nextInt(2), "m" + random.nextInt(4), leaseId(), 16);
     }
     byte[] garbage = new byte[random.nextInt(8)];
     random.nextBytes(garbage);
