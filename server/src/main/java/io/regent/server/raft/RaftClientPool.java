@@ -73,11 +73,13 @@ public final class RaftClientPool implements AutoCloseable {
    * are replaced, the old ones closed after the close delay. Nothing happens if it is the leader already
    * followed or {@code null} (no leader known, e.g. during an election). Called from one thread
    * ({@link LeaderFollower}'s), so the check and the update of the followed leader need no lock.
+   *
+   * @return whether the followed leader changed
    */
-  public void followLeader(RaftPeerId newLeader) {
+  public boolean followLeader(RaftPeerId newLeader) {
     RaftPeerId old = leader;
     if (newLeader == null || newLeader.equals(old)) {
-      return;
+      return false;
     }
     leader = newLeader;
     if (old != null) {
@@ -86,6 +88,7 @@ public final class RaftClientPool implements AutoCloseable {
     for (int slot = 0; slot < clients.length(); slot++) {
       replace(slot, clients.get(slot));
     }
+    return true;
   }
 
   /** Replaces {@code failed} in {@code slot}, unless another failure already did. */
