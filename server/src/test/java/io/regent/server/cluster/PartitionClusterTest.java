@@ -9,6 +9,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.regent.api.v1.LeaderKey;
 import io.regent.client.RegentClient;
+import io.regent.server.ConfirmRule;
 import java.time.Duration;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -26,7 +27,7 @@ class PartitionClusterTest {
 
   @BeforeEach
   void start() throws Exception {
-    cluster = clusters.start(3, c -> c.requestTimeoutMs(4_000));
+    cluster = clusters.start(3, c -> c.requestTimeoutMs(4_000).confirm(ConfirmRule.LEASE));
   }
 
   @Test
