@@ -30,6 +30,9 @@ public final class ApiServer implements AutoCloseable {
    * get a RESOURCE_EXHAUSTED answer instead of waiting in the client for a free stream. */
   private static final int STREAM_HEADROOM = 64;
 
+  /** Shortest interval between client keepalive pings that the server accepts, s (gRPC clients: 10 s at least). */
+  static final long PERMIT_KEEPALIVE_SECONDS = 5;
+
   private final Server server;
   private final ExecutorService streams = Executors.newCachedThreadPool(daemon("regent-stream"));
   private final ExecutorService observeExecutor = Executors.newFixedThreadPool(OBSERVE_THREADS,
@@ -82,6 +85,9 @@ public final class ApiServer implements AutoCloseable {
     NettyServerBuilder builder = NettyServerBuilder.forAddress(address, credentials)
         .maxInboundMessageSize(limits.maxMessageBytes())
         .maxConcurrentCallsPerConnection(limits.maxCallsPerConnection() + STREAM_HEADROOM)
+        // Clients ping to find a dead node under a long call (a campaign, an Observe stream); gRPC's default
+        // allows one ping per 5 minutes and answers more with GOAWAY "too_many_pings".
+        .permitKeepAliveTime(PERMIT_KEEPALIVE_SECONDS, TimeUnit.SECONDS)
         .addTransportFilter(limiter)
         .intercept(limiter);
     java.util.Arrays.stream(interceptors).forEach(builder::intercept);
