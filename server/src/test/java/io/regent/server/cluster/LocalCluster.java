@@ -98,6 +98,16 @@ public final class LocalCluster implements AutoCloseable {
     }
   }
 
+  /** Freezes (true) or thaws (false) every Raft link to and from node {@code i}: its peers see it hang. */
+  public void freeze(int i, boolean frozen) {
+    for (int j = 0; j < size; j++) {
+      if (i != j) {
+        links[i][j].setFrozen(frozen);
+        links[j][i].setFrozen(frozen);
+      }
+    }
+  }
+
   /** Restores every Raft link. */
   public void heal() {
     for (int i = 0; i < size; i++) {

@@ -11,13 +11,16 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * A one-direction TCP link between two test nodes that can be cut: while blocked, existing connections
- * are closed and new ones are closed on accept, so the nodes behind it behave as if partitioned.
+ * are closed and new ones are closed on accept, so the nodes behind it behave as if partitioned. It can also
+ * be frozen: connections stay open (and new ones are accepted) but no byte passes until it thaws, as with a
+ * process stopped by SIGSTOP whose kernel still holds its sockets.
  */
 final class TcpProxy implements AutoCloseable {
   private final ServerSocket listener;
   private final int targetPort;
   private final List<Socket> open = new CopyOnWriteArrayList<>();
   private volatile boolean blocked;
+  private boolean frozen; // guarded by this
 
   TcpProxy(int targetPort) throws IOException {
     this.targetPort = targetPort;
@@ -35,9 +38,24 @@ final class TcpProxy implements AutoCloseable {
   /** Cuts (true) or restores (false) the link. */
   void setBlocked(boolean blocked) {
     this.blocked = blocked;
+    synchronized (this) {
+      notifyAll(); // a frozen pump gives up on a cut link
+    }
     if (blocked) {
       open.forEach(TcpProxy::closeQuietly);
       open.clear();
+    }
+  }
+
+  /** Freezes (true) or thaws (false) the link. */
+  synchronized void setFrozen(boolean frozen) {
+    this.frozen = frozen;
+    notifyAll();
+  }
+
+  private synchronized void awaitThawed() throws InterruptedException {
+    while (frozen && !blocked) {
+      wait();
     }
   }
 
@@ -75,10 +93,13 @@ final class TcpProxy implements AutoCloseable {
       try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
         int n;
         while (!blocked && (n = in.read(buf)) >= 0) {
+          awaitThawed();
           out.write(buf, 0, n);
         }
       } catch (IOException e) {
         // Connection cut.
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
       } finally {
         closeQuietly(from);
         closeQuietly(to);
@@ -99,6 +120,7 @@ final class TcpProxy implements AutoCloseable {
   @Override
   public void close() {
     setBlocked(true);
+    setFrozen(false);
     try {
       listener.close();
     } catch (IOException e) {
