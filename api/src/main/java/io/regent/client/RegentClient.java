@@ -287,6 +287,18 @@ public final class RegentClient implements AutoCloseable {
     return () -> ctx.cancel(null);
   }
 
+  /** Index of the endpoint calls start at (an Observe stream is opened there). */
+  int currentEndpoint() {
+    return current;
+  }
+
+  /** Moves on from endpoint {@code failed} to the next one, unless another call has already moved on. */
+  void moveOn(int failed) {
+    if (current == failed) {
+      current = (failed + 1) % channels.size();
+    }
+  }
+
   /** The answering node's view of the cluster (members, Raft leader, term, indexes). */
   public StatusResponse status() {
     return call(ch -> ClusterGrpc.newBlockingStub(ch).withDeadlineAfter(callTimeoutMs, TimeUnit.MILLISECONDS)
