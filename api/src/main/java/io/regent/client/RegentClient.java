@@ -299,10 +299,18 @@ public final class RegentClient implements AutoCloseable {
     }
   }
 
-  /** The answering node's view of the cluster (members, Raft leader, term, indexes). */
+  /** The answering node's view of the cluster (members, Raft leader, term, indexes), after a confirmation. */
   public StatusResponse status() {
+    return status(false);
+  }
+
+  /**
+   * The answering node's view of the cluster; with {@code serializable}, its own view without a leadership
+   * confirmation (it answers even when cut off from the leader, and may be behind).
+   */
+  public StatusResponse status(boolean serializable) {
     return call(ch -> ClusterGrpc.newBlockingStub(ch).withDeadlineAfter(callTimeoutMs, TimeUnit.MILLISECONDS)
-        .status(StatusRequest.getDefaultInstance()));
+        .status(StatusRequest.newBuilder().setSerializable(serializable).build()));
   }
 
   /** Deadline of membership changes, ms: adding a member may wait for it to catch up. */

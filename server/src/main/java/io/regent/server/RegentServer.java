@@ -99,7 +99,7 @@ public final class RegentServer implements AutoCloseable {
     this.replica = sm;
     this.proposer = proposer;
     this.api = new ApiServer(new InetSocketAddress(config.apiHost(), config.apiPort()), sec.apiCredentials(),
-        new RaftClusterView(raft, membership), sm, proposer, confirmer, config.minTtlMs(),
+        new RaftClusterView(raft, membership, config.dataDir().resolve("lmdb").resolve("data.mdb")), sm, proposer, confirmer, config.minTtlMs(),
         config.unsafeLocalGrants(), config.limits(), interceptors.toArray(ServerInterceptor[]::new));
     if (metrics != null) {
       metrics.bindReplica(sm);
