@@ -34,6 +34,7 @@ public final class ApiServer implements AutoCloseable {
   static final long PERMIT_KEEPALIVE_SECONDS = 5;
 
   private final Server server;
+  private final HealthReporter health;
   private final ExecutorService streams = Executors.newCachedThreadPool(daemon("regent-stream"));
   private final ExecutorService observeExecutor = Executors.newFixedThreadPool(OBSERVE_THREADS,
       daemon("regent-observe"));
@@ -100,12 +101,16 @@ public final class ApiServer implements AutoCloseable {
         .addService(new MaintenanceService(confirmer, sm, streams))
         .addService(health.getHealthService())
         .addService(ProtoReflectionServiceV1.newInstance())
+        // v1alpha too: grpcui, Evans and Postman still ask for it
+        .addService(io.grpc.protobuf.services.ProtoReflectionService.newInstance())
         .build();
+    this.health = new HealthReporter(cluster, health);
   }
 
   /** Starts serving. */
   public ApiServer start() throws IOException {
     server.start();
+    health.start();
     return this;
   }
 
@@ -116,6 +121,7 @@ public final class ApiServer implements AutoCloseable {
 
   @Override
   public void close() throws InterruptedException {
+    health.close();
     server.shutdownNow();
     server.awaitTermination(5, TimeUnit.SECONDS);
     streams.shutdownNow();
