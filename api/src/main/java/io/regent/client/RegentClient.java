@@ -65,10 +65,12 @@ import java.util.function.Function;
  * <ul>
  *   <li>UNAVAILABLE (refused, reset, or a transport that the channel keepalive found dead): every call moves
  *       on to the next endpoint, as before.
- *   <li>DEADLINE_EXCEEDED (a paused or silently cut-off node): calls that are safe to repeat — keepalives,
- *       reads, a campaign by lease id, resign, proclaim, revoke — are retried on the next endpoint, each attempt
- *       with at most half of what is left of the call's deadline (and at most the attempt timeout), so that
- *       a hung node costs a lease keepalive only part of its budget. Calls that are not safe to repeat —
+ *   <li>DEADLINE_EXCEEDED (a paused or silently cut-off node): calls that are safe to repeat — reads, a
+ *       campaign by lease id, resign, proclaim, revoke — are retried on the next endpoint, each attempt with at
+ *       most half of what is left of the call's deadline (and at most the attempt timeout). Keepalives are
+ *       hedged instead: after half their budget without an answer the next endpoint gets the same keepalive,
+ *       the first keeping its deadline, and the first answer wins — a hung node costs a lease only part of its
+ *       budget, a slow one nothing. Calls that are not safe to repeat —
  *       {@link #grant}, {@link #freshToken}, membership changes — are <em>not</em> re-sent: the caller gets the
  *       DEADLINE_EXCEEDED (a lease may then have been granted unknown to it: unrenewed, it expires after its
  *       TTL; a fresh token may have been taken: tokens only grow, so nothing is fenced wrongly) and the next
@@ -167,8 +169,8 @@ public final class RegentClient implements AutoCloseable {
 
   /** Renews a lease; returns its TTL in ms. NOT_FOUND once the lease is gone or its expiry is decided. */
   public long keepAlive(long leaseId, long timeoutMs) {
-    return call(timeoutMs, ch -> LeaseGrpc.newBlockingStub(ch).withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS)
-        .keepAlive(LeaseKeepAliveRequest.newBuilder().setId(leaseId).build())).getTtlMs();
+    LeaseKeepAliveRequest req = LeaseKeepAliveRequest.newBuilder().setId(leaseId).build();
+    return hedged(timeoutMs, (ch, d) -> LeaseGrpc.newFutureStub(ch).withDeadline(d).keepAlive(req)).getTtlMs();
   }
 
   /**
@@ -179,9 +181,9 @@ public final class RegentClient implements AutoCloseable {
    *     no ready leader confirmed the round (retry)
    */
   public Map<Long, Long> keepAliveMany(Collection<Long> leaseIds, long timeoutMs) {
-    LeaseKeepAliveManyResponse r = call(timeoutMs, ch -> LeaseGrpc.newBlockingStub(ch)
-        .withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS)
-        .keepAliveMany(LeaseKeepAliveManyRequest.newBuilder().addAllIds(leaseIds).build()));
+    LeaseKeepAliveManyRequest req = LeaseKeepAliveManyRequest.newBuilder().addAllIds(leaseIds).build();
+    LeaseKeepAliveManyResponse r = hedged(timeoutMs,
+        (ch, d) -> LeaseGrpc.newFutureStub(ch).withDeadline(d).keepAliveMany(req));
     Map<Long, Long> out = new LinkedHashMap<>();
     r.getResultsList().forEach(x -> out.put(x.getId(), x.getTtlMs()));
     return out;
@@ -350,6 +352,22 @@ public final class RegentClient implements AutoCloseable {
   public String transferLeadership(String to) {
     return callOnce(MEMBER_CALL_TIMEOUT_MS, ch -> ClusterGrpc.newBlockingStub(ch).withDeadlineAfter(MEMBER_CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS)
         .transferLeadership(TransferLeadershipRequest.newBuilder().setTo(to).build())).getLeader();
+  }
+
+  /**
+   * Runs a renewal within {@code budgetMs} (and the caller's context deadline), hedged: after half the budget
+   * (at most the attempt timeout) without an answer, or at once when the endpoint is unreachable, the next
+   * endpoint gets it too, the first attempt keeping its deadline ({@link HedgedCall}).
+   */
+  private <T> T hedged(long budgetMs, java.util.function.BiFunction<ManagedChannel, Deadline,
+      com.google.common.util.concurrent.ListenableFuture<T>> rpc) {
+    Deadline overall = Deadline.after(Math.max(1, budgetMs), TimeUnit.MILLISECONDS);
+    Deadline outer = Context.current().getDeadline();
+    if (outer != null && outer.isBefore(overall)) {
+      overall = outer;
+    }
+    long hedgeAfter = Math.min(attemptTimeoutMs, Math.max(MIN_ATTEMPT_MS, budgetMs / 2));
+    return HedgedCall.run(channels, current, overall, hedgeAfter, deadlines, rpc, idx -> current = idx, this::moveOn);
   }
 
   /** Runs a call that is safe to repeat, within {@link Builder#callTimeout} (see the class comment). */
