@@ -11,6 +11,7 @@ import com.google.protobuf.ByteString;
 import io.regent.api.v1.LeaderKey;
 import io.regent.cli.SnapshotCommandTest.Run;
 import io.regent.client.RegentClient;
+import io.regent.process.ChildProcess;
 import io.regent.server.RegentServer;
 import io.regent.server.ServerConfig;
 import java.nio.file.Path;
@@ -137,8 +138,9 @@ class ClientCommandsTest {
 
   @Test
   void lockWithoutACommandHoldsUntilSigtermThenReleases() throws Exception {
-    try (ScenarioProcess lock = ScenarioProcess.start("lock", List.of("lock", "backups", "--ttl", "1m30s",
-        "--endpoints", endpoint))) {
+    List<String> cmd = new java.util.ArrayList<>(Launcher.javaCommand(Launcher.CLIENT_JVM));
+    cmd.addAll(List.of("lock", "backups", "--ttl", "1m30s", "--endpoints", endpoint));
+    try (ChildProcess lock = ChildProcess.builder("lock", cmd).captureOutput(line -> { }).start()) {
       String locked = lock.awaitLine(l -> l.startsWith("locked backups "), WAIT);
       LeaderKey key = client.leader("backups").orElseThrow();
       assertThat(locked).contains("token=" + key.getToken());

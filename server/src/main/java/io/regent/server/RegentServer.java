@@ -2,12 +2,16 @@ package io.regent.server;
 
 import io.grpc.ServerInterceptor;
 import io.regent.server.api.ApiServer;
+import io.regent.server.concurrent.NodeExecutors;
 import io.regent.server.lease.Lessor;
 import io.regent.server.metrics.MetricsHttpServer;
 import io.regent.server.metrics.RegentMetrics;
 import io.regent.server.raft.ApiAddressPublisher;
 import io.regent.server.raft.Confirmer;
 import io.regent.server.raft.LeaderFollower;
+import io.regent.server.raft.LeadershipLease;
+import io.regent.server.raft.LocalConfirm;
+import io.regent.server.raft.ProposalRetries;
 import io.regent.server.raft.Proposer;
 import io.regent.server.raft.RaftClientPool;
 import io.regent.server.raft.RaftClusterView;
@@ -15,6 +19,7 @@ import io.regent.server.raft.RaftMembership;
 import io.regent.server.raft.RaftSetup;
 import io.regent.server.security.NodeSecurity;
 import io.regent.server.security.Security;
+import io.regent.server.storage.DataDir;
 import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.ratis.ApplyObserver;
 import io.regent.statemachine.ratis.RegentStateMachine;
@@ -45,12 +50,13 @@ public final class RegentServer implements AutoCloseable {
   static final int EVENT_HISTORY = 10_000;
   /** How often the leader checks lease deadlines, ms. */
   static final long EXPIRY_SCAN_MS = 50;
-  /** Ratis clients proposals are spread over (RATIS-NOTES §15: more connections, more throughput). */
+  /** Ratis clients proposals are spread over (docs/ratis.md §13: more connections, more throughput). */
   static final int RAFT_CLIENTS = 4;
   /** How often the Ratis clients' leader is checked against the local server's, ms. */
   static final long LEADER_POLL_MS = 50;
 
   private final ServerConfig config;
+  private final NodeExecutors executors = new NodeExecutors();
   private final Lessor lessor;
   private final RaftServer raft;
   private final RaftClientPool clients;
@@ -59,6 +65,7 @@ public final class RegentServer implements AutoCloseable {
   private final RaftMembership membership;
   private final RegentStateMachine replica;
   private final Proposer proposer;
+  private final Confirmer confirmer;
   private MetricsHttpServer metricsHttp;
   private ApiAddressPublisher publisher;
   private LeaderFollower leaderFollower;
@@ -66,7 +73,7 @@ public final class RegentServer implements AutoCloseable {
   /**
    * @param bootstrap whether {@code config.peers()} are the initial voters of a new cluster (else the node starts
    *     with an empty peer list: its configuration comes from its storage, or from the leader once a member adds
-   *     it; RATIS-NOTES §7)
+   *     it; docs/ratis.md §12)
    */
   private RegentServer(ServerConfig config, Security security, boolean bootstrap) throws IOException {
     this.config = config;
@@ -76,7 +83,7 @@ public final class RegentServer implements AutoCloseable {
     RaftGroup initial = bootstrap ? group : RaftGroup.valueOf(RaftSetup.GROUP_ID);
     this.lessor = new Lessor(System::nanoTime, EXPIRY_SCAN_MS);
     this.metrics = config.metricsPort() >= 0 ? new RegentMetrics(config.nodeId()) : null;
-    RegentStateMachine sm = new RegentStateMachine(config.dataDir().resolve("lmdb"), lessor,
+    RegentStateMachine sm = new RegentStateMachine(new DataDir(config.dataDir()).lmdb(), lessor,
         new EventHub(EVENT_HISTORY), metrics == null ? ApplyObserver.NONE : metrics.applyObserver());
     this.raft = RaftServer.newBuilder().setServerId(RaftPeerId.valueOf(config.nodeId())).setGroup(initial)
         .setProperties(props).setParameters(sec.raftParameters()).setStateMachine(sm).setOption(RaftStorage.StartupOption.RECOVER).build();
@@ -89,25 +96,61 @@ public final class RegentServer implements AutoCloseable {
     if (metrics != null) {
       interceptors.add(metrics.grpcInterceptor()); // added last, runs first: it also times refused calls
     }
-    Confirmer confirmer = new Confirmer(proposer);
+    LeadershipLease lease = config.confirm().strict() ? null : new LeadershipLease(System::nanoTime,
+        leadership(), config.electionTimeoutMinMs(), config.confirm().leaseFactor());
+    Confirmer confirmer = lease == null ? new Confirmer(proposer)
+        : new Confirmer(proposer, lease, new LocalConfirm(sm, lessor)::confirm);
     this.membership = new RaftMembership(raft, () -> RaftClient.newBuilder()
         .setProperties(RaftSetup.adminProperties(props)).setParameters(sec.raftParameters())
         .setRaftGroup(currentGroup(group))
         .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(20,
             TimeDuration.valueOf(250, TimeUnit.MILLISECONDS)))
-        .build(), proposer, confirmer, sm, RaftSetup.ADMIN_TIMEOUT_MS);
+        .build(), proposer, confirmer, sm, RaftSetup.ADMIN_TIMEOUT_MS, lease, executors.blocking());
     this.replica = sm;
     this.proposer = proposer;
+    this.confirmer = confirmer;
     this.api = new ApiServer(new InetSocketAddress(config.apiHost(), config.apiPort()), sec.apiCredentials(),
-        new RaftClusterView(raft, membership, config.dataDir().resolve("lmdb").resolve("data.mdb")), sm, proposer, confirmer, config.minTtlMs(),
-        config.unsafeLocalGrants(), config.limits(), interceptors.toArray(ServerInterceptor[]::new));
+        new RaftClusterView(raft, membership, new DataDir(config.dataDir()).lmdbFile()), sm, proposer, confirmer, config.minTtlMs(),
+        config.unsafeLocalGrants(), config.limits(), executors.blocking(),
+        interceptors.toArray(ServerInterceptor[]::new));
     if (metrics != null) {
       metrics.bindReplica(sm);
-      metrics.bindRaft(raft, RaftSetup.GROUP_ID);
+      metrics.bindRaft(raft, RaftSetup.GROUP_ID, executors.timers());
+    }
+    if (config.confirm().unsafe()) {
+      LOG.warn("UNSAFE: --unsafe-leadership-lease-factor {}: this node may answer as leader after another leader "
+          + "was elected (negative control)", config.confirm().leaseFactor());
     }
     if (config.unsafeLocalGrants()) {
       LOG.warn("UNSAFE: --unsafe-local-grants is on; this node grants names without Raft (negative control)");
     }
+  }
+
+  /** The local Raft server's term, and whether it is its ready leader (the leadership lease asks). */
+  private LeadershipLease.Leadership leadership() {
+    return new LeadershipLease.Leadership() {
+      @Override
+      public long readyTerm() {
+        try {
+          var info = raft.getDivision(RaftSetup.GROUP_ID).getInfo();
+          long term = info.getCurrentTerm();
+          boolean ready = info.isLeader() && info.isLeaderReady();
+          // read twice: a step-down and a re-election between the reads must not pass for readiness in term
+          return ready && info.getCurrentTerm() == term ? term : -1;
+        } catch (IOException e) {
+          return -1; // not started yet, or closed
+        }
+      }
+
+      @Override
+      public long currentTerm() {
+        try {
+          return raft.getDivision(RaftSetup.GROUP_ID).getInfo().getCurrentTerm();
+        } catch (IOException e) {
+          return -1;
+        }
+      }
+    };
   }
 
   /**
@@ -119,8 +162,7 @@ public final class RegentServer implements AutoCloseable {
     RaftGroup now = currentGroup(startup);
     return RaftClient.newBuilder().setProperties(props).setParameters(sec.raftParameters()).setRaftGroup(now)
         .setLeaderId(leader != null && now.getPeer(leader) != null ? leader : null)
-        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(50,
-            TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+        .setRetryPolicy(ProposalRetries.within(config.requestTimeoutMs()))
         .build();
   }
 
@@ -181,13 +223,14 @@ public final class RegentServer implements AutoCloseable {
   private static RegentServer start(RegentServer s) throws IOException {
     ServerConfig config = s.config;
     s.raft.start();
-    s.leaderFollower = LeaderFollower.start(s.raft, s.clients, LEADER_POLL_MS);
+    s.leaderFollower = LeaderFollower.start(s.raft, s.clients, LEADER_POLL_MS, s.confirmer::leaderChanged);
     s.api.start();
     String raftAddress = config.peers().get(config.nodeId());
     s.publisher = ApiAddressPublisher.start(s.raft, s.replica, s.proposer,
-        ApiAddressPublisher.advertised(config.apiHost(), s.api.port(), raftAddress));
+        ApiAddressPublisher.advertised(config.apiHost(), s.api.port(), raftAddress), s.executors.timers());
     if (s.metrics != null) {
-      s.metricsHttp = MetricsHttpServer.start(config.apiHost(), config.metricsPort(), s.metrics);
+      s.metricsHttp = MetricsHttpServer.start(config.apiHost(), config.metricsPort(), s.metrics,
+          s.executors.blocking());
       LOG.info("node {} serving /metrics, /healthz and /readyz on {}:{}", config.nodeId(), config.apiHost(),
           s.metricsHttp.port());
     }
@@ -228,12 +271,12 @@ public final class RegentServer implements AutoCloseable {
       publisher.close();
     }
     api.close();
-    membership.close();
     if (leaderFollower != null) {
       leaderFollower.close();
     }
     clients.close();
     raft.close();
     lessor.close();
+    executors.close();
   }
 }

@@ -8,7 +8,7 @@ import java.util.List;
  * Leader-side lease time, injected by the server (which owns every clock). The state machine calls it on
  * Ratis's apply thread, in log order, so its view of which leases exist follows the applied state.
  *
- * <p>Only a ready leader measures time (DESIGN §3): deadlines are leader-local memory, never replicated.
+ * <p>Only a ready leader measures time (docs/architecture.md §3.1): deadlines are leader-local memory, never replicated.
  */
 public interface LeaseTimekeeper {
   /**

@@ -10,13 +10,10 @@ import io.regent.statemachine.proto.NameRecord;
 import io.regent.statemachine.proto.Result;
 import io.regent.statemachine.replica.ApplyEffects;
 import io.regent.statemachine.replica.ReplicaView;
-import io.regent.statemachine.store.LmdbFileCheck;
 import io.regent.statemachine.store.RegentStore;
 import io.regent.statemachine.store.StateTxn;
-import io.regent.statemachine.store.UnsyncedMarker;
 import java.io.File;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.List;
@@ -50,7 +47,7 @@ import org.slf4j.LoggerFactory;
  * <p>Storage: the live environment lives in {@code lmdbDir}, outside Ratis's snapshot directory, because a
  * snapshot install replaces that whole directory. The applied index is stored in the same LMDB transaction
  * as the state it produced; Ratis replays the log from its last snapshot on restart, and every entry at or
- * below the stored index is skipped, so nothing is applied twice (DESIGN §2).
+ * below the stored index is skipped, so nothing is applied twice (docs/architecture.md §2.3, docs/ratis.md §8).
  *
  * <p>Threading: apply runs on Ratis's single updater thread; reads ({@link #read}) run on any thread and
  * are excluded only while a snapshot install swaps the environment.
@@ -98,23 +95,7 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
 
   private void openStore() {
     SingleFileSnapshotInfo snapshot = storage.loadLatestSnapshot();
-    boolean hasLive = Files.exists(lmdbDir.resolve("data.mdb"));
-    if (hasLive && !UnsyncedMarker.trustworthy(lmdbDir)) {
-      // the OS went down while LMDB held unsynced commits: rebuild it from the snapshot and the Raft log
-      LOG.warn("{} was not synced before the OS restarted: rebuilding it from {} and the Raft log", lmdbDir,
-          snapshot == null ? "an empty state" : "snapshot " + snapshot.getTermIndex());
-      RegentStore.discard(lmdbDir);
-      hasLive = false;
-    }
-    if (hasLive) {
-      LmdbFileCheck.check(lmdbDir.resolve("data.mdb")); // before mapping it: a truncated file would SIGBUS
-    }
-    if (!hasLive && snapshot != null) {
-      LOG.info("no live LMDB in {}: restoring snapshot {}", lmdbDir, snapshot.getTermIndex());
-      store = RegentStore.restore(lmdbDir, snapshot.getFile().getPath());
-    } else {
-      store = RegentStore.openUnsynced(lmdbDir);
-    }
+    store = RegentStore.recover(lmdbDir, snapshot == null ? null : snapshot.getFile().getPath());
     if (snapshot != null) {
       setLastAppliedTermIndex(snapshot.getTermIndex());
     }
@@ -199,6 +180,7 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
         return last.getIndex();
       }
       long bytes = store.copyTo(file.toPath());
+      SnapshotFailpoint.reachedBeforeChecksum(file.toPath());
       MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);
       storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file.toPath(), md5), last));
       LOG.info("snapshot {} written: {} bytes", last, bytes);

@@ -8,13 +8,14 @@ import io.regent.statemachine.event.EventHub;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
 /**
  * One Observe stream: ownership events of one name, in log order, through a bounded buffer.
  *
- * <p>Memory is bounded three ways (DESIGN §4): events arrive on the apply thread and are only queued there,
+ * <p>Memory is bounded three ways (docs/architecture.md §4.3): events arrive on the apply thread and are only queued there,
  * as references to the {@link ChangeEvent} every stream shares; a message is handed to gRPC only while the
  * call {@link ServerCallStreamObserver#isReady is ready} (gRPC flow control: the reader's window and
  * gRPC's own small send buffer), so a reader that stops reading never makes the server serialize more; and
@@ -97,10 +98,18 @@ final class ObserveStream implements Consumer<ChangeEvent> {
 
   private void scheduleDrain() {
     if (drainPending.compareAndSet(false, true)) {
-      executor.execute(() -> {
-        drainPending.set(false);
-        drain();
-      });
+      try {
+        executor.execute(() -> {
+          drainPending.set(false);
+          drain();
+        });
+      } catch (RejectedExecutionException e) {
+        // the node's blocking pool is saturated; this may run on the apply thread, which must never fail
+        synchronized (this) {
+          fail(Status.RESOURCE_EXHAUSTED.withDescription("node overloaded: observe stream of '" + name
+              + "' closed; resume with --after " + lastSentIndex));
+        }
+      }
     }
   }
 

@@ -19,7 +19,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Leader-side lease time (DESIGN §3; etcd's lessor, ZooKeeper's leader session tracker).
+ * Leader-side lease time (docs/architecture.md §3; etcd's lessor, ZooKeeper's leader session tracker).
  *
  * <p>Only the ready leader keeps deadlines, on a monotonic clock, in memory. On readiness every lease gets
  * now + ttl; a keepalive confirmed in this leader's term sets now + ttl again; when a deadline passes the

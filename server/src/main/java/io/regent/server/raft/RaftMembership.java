@@ -4,7 +4,6 @@ import io.grpc.Status;
 import io.regent.api.v1.Member;
 import io.regent.api.v1.MemberListResponse;
 import io.regent.server.api.Membership;
-import io.regent.server.concurrent.Daemons;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.MemberApi;
 import io.regent.statemachine.replica.ReplicaView;
@@ -14,14 +13,19 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
+import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SetConfigurationRequest;
+import org.apache.ratis.protocol.TransferLeadershipRequest;
 import org.apache.ratis.protocol.exceptions.ReconfigurationInProgressException;
 import org.apache.ratis.protocol.exceptions.ReconfigurationTimeoutException;
 import org.apache.ratis.protocol.exceptions.SetConfigurationException;
@@ -35,14 +39,14 @@ import org.slf4j.LoggerFactory;
  * Ratis followers. Each change reads the configuration after a leadership confirmation, checks the request
  * against it, and submits the new configuration in COMPARE_AND_SET mode, so a change that raced another one
  * fails (ABORTED) instead of undoing it. Always through the {@code List<RaftPeer>} form of the arguments:
- * Ratis 3.3.0's {@code RaftPeer[]} overload drops the voters (RATIS-NOTES §7).
+ * Ratis 3.3.0's {@code RaftPeer[]} overload drops the voters (docs/ratis.md §14).
  *
  * <p>API addresses are not part of Ratis's configuration; they are replicated state ({@link MemberApi}
  * entries) that {@link ApiAddressPublisher} and {@link #add} write.
  *
- * <p>Changes sent through one node run one at a time on its own thread (the admin calls block).
+ * <p>Changes sent through one node run one at a time on the node's blocking pool (the admin calls block).
  */
-public final class RaftMembership implements Membership, AutoCloseable {
+public final class RaftMembership implements Membership {
   private static final Logger LOG = LoggerFactory.getLogger(RaftMembership.class);
 
   private final RaftServer server;
@@ -51,7 +55,10 @@ public final class RaftMembership implements Membership, AutoCloseable {
   private final Confirmer confirmer;
   private final ReplicaView replica;
   private final long transferTimeoutMs;
-  private final ExecutorService changes = Daemons.executor("regent-membership");
+  private final LeadershipLease lease;
+  private final Executor blocking;
+  /** The change last submitted through this node: each starts once the one before it has ended. */
+  private CompletableFuture<?> lastChange = CompletableFuture.completedFuture(null);
 
   /**
    * @param server the local Ratis server
@@ -61,15 +68,19 @@ public final class RaftMembership implements Membership, AutoCloseable {
    * @param confirmer leadership confirmations before each read of the configuration
    * @param replica the local state (API addresses)
    * @param transferTimeoutMs how long a leadership transfer may take, ms
+   * @param lease this node's leadership lease, or {@code null} ({@code --confirm strict})
+   * @param blocking the node's blocking pool, which runs the changes
    */
   public RaftMembership(RaftServer server, Supplier<RaftClient> admins, EntrySubmitter proposer, Confirmer confirmer,
-                        ReplicaView replica, long transferTimeoutMs) {
+                        ReplicaView replica, long transferTimeoutMs, LeadershipLease lease, Executor blocking) {
     this.server = server;
     this.admins = admins;
     this.proposer = proposer;
     this.confirmer = confirmer;
     this.replica = replica;
     this.transferTimeoutMs = transferTimeoutMs;
+    this.lease = lease;
+    this.blocking = blocking;
   }
 
   @Override
@@ -163,7 +174,7 @@ public final class RaftMembership implements Membership, AutoCloseable {
 
   @Override
   public CompletableFuture<String> transferLeadership(String to) {
-    return fresh().thenApplyAsync(x -> {
+    return fresh().thenCompose(x -> serially(() -> {
       Conf conf = Conf.read(server);
       RaftPeer target = conf.require(to);
       if (!conf.voters.contains(target)) {
@@ -171,10 +182,44 @@ public final class RaftMembership implements Membership, AutoCloseable {
             .asRuntimeException();
       }
       if (!to.equals(leader())) {
-        check(admin -> admin.admin().transferLeadership(target.getId(), transferTimeoutMs));
+        if (lease == null) {
+          check(admin -> admin.admin().transferLeadership(target.getId(), transferTimeoutMs));
+        } else {
+          transferFromHere(target.getId());
+        }
       }
       return to;
-    }, changes);
+    }));
+  }
+
+  /**
+   * With the leadership lease, only the leader's own node may start a transfer: the transferee's election skips
+   * the pre-vote, so the leader must stop answering under its lease first ({@link LeadershipLease#suspend}),
+   * and a transfer sent to the leader by another node would not tell it. The local Ratis server transfers only
+   * while it leads. Elsewhere the call is UNAVAILABLE, so that a client moves on to the next endpoint.
+   */
+  private void transferFromHere(RaftPeerId target) {
+    String leader = leader();
+    if (!leader.equals(server.getId().toString())) {
+      throw Status.UNAVAILABLE.withDescription("this node is not the leader" + (leader.isEmpty() ? "" : " (" + leader
+          + " is)") + ": a leadership transfer is sent to the leader's API").asRuntimeException();
+    }
+    lease.suspend();
+    RaftClientReply reply;
+    try {
+      reply = server.transferLeadershipAsync(new TransferLeadershipRequest(ClientId.randomId(), server.getId(),
+          RaftSetup.GROUP_ID, 0, target, transferTimeoutMs)).get(transferTimeoutMs + 5_000, TimeUnit.MILLISECONDS);
+    } catch (IOException | ExecutionException | TimeoutException e) {
+      throw failure(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw Status.CANCELLED.withDescription("interrupted").asRuntimeException();
+    } finally {
+      lease.resume();
+    }
+    if (!reply.isSuccess()) {
+      throw failure(reply.getException());
+    }
   }
 
   /** Every member in the local configuration: voters, then learners, with their published API addresses. */
@@ -190,9 +235,11 @@ public final class RaftMembership implements Membership, AutoCloseable {
     return out;
   }
 
-  @Override
-  public void close() {
-    changes.shutdownNow();
+  /** Runs {@code change} on the blocking pool after every change submitted before it (its admin calls block). */
+  private synchronized <T> CompletableFuture<T> serially(Supplier<T> change) {
+    CompletableFuture<T> next = lastChange.handle((r, e) -> null).thenApplyAsync(x -> change.get(), blocking);
+    lastChange = next;
+    return next;
   }
 
   /** Records {@code id}'s API address in the replicated state ("" forgets it); waits for the commit. */
@@ -217,10 +264,10 @@ public final class RaftMembership implements Membership, AutoCloseable {
   }
 
   private CompletableFuture<List<Member>> change(Runnable body) {
-    return fresh().thenApplyAsync(x -> {
+    return fresh().thenCompose(x -> serially(() -> {
       body.run();
       return members();
-    }, changes);
+    }));
   }
 
   private void setConfiguration(Conf current, List<RaftPeer> voters, List<RaftPeer> listeners) {

@@ -4,8 +4,10 @@ import io.regent.api.v1.Member;
 import io.regent.api.v1.StatusResponse;
 import io.regent.server.ServerConfig;
 import io.regent.server.api.ApiServer;
+import io.regent.server.concurrent.NodeExecutors;
 import io.regent.server.lease.Lessor;
 import io.regent.server.raft.Confirmer;
+import io.regent.server.storage.DataDir;
 import io.regent.statemachine.event.EventHub;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -14,7 +16,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code regent server --single-writer}: one process, no Raft, the same public API and tokens (DESIGN §6).
+ * {@code regent server --single-writer}: one process, no Raft, the same public API and tokens (docs/architecture.md §6).
  * It is the baseline the consensus cluster is measured against: cheaper per grant, unavailable while down.
  */
 public final class SingleWriterServer implements AutoCloseable {
@@ -22,17 +24,18 @@ public final class SingleWriterServer implements AutoCloseable {
   /** The node id Status reports. */
   public static final String NODE_ID = "single-writer";
 
+  private final NodeExecutors executors = new NodeExecutors();
   private final Lessor lessor;
   private final SingleWriterLog log;
   private final ApiServer api;
 
   private SingleWriterServer(String apiHost, int apiPort, Path dataDir) {
     this.lessor = new Lessor(System::nanoTime, 50);
-    this.log = new SingleWriterLog(dataDir.resolve("lmdb"), lessor, new EventHub(10_000));
+    this.log = new SingleWriterLog(new DataDir(dataDir).lmdb(), lessor, new EventHub(10_000));
     lessor.setProposer(log);
     String address = apiHost + ":" + apiPort;
     this.api = new ApiServer(new InetSocketAddress(apiHost, apiPort), () -> status(address), log, log,
-        new Confirmer(log), minTtlMs(), false);
+        new Confirmer(log), minTtlMs(), false, executors.blocking());
   }
 
   /**
@@ -70,5 +73,6 @@ public final class SingleWriterServer implements AutoCloseable {
     api.close();
     lessor.close();
     log.close();
+    executors.close();
   }
 }

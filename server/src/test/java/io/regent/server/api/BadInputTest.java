@@ -9,35 +9,29 @@ import io.grpc.StatusRuntimeException;
 import io.regent.api.v1.LeaderKey;
 import io.regent.api.v1.LeaseInfo;
 import io.regent.client.RegentClient;
+import io.regent.server.cluster.ClusterFixture;
 import io.regent.server.cluster.LocalCluster;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** Bad input gets the documented gRPC status and changes nothing (DESIGN §7). */
+/** Bad input gets the documented gRPC status and changes nothing (docs/architecture.md §7). */
 class BadInputTest {
-  @TempDir
-  static Path dir;
+  @RegisterExtension
+  static final ClusterFixture CLUSTERS = ClusterFixture.perClass();
   static LocalCluster cluster;
   static RegentClient client;
   static LeaderKey holder;
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = LocalCluster.start(1, dir);
+    cluster = CLUSTERS.start(1);
     cluster.awaitLeader();
     client = cluster.client();
     holder = client.campaign("jobs", client.grant(600_000), ByteString.copyFromUtf8("a"));
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    cluster.close();
   }
 
   @Test

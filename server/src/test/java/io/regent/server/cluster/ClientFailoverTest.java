@@ -58,7 +58,11 @@ class ClientFailoverTest {
 
   private void freezeX(boolean frozen) {
     frozenApi.setFrozen(frozen);
-    cluster.freeze(x, frozen);
+    if (frozen) {
+      cluster.freeze(x);
+    } else {
+      cluster.thaw(x);
+    }
   }
 
   @Test

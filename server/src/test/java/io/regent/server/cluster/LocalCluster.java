@@ -23,14 +23,14 @@ import java.util.function.UnaryOperator;
 public final class LocalCluster implements AutoCloseable {
   private final int size;
   private final Path dir;
-  private final UnaryOperator<ServerConfig> tweak;
+  private final UnaryOperator<ServerConfig.Builder> tweak;
   private final int[] raftPorts;
   private final int[] apiPorts;
   private final TcpProxy[][] links;
   private final RegentServer[] nodes;
   private final List<RegentClient> clients = new ArrayList<>();
 
-  private LocalCluster(int size, Path dir, UnaryOperator<ServerConfig> tweak) throws IOException {
+  private LocalCluster(int size, Path dir, UnaryOperator<ServerConfig.Builder> tweak) throws IOException {
     this.size = size;
     this.dir = dir;
     this.tweak = tweak;
@@ -52,7 +52,7 @@ public final class LocalCluster implements AutoCloseable {
   }
 
   /** Starts {@code size} nodes under {@code dir}, each config passed through {@code tweak}. */
-  public static LocalCluster start(int size, Path dir, UnaryOperator<ServerConfig> tweak) throws IOException {
+  public static LocalCluster start(int size, Path dir, UnaryOperator<ServerConfig.Builder> tweak) throws IOException {
     LocalCluster c = new LocalCluster(size, dir, tweak);
     for (int i = 0; i < size; i++) {
       c.startNode(i);
@@ -77,7 +77,8 @@ public final class LocalCluster implements AutoCloseable {
       int port = i == j ? raftPorts[j] : links[i][j].port();
       peers.put(id(j), "127.0.0.1:" + port);
     }
-    nodes[i] = RegentServer.start(tweak.apply(ServerConfig.of(id(i), peers, apiPorts[i], dir.resolve(id(i)))));
+    nodes[i] = RegentServer.start(tweak.apply(ServerConfig.builder(id(i), dir.resolve(id(i))).peers(peers)
+        .apiPort(apiPorts[i])).build());
   }
 
   /** Stops node {@code i} (its data stays). */
@@ -98,8 +99,20 @@ public final class LocalCluster implements AutoCloseable {
     }
   }
 
-  /** Freezes (true) or thaws (false) every Raft link to and from node {@code i}: its peers see it hang. */
-  public void freeze(int i, boolean frozen) {
+  /**
+   * Freezes every Raft link to and from node {@code i}: connections stay open but nothing passes, as when its
+   * process is stopped ({@code kill -STOP}); its API stays reachable. {@link #thaw} releases them.
+   */
+  public void freeze(int i) {
+    setFrozen(i, true);
+  }
+
+  /** Releases the links {@link #freeze} held; what was sent meanwhile is delivered. */
+  public void thaw(int i) {
+    setFrozen(i, false);
+  }
+
+  private void setFrozen(int i, boolean frozen) {
     for (int j = 0; j < size; j++) {
       if (i != j) {
         links[i][j].setFrozen(frozen);
