@@ -25,7 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
 /** The client recipes (LeaderLatch, RegentLock, ResumingObserver) on a real 3-node cluster. */
 class RecipesClusterTest {
   private static final long TTL_MS = 2_000;
-  private static final Duration WAIT = Duration.ofSeconds(15);
+  private static final Duration WAIT = Duration.ofSeconds(30);
 
   @TempDir
   Path dir;
