@@ -29,8 +29,9 @@ import java.util.List;
 /**
  * The {@code regent.v1.Lease} service: grant, revoke, keepalive, time-to-live and listing.
  *
- * <p>A keepalive is acknowledged only from a Confirm round begun after it arrived and applied by the ready
- * leader of the round's term, which renewed the deadline (docs/architecture.md §3.3). Anything less answers UNAVAILABLE.
+ * <p>A keepalive is acknowledged only after a leadership confirmation by the ready leader, which renewed the
+ * deadline: its leadership lease, or a Confirm round begun after the keepalive arrived (docs/architecture.md
+ * §3.3, §8.1). Anything less answers UNAVAILABLE.
  */
 final class LeaseService extends LeaseGrpc.LeaseImplBase {
   /** Most lease ids one KeepAliveMany may renew (keeps a Confirm entry and a reply well below 1 MiB). */
