@@ -135,7 +135,20 @@ public final class LeaseKeeper implements AutoCloseable {
   public static LeaseKeeper grant(RegentClient client, long ttlMs, Consumer<String> onStepDown, Options options) {
     long sent = options.clock.getAsLong();
     long id = client.grant(ttlMs);
-    return start(new Lessor() {
+    return start(lessor(client), id, ttlMs, sent, options, onStepDown);
+  }
+
+  /**
+   * Keeps alive a lease another call granted (a campaign with a TTL), counting its validity from
+   * {@code sentNanos}, the {@link System#nanoTime()} at which that call was sent.
+   */
+  public static LeaseKeeper adopt(RegentClient client, long leaseId, long ttlMs, long sentNanos,
+                                  Consumer<String> onStepDown) {
+    return start(lessor(client), leaseId, ttlMs, sentNanos, options(), onStepDown);
+  }
+
+  private static Lessor lessor(RegentClient client) {
+    return new Lessor() {
       @Override
       public void keepAlive(long leaseId, long timeoutMs) {
         client.keepAlive(leaseId, timeoutMs);
@@ -145,7 +158,7 @@ public final class LeaseKeeper implements AutoCloseable {
       public void revoke(long leaseId) {
         client.revoke(leaseId);
       }
-    }, id, ttlMs, sent, options, onStepDown);
+    };
   }
 
   /** Starts keeping lease {@code leaseId} alive, granted by a request sent at {@code grantSentNanos}. */
@@ -313,6 +326,11 @@ public final class LeaseKeeper implements AutoCloseable {
   public void revoke() {
     stop();
     lessor.revoke(leaseId);
+  }
+
+  /** Stops renewing without revoking: the lease was ended by another call (a resign that revoked it). */
+  public void forget() {
+    stop();
   }
 
   /** Stops renewing and revokes the lease (best effort), freeing every name it holds. */

@@ -56,10 +56,10 @@ public final class LockCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), "--timeout needs a positive DURATION");
     }
     String owner = Identity.self();
-    Holder.Run run = new Holder.Run(name, owner, ttl, lockDelay.toMillis(), command, null,
+    Candidacy.Run run = new Candidacy.Run(name, owner, ttl, lockDelay.toMillis(), command, null,
         k -> client.json() ? Format.leaderKey(k, true) : "locked " + Format.leaderKey(k, false));
     try (RegentClient c = client.connect()) {
-      return Holder.run(c, run, wait.timeout(), false, spec.commandLine().getOut(), spec.commandLine().getErr());
+      return Candidacy.run(c, run, wait.timeout(), false, spec.commandLine().getOut(), spec.commandLine().getErr());
     }
   }
 }

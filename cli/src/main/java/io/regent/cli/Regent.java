@@ -12,8 +12,8 @@ import picocli.CommandLine.Spec;
     subcommands = {ServerCommand.class, ClusterCommand.class, ElectCommand.class, ObserveCommand.class,
         LeaderCommand.class, LeaseCommand.class, StatusCommand.class, LockCommand.class, LedgerCommand.class,
         DemoCommand.class, io.regent.cli.bench.BenchCommand.class,
-        SnapshotCommand.class, MemberCommand.class, CertsCommand.class, EndpointCommand.class, VersionCommand.class,
-        CompletionCommand.class},
+        SnapshotCommand.class, MemberCommand.class, CertsCommand.class, GroupCommand.class, EndpointCommand.class,
+        VersionCommand.class, CompletionCommand.class},
     footer = {"", ExitCodes.FOOTER})
 public final class Regent implements Runnable {
   @Spec

@@ -70,7 +70,8 @@ final class Tenure {
   }
 
   /**
-   * Grants a lease of {@code ttlMs} and campaigns for the name, retrying while there is no quorum.
+   * Campaigns for the name with a lease of {@code ttlMs} granted in the same log entry; when the name is held,
+   * waits for it with that kept-alive lease, retrying while there is no quorum.
    *
    * @param timeout how long to wait to be granted the name; null for no limit
    * @param noWait ask once: granted at once, or not at all
@@ -82,8 +83,10 @@ final class Tenure {
                      boolean noWait) {
     long start = System.nanoTime();
     try {
-      keeper = LeaseKeeper.grant(c, ttlMs, this::lose);
-      key = noWait ? campaignOnce(c, value)
+      long sent = System.nanoTime();
+      CampaignResponse first = c.campaignWithTtl(name, ttlMs, value, lockDelayMs);
+      keeper = LeaseKeeper.adopt(c, first.getLease(), ttlMs, sent, this::lose);
+      key = first.getElected() ? first.getLeader() : noWait ? notElected(first)
           : campaignRetrying(c, value, lockDelayMs, timeout == null ? -1 : start + timeout.toNanos(), timeout);
     } catch (StatusRuntimeException e) {
       if (end.get() == null) {
@@ -98,11 +101,8 @@ final class Tenure {
     return end.get() == null ? key : null;
   }
 
-  private LeaderKey campaignOnce(RegentClient c, ByteString value) {
-    CampaignResponse r = c.tryCampaign(name, keeper.leaseId(), value);
-    if (r.getElected()) {
-      return r.getLeader();
-    }
+  /** With --no-wait: the first campaign did not elect; says who holds the name (its lease is revoked on release). */
+  private LeaderKey notElected(CampaignResponse r) {
     throw new NotAcquiredException("not elected: " + name + " is held" + (r.hasLeader()
         ? " (token=" + r.getLeader().getToken() + " value=" + r.getLeader().getValue().toStringUtf8() + ")" : ""));
   }
@@ -166,7 +166,10 @@ final class Tenure {
     return key;
   }
 
-  /** Resigns (when elected) and revokes the lease, giving up after {@link #RELEASE_TIMEOUT_MS}. */
+  /**
+   * Resigns and revokes the lease in one log entry (when elected; else, or when that fails, revokes the lease),
+   * giving up after {@link #RELEASE_TIMEOUT_MS}.
+   */
   void release(RegentClient c) throws InterruptedException {
     LeaseKeeper k = keeper;
     LeaderKey held = key;
@@ -176,13 +179,14 @@ final class Tenure {
     Thread t = new Thread(() -> {
       try {
         if (held != null) {
-          c.resign(held);
+          c.resign(held, true);
+          k.forget();
+          return;
         }
       } catch (StatusRuntimeException e) {
         // not the holder any more, or no quorum: revoking the lease frees the name either way
-      } finally {
-        k.close();
       }
+      k.close();
     }, "regent-release");
     t.setDaemon(true);
     t.start();

@@ -11,7 +11,7 @@ import io.regent.server.limits.ConnectionLimiter;
 import io.regent.server.limits.LeaseQuota;
 import io.regent.server.limits.ServerLimits;
 import io.regent.server.raft.Confirmer;
-import io.regent.server.raft.EntrySubmitter;
+import io.regent.server.raft.Proposer;
 import io.regent.statemachine.replica.ReplicaView;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -19,7 +19,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The public gRPC endpoint of one node: services Lease, Election, Lock, Cluster, health and reflection, behind
+ * The public gRPC endpoint of one node: services Lease, Election, Lock, Group, Cluster, health and reflection, behind
  * the limits of {@link ServerLimits}.
  */
 public final class ApiServer implements AutoCloseable {
@@ -45,7 +45,7 @@ public final class ApiServer implements AutoCloseable {
    * @param blocking the node's blocking pool (local reads, snapshot streams, Observe deliveries)
    * @param interceptors wrap every call (metrics)
    */
-  public ApiServer(InetSocketAddress address, ClusterView cluster, ReplicaView sm, EntrySubmitter proposer,
+  public ApiServer(InetSocketAddress address, ClusterView cluster, ReplicaView sm, Proposer proposer,
                    Confirmer confirmer, long minTtlMs, boolean unsafeLocalGrants, ExecutorService blocking,
                    ServerInterceptor... interceptors) {
     this(address, InsecureServerCredentials.create(), cluster, sm, proposer, confirmer, minTtlMs, unsafeLocalGrants,
@@ -60,12 +60,13 @@ public final class ApiServer implements AutoCloseable {
    * @param interceptors wrap every call (metrics), outside the limits so that refusals are counted too
    */
   public ApiServer(InetSocketAddress address, ServerCredentials credentials, ClusterView cluster, ReplicaView sm,
-                   EntrySubmitter proposer, Confirmer confirmer, long minTtlMs, boolean unsafeLocalGrants,
+                   Proposer proposer, Confirmer confirmer, long minTtlMs, boolean unsafeLocalGrants,
                    ServerLimits limits, ExecutorService blocking, ServerInterceptor... interceptors) {
     StateReader reader = new StateReader(confirmer, sm, blocking);
-    Campaigns campaigns = new Campaigns(proposer, sm.hub(), unsafeLocalGrants ? new UnsafeLocalGrants(sm) : null,
-        limits);
     LeaseQuota quota = new LeaseQuota(limits.maxLeasesPerConnection());
+    LeaseGrants grants = new LeaseGrants(minTtlMs, limits, quota);
+    Campaigns campaigns = new Campaigns(proposer, sm.hub(), unsafeLocalGrants ? new UnsafeLocalGrants(sm) : null,
+        limits, grants);
     sm.hub().listen(quota);
     ConnectionLimiter limiter = new ConnectionLimiter(limits, System::nanoTime, quota::forget);
     HealthStatusManager health = new HealthStatusManager();
@@ -79,10 +80,12 @@ public final class ApiServer implements AutoCloseable {
         .intercept(limiter);
     java.util.Arrays.stream(interceptors).forEach(builder::intercept);
     this.server = builder
-        .addService(new LeaseService(proposer, confirmer, reader, minTtlMs, limits, quota))
+        .addService(new LeaseService(proposer, confirmer, reader, grants))
         .addService(new ElectionService(campaigns, new Observers(reader, sm.hub(), blocking,
-            limits.observeBuffer(), limits.maxObservers()), reader, proposer))
+            limits.observeBuffer(), limits.maxObservers()), reader, proposer,
+            new CampaignAllCall(proposer, sm.hub(), limits)))
         .addService(new LockService(campaigns, proposer))
+        .addService(new GroupService(proposer, reader, sm, blocking, minTtlMs, limits.maxObservers()))
         .addService(new ClusterService(cluster, confirmer))
         .addService(new MaintenanceService(confirmer, sm, blocking))
         .addService(health.getHealthService())

@@ -24,7 +24,7 @@ final class Events {
       case RESIGNED -> ObserveResponse.Kind.RESIGNED;
       case EXPIRED -> ObserveResponse.Kind.EXPIRED;
       case REVOKED -> ObserveResponse.Kind.REVOKED;
-      case LEASE_ENDED -> throw new IllegalArgumentException("not an ownership change: " + k);
+      case LEASE_ENDED, GROUP_CHANGED -> throw new IllegalArgumentException("not an ownership change: " + k);
     };
   }
 }

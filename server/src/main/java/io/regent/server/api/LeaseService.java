@@ -16,13 +16,9 @@ import io.regent.api.v1.LeaseRevokeRequest;
 import io.regent.api.v1.LeaseRevokeResponse;
 import io.regent.api.v1.LeaseTimeToLiveRequest;
 import io.regent.api.v1.LeaseTimeToLiveResponse;
-import io.regent.server.limits.ConnectionLimiter;
-import io.regent.server.limits.LeaseQuota;
-import io.regent.server.limits.ServerLimits;
 import io.regent.server.raft.Confirmation;
 import io.regent.server.raft.Confirmer;
-import io.regent.server.raft.EntrySubmitter;
-import io.regent.statemachine.apply.Limits;
+import io.regent.server.raft.Proposer;
 import io.regent.statemachine.proto.Grant;
 import io.regent.statemachine.proto.LeaseRecord;
 import io.regent.statemachine.proto.LeaseStatus;
@@ -33,32 +29,25 @@ import java.util.List;
 /**
  * The {@code regent.v1.Lease} service: grant, revoke, keepalive, time-to-live and listing.
  *
- * <p>A keepalive is acknowledged only from a Confirm round begun after it arrived and applied by the ready
- * leader of the round's term, which renewed the deadline (docs/architecture.md §3.3). Anything less answers UNAVAILABLE.
+ * <p>A keepalive is acknowledged only after a leadership confirmation by the ready leader, which renewed the
+ * deadline: its leadership lease, or a Confirm round begun after the keepalive arrived (docs/architecture.md
+ * §3.3, §8.1). Anything less answers UNAVAILABLE.
  */
 final class LeaseService extends LeaseGrpc.LeaseImplBase {
   /** Most lease ids one KeepAliveMany may renew (keeps a Confirm entry and a reply well below 1 MiB). */
   static final int MAX_KEEPALIVE_IDS = 10_000;
 
-  private final EntrySubmitter proposer;
+  private final Proposer proposer;
   private final Confirmer confirmer;
   private final StateReader reader;
-  private final long minTtlMs;
-  private final ServerLimits limits;
-  private final LeaseQuota quota;
+  private final LeaseGrants grants;
 
-  /**
-   * @param limits the largest TTL this node grants and the node-wide lease limit stamped on each Grant
-   * @param quota live leases per connection
-   */
-  LeaseService(EntrySubmitter proposer, Confirmer confirmer, StateReader reader, long minTtlMs, ServerLimits limits,
-               LeaseQuota quota) {
+  /** @param grants TTL range, {@code --max-ttl}, and the per-connection and node-wide lease limits */
+  LeaseService(Proposer proposer, Confirmer confirmer, StateReader reader, LeaseGrants grants) {
     this.proposer = proposer;
     this.confirmer = confirmer;
     this.reader = reader;
-    this.minTtlMs = minTtlMs;
-    this.limits = limits;
-    this.quota = quota;
+    this.grants = grants;
   }
 
   /**
@@ -68,26 +57,9 @@ final class LeaseService extends LeaseGrpc.LeaseImplBase {
   @Override
   public void grant(LeaseGrantRequest req, StreamObserver<LeaseGrantResponse> obs) {
     Statuses.guard(obs, () -> {
-      long ttl = req.getTtlMs();
-      if (ttl < minTtlMs || ttl > Limits.MAX_TTL_MS) {
-        throw Statuses.invalid("ttl " + ttl + " ms outside [" + minTtlMs + ", " + Limits.MAX_TTL_MS
-            + "] (minimum = 1.5 x max election timeout)");
-      }
-      if (ttl > limits.maxTtlMs()) {
-        throw Status.RESOURCE_EXHAUSTED.withDescription("ttl " + ttl + " ms above this server's limit (--max-ttl "
-            + limits.maxTtlMs() + " ms)").asRuntimeException();
-      }
-      String connection = ConnectionLimiter.CONNECTION.get();
-      quota.reserve(connection);
-      Statuses.reply(proposer.propose(LogEntry.newBuilder().setGrant(Grant.newBuilder().setTtlMs(ttl)
-              .setMaxLeases(limits.maxLeases())))
-              .whenComplete((r, err) -> {
-                if (err == null && r.getCode() == io.regent.statemachine.proto.Code.OK) {
-                  quota.granted(connection, r.getLeaseId());
-                } else {
-                  quota.released(connection);
-                }
-              }),
+      long ttl = grants.checkTtl(req.getTtlMs());
+      Statuses.reply(grants.propose(() -> proposer.propose(LogEntry.newBuilder().setGrant(Grant.newBuilder()
+              .setTtlMs(ttl).setMaxLeases(grants.maxLeases())))),
           r -> LeaseGrantResponse.newBuilder().setId(Statuses.check(r).getLeaseId()).setTtlMs(ttl).build(), obs);
     });
   }

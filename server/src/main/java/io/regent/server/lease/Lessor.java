@@ -1,7 +1,7 @@
 package io.regent.server.lease;
 
 import io.regent.server.concurrent.Daemons;
-import io.regent.server.raft.EntrySubmitter;
+import io.regent.server.raft.Proposer;
 import io.regent.statemachine.proto.EndLockDelay;
 import io.regent.statemachine.proto.Expire;
 import io.regent.statemachine.proto.LeaseRecord;
@@ -41,7 +41,7 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
   /** Lock-delays in force: name to the time its EndLockDelay is due (and then re-proposed), ns. */
   private final Map<String, Long> lockDelays = new HashMap<>();
   private final ScheduledExecutorService timer;
-  private volatile EntrySubmitter proposer;
+  private volatile Proposer proposer;
   private long readyTerm = -1;
 
   /**
@@ -55,7 +55,7 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
   }
 
   /** Sets where Expire entries go (the node's Ratis client); expiries wait until it is set. */
-  public void setProposer(EntrySubmitter proposer) {
+  public void setProposer(Proposer proposer) {
     this.proposer = proposer;
   }
 
@@ -126,7 +126,7 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
    * proposes the end of every lock-delay that is due (again each second until it is applied).
    */
   void expireDue() {
-    EntrySubmitter p = proposer;
+    Proposer p = proposer;
     List<Long> due;
     List<String> delaysDue = new ArrayList<>();
     long term;

@@ -6,13 +6,17 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.google.protobuf.ByteString;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.stub.StreamObserver;
 import io.regent.api.v1.LeaderKey;
 import io.regent.api.v1.LeaseInfo;
+import io.regent.api.v1.ObserveResponse;
 import io.regent.client.RegentClient;
 import io.regent.server.cluster.ClusterFixture;
 import io.regent.server.cluster.LocalCluster;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -70,6 +74,30 @@ class BadInputTest {
     assertRejectedUnchanged(() -> client.freshToken(stale), Status.Code.FAILED_PRECONDITION);
     assertRejectedUnchanged(() -> client.resign(stale.toBuilder().setToken(0).build()),
         Status.Code.INVALID_ARGUMENT);
+  }
+
+  @Test
+  void observingAfterANegativeIndexIsInvalid() throws Exception {
+    CompletableFuture<Throwable> failed = new CompletableFuture<>();
+    client.observe("jobs", -3, new StreamObserver<>() {
+      @Override
+      public void onNext(ObserveResponse value) {
+        failed.completeExceptionally(new AssertionError("an event after index -3: " + value));
+      }
+
+      @Override
+      public void onError(Throwable t) {
+        failed.complete(t);
+      }
+
+      @Override
+      public void onCompleted() {
+        failed.completeExceptionally(new AssertionError("completed"));
+      }
+    });
+    // before: accepted as 0, the stream sent the current holder
+    assertThat(failed.get(10, TimeUnit.SECONDS)).isInstanceOfSatisfying(StatusRuntimeException.class,
+        e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT));
   }
 
   private static void assertRejectedUnchanged(ThrowingCallable call, Status.Code code) {

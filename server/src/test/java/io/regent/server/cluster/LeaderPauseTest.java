@@ -33,7 +33,9 @@ class LeaderPauseTest {
 
   @BeforeEach
   void start() throws Exception {
-    cluster = clusters.start(3);
+    // election timeouts of 1-2 s (minimum TTL 3 s) rather than the default 0.6-1.2 s: the same race, with
+    // room for a loaded machine's scheduling delays around the election
+    cluster = clusters.start(3, c -> c.electionTimeout(1_000, 2_000));
   }
 
   @AfterEach

@@ -1,0 +1,81 @@
+package io.regent.cli;
+
+import com.google.protobuf.ByteString;
+import io.regent.api.v1.LeaderKey;
+import io.regent.client.RegentClient;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Function;
+
+/** What {@code elect} and {@code lock} do once their options are checked: campaign, hold, release. */
+final class Candidacy {
+  /**
+   * One run.
+   *
+   * @param name the election or lock name
+   * @param value the value published while holding it (a lock's owner identity)
+   * @param command the --exec command to run as holder; empty to hold until signalled or lost
+   * @param freshTokenEvery with a command: how often to take a fresh token; null for never
+   * @param grantLine the line printed once elected
+   */
+  record Run(String name, String value, Duration ttl, long lockDelayMs, List<String> command,
+             Duration freshTokenEvery, Function<LeaderKey, String> grantLine) {
+  }
+
+  private Candidacy() {
+  }
+
+  /**
+   * Campaigns, prints the grant, then holds: until SIGINT/SIGTERM (exit 0), until the name is lost (exit 1,
+   * after one {@code lost NAME: reason} line on stderr) or, with a command, until it exits (then its
+   * status). A command still running when the tenure ends is stopped (SIGTERM, then SIGKILL).
+   */
+  static int run(RegentClient c, Run run, PrintWriter out, PrintWriter err) throws Exception {
+    return run(c, run, null, false, out, err);
+  }
+
+  /**
+   * Like {@link #run(RegentClient, Run, PrintWriter, PrintWriter)}, waiting at most {@code timeout} (null: no
+   * limit) to be granted the name, or not at all with {@code noWait}.
+   *
+   * @throws NotAcquiredException when not granted in time (exit 3); the lease is revoked
+   */
+  static int run(RegentClient c, Run run, Duration timeout, boolean noWait, PrintWriter out, PrintWriter err)
+      throws Exception {
+    Tenure tenure = new Tenure(run.name(), err);
+    try {
+      LeaderKey key = tenure.campaign(c, run.ttl().toMillis(), ByteString.copyFromUtf8(run.value()),
+          run.lockDelayMs(), timeout, noWait);
+      int code = ExitCodes.OK;
+      if (key != null && tenure.announce(() -> {
+        out.println(run.grantLine().apply(key));
+        out.flush();
+      })) {
+        code = run.command().isEmpty() ? awaitEnd(tenure) : execute(c, tenure, key, run);
+      }
+      return tenure.how() == Tenure.End.LOST ? ExitCodes.ERROR : code;
+    } finally {
+      tenure.release(c);
+    }
+  }
+
+  private static int awaitEnd(Tenure tenure) throws InterruptedException {
+    tenure.await();
+    return ExitCodes.OK;
+  }
+
+  /** Runs the command as holder; its status when it ends by itself, else it is stopped. */
+  private static int execute(RegentClient c, Tenure tenure, LeaderKey key, Run run) throws Exception {
+    try (TokenFile file = TokenFile.create(key.getToken());
+         TokenRefresher refresher = TokenRefresher.start(c, tenure, file, run.freshTokenEvery())) {
+      ExecChild child = ExecChild.start(run.command(), key, file, () -> tenure.end(Tenure.End.FINISHED));
+      if (tenure.await() == Tenure.End.FINISHED) {
+        return child.await();
+      }
+      refresher.close();
+      child.stop();
+      return ExitCodes.OK;
+    }
+  }
+}

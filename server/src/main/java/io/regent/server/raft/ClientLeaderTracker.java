@@ -1,0 +1,69 @@
+package io.regent.server.raft;
+
+import io.regent.server.concurrent.Daemons;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.RaftServer.Division;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Tracks the leader for this node's Ratis clients: tells the {@link RaftClientPool} which leader the local Raft
+ * server follows, so that proposals made after a
+ * leader change go to the new leader at once instead of timing out against the old one.
+ *
+ * <p>It polls the local division every {@code periodMs}: Ratis has no listener for leader changes outside the
+ * state machine, and a read of the division's leader id costs nothing next to a proposal. A follower learns the
+ * new leader from its first AppendEntries (Raft §5.2), about an election timeout after the old leader went
+ * silent. On a change it also tells {@code onChange} (the {@link Confirmer}, whose round in flight went to the
+ * old leader).
+ */
+public final class ClientLeaderTracker implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ClientLeaderTracker.class);
+
+  private final RaftServer server;
+  private final RaftClientPool clients;
+  private final Runnable onChange;
+  private final ScheduledExecutorService timer = Daemons.scheduler("regent-leader-tracker");
+
+  private ClientLeaderTracker(RaftServer server, RaftClientPool clients, Runnable onChange) {
+    this.server = server;
+    this.clients = clients;
+    this.onChange = onChange;
+  }
+
+  /**
+   * Starts polling.
+   *
+   * @param periodMs how often to read the local leader id, ms, at least 1
+   * @param onChange run on the polling thread after the clients were pointed at a new leader
+   */
+  public static ClientLeaderTracker start(RaftServer server, RaftClientPool clients, long periodMs, Runnable onChange) {
+    ClientLeaderTracker f = new ClientLeaderTracker(server, clients, onChange);
+    f.timer.scheduleWithFixedDelay(f::check, periodMs, periodMs, TimeUnit.MILLISECONDS);
+    return f;
+  }
+
+  private void check() {
+    try {
+      Division division = server.getDivision(RaftSetup.GROUP_ID);
+      RaftPeerId leader = division.getInfo().getLeaderId();
+      // A joining node hears from the leader before it has applied a configuration that names it; a Ratis
+      // client told to start at a peer missing from its group fails every call ("Server n1 not found"). Follow
+      // it at a later poll, once the configuration is in.
+      if (leader != null && division.getGroup().getPeer(leader) != null && clients.followLeader(leader)) {
+        onChange.run();
+      }
+    } catch (Exception e) {
+      // Not started yet, or closing; a scheduled task that throws is never run again, so keep it alive.
+      LOG.debug("cannot read the local leader id", e);
+    }
+  }
+
+  @Override
+  public void close() {
+    timer.shutdownNow();
+  }
+}
