@@ -2,6 +2,7 @@ package io.regent.server;
 
 import io.grpc.ServerInterceptor;
 import io.regent.server.api.ApiServer;
+import io.regent.server.concurrent.Daemons;
 import io.regent.server.lease.Lessor;
 import io.regent.server.metrics.MetricsHttpServer;
 import io.regent.server.metrics.RegentMetrics;
@@ -22,6 +23,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
@@ -51,6 +53,7 @@ public final class RegentServer implements AutoCloseable {
   static final long LEADER_POLL_MS = 50;
 
   private final ServerConfig config;
+  private final ScheduledExecutorService timers;
   private final Lessor lessor;
   private final RaftServer raft;
   private final RaftClientPool clients;
@@ -74,7 +77,8 @@ public final class RegentServer implements AutoCloseable {
     RaftProperties props = RaftSetup.properties(config);
     RaftGroup group = RaftSetup.group(config);
     RaftGroup initial = bootstrap ? group : RaftGroup.valueOf(RaftSetup.GROUP_ID);
-    this.lessor = new Lessor(System::nanoTime, EXPIRY_SCAN_MS);
+    this.timers = Daemons.scheduler("regent-lessor");
+    this.lessor = new Lessor(System::nanoTime, timers, EXPIRY_SCAN_MS);
     this.metrics = config.metricsPort() >= 0 ? new RegentMetrics(config.nodeId()) : null;
     RegentStateMachine sm = new RegentStateMachine(config.dataDir().resolve("lmdb"), lessor,
         new EventHub(EVENT_HISTORY), metrics == null ? ApplyObserver.NONE : metrics.applyObserver());
@@ -235,5 +239,6 @@ public final class RegentServer implements AutoCloseable {
     clients.close();
     raft.close();
     lessor.close();
+    timers.shutdownNow();
   }
 }

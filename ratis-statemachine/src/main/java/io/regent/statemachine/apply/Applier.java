@@ -6,6 +6,7 @@ import io.regent.statemachine.proto.Campaign;
 import io.regent.statemachine.proto.Candidate;
 import io.regent.statemachine.proto.Code;
 import io.regent.statemachine.proto.Confirm;
+import io.regent.statemachine.proto.EndLockDelay;
 import io.regent.statemachine.proto.FreshToken;
 import io.regent.statemachine.proto.Holder;
 import io.regent.statemachine.proto.LeaseRecord;
@@ -75,7 +76,7 @@ public final class Applier {
       case WITHDRAW -> withdraw(e.getWithdraw());
       case FRESH_TOKEN -> freshToken(e.getFreshToken());
       case CONFIRM -> confirm(e.getConfirm());
-      case END_LOCK_DELAY -> endLockDelay(e.getEndLockDelay().getName(), e.getEndLockDelay().getProposerTerm());
+      case END_LOCK_DELAY -> endLockDelay(e.getEndLockDelay());
       case MEMBER_API -> memberApi(e.getMemberApi().getMemberId(), e.getMemberApi().getApiAddress());
       case COMMAND_NOT_SET -> error(Code.INVALID_ARGUMENT, "log entry has no command");
     };
@@ -148,7 +149,8 @@ public final class Applier {
         NameRecord rec = txn.name(name);
         if (rec != null && isHolder(rec, lease.getId())) {
           long delay = kind == Kind.EXPIRED ? rec.getHolder().getLockDelayMs() : 0;
-          NameRecord freed = rec.toBuilder().clearHolder().setLockDelayMs(delay).build();
+          NameRecord freed = rec.toBuilder().clearHolder().setLockDelayMs(delay)
+              .setLockDelayStartIndex(delay > 0 ? index : 0).build();
           events.add(new ChangeEvent(kind, name, null, index, lease.getId()));
           if (delay > 0) {
             // Chubby's lock-delay: an expired holder may still be acting, so nobody takes the name yet.
@@ -289,16 +291,17 @@ public final class Applier {
     return nameResult(updated).setElected(true);
   }
 
-  private Result.Builder endLockDelay(String name, long proposerTerm) {
-    if (proposerTerm != term) {
-      return error(Code.FAILED_PRECONDITION, "lock-delay end decided in term " + proposerTerm + ", applied in "
-          + term);
+  private Result.Builder endLockDelay(EndLockDelay end) {
+    if (end.getProposerTerm() != term) {
+      return error(Code.FAILED_PRECONDITION, "lock-delay end decided in term " + end.getProposerTerm()
+          + ", applied in " + term);
     }
-    NameRecord rec = txn.name(name);
-    if (rec == null || rec.getLockDelayMs() == 0) {
+    NameRecord rec = txn.name(end.getName());
+    if (rec == null || rec.getLockDelayMs() == 0 || rec.getLockDelayStartIndex() != end.getDelayStartIndex()) {
+      // No delay, or a newer one than this entry was aimed at: a late or retried copy ends nothing.
       return Result.newBuilder();
     }
-    NameRecord after = promote(rec.toBuilder().setLockDelayMs(0).build());
+    NameRecord after = promote(rec.toBuilder().setLockDelayMs(0).setLockDelayStartIndex(0).build());
     store(after);
     return nameResult(after);
   }

@@ -12,13 +12,21 @@ import java.util.List;
  */
 public interface LeaseTimekeeper {
   /**
-   * This node became the ready leader of {@code term}: every entry of earlier terms is applied. Every lease
-   * gets a fresh deadline of now + ttl (etcd's Promote), and every lock-delay in force a full delay again.
+   * This node became the ready leader of {@code term}, the term of its own startup entry: every entry of
+   * earlier terms is applied. Every lease gets a fresh deadline of now + ttl (etcd's Promote), and every
+   * lock-delay in force a full delay again. Ignored when this node has already left {@code term}
+   * ({@link #onNotLeader} with that term or a later one) or is ready in a later term: Ratis reports
+   * readiness and step-downs on different threads (docs/architecture.md, "Leadership epochs").
    */
   void onLeaderReady(long term, List<LeaseRecord> leases, List<NameRecord> lockDelayed);
 
-  /** This node is no longer leader: forget every deadline and stop proposing expiries. */
-  void onNotLeader();
+  /**
+   * This node is no longer leader: forget every deadline and stop proposing expiries.
+   *
+   * @param term this node's current term when it learnt it (at least the term it led); a readiness of this
+   *     term or an older one is ignored from now on
+   */
+  void onNotLeader(long term);
 
   /** A lease was granted by an applied entry. */
   void onGranted(LeaseRecord lease);
@@ -51,7 +59,7 @@ public interface LeaseTimekeeper {
     }
 
     @Override
-    public void onNotLeader() {
+    public void onNotLeader(long term) {
     }
 
     @Override

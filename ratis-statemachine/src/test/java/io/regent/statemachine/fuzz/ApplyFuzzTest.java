@@ -112,7 +112,8 @@ class ApplyFuzzTest {
       case 5 -> e.setResign(Resign.newBuilder().setName(name).setToken(d.consumeLong(-1, index)));
       case 6 -> e.setWithdraw(Withdraw.newBuilder().setName(name).setLeaseId(lease));
       case 7 -> e.setFreshToken(FreshToken.newBuilder().setName(name).setToken(d.consumeLong(-1, index)));
-      case 8 -> e.setEndLockDelay(EndLockDelay.newBuilder().setName(name).setProposerTerm(d.consumeLong(0, 3)));
+      case 8 -> e.setEndLockDelay(EndLockDelay.newBuilder().setName(name).setProposerTerm(d.consumeLong(0, 3))
+          .setDelayStartIndex(d.consumeLong(0, index)));
       default -> e.setConfirm(Confirm.newBuilder().addRenewLeaseIds(lease).addQueryLeaseIds(d.consumeLong(-1, index))
           .addQueryNames(name));
     }

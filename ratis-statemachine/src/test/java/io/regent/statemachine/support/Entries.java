@@ -52,9 +52,10 @@ public final class Entries {
         .setValue(ByteString.copyFromUtf8(value)).setNoWait(true)));
   }
 
-  public static LogEntry endLockDelay(String name, long proposerTerm) {
+  /** The end of the lock-delay of {@code name} that the entry at {@code delayStartIndex} started. */
+  public static LogEntry endLockDelay(String name, long proposerTerm, long delayStartIndex) {
     return logged(LogEntry.newBuilder().setEndLockDelay(EndLockDelay.newBuilder().setName(name)
-        .setProposerTerm(proposerTerm)));
+        .setProposerTerm(proposerTerm).setDelayStartIndex(delayStartIndex)));
   }
 
   public static LogEntry proclaim(String name, long token, String value) {

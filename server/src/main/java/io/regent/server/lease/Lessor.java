@@ -1,99 +1,126 @@
 package io.regent.server.lease;
 
-import io.regent.server.concurrent.Daemons;
 import io.regent.server.raft.EntrySubmitter;
+import io.regent.statemachine.proto.Code;
 import io.regent.statemachine.proto.EndLockDelay;
 import io.regent.statemachine.proto.Expire;
 import io.regent.statemachine.proto.LeaseRecord;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.NameRecord;
+import io.regent.statemachine.proto.Result;
 import io.regent.statemachine.ratis.LeaseTimekeeper;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Leader-side lease time (DESIGN §3; etcd's lessor, ZooKeeper's leader session tracker).
+ * Leader-side lease time (docs/architecture.md §3; etcd's lessor, ZooKeeper's leader session tracker).
  *
  * <p>Only the ready leader keeps deadlines, on a monotonic clock, in memory. On readiness every lease gets
  * now + ttl; a keepalive confirmed in this leader's term sets now + ttl again; when a deadline passes the
  * lease is marked expiring (its keepalives are refused from then on) and an {@code Expire} entry carrying
  * this leader's term is proposed. Apply ignores an Expire whose proposer term is not its own term, so an
- * expiry decided by a deposed leader cannot revoke a lease its successor renewed.
+ * expiry decided by a deposed leader cannot revoke a lease its successor renewed. Lock-delays are timed the
+ * same way and ended by {@code EndLockDelay} entries naming the index that started each delay.
  *
- * <p>Thread-safe: the apply thread calls the {@link LeaseTimekeeper} methods, a timer thread scans.
+ * <p>Epochs: everything here belongs to the term in which this node became ready. A readiness of a term
+ * this node has already left, a reply to an entry proposed in an earlier epoch, or a tick of an epoch that
+ * ended, changes nothing (docs/architecture.md, "Leadership epochs").
+ *
+ * <p>Pacing: each tick proposes at most {@link #EXPIRE_BATCHES_PER_TICK} Expire entries of up to
+ * {@link #MAX_BATCH} leases, with at most {@link #MAX_EXPIRES_IN_FLIGHT} uncommitted at once; an entry that
+ * failed is proposed again after {@link #RETRY_NANOS}.
+ *
+ * <p>Thread-safe: the apply thread calls the {@link LeaseTimekeeper} methods, the scheduler ticks, and
+ * replies to proposals arrive on Ratis client threads; all meet under this object's lock.
  */
 public final class Lessor implements LeaseTimekeeper, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Lessor.class);
   /** Leases per Expire entry: one entry revokes a mass expiry in a few log entries. */
   static final int MAX_BATCH = 1000;
-  /** How often an expiring lease whose Expire has not been applied is proposed again. */
+  /** Expire entries proposed per tick, at most. */
+  static final int EXPIRE_BATCHES_PER_TICK = 2;
+  /** Expire entries proposed and not yet answered, at most. */
+  static final int MAX_EXPIRES_IN_FLIGHT = 4;
+  /** How long a failed Expire or an unanswered EndLockDelay waits before it is proposed again. */
   static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
 
   private final LongSupplier nanoClock;
-  private final LeaseDeadlines deadlines = new LeaseDeadlines();
-  /** Lock-delays in force: name to the time its EndLockDelay is due (and then re-proposed), ns. */
-  private final Map<String, Long> lockDelays = new HashMap<>();
-  private final ScheduledExecutorService timer;
+  private final LeaseExpiry expiry = new LeaseExpiry();
+  private final LockDelays lockDelays = new LockDelays();
+  private final ScheduledFuture<?> ticks;
   private volatile EntrySubmitter proposer;
+  /** The term this node is ready in, -1 when it is not the ready leader. */
   private long readyTerm = -1;
+  /** The highest term this node is known to have left as leader (a readiness of it or older is stale). */
+  private long leftTerm = -1;
+  private int expiresInFlight;
 
   /**
    * @param nanoClock monotonic clock in ns ({@code System::nanoTime} in production)
-   * @param scanIntervalMs how often deadlines are checked, ms
+   * @param scheduler runs this lessor's ticks (shared with other timers of the node; not shut down here)
+   * @param tickMs how often deadlines and lock-delays are checked, ms
    */
-  public Lessor(LongSupplier nanoClock, long scanIntervalMs) {
+  public Lessor(LongSupplier nanoClock, ScheduledExecutorService scheduler, long tickMs) {
     this.nanoClock = nanoClock;
-    this.timer = Daemons.scheduler("regent-lessor");
-    timer.scheduleWithFixedDelay(this::expireDue, scanIntervalMs, scanIntervalMs, TimeUnit.MILLISECONDS);
+    this.ticks = scheduler.scheduleWithFixedDelay(this::tick, tickMs, tickMs, TimeUnit.MILLISECONDS);
   }
 
-  /** Sets where Expire entries go (the node's Ratis client); expiries wait until it is set. */
+  /** Sets where Expire and EndLockDelay entries go (the node's Ratis client); nothing is proposed before. */
   public void setProposer(EntrySubmitter proposer) {
     this.proposer = proposer;
   }
 
   @Override
   public synchronized void onLeaderReady(long term, List<LeaseRecord> leases, List<NameRecord> lockDelayed) {
-    readyTerm = term;
-    deadlines.clear();
-    lockDelays.clear();
+    if (term <= leftTerm || term <= readyTerm) {
+      LOG.info("readiness in term {} ignored: this node has left it (left term {}, ready term {})", term, leftTerm,
+          readyTerm);
+      return;
+    }
+    newEpoch(term);
     long now = nanoClock.getAsLong();
-    leases.forEach(l -> deadlines.live(l.getId(), l.getTtlMs(), now + ms(l.getTtlMs())));
+    leases.forEach(l -> expiry.live(l.getId(), l.getTtlMs(), now + ms(l.getTtlMs())));
     // The previous leader's delay clock is lost with it: wait a full delay again, never less.
-    lockDelayed.forEach(n -> lockDelays.put(n.getName(), now + ms(n.getLockDelayMs())));
+    lockDelayed.forEach(n -> lockDelays.start(n.getName(), n.getLockDelayStartIndex(), now + ms(n.getLockDelayMs())));
   }
 
   @Override
-  public synchronized void onNotLeader() {
-    readyTerm = -1;
-    deadlines.clear();
+  public synchronized void onNotLeader(long term) {
+    leftTerm = Math.max(leftTerm, term);
+    newEpoch(-1);
+  }
+
+  private void newEpoch(long term) {
+    readyTerm = term;
+    expiry.clear();
     lockDelays.clear();
+    expiresInFlight = 0;
   }
 
   @Override
   public synchronized void onLockDelay(NameRecord name) {
     if (readyTerm >= 0) {
-      lockDelays.put(name.getName(), nanoClock.getAsLong() + ms(name.getLockDelayMs()));
+      lockDelays.start(name.getName(), name.getLockDelayStartIndex(), nanoClock.getAsLong() + ms(name.getLockDelayMs()));
     }
   }
 
   @Override
   public synchronized void onGranted(LeaseRecord lease) {
     if (readyTerm >= 0) {
-      deadlines.live(lease.getId(), lease.getTtlMs(), nanoClock.getAsLong() + ms(lease.getTtlMs()));
+      expiry.live(lease.getId(), lease.getTtlMs(), nanoClock.getAsLong() + ms(lease.getTtlMs()));
     }
   }
 
   @Override
   public synchronized void onEnded(List<Long> leaseIds) {
-    leaseIds.forEach(deadlines::remove);
+    leaseIds.forEach(expiry::remove);
   }
 
   @Override
@@ -106,29 +133,30 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
         out[i++] = -1;
         continue;
       }
-      LeaseDeadlines.Deadline d = deadlines.get(l.getId());
-      if (d != null && d.expiringSince() != 0) {
+      LeaseExpiry.Deadline d = expiry.get(l.getId());
+      if (d != null && d.expiring()) {
         out[i++] = -2;
       } else {
-        deadlines.live(l.getId(), l.getTtlMs(), now + ms(l.getTtlMs()));
+        expiry.live(l.getId(), l.getTtlMs(), now + ms(l.getTtlMs()));
         out[i++] = l.getTtlMs();
       }
     }
     for (LeaseRecord l : query) {
-      LeaseDeadlines.Deadline d = term == readyTerm ? deadlines.get(l.getId()) : null;
-      out[i++] = d == null ? -1 : d.expiringSince() != 0 ? -2 : Math.max(0, (d.deadline() - now) / 1_000_000);
+      LeaseExpiry.Deadline d = term == readyTerm ? expiry.get(l.getId()) : null;
+      out[i++] = d == null ? -1 : d.expiring() ? -2 : Math.max(0, (d.deadline() - now) / 1_000_000);
     }
     return out;
   }
 
   /**
-   * Marks every lease past its deadline as expiring and proposes their expiry in this leader's term; also
-   * proposes the end of every lock-delay that is due (again each second until it is applied).
+   * Marks every lease past its deadline as expiring and proposes a bounded number of expiries in this
+   * leader's term; proposes the end of every lock-delay that is due (again after {@link #RETRY_NANOS} until
+   * it is answered).
    */
-  void expireDue() {
+  void tick() {
     EntrySubmitter p = proposer;
-    List<Long> due;
-    List<String> delaysDue = new ArrayList<>();
+    List<List<Long>> batches = new ArrayList<>();
+    List<LockDelays.Delay> delaysDue;
     long term;
     synchronized (this) {
       term = readyTerm;
@@ -136,38 +164,59 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
         return;
       }
       long now = nanoClock.getAsLong();
-      for (Map.Entry<String, Long> e : lockDelays.entrySet()) {
-        if (now - e.getValue() >= 0) {
-          delaysDue.add(e.getKey());
-          e.setValue(now + RETRY_NANOS);
+      delaysDue = lockDelays.due(now, RETRY_NANOS);
+      while (batches.size() < EXPIRE_BATCHES_PER_TICK && expiresInFlight < MAX_EXPIRES_IN_FLIGHT) {
+        List<Long> batch = expiry.take(now, MAX_BATCH);
+        if (batch.isEmpty()) {
+          break;
         }
+        batches.add(batch);
+        expiresInFlight++;
       }
-      due = deadlines.due(now, RETRY_NANOS);
     }
-    for (String name : delaysDue) {
-      p.propose(LogEntry.newBuilder().setEndLockDelay(EndLockDelay.newBuilder().setName(name)
-          .setProposerTerm(term))).thenRun(() -> lockDelayEnded(name));
+    for (LockDelays.Delay d : delaysDue) {
+      propose(p, LogEntry.newBuilder().setEndLockDelay(EndLockDelay.newBuilder().setName(d.name())
+          .setProposerTerm(term).setDelayStartIndex(d.startIndex())))
+          .thenAccept(r -> lockDelayAnswered(term, d, r));
     }
-    for (int from = 0; from < due.size(); from += MAX_BATCH) {
-      List<Long> batch = due.subList(from, Math.min(due.size(), from + MAX_BATCH));
+    for (List<Long> batch : batches) {
       LOG.info("term {}: {} leases expired: {}", term, batch.size(),
           batch.size() <= 10 ? batch : batch.subList(0, 10) + " and " + (batch.size() - 10) + " more");
-      p.propose(LogEntry.newBuilder().setExpire(Expire.newBuilder().addAllLeaseIds(batch).setProposerTerm(term)))
-          .whenComplete((r, err) -> {
-            if (err != null) {
-              LOG.warn("expiry of {} not committed yet: {}", batch, err.getMessage());
-            }
-          });
+      propose(p, LogEntry.newBuilder().setExpire(Expire.newBuilder().addAllLeaseIds(batch).setProposerTerm(term)))
+          .whenComplete((r, err) -> expireAnswered(term, batch, r, err));
     }
   }
 
-  private synchronized void lockDelayEnded(String name) {
-    lockDelays.remove(name);
+  private static CompletableFuture<Result> propose(EntrySubmitter p, LogEntry.Builder entry) {
+    try {
+      return p.propose(entry);
+    } catch (RuntimeException e) {
+      return CompletableFuture.failedFuture(e); // a tick must not die with the scheduler's task
+    }
   }
 
+  private synchronized void lockDelayAnswered(long term, LockDelays.Delay d, Result r) {
+    if (term == readyTerm && r.getCode() == Code.OK) {
+      lockDelays.ended(d.name(), d.startIndex());
+    }
+  }
+
+  private synchronized void expireAnswered(long term, List<Long> batch, Result r, Throwable err) {
+    if (term != readyTerm) {
+      return; // an earlier epoch's entry: this epoch re-armed every lease itself
+    }
+    expiresInFlight--;
+    if (err != null || r.getCode() != Code.OK) {
+      LOG.warn("term {}: expiry of {} leases not committed ({}); proposed again in {} ms", term, batch.size(),
+          err != null ? err.getMessage() : r.getMessage(), TimeUnit.NANOSECONDS.toMillis(RETRY_NANOS));
+      expiry.failed(batch, nanoClock.getAsLong() + RETRY_NANOS);
+    }
+  }
+
+  /** Stops ticking (the scheduler belongs to the caller). */
   @Override
   public void close() {
-    timer.shutdownNow();
+    ticks.cancel(false);
   }
 
   private static long ms(long millis) {
