@@ -147,7 +147,10 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
         store = RegentStore.restore(lmdbDir, snapshot.getFile().getPath());
         setLastAppliedTermIndex(snapshot.getTermIndex());
       }
-      hub.reset(store.read(StateTxn::appliedIndex));
+      store.read(txn -> {
+        hub.installed(txn); // Observe streams and campaign waiters re-judge from the installed state
+        return null;
+      });
       getLifeCycle().transition(LifeCycle.State.RUNNING);
     } finally {
       swap.writeLock().unlock();
