@@ -286,8 +286,10 @@ public final class Applier {
     if (refusal != null) {
       return refusal;
     }
-    NameRecord updated = rec.toBuilder().setHolder(rec.getHolder().toBuilder().setToken(index)).build();
+    Holder h = rec.getHolder().toBuilder().setToken(index).build();
+    NameRecord updated = rec.toBuilder().setHolder(h).build();
     txn.putName(updated);
+    events.add(new ChangeEvent(Kind.TOKEN_REFRESHED, f.getName(), h, index, h.getLeaseId()));
     return nameResult(updated).setElected(true);
   }
 

@@ -38,6 +38,7 @@ final class Events {
       case RESIGNED -> ObserveResponse.Kind.RESIGNED;
       case EXPIRED -> ObserveResponse.Kind.EXPIRED;
       case REVOKED -> ObserveResponse.Kind.REVOKED;
+      case TOKEN_REFRESHED -> ObserveResponse.Kind.TOKEN_REFRESHED;
       case LEASE_ENDED -> throw new IllegalArgumentException("not an ownership change: " + k);
     };
   }

@@ -134,7 +134,7 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
         continue;
       }
       LeaseExpiry.Deadline d = expiry.get(l.getId());
-      if (d != null && d.expiring()) {
+      if (d != null && pastDeadline(d, now)) {
         out[i++] = -2;
       } else {
         expiry.live(l.getId(), l.getTtlMs(), now + ms(l.getTtlMs()));
@@ -143,9 +143,14 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
     }
     for (LeaseRecord l : query) {
       LeaseExpiry.Deadline d = term == readyTerm ? expiry.get(l.getId()) : null;
-      out[i++] = d == null ? -1 : d.expiring() ? -2 : Math.max(0, (d.deadline() - now) / 1_000_000);
+      out[i++] = d == null ? -1 : pastDeadline(d, now) ? -2 : (d.deadline() - now) / 1_000_000;
     }
     return out;
+  }
+
+  /** Expiring, or due to be marked so at the next tick: a keepalive must not revive it in between. */
+  private static boolean pastDeadline(LeaseExpiry.Deadline d, long now) {
+    return d.expiring() || now - d.deadline() >= 0;
   }
 
   /**
