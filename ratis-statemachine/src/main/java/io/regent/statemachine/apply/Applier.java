@@ -4,11 +4,13 @@ import io.regent.statemachine.event.ChangeEvent;
 import io.regent.statemachine.event.ChangeEvent.Kind;
 import io.regent.statemachine.proto.Campaign;
 import io.regent.statemachine.proto.Candidate;
+import io.regent.statemachine.proto.Checkpoint;
 import io.regent.statemachine.proto.Code;
 import io.regent.statemachine.proto.Confirm;
 import io.regent.statemachine.proto.EndLockDelay;
 import io.regent.statemachine.proto.FreshToken;
 import io.regent.statemachine.proto.Holder;
+import io.regent.statemachine.proto.LeaseCheckpoint;
 import io.regent.statemachine.proto.LeaseRecord;
 import io.regent.statemachine.proto.LeaseStatus;
 import io.regent.statemachine.proto.LogEntry;
@@ -78,6 +80,7 @@ public final class Applier {
       case CONFIRM -> confirm(e.getConfirm());
       case END_LOCK_DELAY -> endLockDelay(e.getEndLockDelay());
       case MEMBER_API -> memberApi(e.getMemberApi().getMemberId(), e.getMemberApi().getApiAddress());
+      case LEASE_CHECKPOINT -> checkpoint(e.getLeaseCheckpoint());
       case COMMAND_NOT_SET -> error(Code.INVALID_ARGUMENT, "log entry has no command");
     };
   }
@@ -312,6 +315,11 @@ public final class Applier {
     Result.Builder r = Result.newBuilder();
     for (long id : c.getRenewLeaseIdsList()) {
       LeaseRecord lease = status(r, id);
+      if (lease != null && lease.getTtlMs() >= Limits.CHECKPOINT_MIN_TTL_MS) {
+        // The keepalive is acknowledged after this entry: no successor may resume from an older checkpoint.
+        lease = lease.toBuilder().setCheckpointRemainingMs(0).setRenewedIndex(index).build();
+        txn.putLease(lease);
+      }
       if (lease != null) {
         renewed.add(lease);
       }
@@ -334,6 +342,21 @@ public final class Applier {
       r.addNames(h);
     }
     return r;
+  }
+
+  private Result.Builder checkpoint(LeaseCheckpoint c) {
+    if (c.getProposerTerm() != term) {
+      return error(Code.FAILED_PRECONDITION, "checkpoint measured in term " + c.getProposerTerm() + ", applied in "
+          + term);
+    }
+    for (Checkpoint cp : c.getCheckpointsList()) {
+      LeaseRecord lease = txn.lease(cp.getLeaseId());
+      if (lease != null && lease.getRenewedIndex() == cp.getRenewedIndex() && cp.getRemainingMs() > 0
+          && cp.getRemainingMs() <= lease.getTtlMs()) {
+        txn.putLease(lease.toBuilder().setCheckpointRemainingMs(cp.getRemainingMs()).build());
+      }
+    }
+    return Result.newBuilder();
   }
 
   private LeaseRecord status(Result.Builder r, long id) {

@@ -22,8 +22,19 @@ import java.util.PriorityQueue;
  * not every tick. Not thread-safe: {@link Lessor} locks.
  */
 final class LeaseExpiry {
-  /** A lease's TTL (ms) and deadline (ns, monotonic); {@code expiring} once the deadline has passed. */
-  record Deadline(long ttlMs, long deadline, boolean expiring) {
+  /**
+   * A lease's TTL (ms) and deadline (ns, monotonic); {@code expiring} once the deadline has passed;
+   * {@code renewedIndex} its {@code LeaseRecord.renewed_index} as last applied; {@code checkpointed} while the
+   * replicated state may hold a checkpoint of it not yet cleared by a renewal.
+   */
+  record Deadline(long ttlMs, long deadline, boolean expiring, long renewedIndex, boolean checkpointed) {
+    Deadline markedExpiring() {
+      return new Deadline(ttlMs, deadline, true, renewedIndex, checkpointed);
+    }
+
+    Deadline withCheckpoint() {
+      return new Deadline(ttlMs, deadline, expiring, renewedIndex, true);
+    }
   }
 
   private record Due(long deadline, long id) {
@@ -48,9 +59,14 @@ final class LeaseExpiry {
   }
 
   /** Sets lease {@code id} live with {@code deadline} (ns, monotonic clock). */
-  void live(long id, long ttlMs, long deadline) {
-    byId.put(id, new Deadline(ttlMs, deadline, false));
+  void live(long id, long ttlMs, long deadline, long renewedIndex, boolean checkpointed) {
+    byId.put(id, new Deadline(ttlMs, deadline, false, renewedIndex, checkpointed));
     queue.add(new Due(deadline, id));
+  }
+
+  /** Replaces the tracked state of lease {@code id}, which must be tracked, keeping its heap position. */
+  void update(long id, Deadline d) {
+    byId.put(id, d);
   }
 
   /** The lease's deadline, or null when it is not tracked. */
@@ -74,7 +90,7 @@ final class LeaseExpiry {
       if (d == null || d.expiring() || d.deadline() != top.deadline()) {
         continue; // renewed, ended or already expiring since this entry was pushed
       }
-      byId.put(top.id(), new Deadline(d.ttlMs(), d.deadline(), true));
+      byId.put(top.id(), d.markedExpiring());
       unproposed.addLast(top.id());
     }
     while (!retries.isEmpty() && now - retries.peekFirst().at() >= 0) {

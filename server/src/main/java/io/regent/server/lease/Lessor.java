@@ -1,9 +1,12 @@
 package io.regent.server.lease;
 
 import io.regent.server.raft.EntrySubmitter;
+import io.regent.statemachine.apply.Limits;
+import io.regent.statemachine.proto.Checkpoint;
 import io.regent.statemachine.proto.Code;
 import io.regent.statemachine.proto.EndLockDelay;
 import io.regent.statemachine.proto.Expire;
+import io.regent.statemachine.proto.LeaseCheckpoint;
 import io.regent.statemachine.proto.LeaseRecord;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.NameRecord;
@@ -33,6 +36,11 @@ import org.slf4j.LoggerFactory;
  * this node has already left, a reply to an entry proposed in an earlier epoch, or a tick of an epoch that
  * ended, changes nothing (docs/architecture.md, "Leadership epochs").
  *
+ * <p>Checkpoints (etcd #9395): leases of at least {@link Limits#CHECKPOINT_MIN_TTL_MS} have their remaining
+ * time written to the log every checkpoint interval, at most {@link #CHECKPOINTS_PER_TICK} per tick in one
+ * entry, so that a successor resumes from it instead of granting a full TTL again, and leader churn cannot
+ * keep an unrenewed lease alive for ever (docs/architecture.md, "Lease checkpoints").
+ *
  * <p>Pacing: each tick proposes at most {@link #EXPIRE_BATCHES_PER_TICK} Expire entries of up to
  * {@link #MAX_BATCH} leases, with at most {@link #MAX_EXPIRES_IN_FLIGHT} uncommitted at once; an entry that
  * failed is proposed again after {@link #RETRY_NANOS}.
@@ -48,12 +56,15 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
   static final int EXPIRE_BATCHES_PER_TICK = 2;
   /** Expire entries proposed and not yet answered, at most. */
   static final int MAX_EXPIRES_IN_FLIGHT = 4;
+  /** Leases checkpointed per tick, at most (one entry; with the node's 50 ms tick, 5 000 a second). */
+  static final int CHECKPOINTS_PER_TICK = 250;
   /** How long a failed Expire or an unanswered EndLockDelay waits before it is proposed again. */
   static final long RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
 
   private final LongSupplier nanoClock;
   private final LeaseExpiry expiry = new LeaseExpiry();
   private final LockDelays lockDelays = new LockDelays();
+  private final CheckpointSchedule checkpoints;
   private final ScheduledFuture<?> ticks;
   private volatile EntrySubmitter proposer;
   /** The term this node is ready in, -1 when it is not the ready leader. */
@@ -61,14 +72,17 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
   /** The highest term this node is known to have left as leader (a readiness of it or older is stale). */
   private long leftTerm = -1;
   private int expiresInFlight;
+  private boolean checkpointInFlight;
 
   /**
    * @param nanoClock monotonic clock in ns ({@code System::nanoTime} in production)
    * @param scheduler runs this lessor's ticks (shared with other timers of the node; not shut down here)
    * @param tickMs how often deadlines and lock-delays are checked, ms
+   * @param checkpointIntervalMs how often each long lease's remaining time is checkpointed, ms (positive)
    */
-  public Lessor(LongSupplier nanoClock, ScheduledExecutorService scheduler, long tickMs) {
+  public Lessor(LongSupplier nanoClock, ScheduledExecutorService scheduler, long tickMs, long checkpointIntervalMs) {
     this.nanoClock = nanoClock;
+    this.checkpoints = new CheckpointSchedule(ms(checkpointIntervalMs));
     this.ticks = scheduler.scheduleWithFixedDelay(this::tick, tickMs, tickMs, TimeUnit.MILLISECONDS);
   }
 
@@ -86,7 +100,12 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
     }
     newEpoch(term);
     long now = nanoClock.getAsLong();
-    leases.forEach(l -> expiry.live(l.getId(), l.getTtlMs(), now + ms(l.getTtlMs())));
+    for (LeaseRecord l : leases) {
+      // Resume from the last checkpoint where there is one: its time has already been served.
+      long remaining = l.getCheckpointRemainingMs() > 0 ? Math.min(l.getCheckpointRemainingMs(), l.getTtlMs())
+          : l.getTtlMs();
+      track(l, now, now + ms(remaining), l.getCheckpointRemainingMs() > 0);
+    }
     // The previous leader's delay clock is lost with it: wait a full delay again, never less.
     lockDelayed.forEach(n -> lockDelays.start(n.getName(), n.getLockDelayStartIndex(), now + ms(n.getLockDelayMs())));
   }
@@ -101,7 +120,16 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
     readyTerm = term;
     expiry.clear();
     lockDelays.clear();
+    checkpoints.clear();
     expiresInFlight = 0;
+    checkpointInFlight = false;
+  }
+
+  private void track(LeaseRecord l, long now, long deadline, boolean checkpointed) {
+    expiry.live(l.getId(), l.getTtlMs(), deadline, l.getRenewedIndex(), checkpointed);
+    if (l.getTtlMs() >= Limits.CHECKPOINT_MIN_TTL_MS) {
+      checkpoints.track(l.getId(), now);
+    }
   }
 
   @Override
@@ -114,7 +142,8 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
   @Override
   public synchronized void onGranted(LeaseRecord lease) {
     if (readyTerm >= 0) {
-      expiry.live(lease.getId(), lease.getTtlMs(), nanoClock.getAsLong() + ms(lease.getTtlMs()));
+      long now = nanoClock.getAsLong();
+      track(lease, now, now + ms(lease.getTtlMs()), false);
     }
   }
 
@@ -129,15 +158,18 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
     long now = nanoClock.getAsLong();
     int i = 0;
     for (LeaseRecord l : renew) {
+      LeaseExpiry.Deadline d = expiry.get(l.getId());
+      if (d != null && l.getRenewedIndex() != d.renewedIndex()) {
+        // the entry cleared the lease's checkpoint, whoever proposed it: later checkpoints measure from here
+        d = new LeaseExpiry.Deadline(d.ttlMs(), d.deadline(), d.expiring(), l.getRenewedIndex(), false);
+        expiry.update(l.getId(), d);
+      }
       if (term != readyTerm) {
         out[i++] = -1;
-        continue;
-      }
-      LeaseExpiry.Deadline d = expiry.get(l.getId());
-      if (d != null && pastDeadline(d, now)) {
+      } else if (d != null && pastDeadline(d, now)) {
         out[i++] = -2;
       } else {
-        expiry.live(l.getId(), l.getTtlMs(), now + ms(l.getTtlMs()));
+        expiry.live(l.getId(), l.getTtlMs(), now + ms(l.getTtlMs()), l.getRenewedIndex(), d != null && d.checkpointed());
         out[i++] = l.getTtlMs();
       }
     }
@@ -146,6 +178,17 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
       out[i++] = d == null ? -1 : pastDeadline(d, now) ? -2 : (d.deadline() - now) / 1_000_000;
     }
     return out;
+  }
+
+  /**
+   * Whether the replicated state may hold a checkpoint of lease {@code id} that no renewal has cleared yet.
+   * A keepalive of such a lease must be acknowledged only after an entry clearing it (a Confirm) commits:
+   * renewals are not in the log, and a successor would otherwise expire, from the old checkpoint, a lease
+   * whose client was just renewed (docs/architecture.md, "Lease checkpoints"). Unknown leases answer true.
+   */
+  public synchronized boolean checkpointed(long id) {
+    LeaseExpiry.Deadline d = expiry.get(id);
+    return d == null || d.checkpointed();
   }
 
   /** Expiring, or due to be marked so at the next tick: a keepalive must not revive it in between. */
@@ -162,6 +205,7 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
     EntrySubmitter p = proposer;
     List<List<Long>> batches = new ArrayList<>();
     List<LockDelays.Delay> delaysDue;
+    LeaseCheckpoint.Builder checkpoint = LeaseCheckpoint.newBuilder();
     long term;
     synchronized (this) {
       term = readyTerm;
@@ -178,6 +222,14 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
         batches.add(batch);
         expiresInFlight++;
       }
+      if (!checkpointInFlight) {
+        measure(now, checkpoint);
+        checkpointInFlight = checkpoint.getCheckpointsCount() > 0;
+      }
+    }
+    if (checkpoint.getCheckpointsCount() > 0) {
+      propose(p, LogEntry.newBuilder().setLeaseCheckpoint(checkpoint.setProposerTerm(term)))
+          .whenComplete((r, err) -> checkpointAnswered(term, err));
     }
     for (LockDelays.Delay d : delaysDue) {
       propose(p, LogEntry.newBuilder().setEndLockDelay(EndLockDelay.newBuilder().setName(d.name())
@@ -197,6 +249,29 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
       return p.propose(entry);
     } catch (RuntimeException e) {
       return CompletableFuture.failedFuture(e); // a tick must not die with the scheduler's task
+    }
+  }
+
+  /** Adds to {@code into} the remaining time of every long lease whose checkpoint is due, up to the budget. */
+  private void measure(long now, LeaseCheckpoint.Builder into) {
+    for (long id : checkpoints.due(now, CHECKPOINTS_PER_TICK, id -> expiry.get(id) != null)) {
+      LeaseExpiry.Deadline d = expiry.get(id);
+      long remainingMs = TimeUnit.NANOSECONDS.toMillis(d.deadline() - now);
+      if (d.expiring() || remainingMs <= 0) {
+        continue; // its Expire is on the way
+      }
+      into.addCheckpoints(Checkpoint.newBuilder().setLeaseId(id).setRemainingMs(remainingMs)
+          .setRenewedIndex(d.renewedIndex()));
+      expiry.update(id, d.withCheckpoint()); // before it applies: a keepalive must clear it from now on
+    }
+  }
+
+  private synchronized void checkpointAnswered(long term, Throwable err) {
+    if (term == readyTerm) {
+      checkpointInFlight = false;
+      if (err != null) {
+        LOG.warn("term {}: lease checkpoint not committed: {}", term, err.getMessage());
+      }
     }
   }
 

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.Test;
 
 /** Leader-side lease time on a fake monotonic clock; ticks are driven by hand. */
 class LessorTest {
+  static final long CHECKPOINT_MS = 1_000;
   final AtomicLong now = new AtomicLong(1_000_000_000L);
   final List<LogEntry> proposed = new ArrayList<>();
   final List<CompletableFuture<Result>> replies = new ArrayList<>();
@@ -29,7 +30,7 @@ class LessorTest {
 
   @BeforeEach
   void setUp() {
-    lessor = new Lessor(now::get, scheduler, TimeUnit.DAYS.toMillis(1));
+    lessor = new Lessor(now::get, scheduler, TimeUnit.DAYS.toMillis(1), CHECKPOINT_MS);
     lessor.setProposer(e -> {
       proposed.add(e.build());
       CompletableFuture<Result> reply = new CompletableFuture<>();
@@ -113,7 +114,7 @@ class LessorTest {
 
   @Test
   void onceExpiryIsDecidedKeepalivesAreRefusedAndExpireCarriesTheTerm() {
-    lessor.onLeaderReady(7, List.of(lease(1, 2000), lease(2, 9000)), List.of());
+    lessor.onLeaderReady(7, List.of(lease(1, 2000), lease(2, 4000)), List.of());
     advanceMs(2000);
     lessor.tick();
     assertThat(proposed).singleElement().satisfies(e -> {
@@ -261,6 +262,65 @@ class LessorTest {
     lessor.tick();
     assertThat(proposed).as("the newer delay still ends").hasSize(3);
     assertThat(proposed.get(2).getEndLockDelay().getDelayStartIndex()).isEqualTo(20);
+  }
+
+  static LeaseRecord checkpointed(long id, long ttlMs, long remainingMs, long renewedIndex) {
+    return lease(id, ttlMs).toBuilder().setCheckpointRemainingMs(remainingMs).setRenewedIndex(renewedIndex).build();
+  }
+
+  List<LogEntry> checkpoints() {
+    return proposed.stream().filter(LogEntry::hasLeaseCheckpoint).toList();
+  }
+
+  @Test
+  void longLeasesAreCheckpointedEveryIntervalAtABoundedRateShortOnesNever() {
+    List<LeaseRecord> leases = new ArrayList<>(LongStream.rangeClosed(1, 300).mapToObj(i -> lease(i, 10_000)).toList());
+    leases.add(lease(1000, 4_000));
+    lessor.onLeaderReady(6, leases, List.of());
+    advanceMs(CHECKPOINT_MS - 1);
+    lessor.tick();
+    assertThat(checkpoints()).isEmpty();
+    advanceMs(1);
+    lessor.tick();
+    lessor.tick();
+    assertThat(checkpoints()).as("one entry in flight at a time").singleElement().satisfies(e -> {
+      assertThat(e.getLeaseCheckpoint().getProposerTerm()).isEqualTo(6);
+      assertThat(e.getLeaseCheckpoint().getCheckpointsList()).hasSize(Lessor.CHECKPOINTS_PER_TICK)
+          .allSatisfy(c -> assertThat(c.getRemainingMs()).isEqualTo(10_000 - CHECKPOINT_MS));
+    });
+    replies.get(0).complete(Result.getDefaultInstance());
+    lessor.tick();
+    assertThat(checkpoints()).hasSize(2);
+    assertThat(checkpoints().stream().flatMap(e -> e.getLeaseCheckpoint().getCheckpointsList().stream())
+        .map(c -> c.getLeaseId())).as("every long lease once, the short one never").doesNotHaveDuplicates()
+        .hasSize(300).doesNotContain(1000L);
+  }
+
+  @Test
+  void aNewLeaderResumesFromTheCheckpointNotAFullTtl() {
+    lessor.onLeaderReady(8, List.of(checkpointed(1, 10_000, 3_000, 0), lease(2, 10_000)), List.of());
+    assertThat(lessor.confirm(8, List.of(), List.of(lease(1, 10_000), lease(2, 10_000)))).containsExactly(3_000, 10_000);
+    advanceMs(3_000);
+    lessor.tick();
+    assertThat(proposed.stream().filter(LogEntry::hasExpire)).singleElement()
+        .satisfies(e -> assertThat(e.getExpire().getLeaseIdsList()).containsExactly(1L));
+  }
+
+  @Test
+  void aCheckpointedLeaseNeedsAnEntryToRenewUntilARenewalClearedIt() {
+    lessor.onLeaderReady(8, List.of(checkpointed(1, 10_000, 3_000, 0), lease(2, 10_000)), List.of());
+    assertThat(lessor.checkpointed(1)).isTrue();
+    assertThat(lessor.checkpointed(2)).isFalse();
+    // the Confirm at index 50 renewed lease 1 and, at apply, cleared its checkpoint
+    assertThat(lessor.confirm(8, List.of(lease(1, 10_000).toBuilder().setRenewedIndex(50).build()), List.of()))
+        .containsExactly(10_000);
+    assertThat(lessor.checkpointed(1)).isFalse();
+    advanceMs(CHECKPOINT_MS);
+    lessor.tick();
+    assertThat(lessor.checkpointed(1)).as("a proposed checkpoint counts before it applies").isTrue();
+    assertThat(checkpoints()).singleElement().satisfies(e -> assertThat(e.getLeaseCheckpoint().getCheckpointsList())
+        .filteredOn(c -> c.getLeaseId() == 1).singleElement()
+        .satisfies(c -> assertThat(c.getRenewedIndex()).as("measured after that renewal").isEqualTo(50)));
   }
 
   @Test

@@ -48,7 +48,7 @@ class ReadinessEpochTest {
       txn.putLease(LeaseRecord.newBuilder().setId(1).setTtlMs(2000).build());
       return null;
     });
-    lessor = new Lessor(now::get, scheduler, TimeUnit.DAYS.toMillis(1));
+    lessor = new Lessor(now::get, scheduler, TimeUnit.DAYS.toMillis(1), 1_000);
     lessor.setProposer(e -> {
       proposed.add(e.build());
       return new CompletableFuture<Result>();
