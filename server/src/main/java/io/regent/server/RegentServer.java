@@ -48,7 +48,7 @@ public final class RegentServer implements AutoCloseable {
   /** How often the leader checks lease deadlines, ms. */
   static final long EXPIRY_SCAN_MS = 50;
   /** How often the leader checkpoints each long lease's remaining time, ms (docs/architecture.md §3). */
-  static final long CHECKPOINT_INTERVAL_MS = 2_000;
+  static final long CHECKPOINT_INTERVAL_MS = 500;
   /** Ratis clients proposals are spread over (RATIS-NOTES §15: more connections, more throughput). */
   static final int RAFT_CLIENTS = 4;
   /** How often the Ratis clients' leader is checked against the local server's, ms. */

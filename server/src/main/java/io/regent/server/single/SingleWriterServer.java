@@ -30,7 +30,7 @@ public final class SingleWriterServer implements AutoCloseable {
   private final ApiServer api;
 
   private SingleWriterServer(String apiHost, int apiPort, Path dataDir) {
-    this.lessor = new Lessor(System::nanoTime, timers, 50, 2_000);
+    this.lessor = new Lessor(System::nanoTime, timers, 50, 500);
     this.log = new SingleWriterLog(dataDir.resolve("lmdb"), lessor, new EventHub(10_000));
     lessor.setProposer(log);
     String address = apiHost + ":" + apiPort;
