@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regent at scale (issue 5): a 3-node cluster whose state holds N leases (default 999 000), seeded through
+# Regent at scale (docs/performance.md, scale check): a 3-node cluster whose state holds N leases (default 999 000), seeded through
 # `regent snapshot restore` (granting 10^6 leases through the API would take most of an hour here).
 # Measures, one JSON line each (stdout and WORK_DIR/scale.jsonl):
 #   - cluster start from the restored state to the first grant;

@@ -11,7 +11,7 @@ import java.util.function.LongSupplier;
 
 /**
  * Keeps one lease alive: renews every ttl/3 and tells the application to step down when it can no longer
- * be sure it holds the lease (DESIGN §3).
+ * be sure it holds the lease (docs/architecture.md §3.6).
  *
  * <p>Client-side time: the TTL is counted from the moment the last acknowledged request was <em>sent</em>,
  * on this process's monotonic clock. The server can only expire the lease a full TTL after that, measured

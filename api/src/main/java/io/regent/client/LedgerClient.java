@@ -19,7 +19,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A client of one fenced ledger ({@code regent ledger serve}, service {@code regent.v1.Ledger}, DESIGN §5).
+ * A client of one fenced ledger ({@code regent ledger serve}, service {@code regent.v1.Ledger}, docs/architecture.md §5).
  * A stale token comes back as a typed {@link StaleTokenException} naming τ and H. Thread-safe.
  */
 public final class LedgerClient implements AutoCloseable {

@@ -55,7 +55,7 @@ import java.util.function.Function;
  * every call (writes are forwarded to the Raft leader), so the client only moves to the next endpoint when
  * one is unreachable (UNAVAILABLE); calls are retried once per endpoint.
  *
- * <p>Errors are {@link StatusRuntimeException}s with the codes of DESIGN §7: INVALID_ARGUMENT, NOT_FOUND,
+ * <p>Errors are {@link StatusRuntimeException}s with the codes of docs/architecture.md §7: INVALID_ARGUMENT, NOT_FOUND,
  * FAILED_PRECONDITION, UNAVAILABLE, RESOURCE_EXHAUSTED, DEADLINE_EXCEEDED. Thread-safe.
  */
 public final class RegentClient implements AutoCloseable {

@@ -10,7 +10,7 @@ import java.util.Locale;
  */
 public final class FenceMetrics {
   /**
-   * Count of writes refused for a stale token. Named as DESIGN §5 spells it; the Prometheus naming
+   * Count of writes refused for a stale token. Named as docs/architecture.md §5 spells it; the Prometheus naming
    * convention keeps a counter name that already ends in {@code _total} as it is.
    */
   public static final String REJECTED = "regent_fence_rejected_total";

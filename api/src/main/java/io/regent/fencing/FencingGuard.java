@@ -8,7 +8,7 @@ import java.util.function.Supplier;
 
 /**
  * Admits a write to a resource only when its fencing token is not older than any token admitted before
- * for the same key (DESIGN §5; Kleppmann, "How to do distributed locking"; Chubby sequencers).
+ * for the same key (docs/architecture.md §5; Kleppmann, "How to do distributed locking"; Chubby sequencers).
  *
  * <p>Usage: {@code guard.admit("orders", token, () -> db.save(order))}. The write runs only if τ passes
  * the mode's rule against H, and H becomes τ atomically with it (see {@link FenceStore}). Every refusal

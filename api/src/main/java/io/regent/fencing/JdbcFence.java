@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
  * token was overtaken while it waited re-evaluates the condition against the committed H and updates no
  * row (PostgreSQL and H2 both re-check after the lock wait under READ COMMITTED). A key seen for the first
  * time is inserted with {@code INSERT … SELECT … WHERE NOT EXISTS}. Rules: Kleppmann, "How to do
- * distributed locking"; Chubby sequencers (DESIGN §5).
+ * distributed locking"; Chubby sequencers (docs/architecture.md §5).
  *
  * <p>Only standard SQL is used; it is tested against H2 (embedded, see {@code JdbcFenceTest}) and written
  * for PostgreSQL too. On MySQL, the driver must report matched rather than changed rows (Connector/J's

@@ -5,7 +5,7 @@ package io.regent.fencing;
  * admitted for the key (see {@link FencingMode}). Nothing was written and H is unchanged.
  *
  * <p>Unchecked: a stale token means the caller lost its ownership, which no retry with the same token can
- * repair; the caller should step down. Over gRPC it maps to {@code FAILED_PRECONDITION} (DESIGN §7), and the
+ * repair; the caller should step down. Over gRPC it maps to {@code FAILED_PRECONDITION} (docs/architecture.md §7), and the
  * CLI to exit code 4.
  */
 public final class StaleTokenException extends RuntimeException {

@@ -1,5 +1,5 @@
 /**
- * Fencing at the resource (DESIGN §5): the check that makes a deposed leader harmless.
+ * Fencing at the resource (docs/architecture.md §5): the check that makes a deposed leader harmless.
  *
  * <p>An election is only a hint; a client that was paused (GC, SIGSTOP) may still believe it holds a name
  * after its lease expired and another client was elected. The resource therefore remembers, per key, the

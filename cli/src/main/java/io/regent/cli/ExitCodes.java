@@ -11,7 +11,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.ParseResult;
 
 /**
- * The one place where failures become exit codes and one-line error messages (DESIGN §7):
+ * The one place where failures become exit codes and one-line error messages (docs/architecture.md §7):
  * 0 ok, 1 error, 2 usage, 3 no leader / not found, 4 stale fencing token.
  */
 public final class ExitCodes implements IExecutionExceptionHandler, IParameterExceptionHandler {

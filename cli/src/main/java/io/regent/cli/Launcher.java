@@ -28,7 +28,7 @@ final class Launcher {
     List<String> cmd = new ArrayList<>();
     cmd.add(java);
     cmd.addAll(jvmOptions);
-    // LMDB's ByteBuffer proxy needs these on Java 17 (RATIS-NOTES §11); harmless when unused.
+    // LMDB's ByteBuffer proxy needs these on Java 17 (docs/architecture.md §11); harmless when unused.
     cmd.addAll(List.of("--add-opens", "java.base/java.nio=ALL-UNNAMED", "--add-opens",
         "java.base/sun.nio.ch=ALL-UNNAMED", "-cp", String.join(File.pathSeparator, classPath),
         Regent.class.getName()));

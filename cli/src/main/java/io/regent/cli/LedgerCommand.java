@@ -5,7 +5,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-/** {@code regent ledger}: the fenced demo resource (DESIGN §5) and its client commands. */
+/** {@code regent ledger}: the fenced demo resource (docs/architecture.md §5) and its client commands. */
 @Command(name = "ledger", mixinStandardHelpOptions = true,
     description = {"The fenced ledger: an append-only log per key that refuses stale fencing tokens.",
         "Per key it remembers H, the highest token it has admitted, and refuses an append whose token is "

@@ -6,7 +6,7 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-/** {@code regent}: the command line of a Regent cluster (DESIGN §7). */
+/** {@code regent}: the command line of a Regent cluster (docs/architecture.md §7). */
 @Command(name = "regent", mixinStandardHelpOptions = true, versionProvider = Regent.Version.class,
     description = "Raft-replicated leases and elections with fencing tokens.",
     subcommands = {ServerCommand.class, ClusterCommand.class, ElectCommand.class, ObserveCommand.class,
@@ -41,7 +41,7 @@ public final class Regent implements Runnable {
       System.setProperty("regent.log.level", "INFO");
       System.setProperty("regent.log.ratis", "INFO");
       // Ratis completes its futures on the common ForkJoinPool, whose default parallelism is cores - 1: one
-      // thread on a 2-core machine, a bottleneck (RATIS-NOTES §15: 1 674 -> 4 230 writes/s with 2). Set
+      // thread on a 2-core machine, a bottleneck (docs/ratis.md §13: 1 674 -> 4 230 writes/s with 2). Set
       // before anything touches the pool; an explicit -D on the command line wins.
       if (System.getProperty(FJ_PARALLELISM) == null) {
         System.setProperty(FJ_PARALLELISM, String.valueOf(Math.max(2, Runtime.getRuntime().availableProcessors())));

@@ -2,6 +2,7 @@ package io.regent.cli;
 
 import io.regent.client.RegentClient;
 import io.regent.server.Joiner;
+import io.regent.server.ConfirmRule;
 import io.regent.server.RegentServer;
 import io.regent.server.ServerConfig;
 import io.regent.server.raft.ApiAddressPublisher;
@@ -96,6 +97,16 @@ public final class ServerCommand implements Callable<Integer> {
   @Mixin
   LimitOptions limitOptions;
 
+  @Option(names = "--confirm", paramLabel = "lease|strict", defaultValue = "lease",
+      description = "how the leader confirms its leadership before a keepalive or linearizable read: 'lease' "
+          + "(default) answers at once while its leadership lease holds (bounded clock-rate drift, "
+          + "docs/architecture.md); 'strict' always waits for a Confirm log entry")
+  String confirm;
+
+  @Option(names = "--unsafe-leadership-lease-factor", hidden = true, paramLabel = "FACTOR",
+      description = "TESTS ONLY (negative control): a leadership lease of FACTOR x the minimum election timeout")
+  Double unsafeLeaseFactor;
+
   @Option(names = "--unsafe-local-grants", hidden = true,
       description = "TESTS ONLY (Jepsen's negative control): grant free names from local state, without Raft")
   boolean unsafeLocalGrants;
@@ -146,7 +157,7 @@ public final class ServerCommand implements Callable<Integer> {
       config = new ServerConfig(id, defaults.peers(), apiHost, apiPort, defaults.dataDir(), timeout[0], timeout[1],
           defaults.snapshotThreshold(), defaults.logSegmentBytes(), defaults.requestTimeoutMs(), false)
           .withUnsafeLocalGrants(unsafeLocalGrants).withMetricsPort(metricsPort)
-          .withLimits(limitOptions.limits());
+          .withLimits(limitOptions.limits()).withConfirm(confirmRule());
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
@@ -162,6 +173,22 @@ public final class ServerCommand implements Callable<Integer> {
       joinCluster(node);
     }
     return serve(node);
+  }
+
+  /** {@code --confirm} and {@code --unsafe-leadership-lease-factor}. */
+  private ConfirmRule confirmRule() {
+    if (!confirm.equals("lease") && !confirm.equals("strict")) {
+      throw usage("invalid --confirm '" + confirm + "': expected lease or strict", "confirm");
+    }
+    if (unsafeLeaseFactor == null) {
+      return confirm.equals("strict") ? ConfirmRule.STRICT : ConfirmRule.LEASE;
+    }
+    if (confirm.equals("strict")) {
+      throw usage("--unsafe-leadership-lease-factor needs --confirm lease", "confirm", "unsafe-leadership-lease-factor");
+    }
+    System.err.println("WARNING: --unsafe-leadership-lease-factor " + unsafeLeaseFactor + ": this node may answer "
+        + "as leader after another was elected; it exists only as a negative control");
+    return new ConfirmRule(false, unsafeLeaseFactor);
   }
 
   /** {@code --join}: has the running cluster add this node as a learner, then promote it once caught up. */

@@ -28,7 +28,7 @@ import picocli.CommandLine.ParameterException;
  *
  * <p>Unknown or flag-only keys in the file are usage errors naming the key and the file. Variables are
  * read only for settings that exist: other {@code REGENT_*} variables are ignored, among them the client
- * commands' {@code REGENT_ENDPOINTS} and {@code REGENT_FENCING_TOKEN} (DESIGN §7), which are never read
+ * commands' {@code REGENT_ENDPOINTS} and {@code REGENT_FENCING_TOKEN} (docs/architecture.md §7), which are never read
  * here even if a server option of that name appears. An empty variable counts as unset (systemd's
  * {@code EnvironmentFile} habit).
  */

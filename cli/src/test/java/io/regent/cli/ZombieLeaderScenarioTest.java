@@ -27,7 +27,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The zombie-leader scenario (issue 3) with real processes: a 3-node cluster, a fenced ledger, and two
+ * The zombie-leader scenario (README.md, docs/comparison.md) with real processes: a 3-node cluster, a fenced ledger, and two
  * {@code regent elect --exec} holders whose writer ({@code ledger append-loop}) appends every 200 ms. A is
  * paused with SIGSTOP of its process group (elect JVM and writer) beyond its TTL; B is elected with a
  * larger token and appends; then A's writer is resumed first, like a write that had passed its leadership

@@ -9,6 +9,9 @@ import io.regent.server.metrics.RegentMetrics;
 import io.regent.server.raft.ApiAddressPublisher;
 import io.regent.server.raft.Confirmer;
 import io.regent.server.raft.LeaderFollower;
+import io.regent.server.raft.LeadershipLease;
+import io.regent.server.raft.LocalConfirm;
+import io.regent.server.raft.ProposalRetries;
 import io.regent.server.raft.Proposer;
 import io.regent.server.raft.RaftClientPool;
 import io.regent.server.raft.RaftClusterView;
@@ -49,7 +52,7 @@ public final class RegentServer implements AutoCloseable {
   static final long EXPIRY_SCAN_MS = 50;
   /** How often the leader checkpoints each long lease's remaining time, ms (docs/architecture.md §3). */
   static final long CHECKPOINT_INTERVAL_MS = 500;
-  /** Ratis clients proposals are spread over (RATIS-NOTES §15: more connections, more throughput). */
+  /** Ratis clients proposals are spread over (docs/ratis.md §13: more connections, more throughput). */
   static final int RAFT_CLIENTS = 4;
   /** How often the Ratis clients' leader is checked against the local server's, ms. */
   static final long LEADER_POLL_MS = 50;
@@ -64,6 +67,7 @@ public final class RegentServer implements AutoCloseable {
   private final RaftMembership membership;
   private final RegentStateMachine replica;
   private final Proposer proposer;
+  private final Confirmer confirmer;
   private MetricsHttpServer metricsHttp;
   private ApiAddressPublisher publisher;
   private LeaderFollower leaderFollower;
@@ -71,7 +75,7 @@ public final class RegentServer implements AutoCloseable {
   /**
    * @param bootstrap whether {@code config.peers()} are the initial voters of a new cluster (else the node starts
    *     with an empty peer list: its configuration comes from its storage, or from the leader once a member adds
-   *     it; RATIS-NOTES §7)
+   *     it; docs/ratis.md §12)
    */
   private RegentServer(ServerConfig config, Security security, boolean bootstrap) throws IOException {
     this.config = config;
@@ -95,15 +99,19 @@ public final class RegentServer implements AutoCloseable {
     if (metrics != null) {
       interceptors.add(metrics.grpcInterceptor()); // added last, runs first: it also times refused calls
     }
-    Confirmer confirmer = new Confirmer(proposer);
+    LeadershipLease lease = config.confirm().strict() ? null : new LeadershipLease(System::nanoTime,
+        leadership(), config.electionTimeoutMinMs(), config.confirm().leaseFactor());
+    Confirmer confirmer = lease == null ? new Confirmer(proposer)
+        : new Confirmer(proposer, lease, new LocalConfirm(sm, lessor)::confirm);
     this.membership = new RaftMembership(raft, () -> RaftClient.newBuilder()
         .setProperties(RaftSetup.adminProperties(props)).setParameters(sec.raftParameters())
         .setRaftGroup(currentGroup(group))
         .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(20,
             TimeDuration.valueOf(250, TimeUnit.MILLISECONDS)))
-        .build(), proposer, confirmer, sm, RaftSetup.ADMIN_TIMEOUT_MS);
+        .build(), proposer, confirmer, sm, RaftSetup.ADMIN_TIMEOUT_MS, lease);
     this.replica = sm;
     this.proposer = proposer;
+    this.confirmer = confirmer;
     this.api = new ApiServer(new InetSocketAddress(config.apiHost(), config.apiPort()), sec.apiCredentials(),
         new RaftClusterView(raft, membership), sm, proposer, confirmer, config.minTtlMs(),
         config.unsafeLocalGrants(), config.limits(), interceptors.toArray(ServerInterceptor[]::new));
@@ -111,9 +119,40 @@ public final class RegentServer implements AutoCloseable {
       metrics.bindReplica(sm);
       metrics.bindRaft(raft, RaftSetup.GROUP_ID);
     }
+    if (config.confirm().unsafe()) {
+      LOG.warn("UNSAFE: --unsafe-leadership-lease-factor {}: this node may answer as leader after another leader "
+          + "was elected (negative control)", config.confirm().leaseFactor());
+    }
     if (config.unsafeLocalGrants()) {
       LOG.warn("UNSAFE: --unsafe-local-grants is on; this node grants names without Raft (negative control)");
     }
+  }
+
+  /** The local Raft server's term, and whether it is its ready leader (the leadership lease asks). */
+  private LeadershipLease.Leadership leadership() {
+    return new LeadershipLease.Leadership() {
+      @Override
+      public long readyTerm() {
+        try {
+          var info = raft.getDivision(RaftSetup.GROUP_ID).getInfo();
+          long term = info.getCurrentTerm();
+          boolean ready = info.isLeader() && info.isLeaderReady();
+          // read twice: a step-down and a re-election between the reads must not pass for readiness in term
+          return ready && info.getCurrentTerm() == term ? term : -1;
+        } catch (IOException e) {
+          return -1; // not started yet, or closed
+        }
+      }
+
+      @Override
+      public long currentTerm() {
+        try {
+          return raft.getDivision(RaftSetup.GROUP_ID).getInfo().getCurrentTerm();
+        } catch (IOException e) {
+          return -1;
+        }
+      }
+    };
   }
 
   /**
@@ -125,8 +164,7 @@ public final class RegentServer implements AutoCloseable {
     RaftGroup now = currentGroup(startup);
     return RaftClient.newBuilder().setProperties(props).setParameters(sec.raftParameters()).setRaftGroup(now)
         .setLeaderId(leader != null && now.getPeer(leader) != null ? leader : null)
-        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(50,
-            TimeDuration.valueOf(100, TimeUnit.MILLISECONDS)))
+        .setRetryPolicy(ProposalRetries.within(config.requestTimeoutMs()))
         .build();
   }
 
@@ -187,7 +225,7 @@ public final class RegentServer implements AutoCloseable {
   private static RegentServer start(RegentServer s) throws IOException {
     ServerConfig config = s.config;
     s.raft.start();
-    s.leaderFollower = LeaderFollower.start(s.raft, s.clients, LEADER_POLL_MS);
+    s.leaderFollower = LeaderFollower.start(s.raft, s.clients, LEADER_POLL_MS, s.confirmer::leaderChanged);
     s.api.start();
     String raftAddress = config.peers().get(config.nodeId());
     s.publisher = ApiAddressPublisher.start(s.raft, s.replica, s.proposer,

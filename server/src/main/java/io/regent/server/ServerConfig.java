@@ -23,11 +23,13 @@ import java.util.Map;
  * @param metricsPort port of the HTTP endpoint serving {@code /metrics}, {@code /healthz} and {@code /readyz}
  *     on {@code apiHost}; -1 (the default) serves none, 0 picks a free port
  * @param limits limits of the public API ({@link ServerLimits#DEFAULTS} unless set)
+ * @param confirm how leadership is confirmed before keepalives and linearizable reads ({@link ConfirmRule#LEASE}
+ *     unless set; {@code null} means that)
  */
 public record ServerConfig(String nodeId, Map<String, String> peers, String apiHost, int apiPort, Path dataDir,
                            long electionTimeoutMinMs, long electionTimeoutMaxMs, long snapshotThreshold,
                            long logSegmentBytes, long requestTimeoutMs, boolean unsafeLocalGrants,
-                           int metricsPort, ServerLimits limits) {
+                           int metricsPort, ServerLimits limits, ConfirmRule confirm) {
 
   /** Default election timeouts: 600–1200 ms, so the minimum TTL is 1.8 s (tests can use 2–3 s TTLs). */
   public static final long DEFAULT_ELECTION_MIN_MS = 600;
@@ -55,6 +57,9 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
     if (limits == null) {
       throw new IllegalArgumentException("limits must be set (ServerLimits.DEFAULTS)");
     }
+    if (confirm == null) {
+      confirm = ConfirmRule.LEASE;
+    }
   }
 
   /** A node with the default limits (the settings before limits existed; see {@link #withLimits}). */
@@ -62,7 +67,7 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
                       long electionTimeoutMinMs, long electionTimeoutMaxMs, long snapshotThreshold,
                       long logSegmentBytes, long requestTimeoutMs, boolean unsafeLocalGrants, int metricsPort) {
     this(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs, snapshotThreshold,
-        logSegmentBytes, requestTimeoutMs, unsafeLocalGrants, metricsPort, ServerLimits.DEFAULTS);
+        logSegmentBytes, requestTimeoutMs, unsafeLocalGrants, metricsPort, ServerLimits.DEFAULTS, ConfirmRule.LEASE);
   }
 
   /** A node without a metrics endpoint (the settings before metrics existed; see {@link #withMetricsPort}). */
@@ -87,30 +92,36 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
   /** A copy whose proposals give up (UNAVAILABLE) after {@code ms}. */
   public ServerConfig withRequestTimeout(long ms) {
     return new ServerConfig(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs,
-        snapshotThreshold, logSegmentBytes, ms, unsafeLocalGrants, metricsPort, limits);
+        snapshotThreshold, logSegmentBytes, ms, unsafeLocalGrants, metricsPort, limits, confirm);
   }
 
   /** A copy with other snapshot and segment sizes (tests force purges and snapshot installs with these). */
   public ServerConfig withSnapshots(long threshold, long segmentBytes) {
     return new ServerConfig(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs,
-        threshold, segmentBytes, requestTimeoutMs, unsafeLocalGrants, metricsPort, limits);
+        threshold, segmentBytes, requestTimeoutMs, unsafeLocalGrants, metricsPort, limits, confirm);
   }
 
   /** A copy with the unsafe local-grant mode switched on or off (see {@code unsafeLocalGrants}). */
   public ServerConfig withUnsafeLocalGrants(boolean unsafe) {
     return new ServerConfig(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs,
-        snapshotThreshold, logSegmentBytes, requestTimeoutMs, unsafe, metricsPort, limits);
+        snapshotThreshold, logSegmentBytes, requestTimeoutMs, unsafe, metricsPort, limits, confirm);
   }
 
   /** A copy with other limits of the public API. */
   public ServerConfig withLimits(ServerLimits newLimits) {
     return new ServerConfig(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs,
-        snapshotThreshold, logSegmentBytes, requestTimeoutMs, unsafeLocalGrants, metricsPort, newLimits);
+        snapshotThreshold, logSegmentBytes, requestTimeoutMs, unsafeLocalGrants, metricsPort, newLimits, confirm);
   }
 
   /** A copy serving metrics and health on {@code port} (-1: none, 0: a free port). */
   public ServerConfig withMetricsPort(int port) {
     return new ServerConfig(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs,
-        snapshotThreshold, logSegmentBytes, requestTimeoutMs, unsafeLocalGrants, port, limits);
+        snapshotThreshold, logSegmentBytes, requestTimeoutMs, unsafeLocalGrants, port, limits, confirm);
+  }
+
+  /** A copy that confirms leadership by {@code rule} ({@code --confirm}, {@code --unsafe-leadership-lease-factor}). */
+  public ServerConfig withConfirm(ConfirmRule rule) {
+    return new ServerConfig(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs,
+        snapshotThreshold, logSegmentBytes, requestTimeoutMs, unsafeLocalGrants, metricsPort, limits, rule);
   }
 }

@@ -25,7 +25,10 @@ import java.util.Objects;
  *   <li>Each sub-history is searched by {@link WglSearch}: Wing and Gong (1993) with Lowe's (2017)
  *       memoization of configurations.
  *   <li>A {@link Budget} of time and configurations bounds the work; running out yields {@link
- *       Verdict#UNKNOWN}, never a guessed verdict. An INVALID sub-history makes the whole history
+ *       Verdict#UNKNOWN}, never a guessed verdict.
+ *   <li>A history with nothing to search (no operation, or only failed ones and unseen reads) is
+ *       linearizable, as in Knossos, but only vacuously: its {@link Result#keys()} is 0 and its
+ *       explanation says so, so that a caller can refuse to pass on nothing. An INVALID sub-history makes the whole history
  *       INVALID even if another sub-history was left unknown.
  * </ol>
  *
@@ -68,7 +71,11 @@ public final class LinearizabilityChecker {
       byKey.computeIfAbsent(new KeyBox(o.key()), k -> new ArrayList<>()).add(o);
     }
     int opCount = history.operations().size();
-    int keys = Math.max(1, byKey.size());
+    if (byKey.isEmpty()) {
+      return new Result(Verdict.VALID, opCount, 0, nothingToCheck(opCount), List.of(), 0,
+          elapsed(start));
+    }
+    int keys = byKey.size();
     long configurations = 0;
     List<String> unknown = new ArrayList<>();
     for (Map.Entry<Object, List<Operation>> e : byKey.entrySet()) {
@@ -95,6 +102,13 @@ public final class LinearizabilityChecker {
     return new Result(Verdict.VALID, opCount, keys,
         "linearizable (" + opCount + " operations, " + keys + " key(s))", List.of(), configurations,
         elapsed(start));
+  }
+
+  /** Why a history with no operation left to search is linearizable only vacuously. */
+  private static String nothingToCheck(int opCount) {
+    return opCount == 0 ? "vacuously linearizable, nothing to check: the history has no client operation"
+        : "vacuously linearizable, nothing to check: each of the " + opCount
+            + " operations failed or is an unseen read (nothing that took effect)";
   }
 
   private static Duration elapsed(long start) {

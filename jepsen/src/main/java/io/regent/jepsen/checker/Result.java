@@ -9,7 +9,8 @@ import java.util.List;
  *
  * @param verdict valid, invalid, or unknown (budget exhausted)
  * @param opCount client operations in the history (invokes, whatever their outcome)
- * @param keys independent sub-histories checked (1 when ops carry no {@code :key})
+ * @param keys independent sub-histories checked (1 when ops carry no {@code :key}, 0 when no operation
+ *     was left to check)
  * @param explanation for INVALID: the longest linearizable prefix and the operation that could not be
  *     linearized after it; for UNKNOWN: which budget ran out; for VALID: a one-line summary
  * @param ops the operations involved in an INVALID verdict (the op that could not be linearized first,

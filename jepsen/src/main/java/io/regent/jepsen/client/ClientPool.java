@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.function.Function;
+import java.util.function.IntFunction;
 
 /**
  * {@code --concurrency N} slots, each a thread that runs one logical process at a time. Slot {@code s}
@@ -29,7 +30,7 @@ public final class ClientPool {
   }
 
   private final int concurrency;
-  private final List<String> endpoints;
+  private final IntFunction<List<String>> endpoints;
   private final Recorder recorder;
   private final Duration opTimeout;
   private final long seed;
@@ -42,8 +43,17 @@ public final class ClientPool {
   /** A pool; nothing runs until {@link #start()}. */
   public ClientPool(int concurrency, List<String> endpoints, Recorder recorder, Duration opTimeout,
       long seed, Function<ClientProcess, Session> sessions) {
+    this(concurrency, slot -> endpoints, recorder, opTimeout, seed, sessions);
+  }
+
+  /**
+   * A pool whose slot {@code s} reaches the nodes through {@code endpointsOfSlot.apply(s)} (one endpoint per
+   * node, in node order: the {@code client-isolate} nemesis gives each slot links of its own).
+   */
+  public ClientPool(int concurrency, IntFunction<List<String>> endpointsOfSlot, Recorder recorder,
+      Duration opTimeout, long seed, Function<ClientProcess, Session> sessions) {
     this.concurrency = concurrency;
-    this.endpoints = List.copyOf(endpoints);
+    this.endpoints = endpointsOfSlot;
     this.recorder = recorder;
     this.opTimeout = opTimeout;
     this.seed = seed;
@@ -121,8 +131,8 @@ public final class ClientPool {
       Random random = new Random(seed * 31 + index);
       try {
         while (stepping) {
-          List<String> rotated = new ArrayList<>(endpoints);
-          java.util.Collections.rotate(rotated, -(int) (pid % endpoints.size()));
+          List<String> rotated = new ArrayList<>(endpoints.apply(index));
+          java.util.Collections.rotate(rotated, -(int) (pid % rotated.size()));
           ClientProcess p = new ClientProcess(pid, rotated, gate, recorder, opTimeout, random);
           Session s = sessions.apply(p);
           session = s;

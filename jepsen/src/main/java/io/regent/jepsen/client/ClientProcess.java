@@ -93,7 +93,7 @@ public final class ClientProcess implements AutoCloseable {
   /** Records an {@code :invoke}; complete it with the returned handle. */
   public Invocation invoke(String f, Object key, Object value) {
     recorder.append(id, Op.Type.INVOKE, f, key, value, null);
-    return new Invocation(f, key);
+    return new Invocation(f, key, value);
   }
 
   /** Records an operation that happened at one instant (an invoke immediately followed by its ok). */
@@ -121,10 +121,12 @@ public final class ClientProcess implements AutoCloseable {
   public final class Invocation {
     private final String f;
     private final Object key;
+    private final Object value;
 
-    private Invocation(String f, Object key) {
+    private Invocation(String f, Object key, Object value) {
       this.f = f;
       this.key = key;
+      this.value = value;
     }
 
     /** {@code :ok} with the observed value. */
@@ -137,9 +139,9 @@ public final class ClientProcess implements AutoCloseable {
       recorder.append(id, Op.Type.OK, f, key, value, keywords(extra));
     }
 
-    /** {@code :fail}: certainly did not take effect. */
+    /** {@code :fail}: certainly did not take effect; carries the invoke's value, as Knossos requires. */
     public void fail(String error) {
-      recorder.append(id, Op.Type.FAIL, f, key, null, keywords(Map.of("error", error)));
+      recorder.append(id, Op.Type.FAIL, f, key, value, keywords(Map.of("error", error)));
     }
 
     /** {@code :info}: may or may not have taken effect; retires the process. */

@@ -8,7 +8,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A lease kept alive by one logical client, with the client-side time rule of DESIGN §3, exactly as
+ * A lease kept alive by one logical client, with the client-side time rule of docs/architecture.md §3.6, exactly as
  * {@code io.regent.client.LeaseKeeper} applies it: renew every ttl/3; count the TTL from the moment
  * the last <em>acknowledged</em> request was sent; stop believing in the lease 2/3 ttl after that.
  * The workloads need what {@code LeaseKeeper} keeps private (the deadline itself, to record the belief

@@ -32,8 +32,9 @@ final class Safety {
       JsonObject o = new JsonObject();
       o.addProperty("workload", "all");
       o.addProperty("valid?", "not-run");
-      o.addProperty("reason", "the Jepsen workloads drive Regent's client API (leases with DESIGN §3's client "
-          + "rule, Regent's fenced ledger); they have no etcd client. The zombie scenario above runs on etcd.");
+      o.addProperty("reason", "the Jepsen workloads drive Regent's client API (leases with the client-side "
+          + "time rule of docs/architecture.md §3.6, Regent's fenced ledger); they have no etcd client. "
+          + "The zombie scenario above runs on etcd.");
       out.add(o);
       return out;
     }

@@ -5,6 +5,7 @@ import java.util.Collections;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * An ordered Jepsen/Knossos history. The order of the events is the real-time order (the order in
@@ -13,9 +14,12 @@ import java.util.Map;
  * <p>Client events are paired per process: each {@code :invoke} with the next completion ({@code :ok},
  * {@code :fail} or {@code :info}) of the same process. An {@code :info} completion, or no completion
  * at all, leaves the operation open until the end of the history: it may or may not have taken effect.
- * Jepsen retires a process after an {@code :info}; if a process nonetheless invokes again while an
- * operation is open, the earlier one simply stays open. Events of the {@code :nemesis} process are
- * kept in {@link #ops()} and {@link #nemesis()} but take no part in pairing.
+ * Jepsen retires a process after an {@code :info}, so a process that invokes again while one of its
+ * operations is open (completed {@code :info} or not at all) makes the history malformed, and so does a
+ * {@code :fail} whose value is not its invoke's (a failed operation did nothing, so both describe the
+ * same request): Knossos refuses both ({@code knossos.history/complete}), and so does this class.
+ * Events of the {@code :nemesis} process are kept in {@link #ops()} and {@link #nemesis()} but take no
+ * part in pairing.
  */
 public final class History {
   private final List<Op> ops;
@@ -25,13 +29,16 @@ public final class History {
   /**
    * Builds and pairs a history.
    *
-   * @throws IllegalArgumentException if a client completion has no open invoke in its process, or
-   *     names a different {@code :f} than its invoke
+   * @throws MalformedHistoryException if a client completion has no open invoke in its process or
+   *     names a different {@code :f} than its invoke, if a process invokes while an operation of its
+   *     own is open (also after an {@code :info}), or if a {@code :fail} carries another value than
+   *     its invoke
    */
   public History(List<Op> events) {
     this.ops = List.copyOf(events);
     List<Op> nem = new ArrayList<>();
     Map<Long, Integer> open = new HashMap<>();
+    Map<Long, Integer> retired = new HashMap<>();
     List<Op> invokes = new ArrayList<>();
     List<Integer> invokeIdx = new ArrayList<>();
     List<Op> completions = new ArrayList<>();
@@ -43,6 +50,12 @@ public final class History {
         continue;
       }
       if (op.type() == Op.Type.INVOKE) {
+        Integer running = open.containsKey(op.process()) ? open.get(op.process()) : retired.get(op.process());
+        if (running != null) {
+          throw new MalformedHistoryException("event " + i + " " + op + ": process " + op.process()
+              + " is still running event " + invokeIdx.get(running) + " " + invokes.get(running)
+              + (completions.get(running) == null ? "" : ", which ended :info (its process is retired)"));
+        }
         open.put(op.process(), invokes.size());
         invokes.add(op);
         invokeIdx.add(i);
@@ -52,12 +65,21 @@ public final class History {
       }
       Integer id = open.remove(op.process());
       if (id == null) {
-        throw new IllegalArgumentException(
-            "history event " + i + " completes nothing (no open invoke for its process): " + op);
+        throw new MalformedHistoryException(
+            "event " + i + " completes nothing (no open invoke for its process): " + op);
       }
-      if (!invokes.get(id).f().equals(op.f())) {
-        throw new IllegalArgumentException("history event " + i + " has :f " + op.f()
-            + " but its invoke (event " + invokeIdx.get(id) + ") has " + invokes.get(id).f());
+      Op invoke = invokes.get(id);
+      if (!invoke.f().equals(op.f())) {
+        throw new MalformedHistoryException("event " + i + " has :f " + op.f()
+            + " but its invoke (event " + invokeIdx.get(id) + ") has " + invoke.f());
+      }
+      if (op.type() == Op.Type.FAIL && !Objects.equals(invoke.value(), op.value())) {
+        throw new MalformedHistoryException("event " + i + " is a :fail with value "
+            + EdnWriter.writeValue(op.value()) + " but its invoke (event " + invokeIdx.get(id)
+            + ") has value " + EdnWriter.writeValue(invoke.value()));
+      }
+      if (op.type() == Op.Type.INFO) {
+        retired.put(op.process(), id);
       }
       completions.set(id, op);
       completionIdx.set(id, i);

@@ -6,7 +6,7 @@ package io.regent.jepsen.history;
  * @param id dense index of this operation in invoke order, starting at 0
  * @param invoke the {@code :invoke} event
  * @param completion the {@code :ok}, {@code :fail} or {@code :info} event; {@code null} if the history
- *     ends (or the process invokes again) without one
+ *     ends without one
  * @param invokeIndex position of the invoke event in the history
  * @param completionIndex position of the completion in the history, or -1 if there is none
  */

@@ -8,8 +8,8 @@ import java.util.Random;
  * one thread; the values they return describe what was done and go into the history as the {@code
  * :value} of {@code :start-<name>} and {@code :stop-<name>} nemesis events.
  */
-public interface Nemesis {
-  /** The fault's name as in {@code --nemesis}: kill, pause, partition, client-pause or leader. */
+public interface Nemesis extends AutoCloseable {
+  /** The fault's name as in {@code --nemesis}: one of {@link NemesisScheduler#FAULTS}. */
   String name();
 
   /** Why this fault cannot be injected here (e.g. partitions without namespaces), or empty. */
@@ -17,9 +17,23 @@ public interface Nemesis {
     return Optional.empty();
   }
 
+  /**
+   * Sets up what the fault needs before the clients start (e.g. state for it to act on); called once, before
+   * {@link #start}. Default: nothing.
+   *
+   * @throws Exception if the set-up failed: the run cannot test this fault
+   */
+  default void prepare() throws Exception {
+  }
+
   /** Injects the fault; returns an EDN value naming the targets (nil when nothing could be done). */
   Object start(Random random) throws Exception;
 
   /** Heals what {@link #start} did (a no-op if nothing is active); returns an EDN value. */
   Object stop() throws Exception;
+
+  /** Releases what {@link #prepare} holds, after the last {@link #stop}. Default: nothing. */
+  @Override
+  default void close() {
+  }
 }

@@ -19,7 +19,7 @@ import java.util.Objects;
  *
  * <p>Why this must hold in a correct cluster: the belief starts when the elected answer arrives (the
  * grant has applied), and ends before the client sends its resign and before its own step-down
- * deadline, which comes earlier than any expiry the leader may decide (DESIGN §3); so throughout the
+ * deadline, which comes earlier than any expiry the leader may decide (docs/architecture.md §3.6); so throughout the
  * interval the replicated state names this client as holder, and a linearizable read, which sees the
  * state at some instant inside its own invoke–completion span, must see it too. {@code FencedRegister}
  * alone cannot see a read of nil there (it allows nil because leases expire without ops); this check

@@ -14,8 +14,8 @@ import io.regent.jepsen.history.EdnWriter;
 import io.regent.jepsen.history.History;
 import io.regent.jepsen.history.Op;
 import io.regent.jepsen.history.Operation;
-import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,8 +27,9 @@ import java.util.TreeSet;
  * does at the end of a run and {@code jepsen/run check} does on a stored {@code history.edn}.
  *
  * <ul>
- *   <li>{@code election}: linearizability of the {@code :grant/:read/:resign/:release} ops against
- *       {@link FencedRegister}, per name ({@code :key}); {@link BeliefCheck} (no read inside a
+ *   <li>{@code election}: linearizability of the ops {@link FencedRegister} reads ({@code
+ *       :grant/:read/:resign/:release}, and a fencing history's {@code :acquire/:read-token}) against
+ *       it, per name ({@code :key}); {@link BeliefCheck} (no read inside a
  *       holder's belief interval returns anything but its token); {@link ExclusivityChecker} over
  *       the {@code :held} intervals of the {@code :release} ops;
  *   <li>{@code lease-exclusivity}: the same three, except that a history without any belief interval
@@ -38,29 +39,33 @@ import java.util.TreeSet;
  *   <li>{@code fenced-register}, {@code cas-register}, {@code mutex}: linearizability against that
  *       model alone (the last two are Knossos's models, for Knossos histories).
  * </ul>
+ *
+ * <p>No checker passes on nothing: a history none of whose ops a model reads, or with no operation
+ * left to search, is UNKNOWN with that reason, never VALID.
  */
 public final class HistoryChecks {
   /** Models/workloads {@link #check} accepts, besides {@code auto}. */
   public static final List<String> MODELS =
       List.of("election", "lease-exclusivity", "ledger", "fenced-register", "cas-register", "mutex");
-  private static final Set<String> ELECTION_FS = Set.of("grant", "read", "resign", "release");
 
   private HistoryChecks() {
   }
 
-  /** Runs the checkers of {@code model} ({@code auto}: {@link #detect}) with a time budget each. */
-  public static List<CheckOutcome> check(String model, History h, Duration budget) {
+  /**
+   * Runs the checkers of {@code model} ({@code auto}: {@link #detect}), each within {@code budget}.
+   *
+   * @throws IllegalArgumentException for a model not in {@link #MODELS} (nor {@code auto})
+   */
+  public static List<CheckOutcome> check(String model, History h, Budget budget) {
     return switch (model) {
       case "auto" -> check(detect(h), h, budget);
-      case "election" -> List.of(linearizable(only(h, ELECTION_FS), FencedRegister.initial(), budget),
-          BeliefCheck.check(h), exclusivity(h, false));
-      case "fenced-register" -> List.of(linearizable(only(h, ELECTION_FS), FencedRegister.initial(), budget));
-      case "lease-exclusivity" -> List.of(exclusivity(h, true), BeliefCheck.check(h),
-          linearizable(only(h, ELECTION_FS), FencedRegister.initial(), budget));
+      case "election" -> List.of(fenced(h, budget), BeliefCheck.check(h), exclusivity(h, false));
+      case "fenced-register" -> List.of(fenced(h, budget));
+      case "lease-exclusivity" -> List.of(exclusivity(h, true), BeliefCheck.check(h), fenced(h, budget));
       case "ledger" -> List.of(LedgerCheck.check(h), BeliefCheck.check(h), exclusivity(h, false),
-          linearizable(only(h, ELECTION_FS), FencedRegister.initial(), budget));
-      case "cas-register" -> List.of(linearizable(h, CasRegister.initial(), budget));
-      case "mutex" -> List.of(linearizable(h, Mutex.initial(), budget));
+          fenced(h, budget));
+      case "cas-register" -> List.of(linearizable(h, "cas-register", CasRegister.initial(), budget, ""));
+      case "mutex" -> List.of(linearizable(h, "mutex", Mutex.initial(), budget, ""));
       default -> throw new IllegalArgumentException("unknown model '" + model + "'; one of auto, " + MODELS);
     };
   }
@@ -84,6 +89,9 @@ public final class HistoryChecks {
     if (fs.contains("grant") || held) {
       return "election";
     }
+    if (fs.contains("read-token") || h.ops().stream().anyMatch(HistoryChecks::isFencedAcquire)) {
+      return "fenced-register";
+    }
     if (Set.of("read", "write", "cas").containsAll(fs)) {
       return "cas-register";
     }
@@ -92,6 +100,52 @@ public final class HistoryChecks {
     }
     throw new IllegalArgumentException("cannot tell the model from the ops' :f values " + fs
         + "; pass --model");
+  }
+
+  /** True for an {@code :acquire} carrying {@code [client token]}, the fencing histories' form. */
+  private static boolean isFencedAcquire(Op op) {
+    return !op.isNemesis() && op.f().name().equals("acquire") && op.value() instanceof List<?> l
+        && l.size() == 2;
+  }
+
+  /**
+   * Linearizability of the ops {@link FencedRegister} reads. Ops it does not read (a ledger's appends)
+   * are left out, and counted, when they are on other names ({@code :key}); on a name the model
+   * checks they would make its verdict a verdict on part of that name's history, so the outcome is
+   * UNKNOWN with the reason, and so it is when the model reads none of the history's ops: it would
+   * otherwise pass on nothing.
+   */
+  static CheckOutcome fenced(History h, Budget budget) {
+    Set<String> left = new TreeSet<>();
+    Set<Object> fencedKeys = new HashSet<>();
+    Set<Object> otherKeys = new HashSet<>();
+    int leftOut = 0;
+    for (Operation o : h.operations()) {
+      if (FencedRegister.FS.contains(o.f().name())) {
+        fencedKeys.add(String.valueOf(o.key()));
+      } else {
+        left.add(":" + o.f().name());
+        otherKeys.add(String.valueOf(o.key()));
+        leftOut++;
+      }
+    }
+    String others = leftOut + " client operations (" + String.join(" ", left) + ")";
+    if (fencedKeys.isEmpty() && leftOut > 0) {
+      return unknown("none of the history's " + others + " is one the fenced-register model reads "
+          + new TreeSet<>(FencedRegister.FS) + ": nothing to check");
+    }
+    otherKeys.retainAll(fencedKeys);
+    if (!otherKeys.isEmpty()) {
+      return unknown("the history has " + others + " that the fenced-register model does not read, on "
+          + "the names it checks " + new TreeSet<>(otherKeys) + ": a verdict would ignore them");
+    }
+    String note = leftOut == 0 ? "" : " (" + others + " on other names were left out)";
+    return linearizable(only(h, FencedRegister.FS), "fenced-register", FencedRegister.initial(), budget,
+        note);
+  }
+
+  private static CheckOutcome unknown(String why) {
+    return new CheckOutcome("linearizable", Verdict.UNKNOWN, why, Map.of("operations", 0L), List.of());
   }
 
   /** The sub-history of client ops whose {@code :f} is in {@code fs} (nemesis events kept). */
@@ -105,8 +159,18 @@ public final class HistoryChecks {
     return new History(ops);
   }
 
-  static CheckOutcome linearizable(History h, Model model, Duration budget) {
-    Result r = new LinearizabilityChecker(model, Budget.ofTime(budget)).check(h);
+  /**
+   * Linearizability against {@code model}; {@code note} is appended to the explanation. A history the
+   * model cannot read (an {@code :f} or a value it does not know) is UNKNOWN with the model's reason.
+   */
+  static CheckOutcome linearizable(History h, String name, Model model, Budget budget, String note) {
+    Result r;
+    try {
+      r = new LinearizabilityChecker(model, budget).check(h);
+    } catch (IllegalArgumentException e) {
+      return new CheckOutcome("linearizable", Verdict.UNKNOWN, "cannot check this history against the "
+          + name + " model: " + e.getMessage(), Map.of(), List.of());
+    }
     Map<String, Object> stats = new LinkedHashMap<>();
     stats.put("operations", (long) r.opCount());
     stats.put("keys", (long) r.keys());
@@ -117,7 +181,9 @@ public final class HistoryChecks {
       anomaly.add(EdnWriter.writeOp(o.invoke()) + (o.completion() == null ? ""
           : " -> " + EdnWriter.writeOp(o.completion())));
     }
-    return new CheckOutcome("linearizable", r.verdict(), r.explanation(), stats, anomaly);
+    // Knossos calls a history with nothing to search linearizable; a check that saw nothing has no verdict.
+    Verdict v = r.verdict() == Verdict.VALID && r.keys() == 0 ? Verdict.UNKNOWN : r.verdict();
+    return new CheckOutcome("linearizable", v, r.explanation() + note, stats, anomaly);
   }
 
   static CheckOutcome exclusivity(History h, boolean requireIntervals) {

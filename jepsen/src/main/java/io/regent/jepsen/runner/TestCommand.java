@@ -33,7 +33,8 @@ public final class TestCommand implements Callable<Integer> {
   int timeLimit;
 
   @Option(names = "--nemesis", paramLabel = "F[,F...]", defaultValue = "",
-      description = "faults: kill, pause, partition, client-pause, leader, in any combination; none by default")
+      description = "faults: kill, pause, partition, client-pause, leader, leader-churn, client-isolate, in any "
+          + "combination; none by default")
   String nemesis;
 
   @Option(names = "--concurrency", defaultValue = "5", description = "client processes (default: ${DEFAULT-VALUE})")

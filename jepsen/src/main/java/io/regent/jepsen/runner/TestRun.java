@@ -1,5 +1,6 @@
 package io.regent.jepsen.runner;
 
+import io.regent.jepsen.checker.Budget;
 import io.regent.jepsen.checker.Verdict;
 import io.regent.jepsen.client.ClientPool;
 import io.regent.jepsen.client.ClientProcess;
@@ -7,10 +8,14 @@ import io.regent.jepsen.client.PauseGate;
 import io.regent.jepsen.client.Recorder;
 import io.regent.jepsen.cluster.Cluster;
 import io.regent.jepsen.cluster.ClusterSpec;
+import io.regent.jepsen.cluster.Node;
 import io.regent.jepsen.cluster.Probe;
 import io.regent.jepsen.cluster.RunLock;
 import io.regent.jepsen.history.EdnWriter;
 import io.regent.jepsen.history.History;
+import io.regent.jepsen.history.MalformedHistoryException;
+import io.regent.jepsen.history.Op;
+import io.regent.jepsen.nemesis.ClientLinks;
 import io.regent.jepsen.nemesis.NemesisScheduler;
 import io.regent.jepsen.workload.Workload;
 import io.regent.jepsen.workload.Workloads;
@@ -53,12 +58,21 @@ public final class TestRun {
       results.crash(e);
       log("run crashed: " + e);
     }
-    History history = recorder == null ? new History(List.of()) : recorder.history();
-    EdnWriter.write(history, dir.resolve("history.edn"));
+    // The events are written before they are paired: a malformed recording (a client bug) is kept to look at.
+    List<Op> events = recorder == null ? List.of() : recorder.ops();
+    Files.writeString(dir.resolve("history.edn"), EdnWriter.toString(events));
+    History history;
+    try {
+      history = new History(events);
+    } catch (MalformedHistoryException e) {
+      results.crash(e);
+      log("run crashed: the recorded " + e.getMessage());
+      history = new History(List.of());
+    }
     results.notes(notes);
     if (!results.crashed()) {
       log("checking " + history.operations().size() + " operations");
-      results.checks(HistoryChecks.check(o.workload(), history, o.checkBudget()));
+      results.checks(HistoryChecks.check(o.workload(), history, Budget.ofTime(o.checkBudget())));
     }
     results.history(history);
     results.write();
@@ -102,13 +116,24 @@ public final class TestRun {
   /** Clients and nemesis for the time limit; heal; wait for recovery; close sessions; final reads. */
   private void drive(Cluster cluster, Workload workload, RunResults results) throws Exception {
     recorder = new Recorder();
-    ClientPool pool = new ClientPool(o.concurrency(), cluster.endpoints(), recorder, o.opTimeout(), o.seed(),
-        workload::session);
-    NemesisScheduler nemesis = new NemesisScheduler(o.nemesis(), cluster, pool, o.ttlMs(), recorder, o.seed() + 1);
+    // client-isolate cuts one client from one node: each client slot then reaches each node by a link of its own
+    try (ClientLinks links = o.nemesis().contains("client-isolate") ? ClientLinks.start(o.concurrency(),
+        cluster.endpoints(), cluster.nodes().stream().map(Node::id).toList()) : null) {
+      drive(cluster, workload, results, links);
+    }
+  }
+
+  private void drive(Cluster cluster, Workload workload, RunResults results, ClientLinks links) throws Exception {
+    ClientPool pool = links == null
+        ? new ClientPool(o.concurrency(), cluster.endpoints(), recorder, o.opTimeout(), o.seed(), workload::session)
+        : new ClientPool(o.concurrency(), links::endpoints, recorder, o.opTimeout(), o.seed(), workload::session);
+    NemesisScheduler nemesis = new NemesisScheduler(o.nemesis(), cluster, pool, links, o.ttlMs(), recorder,
+        o.seed() + 1);
     notes.addAll(nemesis.notes());
     results.nemesisEnabled(nemesis.enabled());
     log("running " + o.concurrency() + " clients for " + o.timeLimit().toSeconds() + " s, nemesis "
         + nemesis.enabled());
+    nemesis.prepare();
     try {
       pool.start();
       nemesis.start();
@@ -118,6 +143,9 @@ public final class TestRun {
       nemesis.stopAndHeal();
       pool.gates().forEach(PauseGate::open);
       cluster.healAll();
+      if (links != null) {
+        links.healAll();
+      }
       recorder.nemesis("heal-all", null);
     }
     nemesis.errors().forEach(e -> notes.add("nemesis error: " + e));

@@ -9,7 +9,7 @@ import java.util.List;
  * their lease is renewed, then resign; a holder whose lease can no longer be vouched for (2/3 ttl
  * since the last acknowledged renewal was sent) steps down. Each belief is recorded as a {@code
  * :release} op with {@code :held [start end]} on the test's monotonic clock; the exclusivity checker
- * asserts that no two clients' intervals for a name overlap (the property DESIGN §3's
+ * asserts that no two clients' intervals for a name overlap (the property docs/architecture.md §3.6's
  * keepalive-confirmation rule protects). The same {@code :grant}/{@code :read} ops are also checked
  * with {@code FencedRegister}.
  */

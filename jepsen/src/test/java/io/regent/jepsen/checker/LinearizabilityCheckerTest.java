@@ -68,9 +68,12 @@ class LinearizabilityCheckerTest {
   @Test
   void perKeyResultsCombine() {
     List<Op> ops = new ArrayList<>();
+    long offset = 0;
     for (String key : List.of("x", "y", "z")) {
+      // each key's processes are its own: a process retired by an :info in one never invokes again
+      offset += 1000;
       for (Op o : RandomCasHistory.generate(300, 4, 3, 0.05, key.hashCode()).ops()) {
-        ops.add(o.withKey(key).withTime(null));
+        ops.add(new Op(o.process() + offset, o.type(), o.f(), o.value(), null, key, o.extra()));
       }
     }
     Result r = new LinearizabilityChecker(CasRegister.initial()).check(new History(ops));

@@ -1,13 +1,15 @@
 package io.regent.jepsen.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 
 class PauseGateTest {
   @Test
-  void blocksUntilItsTimeIsUpOrItIsOpened() throws Exception {
+  void anOpenGateLetsThroughAndAShutOneHoldsForItsTime() throws Exception {
     PauseGate g = new PauseGate();
     long t0 = System.nanoTime();
     g.await();
@@ -18,19 +20,26 @@ class PauseGateTest {
     g.await();
     assertThat(System.nanoTime() - t0).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(150));
     assertThat(g.paused()).isFalse();
-    g.pause(TimeUnit.SECONDS.toNanos(30));
-    Thread opener = new Thread(() -> {
+  }
+
+  @Test
+  void openReleasesAThreadBlockedInAwait() throws Exception {
+    PauseGate g = new PauseGate();
+    g.pause(TimeUnit.MINUTES.toNanos(10));
+    Thread waiter = new Thread(() -> {
       try {
-        Thread.sleep(100);
+        g.await();
       } catch (InterruptedException e) {
-        return;
+        Thread.currentThread().interrupt();
       }
-      g.open();
-    });
-    opener.start();
-    t0 = System.nanoTime();
-    g.await();
-    assertThat(System.nanoTime() - t0).isLessThan(TimeUnit.SECONDS.toNanos(5));
-    opener.join();
+    }, "pause-gate-waiter");
+    waiter.start();
+    // Open only once the waiter is parked inside await(): opening before it got there would prove nothing.
+    await().atMost(Duration.ofSeconds(10)).until(() -> waiter.getState() == Thread.State.TIMED_WAITING);
+    assertThat(g.paused()).isTrue();
+    g.open();
+    waiter.join(TimeUnit.SECONDS.toMillis(10));
+    assertThat(waiter.isAlive()).as("still blocked after open()").isFalse();
+    assertThat(g.paused()).isFalse();
   }
 }

@@ -25,7 +25,7 @@ class EdnRoundTripTest {
         Op.ok(1, "read", "str \"quoted\"\n").withKey("name-a"),
         new Op(2, Op.Type.INVOKE, Keyword.of("write"), Arrays.asList(null, -3L, true, 'c', 2.5),
             null, null, Map.of(Keyword.of("error"), new Symbol("java.io.IOException"))),
-        Op.fail(2, "write", null));
+        Op.fail(2, "write", Arrays.asList(null, -3L, true, 'c', 2.5)));
     History h = new History(ops);
     Path file = dir.resolve("history.edn");
     EdnWriter.write(h, file);

@@ -36,16 +36,41 @@ class HistoryTest {
         Op.invoke(0, "write", 1L),
         Op.info(0, "write", 1L),
         Op.invoke(1, "write", 2L),
-        Op.invoke(1, "write", 3L),   // process 1 invokes again: the first stays open
         Op.invoke(3, "read", null),
         Op.info(3, "read", 7L));
     assertThat(h.operations()).extracting(Operation::outcome).containsOnly(Outcome.INDETERMINATE);
     assertThat(h.operations().get(0).completionIndex()).isEqualTo(1);
     assertThat(h.operations().get(1).completion()).isNull();
     assertThat(h.operations().get(1).completionIndex()).isEqualTo(-1);
-    assertThat(h.operations().get(3).effective().value())
+    assertThat(h.operations().get(2).effective().value())
         .as("an :info completion supplies a value the invoke lacked").isEqualTo(7L);
-    assertThat(h.operations().get(3).effective().type()).isEqualTo(Op.Type.INVOKE);
+    assertThat(h.operations().get(2).effective().type()).isEqualTo(Op.Type.INVOKE);
+  }
+
+  @Test
+  void aProcessThatInvokesWhileItsOperationIsOpenIsMalformed() {
+    assertThatThrownBy(() -> History.of(
+        Op.invoke(0, "write", 1L), Op.info(0, "write", null), Op.invoke(0, "read", null)))
+        .isInstanceOf(MalformedHistoryException.class)
+        .hasMessageContaining("malformed history: event 2")
+        .hasMessageContaining("ended :info (its process is retired)");
+    assertThatThrownBy(() -> History.of(Op.invoke(1, "write", 2L), Op.invoke(1, "write", 3L)))
+        .isInstanceOf(MalformedHistoryException.class)
+        .hasMessageContaining("process 1 is still running event 0");
+    assertThat(History.of(Op.invoke(0, "write", 1L), Op.ok(0, "write", 1L), Op.invoke(0, "read", null))
+        .operations()).as("after :ok the process may go on").hasSize(2);
+  }
+
+  @Test
+  void aFailWhoseValueIsNotItsInvokesIsMalformed() {
+    assertThatThrownBy(() -> History.of(Op.invoke(0, "cas", java.util.List.of(1L, 2L)),
+        Op.fail(0, "cas", java.util.List.of(1L, 3L))))
+        .isInstanceOf(MalformedHistoryException.class)
+        .hasMessageContaining("event 1 is a :fail with value [1 3] but its invoke (event 0) has value [1 2]");
+    assertThatThrownBy(() -> History.of(Op.invoke(0, "resign", 7L), Op.fail(0, "resign", null)))
+        .isInstanceOf(MalformedHistoryException.class);
+    assertThat(History.of(Op.invoke(0, "write", 1L), Op.info(0, "write", null)).operations())
+        .as("an :info may carry another value (it says nothing of the outcome)").hasSize(1);
   }
 
   @Test

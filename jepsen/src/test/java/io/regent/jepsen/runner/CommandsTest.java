@@ -66,4 +66,46 @@ class CommandsTest {
     assertThat(run("check", "--model", "election", bad.toString())).isOne();
     assertThat(run("check", garbage.toString())).isEqualTo(2);
   }
+
+  @Test
+  void checkRefusesToPassOnNothingOrOnAMalformedHistory(@TempDir Path dir) throws Exception {
+    Path cas = dir.resolve("cas.edn");
+    Files.writeString(cas, """
+        [{:process 0, :type :invoke, :f :write, :value 1}
+         {:process 0, :type :ok, :f :write, :value 1}]
+        """);
+    assertThat(run("check", cas.toString())).as("cas-register, detected").isZero();
+    assertThat(run("check", "--model", "fenced-register", cas.toString()))
+        .as("no op the fenced register reads: unknown, not valid").isEqualTo(2);
+    Path reused = dir.resolve("reused.edn");
+    Files.writeString(reused, """
+        [{:process 0, :type :invoke, :f :write, :value 1}
+         {:process 0, :type :info, :f :write, :value 1}
+         {:process 0, :type :invoke, :f :write, :value 2}
+         {:process 0, :type :ok, :f :write, :value 2}]
+        """);
+    assertThat(run("check", reused.toString())).as("process reused after :info").isEqualTo(2);
+    Path failValue = dir.resolve("fail-value.edn");
+    Files.writeString(failValue, """
+        [{:process 0, :type :invoke, :f :cas, :value [1 2]}
+         {:process 0, :type :fail, :f :cas, :value [1 3]}]
+        """);
+    assertThat(run("check", failValue.toString())).as(":fail value differs from its invoke").isEqualTo(2);
+  }
+
+  @Test
+  void maxConfigsIsTheSearchBudget(@TempDir Path dir) throws Exception {
+    StringBuilder edn = new StringBuilder("[");
+    for (int p = 0; p < 6; p++) {
+      edn.append("{:process ").append(p).append(", :type :invoke, :f :write, :value ").append(p).append("}\n");
+    }
+    for (int p = 0; p < 6; p++) {
+      edn.append("{:process ").append(p).append(", :type :ok, :f :write, :value ").append(p).append("}\n");
+    }
+    Path h = dir.resolve("concurrent.edn");
+    Files.writeString(h, edn.append("]").toString());
+    assertThat(run("check", h.toString())).isZero();
+    assertThat(run("check", "--max-configs", "3", h.toString())).as("budget spent: unknown").isEqualTo(2);
+    assertThat(run("check", "--max-configs", "0", h.toString())).as("bad usage").isEqualTo(2);
+  }
 }

@@ -1,7 +1,6 @@
 package io.regent.jepsen.runner;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.regent.jepsen.checker.Verdict;
 import java.nio.file.Files;
@@ -11,19 +10,20 @@ import org.junit.jupiter.api.Test;
 /**
  * The negative control of {@code mvn verify}: servers started with {@code --unsafe-local-grants} grant
  * names without Raft, and the checkers must say so. A checker that could not fail here proves nothing
- * when it passes elsewhere.
+ * when it passes elsewhere. So a control that cannot run fails instead of skipping: a missing jar or a
+ * server without the switch would otherwise turn the control off and leave {@code mvn verify} green.
  */
 class NegativeControlIT {
-  private static void assumeRunnable() {
-    String missing = ItSupport.missingJar();
-    assumeTrue(missing == null, missing);
-    assumeTrue(ServerFlags.supportsUnsafeLocalGrants(ItSupport.jar()),
-        "`regent server` has no --unsafe-local-grants switch in this build: the negative control cannot run");
+  private static void requireRunnable() {
+    assertThat(ItSupport.missingJar()).as("the negative control needs the server jar").isNull();
+    assertThat(ServerFlags.supportsUnsafeLocalGrants(ItSupport.jar()))
+        .as("`regent server` has no --unsafe-local-grants switch in this build: the negative control cannot run")
+        .isTrue();
   }
 
   @Test
   void electionCheckerFlagsUnsafeLocalGrants() throws Exception {
-    assumeRunnable();
+    requireRunnable();
     TestRun.RunOutcome out = new TestRun(ItSupport.options("election", 20, List.of(), true, 7)).run();
     assertThat(out.verdict()).as(out.summary()).isEqualTo(Verdict.INVALID);
     assertThat(Files.readString(out.dir().resolve("results.edn"))).contains(":belief {:valid? false");
@@ -32,7 +32,7 @@ class NegativeControlIT {
 
   @Test
   void exclusivityCheckerFlagsUnsafeLocalGrants() throws Exception {
-    assumeRunnable();
+    requireRunnable();
     TestRun.RunOutcome out = new TestRun(ItSupport.options("lease-exclusivity", 12, List.of(), true, 8)).run();
     assertThat(out.verdict()).as(out.summary()).isEqualTo(Verdict.INVALID);
     assertThat(Files.readString(out.dir().resolve("results.edn"))).contains(":exclusivity {:valid? false");

@@ -31,7 +31,7 @@ import java.util.TreeSet;
  *
  * <p>No clock, no randomness, no I/O but the given transaction: every replica that applies the same log
  * reaches byte-identical LMDB contents. Ownership passes only here, and the new holder's fencing token is
- * the index of the entry being applied, so tokens strictly increase per name and globally (DESIGN §2;
+ * the index of the entry being applied, so tokens strictly increase per name and globally (docs/architecture.md §2.4, §9;
  * Kleppmann, "How to do distributed locking"). Business refusals are results, never exceptions.
  *
  * <p>Not thread-safe: one instance per apply call, on Ratis's single apply thread.
@@ -120,7 +120,7 @@ public final class Applier {
 
   private Result.Builder expire(List<Long> ids, long proposerTerm) {
     if (proposerTerm != term) {
-      // Decided by the leader of another term: its clock no longer speaks for the cluster (DESIGN §3).
+      // Decided by the leader of another term: its clock no longer speaks for the cluster (docs/architecture.md §3.2).
       return error(Code.FAILED_PRECONDITION, "expiry decided in term " + proposerTerm + ", applied in " + term);
     }
     List<LeaseRecord> live = new ArrayList<>();
@@ -312,11 +312,13 @@ public final class Applier {
   }
 
   private Result.Builder confirm(Confirm c) {
-    Result.Builder r = Result.newBuilder();
+    Result.Builder r = Result.newBuilder().setTerm(term);
     for (long id : c.getRenewLeaseIdsList()) {
       LeaseRecord lease = status(r, id);
-      if (lease != null && lease.getTtlMs() >= Limits.CHECKPOINT_MIN_TTL_MS) {
+      if (lease != null && lease.getTtlMs() >= Limits.CHECKPOINT_MIN_TTL_MS && !txn.readOnly()) {
         // The keepalive is acknowledged after this entry: no successor may resume from an older checkpoint.
+        // (Answered under the leadership lease, in a read transaction, a Confirm writes nothing: the lease
+        // clock sends the renewal of a checkpointed lease through an entry instead, LocalConfirm.)
         lease = lease.toBuilder().setCheckpointRemainingMs(0).setRenewedIndex(index).build();
         txn.putLease(lease);
       }

@@ -2,7 +2,7 @@ package io.regent.statemachine.apply;
 
 import java.nio.charset.StandardCharsets;
 
-/** Limits of the public contract (DESIGN §7), enforced at the API and again, deterministically, at apply. */
+/** Limits of the public contract (docs/architecture.md §7), enforced at the API and again, deterministically, at apply. */
 public final class Limits {
   /** Maximum UTF-8 length of a name, in bytes. */
   public static final int MAX_NAME_BYTES = 1024;

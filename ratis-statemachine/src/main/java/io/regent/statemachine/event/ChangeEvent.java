@@ -13,7 +13,7 @@ import io.regent.statemachine.proto.Holder;
  */
 public record ChangeEvent(Kind kind, String name, Holder holder, long index, long leaseId) {
 
-  /** Kinds of change. Ownership kinds mirror the public Observe stream (DESIGN §4). */
+  /** Kinds of change. Ownership kinds mirror the public Observe stream (docs/architecture.md §4.3). */
   public enum Kind {
     /** A lease took a free name. */
     ELECTED,

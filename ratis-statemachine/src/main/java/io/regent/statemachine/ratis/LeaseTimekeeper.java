@@ -8,7 +8,7 @@ import java.util.List;
  * Leader-side lease time, injected by the server (which owns every clock). The state machine calls it on
  * Ratis's apply thread, in log order, so its view of which leases exist follows the applied state.
  *
- * <p>Only a ready leader measures time (DESIGN §3): deadlines are leader-local memory, never replicated.
+ * <p>Only a ready leader measures time (docs/architecture.md §3.1): deadlines are leader-local memory, never replicated.
  */
 public interface LeaseTimekeeper {
   /**
@@ -48,6 +48,15 @@ public interface LeaseTimekeeper {
    *     passed; its Expire may not have applied yet)
    */
   long[] confirm(long term, List<LeaseRecord> renew, List<LeaseRecord> query);
+
+  /**
+   * Whether the replicated state may hold a checkpoint of lease {@code leaseId} that no renewal cleared (or one
+   * is on its way): its renewal must then be a committed Confirm entry, never an answer without an entry
+   * (docs/architecture.md §3.8). Unknown leases answer true.
+   */
+  default boolean checkpointed(long leaseId) {
+    return true;
+  }
 
   /** A timekeeper for replicas that never lead (tests, tools): measures nothing. */
   LeaseTimekeeper NONE = new LeaseTimekeeper() {

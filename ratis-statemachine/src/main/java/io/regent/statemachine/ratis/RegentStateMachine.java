@@ -48,7 +48,7 @@ import org.slf4j.LoggerFactory;
  * <p>Storage: the live environment lives in {@code lmdbDir}, outside Ratis's snapshot directory, because a
  * snapshot install replaces that whole directory. The applied index is stored in the same LMDB transaction
  * as the state it produced; Ratis replays the log from its last snapshot on restart, and every entry at or
- * below the stored index is skipped, so nothing is applied twice (DESIGN §2).
+ * below the stored index is skipped, so nothing is applied twice (docs/architecture.md §2.3, docs/ratis.md §8).
  *
  * <p>Threading: apply runs on Ratis's single updater thread; reads ({@link #read}) run on any thread and
  * are excluded only while a snapshot install swaps the environment.
@@ -202,6 +202,7 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
         return last.getIndex();
       }
       long bytes = store.copyTo(file.toPath());
+      SnapshotFailpoint.reachedBeforeChecksum(file.toPath());
       MD5Hash md5 = MD5FileUtil.computeAndSaveMd5ForFile(file);
       storage.updateLatestSnapshot(new SingleFileSnapshotInfo(new FileInfo(file.toPath(), md5), last));
       LOG.info("snapshot {} written: {} bytes", last, bytes);

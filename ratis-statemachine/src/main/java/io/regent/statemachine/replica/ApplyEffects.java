@@ -43,13 +43,17 @@ public final class ApplyEffects {
       timekeeper.onEnded(out.ended());
     }
     out.lockDelays().forEach(timekeeper::onLockDelay);
-    Result result = measured(out, term);
+    Result result = measured(timekeeper, out, term);
     hub.publish(index, out.events());
     return result;
   }
 
-  /** Fills in the leader's measurements of the leases a Confirm renewed or asked about. */
-  private Result measured(ApplyOutcome out, long term) {
+  /**
+   * Fills in the measurements of {@code timekeeper} (the ready leader's) of the leases a Confirm of
+   * {@code term} renewed or asked about: also used for a Confirm the leader answers under its leadership lease,
+   * without a log entry.
+   */
+  public static Result measured(LeaseTimekeeper timekeeper, ApplyOutcome out, long term) {
     if (out.renewed().isEmpty() && out.queried().isEmpty()) {
       return out.result();
     }

@@ -24,7 +24,7 @@ import org.lmdbjava.Txn;
  * commit). That is safe because the Raft log is durable and the applied index is stored in the same
  * transaction as the state: LMDB is a cache of the log's prefix. A process crash loses nothing (commits sit
  * in the OS page cache); after an OS crash the {@link UnsyncedMarker} says the file cannot be trusted and
- * the replica rebuilds it from its last snapshot plus the log (DESIGN §2). The one requirement, that LMDB is
+ * the replica rebuilds it from its last snapshot plus the log (docs/architecture.md §11). The one requirement, that LMDB is
  * durable up to every snapshot index before Ratis purges the log behind it, is met by {@link #copyTo}, which
  * syncs first. Tools open it with {@link #open} (one fsync per commit) and the single-writer mode, where
  * LMDB is the only record of a grant, with {@link #openDurable}.

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Ownership rules of apply (DESIGN §2): who holds a name, with which token, and the events it emits. */
+/** Ownership rules of apply (docs/architecture.md §2.4): who holds a name, with which token, and the events it emits. */
 class ApplierTest {
   private static final String NAME = "leader/db";
 

@@ -39,7 +39,7 @@ import org.junit.jupiter.api.BeforeAll;
  * Fuzzes the log-entry decoder and apply (Jazzer): a sequence of entries, each either raw bytes through
  * {@link EntryCodec#decode} or a structured command with fuzzed fields, applied to two LMDB replicas.
  *
- * <p>Properties: apply never throws (a bad entry is a refusal {@link Result}, DESIGN §2); both replicas
+ * <p>Properties: apply never throws (a bad entry is a refusal {@link Result}, docs/architecture.md §9); both replicas
  * return byte-identical results and reach identical state (determinism); and the state stays well formed:
  * every holder and candidate belongs to a live lease that lists the name, and every holder's token is at most
  * the applied index. Regression mode (plain {@code mvn verify}) replays the corpus in

@@ -67,15 +67,28 @@ final class Campaigns {
     }
     CampaignWaiter waiter = new CampaignWaiter(hub, name, lease);
     AtomicBoolean answered = new AtomicBoolean();
+    CompletableFuture<Result> proposed = new CompletableFuture<>();
     obs.setOnCancelHandler(() -> {
       waiter.close();
       if (answered.compareAndSet(false, true)) {
-        giveUp(name, lease);
+        // Only once the Campaign has an outcome: it may still be in flight on another pooled Ratis client, and a
+        // Withdraw applied before it would do nothing, leaving a candidate (or holder) whose caller is gone.
+        proposed.whenComplete((r, err) -> {
+          if (err != null || r.getCode() == Code.OK) {
+            giveUp(name, lease); // after a failure the Campaign may still apply: withdraw anyway
+          }
+        });
       }
     });
     proposer.propose(LogEntry.newBuilder().setCampaign(Campaign.newBuilder().setName(name).setLeaseId(lease)
         .setValue(value).setLockDelayMs(lockDelayMs).setNoWait(noWait).setMaxNames(limits.maxNames())
         .setMaxCandidates(limits.maxCandidates()))).whenComplete((r, err) -> {
+          if (err != null) {
+            proposed.completeExceptionally(err);
+          } else {
+            proposed.complete(r);
+          }
+        }).whenComplete((r, err) -> {
           if (err != null || r.getElected() || noWait || r.getCode() != Code.OK) {
             waiter.close();
             answer(obs, answered, err, () -> toResponse.apply(Statuses.check(r).getElected(), holder(r)));

@@ -34,7 +34,7 @@ import java.util.List;
  * The {@code regent.v1.Lease} service: grant, revoke, keepalive, time-to-live and listing.
  *
  * <p>A keepalive is acknowledged only from a Confirm round begun after it arrived and applied by the ready
- * leader of the round's term, which renewed the deadline (DESIGN §3). Anything less answers UNAVAILABLE.
+ * leader of the round's term, which renewed the deadline (docs/architecture.md §3.3). Anything less answers UNAVAILABLE.
  */
 final class LeaseService extends LeaseGrpc.LeaseImplBase {
   /** Most lease ids one KeepAliveMany may renew (keeps a Confirm entry and a reply well below 1 MiB). */

@@ -26,7 +26,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The {@code regent.v1.Maintenance} service: {@code Snapshot} streams a consistent LMDB copy of this node's
- * state (DESIGN §2's tables: leases, names, applied index) for {@code regent snapshot save}.
+ * state (the tables of docs/architecture.md §2.1: leases, names, applied index) for {@code regent snapshot save}.
  *
  * <p>The copy is rebuilt from one read transaction into a fresh environment, then compacted: it holds
  * exactly the state at one applied index. It is taken after a confirmation round begun after the call

@@ -15,7 +15,7 @@ import java.util.function.Consumer;
 /**
  * One Observe stream: ownership events of one name, in log order, through a bounded buffer.
  *
- * <p>Memory is bounded three ways (DESIGN §4): events arrive on the apply thread and are only queued there,
+ * <p>Memory is bounded three ways (docs/architecture.md §4.3): events arrive on the apply thread and are only queued there,
  * as references to the {@link ChangeEvent} every stream shares; a message is handed to gRPC only while the
  * call {@link ServerCallStreamObserver#isReady is ready} (gRPC flow control: the reader's window and
  * gRPC's own small send buffer), so a reader that stops reading never makes the server serialize more; and

@@ -11,7 +11,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Starts Observe streams (DESIGN §4): the current holder read linearizably, then every ownership change
+ * Starts Observe streams (docs/architecture.md §4.3): the current holder read linearizably, then every ownership change
  * with a higher index; or, when resuming, the history after the given index, or the current state with
  * {@code compacted=true} when that history is no longer kept here. At most {@code maxStreams} streams are
  * served at once; one more is refused with RESOURCE_EXHAUSTED.

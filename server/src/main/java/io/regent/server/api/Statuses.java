@@ -10,7 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Function;
 
-/** Maps apply results and failures onto the gRPC status codes of DESIGN §7, in one place. */
+/** Maps apply results and failures onto the gRPC status codes of docs/architecture.md §7, in one place. */
 final class Statuses {
   private Statuses() {
   }

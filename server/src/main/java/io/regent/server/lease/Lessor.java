@@ -170,6 +170,8 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
         out[i++] = -2;
       } else {
         expiry.live(l.getId(), l.getTtlMs(), now + ms(l.getTtlMs()), l.getRenewedIndex(), d != null && d.checkpointed());
+        // a client that keeps renewing (every ttl/3) is never checkpointed again: its keepalives need no entry
+        checkpoints.postpone(l.getId(), now + ms(l.getTtlMs() / 2));
         out[i++] = l.getTtlMs();
       }
     }
@@ -186,6 +188,7 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
    * renewals are not in the log, and a successor would otherwise expire, from the old checkpoint, a lease
    * whose client was just renewed (docs/architecture.md, "Lease checkpoints"). Unknown leases answer true.
    */
+  @Override
   public synchronized boolean checkpointed(long id) {
     LeaseExpiry.Deadline d = expiry.get(id);
     return d == null || d.checkpointed();

@@ -3,7 +3,7 @@ package io.regent.server.ledger;
 import io.regent.fencing.FencingMode;
 import java.util.Optional;
 
-/** How a ledger judges the fencing token of an append (DESIGN §5). */
+/** How a ledger judges the fencing token of an append (docs/architecture.md §5). */
 public enum LedgerMode {
   /** Admits τ iff τ &gt; H: each append needs a fresh token ({@code regent ledger serve --strict}). */
   STRICT(FencingMode.STRICT),

@@ -12,7 +12,7 @@ import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The fenced demo resource (DESIGN §5) as a gRPC server: service {@code regent.v1.Ledger} plus grpc health
+ * The fenced demo resource (docs/architecture.md §5) as a gRPC server: service {@code regent.v1.Ledger} plus grpc health
  * and reflection, over an LMDB environment in its data directory. Runs apart from any Regent node: it
  * stands for the storage a leader writes to, which knows nothing of Raft but checks tokens.
  */

@@ -57,7 +57,7 @@ final class LedgerService extends LedgerGrpc.LedgerImplBase {
     obs.onCompleted();
   }
 
-  /** Keys follow the limits of names (DESIGN §7): non-empty, at most 1 KiB of UTF-8. */
+  /** Keys follow the limits of names (docs/architecture.md §7): non-empty, at most 1 KiB of UTF-8. */
   private static String checkKey(String key) {
     if (key.isEmpty()) {
       return "key must not be empty";

@@ -4,7 +4,7 @@ import io.regent.statemachine.apply.Limits;
 
 /**
  * Resource limits of one node's public API. Exceeding one answers {@code RESOURCE_EXHAUSTED} with a message
- * naming the limit, changes nothing, and leaves every other client served (DESIGN §7).
+ * naming the limit, changes nothing, and leaves every other client served (docs/architecture.md §7).
  *
  * <p>A "connection" is one client transport, identified by its remote address ({@code ip:port}); a client
  * that reconnects gets fresh per-connection budgets, so the node-wide limits ({@code maxLeases},

@@ -8,6 +8,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Batched leadership confirmations: one Confirm entry per round answers every request that arrived before
@@ -16,9 +18,13 @@ import java.util.concurrent.CompletableFuture;
  * <p>Why an entry and not Ratis's ReadIndex: Ratis 3.3.0 answers a ReadIndex at once when the commit index
  * has not moved since its last acknowledged heartbeat round ({@code ReadIndexHeartbeats}), so an isolated
  * old leader could confirm itself for up to an election timeout. A committed entry of the proposer's term
- * is a fresh majority round by construction (Raft §5.4, §6.4; DESIGN §3).
+ * is a fresh majority round by construction (Raft §5.4; docs/architecture.md §8, docs/ratis.md §2).
  *
- * <p>Thread-safe; one round is in flight at a time per node.
+ * <p>With a {@link LeadershipLease}, a request that arrives while this node holds it is answered at once from
+ * its own state ({@link LocalConfirm}), and every round this node commits as the ready leader renews it.
+ *
+ * <p>Thread-safe; one round is in flight at a time per node, and a round stuck on a leader that is gone is
+ * abandoned when this node follows another ({@link #leaderChanged}).
  */
 public final class Confirmer {
   /**
@@ -26,18 +32,52 @@ public final class Confirmer {
    * reply under ~9 MB, well inside gRPC's and Ratis's message limits.
    */
   public static final int MAX_NAMES_PER_ROUND = 128;
+  /**
+   * Bytes one round's Confirm entry may carry, about (lease ids and names; a request is never split): many
+   * KeepAliveMany calls of 10 000 ids each arriving during one round would otherwise make the next entry
+   * megabytes long, to be written and replicated before any of them is answered. Requests beyond it wait for
+   * the round after. The first request of a round always goes in (the API bounds each request).
+   */
+  public static final long MAX_ROUND_BYTES = 256 * 1024;
+
+  private static final Logger LOG = LoggerFactory.getLogger(Confirmer.class);
 
   private final EntrySubmitter proposer;
   private List<Pending> waiting = new ArrayList<>();
-  private boolean inFlight;
+  /** The round whose outcome answers its requests, or null when none is in flight. */
+  private Round inFlight;
 
-  /** @param proposer submits the Confirm entries */
+  private final LeadershipLease lease;
+  private final LocalAnswer local;
+
+  /** Answers a Confirm from the leader's own state, as {@link LocalConfirm#confirm} does. */
+  @FunctionalInterface
+  public interface LocalAnswer {
+    /** The round's answer as the ready leader of {@code term}, or {@code null} when a round is needed. */
+    Confirmation confirm(long term, Confirm.Builder entry);
+  }
+
+  /** A confirmer that always runs a round ({@code --confirm strict}). @param proposer submits the Confirm entries */
   public Confirmer(EntrySubmitter proposer) {
-    this.proposer = proposer;
+    this(proposer, null, null);
   }
 
   /**
-   * Waits for a confirmation round that begins after this call.
+   * A confirmer that answers at once while this node holds its leadership lease, and renews the lease with
+   * every round it commits as the ready leader.
+   *
+   * @param lease the leadership lease, or {@code null} for none (strict)
+   * @param local answers a Confirm from the leader's own state under the lease (required with {@code lease})
+   */
+  public Confirmer(EntrySubmitter proposer, LeadershipLease lease, LocalAnswer local) {
+    this.proposer = proposer;
+    this.lease = lease;
+    this.local = local;
+  }
+
+  /**
+   * Waits for a confirmation round that begins after this call, or answers at once from the leader's own
+   * state while this node holds its leadership lease (docs/architecture.md, "The leadership lease").
    *
    * @param renew leases whose keepalive this round answers (the ready leader renews them)
    * @param query leases whose remaining time to report
@@ -69,25 +109,113 @@ public final class Confirmer {
   }
 
   private CompletableFuture<Confirmation> confirmRound(List<Long> renew, List<Long> query, List<String> names) {
-    Pending p = new Pending(renew, query, names, new CompletableFuture<>());
-    boolean start;
+    Confirmation leased = underLease(renew, query, names);
+    if (leased != null) {
+      return CompletableFuture.completedFuture(leased);
+    }
+    return enqueue(new Pending(renew, query, names, new CompletableFuture<>()));
+  }
+
+  /**
+   * The answer under the leadership lease, or {@code null} when this node does not hold it now. A lease in its
+   * second half is renewed by a round that nobody waits for, so that steady traffic never waits for one.
+   */
+  private Confirmation underLease(List<Long> renew, List<Long> query, List<String> names) {
+    if (lease == null) {
+      return null;
+    }
+    long term = lease.heldTerm();
+    if (term < 0) {
+      return null;
+    }
+    Confirmation c = local.confirm(term, entry(List.of(new Pending(renew, query, names, null))));
+    if (c == null || lease.heldTerm() != term) {
+      return null; // the lease ended while the state was read: it may not reflect a new leader's writes
+    }
+    if (lease.remainingNanos() < lease.lengthNanos() / 2) {
+      synchronized (this) {
+        if (inFlight != null) {
+          return c;
+        }
+      }
+      enqueue(new Pending(List.of(), List.of(), List.of(), new CompletableFuture<>()));
+    }
+    return c;
+  }
+
+  private CompletableFuture<Confirmation> enqueue(Pending p) {
+    Round start = null;
     synchronized (this) {
       waiting.add(p);
-      start = !inFlight;
-      inFlight = true;
+      if (inFlight == null) {
+        start = nextRound();
+      }
     }
-    if (start) {
-      startRound();
+    if (start != null) {
+      propose(start);
     }
     return p.future;
   }
 
-  private void startRound() {
-    List<Pending> batch;
+  /**
+   * The leader this node follows changed: the round in flight is abandoned, not waited out. It was sent to the
+   * old leader, and when that one is paused rather than dead the Ratis client waits for its request timeout
+   * and a channel close (seconds) while the new leader's lease deadlines run. Its requests go at once into a
+   * new round, through clients that already follow the new leader: that round begins after they arrived, so it
+   * answers them as well. The abandoned round may still commit later (a Confirm changes no replicated state);
+   * if it succeeds first, its answer is as good.
+   */
+  public void leaderChanged() {
+    Round next;
     synchronized (this) {
-      batch = waiting;
-      waiting = new ArrayList<>();
+      if (inFlight == null) {
+        return;
+      }
+      waiting.addAll(0, inFlight.batch);
+      next = nextRound();
     }
+    LOG.info("leader changed: confirmation round of {} requests restarted at the new leader", next.batch.size());
+    propose(next);
+  }
+
+  /** Takes every waiting request into a new round, which becomes the one in flight. Caller holds the lock. */
+  private Round nextRound() {
+    int taken = 0;
+    long bytes = 0;
+    while (taken < waiting.size()) {
+      long more = waiting.get(taken).bytes();
+      if (taken > 0 && bytes + more > MAX_ROUND_BYTES) {
+        break; // the rest go into the next round, which also began after they arrived
+      }
+      bytes += more;
+      taken++;
+    }
+    Round r = new Round(new ArrayList<>(waiting.subList(0, taken)));
+    waiting = new ArrayList<>(waiting.subList(taken, waiting.size()));
+    inFlight = r;
+    return r;
+  }
+
+  private void propose(Round round) {
+    Confirm.Builder c = entry(round.batch);
+    LeadershipLease.Start start = lease == null ? null : lease.begin();
+    CompletableFuture<Result> proposed;
+    try {
+      proposed = proposer.propose(LogEntry.newBuilder().setConfirm(c));
+    } catch (RuntimeException e) {
+      // a round must always end, or every later confirmation on this node would wait forever
+      proposed = CompletableFuture.failedFuture(e);
+    }
+    proposed.whenComplete((result, err) -> {
+      if (err == null && start != null) {
+        lease.committed(start, result.getTerm());
+      }
+      ended(round, result, err);
+    });
+  }
+
+  /** The Confirm entry answering {@code batch}: its lease ids once each, at most {@link #MAX_NAMES_PER_ROUND} names. */
+  private static Confirm.Builder entry(List<Pending> batch) {
     Set<Long> renew = new LinkedHashSet<>();
     Set<Long> query = new LinkedHashSet<>();
     Set<String> names = new LinkedHashSet<>();
@@ -100,36 +228,44 @@ public final class Confirmer {
         }
       }
     });
-    Confirm.Builder c = Confirm.newBuilder().addAllRenewLeaseIds(renew).addAllQueryLeaseIds(query)
-        .addAllQueryNames(names);
-    CompletableFuture<Result> proposed;
-    try {
-      proposed = proposer.propose(LogEntry.newBuilder().setConfirm(c));
-    } catch (RuntimeException e) {
-      // a round must always end, or every later confirmation on this node would wait forever
-      proposed = CompletableFuture.failedFuture(e);
-    }
-    proposed.whenComplete((result, err) -> {
-      Confirmation round = err == null ? Confirmation.of(result) : null;
-      for (Pending p : batch) {
-        if (err != null) {
-          p.future.completeExceptionally(err);
-        } else {
-          p.future.complete(round);
+    return Confirm.newBuilder().addAllRenewLeaseIds(renew).addAllQueryLeaseIds(query).addAllQueryNames(names);
+  }
+
+  private void ended(Round round, Result result, Throwable err) {
+    boolean current;
+    Round next = null;
+    synchronized (this) {
+      current = inFlight == round;
+      if (current) {
+        inFlight = null;
+        if (!waiting.isEmpty()) {
+          next = nextRound();
         }
       }
-      boolean again;
-      synchronized (this) {
-        again = !waiting.isEmpty();
-        inFlight = again;
-      }
-      if (again) {
-        startRound();
-      }
-    });
+    }
+    if (err == null) {
+      Confirmation answer = Confirmation.of(result);
+      round.batch.forEach(p -> p.future.complete(answer));
+    } else if (current) {
+      round.batch.forEach(p -> p.future.completeExceptionally(err));
+    } // else: an abandoned round's failure; its requests wait for the round that replaced it
+    if (next != null) {
+      propose(next);
+    }
+  }
+
+  private record Round(List<Pending> batch) {
   }
 
   private record Pending(List<Long> renew, List<Long> query, List<String> names,
                          CompletableFuture<Confirmation> future) {
+    /** Upper bound of what this request adds to a Confirm entry, bytes (protobuf: tag + varint, tag + length). */
+    long bytes() {
+      long b = 11L * (renew.size() + query.size());
+      for (String n : names) {
+        b += 3 + n.length() * 3L; // a UTF-16 char is at most 3 UTF-8 bytes
+      }
+      return b;
+    }
   }
 }

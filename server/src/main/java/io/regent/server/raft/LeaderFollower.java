@@ -16,27 +16,31 @@ import org.slf4j.LoggerFactory;
  * <p>It polls the local division every {@code periodMs}: Ratis has no listener for leader changes outside the
  * state machine, and a read of the division's leader id costs nothing next to a proposal. A follower learns the
  * new leader from its first AppendEntries (Raft §5.2), about an election timeout after the old leader went
- * silent.
+ * silent. On a change it also tells {@code onChange} (the {@link Confirmer}, whose round in flight went to the
+ * old leader).
  */
 public final class LeaderFollower implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(LeaderFollower.class);
 
   private final RaftServer server;
   private final RaftClientPool clients;
+  private final Runnable onChange;
   private final ScheduledExecutorService timer = Daemons.scheduler("regent-leader-follower");
 
-  private LeaderFollower(RaftServer server, RaftClientPool clients) {
+  private LeaderFollower(RaftServer server, RaftClientPool clients, Runnable onChange) {
     this.server = server;
     this.clients = clients;
+    this.onChange = onChange;
   }
 
   /**
    * Starts polling.
    *
    * @param periodMs how often to read the local leader id, ms, at least 1
+   * @param onChange run on the polling thread after the clients were pointed at a new leader
    */
-  public static LeaderFollower start(RaftServer server, RaftClientPool clients, long periodMs) {
-    LeaderFollower f = new LeaderFollower(server, clients);
+  public static LeaderFollower start(RaftServer server, RaftClientPool clients, long periodMs, Runnable onChange) {
+    LeaderFollower f = new LeaderFollower(server, clients, onChange);
     f.timer.scheduleWithFixedDelay(f::check, periodMs, periodMs, TimeUnit.MILLISECONDS);
     return f;
   }
@@ -48,8 +52,8 @@ public final class LeaderFollower implements AutoCloseable {
       // A joining node hears from the leader before it has applied a configuration that names it; a Ratis
       // client told to start at a peer missing from its group fails every call ("Server n1 not found"). Follow
       // it at a later poll, once the configuration is in.
-      if (leader != null && division.getGroup().getPeer(leader) != null) {
-        clients.followLeader(leader);
+      if (leader != null && division.getGroup().getPeer(leader) != null && clients.followLeader(leader)) {
+        onChange.run();
       }
     } catch (Exception e) {
       // Not started yet, or closing; a scheduled task that throws is never run again, so keep it alive.

@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * fresh one after a failure.
  *
  * <p>Why several: one Ratis client is one ordered gRPC stream to the leader, and its sliding window makes
- * unrelated proposals wait for each other; RATIS-NOTES §15 measured 4 230 → 5 812 writes/s at 64 in-flight
+ * unrelated proposals wait for each other; docs/ratis.md §13: 4 230 → 5 812 writes/s at 64 in-flight
  * requests with 8 connections instead of 1. Why replace: after a node was cut off or the leader was killed, a
  * client could stay failed (closed stream, cached connection error, stale leader) and answer every later
  * proposal with an error until the process restarted (seen in the Jepsen runs). A replacement is built
@@ -73,11 +73,13 @@ public final class RaftClientPool implements AutoCloseable {
    * are replaced, the old ones closed after the close delay. Nothing happens if it is the leader already
    * followed or {@code null} (no leader known, e.g. during an election). Called from one thread
    * ({@link LeaderFollower}'s), so the check and the update of the followed leader need no lock.
+   *
+   * @return whether the followed leader changed
    */
-  public void followLeader(RaftPeerId newLeader) {
+  public boolean followLeader(RaftPeerId newLeader) {
     RaftPeerId old = leader;
     if (newLeader == null || newLeader.equals(old)) {
-      return;
+      return false;
     }
     leader = newLeader;
     if (old != null) {
@@ -86,6 +88,7 @@ public final class RaftClientPool implements AutoCloseable {
     for (int slot = 0; slot < clients.length(); slot++) {
       replace(slot, clients.get(slot));
     }
+    return true;
   }
 
   /** Replaces {@code failed} in {@code slot}, unless another failure already did. */

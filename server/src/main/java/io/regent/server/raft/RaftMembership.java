@@ -14,14 +14,19 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
+import org.apache.ratis.protocol.ClientId;
 import org.apache.ratis.protocol.RaftClientReply;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.protocol.SetConfigurationRequest;
+import org.apache.ratis.protocol.TransferLeadershipRequest;
 import org.apache.ratis.protocol.exceptions.ReconfigurationInProgressException;
 import org.apache.ratis.protocol.exceptions.ReconfigurationTimeoutException;
 import org.apache.ratis.protocol.exceptions.SetConfigurationException;
@@ -35,7 +40,7 @@ import org.slf4j.LoggerFactory;
  * Ratis followers. Each change reads the configuration after a leadership confirmation, checks the request
  * against it, and submits the new configuration in COMPARE_AND_SET mode, so a change that raced another one
  * fails (ABORTED) instead of undoing it. Always through the {@code List<RaftPeer>} form of the arguments:
- * Ratis 3.3.0's {@code RaftPeer[]} overload drops the voters (RATIS-NOTES §7).
+ * Ratis 3.3.0's {@code RaftPeer[]} overload drops the voters (docs/ratis.md §14).
  *
  * <p>API addresses are not part of Ratis's configuration; they are replicated state ({@link MemberApi}
  * entries) that {@link ApiAddressPublisher} and {@link #add} write.
@@ -51,6 +56,7 @@ public final class RaftMembership implements Membership, AutoCloseable {
   private final Confirmer confirmer;
   private final ReplicaView replica;
   private final long transferTimeoutMs;
+  private final LeadershipLease lease;
   private final ExecutorService changes = Daemons.executor("regent-membership");
 
   /**
@@ -61,15 +67,17 @@ public final class RaftMembership implements Membership, AutoCloseable {
    * @param confirmer leadership confirmations before each read of the configuration
    * @param replica the local state (API addresses)
    * @param transferTimeoutMs how long a leadership transfer may take, ms
+   * @param lease this node's leadership lease, or {@code null} ({@code --confirm strict})
    */
   public RaftMembership(RaftServer server, Supplier<RaftClient> admins, EntrySubmitter proposer, Confirmer confirmer,
-                        ReplicaView replica, long transferTimeoutMs) {
+                        ReplicaView replica, long transferTimeoutMs, LeadershipLease lease) {
     this.server = server;
     this.admins = admins;
     this.proposer = proposer;
     this.confirmer = confirmer;
     this.replica = replica;
     this.transferTimeoutMs = transferTimeoutMs;
+    this.lease = lease;
   }
 
   @Override
@@ -171,10 +179,44 @@ public final class RaftMembership implements Membership, AutoCloseable {
             .asRuntimeException();
       }
       if (!to.equals(leader())) {
-        check(admin -> admin.admin().transferLeadership(target.getId(), transferTimeoutMs));
+        if (lease == null) {
+          check(admin -> admin.admin().transferLeadership(target.getId(), transferTimeoutMs));
+        } else {
+          transferFromHere(target.getId());
+        }
       }
       return to;
     }, changes);
+  }
+
+  /**
+   * With the leadership lease, only the leader's own node may start a transfer: the transferee's election skips
+   * the pre-vote, so the leader must stop answering under its lease first ({@link LeadershipLease#suspend}),
+   * and a transfer sent to the leader by another node would not tell it. The local Ratis server transfers only
+   * while it leads. Elsewhere the call is UNAVAILABLE, so that a client moves on to the next endpoint.
+   */
+  private void transferFromHere(RaftPeerId target) {
+    String leader = leader();
+    if (!leader.equals(server.getId().toString())) {
+      throw Status.UNAVAILABLE.withDescription("this node is not the leader" + (leader.isEmpty() ? "" : " (" + leader
+          + " is)") + ": a leadership transfer is sent to the leader's API").asRuntimeException();
+    }
+    lease.suspend();
+    RaftClientReply reply;
+    try {
+      reply = server.transferLeadershipAsync(new TransferLeadershipRequest(ClientId.randomId(), server.getId(),
+          RaftSetup.GROUP_ID, 0, target, transferTimeoutMs)).get(transferTimeoutMs + 5_000, TimeUnit.MILLISECONDS);
+    } catch (IOException | ExecutionException | TimeoutException e) {
+      throw failure(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw Status.CANCELLED.withDescription("interrupted").asRuntimeException();
+    } finally {
+      lease.resume();
+    }
+    if (!reply.isSuccess()) {
+      throw failure(reply.getException());
+    }
   }
 
   /** Every member in the local configuration: voters, then learners, with their published API addresses. */

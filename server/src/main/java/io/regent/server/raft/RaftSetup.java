@@ -46,7 +46,7 @@ public final class RaftSetup {
     GrpcConfigKeys.Server.setPort(p, port);
     RaftServerConfigKeys.Rpc.setTimeoutMin(p, ms(config.electionTimeoutMinMs()));
     RaftServerConfigKeys.Rpc.setTimeoutMax(p, ms(config.electionTimeoutMaxMs()));
-    // Ratis's default read path is not linearizable (DESIGN §4). Regent's API confirms leadership with a
+    // Ratis's default read path is not linearizable (docs/ratis.md §1). Regent's API confirms leadership with a
     // Confirm entry of its own, but any Ratis read-only request must also be linearizable.
     RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
@@ -56,7 +56,7 @@ public final class RaftSetup {
     RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.max(1, Math.min(1024, config.snapshotThreshold())));
     RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(config.logSegmentBytes()));
     // Ratis appends a metadata entry (the commit index) after commits by default: one more log entry, one
-    // more append round per write at low load (RATIS-NOTES §15: log index per op 2.0). Raft does not need it.
+    // more append round per write at low load (docs/ratis.md §6: a log index per operation of 2.0). Raft does not need it.
     RaftServerConfigKeys.Log.setLogMetadataEnabled(p, false);
     RaftClientConfigKeys.Rpc.setRequestTimeout(p, ms(Math.min(3000, config.requestTimeoutMs())));
     return p;

@@ -20,7 +20,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.function.Function;
 
 /**
- * The single-writer baseline (DESIGN §6): the same apply as the Raft state machine, in one process, with
+ * The single-writer baseline (docs/architecture.md §6): the same apply as the Raft state machine, in one process, with
  * no consensus. Each command takes the next index from LMDB's applied-index counter and is committed with
  * a full fsync before the reply, so tokens are strictly increasing across restarts; the node is simply
  * unavailable while it is down (CP by construction: there is one copy).

@@ -16,7 +16,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code regent server --single-writer}: one process, no Raft, the same public API and tokens (DESIGN §6).
+ * {@code regent server --single-writer}: one process, no Raft, the same public API and tokens (docs/architecture.md §6).
  * It is the baseline the consensus cluster is measured against: cheaper per grant, unavailable while down.
  */
 public final class SingleWriterServer implements AutoCloseable {

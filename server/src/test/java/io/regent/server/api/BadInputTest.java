@@ -19,7 +19,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Bad input gets the documented gRPC status and changes nothing (DESIGN §7). */
+/** Bad input gets the documented gRPC status and changes nothing (docs/architecture.md §7). */
 class BadInputTest {
   @TempDir
   static Path dir;

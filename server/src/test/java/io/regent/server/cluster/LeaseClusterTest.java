@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import com.google.protobuf.ByteString;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.stub.StreamObserver;
 import io.regent.api.v1.LeaderKey;
 import io.regent.api.v1.ObserveResponse;
 import io.regent.client.LeaseKeeper;
@@ -113,21 +114,48 @@ class LeaseClusterTest {
 
   @Test
   void aLockDelayKeepsTheNameUnownedAfterTheHolderExpiresUntilALaterEntry() throws Exception {
+    long delayMs = 2_000;
     long a = client.grant(2_000); // never kept alive
-    client.campaign("jobs", a, ByteString.copyFromUtf8("a"), 2_000);
-    List<ObserveResponse> seen = new CopyOnWriteArrayList<>();
-    client.observe("jobs", 0, ElectionClusterTest.collect(seen));
+    client.campaign("jobs", a, ByteString.copyFromUtf8("a"), delayMs);
+    List<Seen> seen = new CopyOnWriteArrayList<>();
+    client.observe("jobs", 0, timed(seen));
     try (LeaseKeeper b = LeaseKeeper.grant(client, 2_000, reason -> { })) {
       LeaderKey second = client.campaign("jobs", b.leaseId(), ByteString.copyFromUtf8("b"));
       await().atMost(Duration.ofSeconds(10)).until(() -> seen.size() >= 3);
-      ObserveResponse expired = seen.get(1);
-      ObserveResponse elected = seen.get(2);
-      assertThat(expired.getKind()).isEqualTo(ObserveResponse.Kind.EXPIRED);
-      assertThat(elected.getKind()).isEqualTo(ObserveResponse.Kind.ELECTED);
+      Seen expired = seen.get(1);
+      Seen elected = seen.get(2);
+      assertThat(expired.event().getKind()).isEqualTo(ObserveResponse.Kind.EXPIRED);
+      assertThat(elected.event().getKind()).isEqualTo(ObserveResponse.Kind.ELECTED);
       // Without the delay the next candidate would be elected by the Expire entry itself.
-      assertThat(elected.getIndex()).isGreaterThan(expired.getIndex());
-      assertThat(second.getToken()).isEqualTo(elected.getIndex());
+      assertThat(elected.event().getIndex()).isGreaterThan(expired.event().getIndex());
+      assertThat(second.getToken()).isEqualTo(elected.event().getIndex());
+      // And the name stayed free for the delay: the leader proposes the entry ending it only when the
+      // delay has run from the Expire's apply. Half of it allows for an Expire event delivered late.
+      assertThat(Duration.ofNanos(elected.nanos() - expired.nanos()))
+          .as("time from EXPIRED to ELECTED on the observe stream")
+          .isGreaterThanOrEqualTo(Duration.ofMillis(delayMs / 2));
     }
+  }
+
+  /** An observe event and when it arrived ({@link System#nanoTime()}). */
+  record Seen(ObserveResponse event, long nanos) {
+  }
+
+  static StreamObserver<ObserveResponse> timed(List<Seen> into) {
+    return new StreamObserver<>() {
+      @Override
+      public void onNext(ObserveResponse value) {
+        into.add(new Seen(value, System.nanoTime()));
+      }
+
+      @Override
+      public void onError(Throwable t) {
+      }
+
+      @Override
+      public void onCompleted() {
+      }
+    };
   }
 
   @Test

@@ -98,6 +98,28 @@ public final class LocalCluster implements AutoCloseable {
     }
   }
 
+  /**
+   * Freezes every Raft link to and from node {@code i}: connections stay open but nothing passes, as when its
+   * process is stopped ({@code kill -STOP}); its API stays reachable. {@link #thaw} releases them.
+   */
+  public void freeze(int i) {
+    setFrozen(i, true);
+  }
+
+  /** Releases the links {@link #freeze} held; what was sent meanwhile is delivered. */
+  public void thaw(int i) {
+    setFrozen(i, false);
+  }
+
+  private void setFrozen(int i, boolean frozen) {
+    for (int j = 0; j < size; j++) {
+      if (i != j) {
+        links[i][j].setFrozen(frozen);
+        links[j][i].setFrozen(frozen);
+      }
+    }
+  }
+
   /** Restores every Raft link. */
   public void heal() {
     for (int i = 0; i < size; i++) {

@@ -107,6 +107,11 @@ class MembershipChangeTest {
     await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> !c.memberList().getLeader().isEmpty());
   }
 
+  static boolean isReadyLeader(io.regent.server.RegentServer s) throws java.io.IOException {
+    var info = s.raft().getDivision(RaftSetup.GROUP_ID).getInfo();
+    return info.isLeader() && info.isLeaderReady();
+  }
+
   static List<String> voters(RegentClient c) {
     return c.memberList().getMembersList().stream().filter(m -> m.getRole() == Member.Role.VOTER)
         .map(Member::getId).toList();
@@ -149,7 +154,16 @@ class MembershipChangeTest {
       RegentClient viaOther = cluster.clientOf(other);
       await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
           .until(() -> viaOther.leader("with-new-quorum").orElseThrow().equals(withNew));
+      // n9 leads when it stops, so that the stop always causes the election this step must wait out.
+      assertThat(admin.transferLeadership("n9")).isEqualTo("n9");
+      await().atMost(Duration.ofSeconds(30)).until(() -> isReadyLeader(extra.node("n9")));
       extra.stop("n9");
+      // Wait out the election the stop causes: until one of the two left leads, ready, and the node the grant
+      // goes through knows it. A grant sent before may spend the Ratis client's whole retry budget (50 x 100 ms)
+      // on a cluster with no leader and on the stopped n9 (UNAVAILABLE: connection refused).
+      String next = LocalCluster.id(cluster.awaitLeader());
+      await().atMost(Duration.ofSeconds(30)).until(() -> next.equals(String.valueOf(
+          cluster.node(leader).raft().getDivision(RaftSetup.GROUP_ID).getInfo().getLeaderId())));
       long later = admin.grant(600_000);
       LeaderKey key = admin.campaign("while-n9-was-down", later, ByteString.EMPTY);
       extra.restart("n9");

@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.regent.server.RegentServer;
 import io.regent.server.ServerConfig;
+import io.regent.statemachine.ratis.SnapshotFailpoint;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -15,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -25,6 +27,8 @@ import java.util.concurrent.TimeUnit;
 final class NodeProcess implements AutoCloseable {
   /** Printed by the node once it serves. */
   static final String READY = "node ready";
+  /** Printed, followed by the snapshot file, by a node started with {@code holdSnapshot} when it holds one open. */
+  static final String SNAPSHOT_HELD = "snapshot held open before its checksum: ";
 
   private final Process process;
   private final List<String> lines = new CopyOnWriteArrayList<>();
@@ -52,13 +56,23 @@ final class NodeProcess implements AutoCloseable {
    */
   static NodeProcess start(String id, Map<String, String> peers, int apiPort, Path dataDir, long snapshotThreshold)
       throws IOException {
+    return start(id, peers, apiPort, dataDir, snapshotThreshold, false);
+  }
+
+  /**
+   * As {@link #start(String, Map, int, Path, long)}; with {@code holdSnapshot} the node's first snapshot write
+   * stops after the snapshot file and before its {@code .md5} ({@link SnapshotFailpoint}), prints {@link
+   * #SNAPSHOT_HELD} and the file, and stays there until the process dies: the moment to {@code kill -9} it.
+   */
+  static NodeProcess start(String id, Map<String, String> peers, int apiPort, Path dataDir, long snapshotThreshold,
+      boolean holdSnapshot) throws IOException {
     String java = ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin",
         "java").toString());
     List<String> peerList = new ArrayList<>();
     peers.forEach((k, v) -> peerList.add(k + "=" + v));
     List<String> cmd = List.of(java, "-Xmx256m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
         NodeProcess.class.getName(), id, String.join(",", peerList), String.valueOf(apiPort), dataDir.toString(),
-        String.valueOf(snapshotThreshold));
+        String.valueOf(snapshotThreshold), String.valueOf(holdSnapshot));
     NodeProcess p = new NodeProcess(new ProcessBuilder(cmd).redirectErrorStream(true).start(), id);
     await(id + " serving").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))
         .until(() -> p.lines.contains(READY) || !p.process.isAlive());
@@ -88,8 +102,26 @@ final class NodeProcess implements AutoCloseable {
     }
   }
 
-  /** The node: {@code ID PEERS(id=host:port,...) API_PORT DATA_DIR SNAPSHOT_THRESHOLD}. */
+  /** The snapshot file a {@code holdSnapshot} node printed it holds open, or null. */
+  String heldSnapshot() {
+    return lines.stream().filter(l -> l.startsWith(SNAPSHOT_HELD)).map(l -> l.substring(SNAPSHOT_HELD.length()))
+        .findFirst().orElse(null);
+  }
+
+  /** The node: {@code ID PEERS(id=host:port,...) API_PORT DATA_DIR SNAPSHOT_THRESHOLD HOLD_SNAPSHOT}. */
   public static void main(String[] args) throws Exception {
+    if (Boolean.parseBoolean(args[5])) {
+      CountDownLatch never = new CountDownLatch(1);
+      SnapshotFailpoint.beforeChecksum(snapshot -> {
+        System.out.println(SNAPSHOT_HELD + snapshot);
+        System.out.flush();
+        try {
+          never.await();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      });
+    }
     Map<String, String> peers = new LinkedHashMap<>();
     for (String p : args[1].split(",")) {
       String[] kv = p.split("=", 2);

@@ -10,14 +10,18 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A one-direction TCP link between two test nodes that can be cut: while blocked, existing connections
- * are closed and new ones are closed on accept, so the nodes behind it behave as if partitioned.
+ * A one-direction TCP link between two test nodes that can be cut or frozen. While blocked, existing
+ * connections are closed and new ones are closed on accept, so the nodes behind it behave as if partitioned.
+ * While frozen, connections stay open (and new ones are accepted) but no byte passes until the link thaws, as
+ * when the process behind it is stopped ({@code kill -STOP}, a long GC pause): callers wait out their timeouts
+ * instead of seeing a closed connection.
  */
 final class TcpProxy implements AutoCloseable {
   private final ServerSocket listener;
   private final int targetPort;
   private final List<Socket> open = new CopyOnWriteArrayList<>();
   private volatile boolean blocked;
+  private boolean frozen;
 
   TcpProxy(int targetPort) throws IOException {
     this.targetPort = targetPort;
@@ -35,10 +39,27 @@ final class TcpProxy implements AutoCloseable {
   /** Cuts (true) or restores (false) the link. */
   void setBlocked(boolean blocked) {
     this.blocked = blocked;
+    synchronized (this) {
+      notifyAll(); // a frozen pump gives up its connection
+    }
     if (blocked) {
       open.forEach(TcpProxy::closeQuietly);
       open.clear();
     }
+  }
+
+  /** Holds (true) or releases (false) every byte on the link; connections stay open. */
+  synchronized void setFrozen(boolean frozen) {
+    this.frozen = frozen;
+    notifyAll();
+  }
+
+  /** Waits while the link is frozen; false when it was cut meanwhile. */
+  private synchronized boolean awaitThawed() throws InterruptedException {
+    while (frozen && !blocked) {
+      wait();
+    }
+    return !blocked;
   }
 
   private void acceptLoop() {
@@ -74,11 +95,13 @@ final class TcpProxy implements AutoCloseable {
       byte[] buf = new byte[16 * 1024];
       try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
         int n;
-        while (!blocked && (n = in.read(buf)) >= 0) {
+        while (!blocked && (n = in.read(buf)) >= 0 && awaitThawed()) {
           out.write(buf, 0, n);
         }
       } catch (IOException e) {
         // Connection cut.
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
       } finally {
         closeQuietly(from);
         closeQuietly(to);

@@ -315,12 +315,27 @@ class LessorTest {
     assertThat(lessor.confirm(8, List.of(lease(1, 10_000).toBuilder().setRenewedIndex(50).build()), List.of()))
         .containsExactly(10_000);
     assertThat(lessor.checkpointed(1)).isFalse();
-    advanceMs(CHECKPOINT_MS);
+    advanceMs(5_000); // not renewed for half its TTL: checkpointed again
     lessor.tick();
     assertThat(lessor.checkpointed(1)).as("a proposed checkpoint counts before it applies").isTrue();
     assertThat(checkpoints()).singleElement().satisfies(e -> assertThat(e.getLeaseCheckpoint().getCheckpointsList())
         .filteredOn(c -> c.getLeaseId() == 1).singleElement()
         .satisfies(c -> assertThat(c.getRenewedIndex()).as("measured after that renewal").isEqualTo(50)));
+  }
+
+  @Test
+  void aLeaseItsClientKeepsRenewingIsNotCheckpointedAgainSoItsKeepalivesNeedNoEntry() {
+    lessor.onLeaderReady(8, List.of(checkpointed(1, 9_000, 3_000, 0)), List.of());
+    long renewedIndex = 50;
+    lessor.confirm(8, List.of(lease(1, 9_000).toBuilder().setRenewedIndex(renewedIndex).build()), List.of());
+    for (int i = 0; i < 10; i++) {
+      advanceMs(3_000); // the client renews every ttl/3, through the leadership lease (no entry, same index)
+      assertThat(lessor.checkpointed(1)).isFalse();
+      assertThat(lessor.confirm(8, List.of(lease(1, 9_000).toBuilder().setRenewedIndex(renewedIndex).build()),
+          List.of())).containsExactly(9_000);
+      lessor.tick();
+    }
+    assertThat(checkpoints()).isEmpty();
   }
 
   @Test

@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A 1-node cluster with a metrics port: /metrics has every series of issue 8 with values that follow what
+ * A 1-node cluster with a metrics port: /metrics has every series docs/operations.md lists with values that follow what
  * the test did (grants, a campaign, a keepalive, a revoke, a resign, an expiry, a snapshot); /readyz is 200.
  */
 class MetricsEndpointTest {

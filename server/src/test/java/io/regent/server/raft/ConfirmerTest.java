@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
 /** Confirmation rounds always end, whatever the proposer does, and index their lease statuses and names. */
@@ -71,5 +72,100 @@ class ConfirmerTest {
     // a name the full round left out has no answer: its reader falls back to its replica
     Confirmation last = reads.get(reads.size() - 1).get(5, TimeUnit.SECONDS);
     assertThat(last.names()).doesNotContainKey("name-" + (Confirmer.MAX_NAMES_PER_ROUND + 9));
+  }
+
+  @Test
+  void aRoundStuckOnAnOldLeaderIsRestartedWhenTheLeaderChanges() throws Exception {
+    List<CompletableFuture<Result>> sent = new CopyOnWriteArrayList<>();
+    Confirmer confirmer = new Confirmer(entry -> {
+      CompletableFuture<Result> f = new CompletableFuture<>();
+      sent.add(f);
+      return f;
+    });
+    CompletableFuture<Confirmation> stuck = confirmer.confirmLeases(List.of(5L), List.of());
+    CompletableFuture<Confirmation> queued = confirmer.confirmLeases(List.of(6L), List.of());
+    assertThat(sent).hasSize(1); // the second waits for the round in flight
+
+    confirmer.leaderChanged();
+    // before the fix both waited until the first round's proposal timed out
+    assertThat(sent).hasSize(2);
+    sent.get(1).complete(Result.newBuilder().setIndex(11).build());
+    assertThat(stuck.get(5, TimeUnit.SECONDS).result().getIndex()).isEqualTo(11);
+    assertThat(queued.get(5, TimeUnit.SECONDS).result().getIndex()).isEqualTo(11);
+
+    // the abandoned round's late failure ends nothing, and the next request starts a new round at once
+    sent.get(0).completeExceptionally(new IllegalStateException("old leader timed out"));
+    confirmer.confirm(List.of(), List.of());
+    assertThat(sent).hasSize(3);
+  }
+
+  @Test
+  void aRoundsEntryStaysWithinItsByteLimitAndTheRestGoIntoTheNextRound() throws Exception {
+    List<LogEntry> proposed = new CopyOnWriteArrayList<>();
+    List<CompletableFuture<Result>> sent = new CopyOnWriteArrayList<>();
+    Confirmer confirmer = new Confirmer(entry -> {
+      proposed.add(entry.build());
+      CompletableFuture<Result> f = new CompletableFuture<>();
+      sent.add(f);
+      return f;
+    });
+    confirmer.confirm(List.of(), List.of()); // holds the round in flight while the keepalives queue
+    List<CompletableFuture<Confirmation>> calls = new ArrayList<>();
+    long id = 1L << 40; // ids of a long-lived cluster: 6-byte varints
+    for (int call = 0; call < 10; call++) {
+      List<Long> ids = new ArrayList<>();
+      for (int i = 0; i < 10_000; i++) {
+        ids.add(id++);
+      }
+      calls.add(confirmer.confirmLeases(ids, List.of()));
+    }
+    for (int round = 0; round < 10 && calls.stream().anyMatch(c -> !c.isDone()); round++) {
+      sent.get(round).complete(Result.newBuilder().setIndex(round).build());
+    }
+    assertThat(calls).allMatch(CompletableFuture::isDone);
+    // before the bound, the second round carried all 100 000 ids (about 0.8 MB) in one entry
+    assertThat(proposed.size()).isGreaterThan(2);
+    assertThat(proposed).allMatch(e -> e.getSerializedSize() <= Confirmer.MAX_ROUND_BYTES);
+    assertThat(proposed.stream().mapToInt(e -> e.getConfirm().getRenewLeaseIdsCount()).sum()).isEqualTo(100_000);
+  }
+
+  @Test
+  void underTheLeadershipLeaseARequestIsAnsweredWithoutAnEntryAndTheLeaseIsRenewedInItsSecondHalf()
+      throws Exception {
+    AtomicLong now = new AtomicLong(1);
+    LeadershipLease lease = new LeadershipLease(now::get, new LeadershipLease.Leadership() {
+      @Override
+      public long readyTerm() {
+        return 3;
+      }
+
+      @Override
+      public long currentTerm() {
+        return 3;
+      }
+    }, 1_000, 0.8);
+    List<LogEntry> proposed = new CopyOnWriteArrayList<>();
+    List<Long> answeredLocally = new CopyOnWriteArrayList<>();
+    Confirmer confirmer = new Confirmer(entry -> {
+      proposed.add(entry.build());
+      return CompletableFuture.completedFuture(Result.newBuilder().setIndex(proposed.size()).setTerm(3).build());
+    }, lease, (term, entry) -> {
+      answeredLocally.add(term);
+      return Confirmation.of(Result.newBuilder().setIndex(100).build());
+    });
+    assertThat(confirmer.confirm(List.of(), List.of()).get(5, TimeUnit.SECONDS).getIndex()).isEqualTo(1);
+    assertThat(proposed).hasSize(1); // no lease yet: a round, which gives one (800 ms from before it)
+
+    now.addAndGet(TimeUnit.MILLISECONDS.toNanos(300));
+    assertThat(confirmer.confirm(List.of(7L), List.of()).get(5, TimeUnit.SECONDS).getIndex()).isEqualTo(100);
+    assertThat(proposed).hasSize(1);
+    assertThat(answeredLocally).containsExactly(3L);
+
+    now.addAndGet(TimeUnit.MILLISECONDS.toNanos(200)); // in its second half: answered, and renewed by a round
+    assertThat(confirmer.confirm(List.of(), List.of()).get(5, TimeUnit.SECONDS).getIndex()).isEqualTo(100);
+    assertThat(proposed).hasSize(2);
+
+    now.addAndGet(TimeUnit.MILLISECONDS.toNanos(900)); // lapsed: the request waits for a round
+    assertThat(confirmer.confirm(List.of(), List.of()).get(5, TimeUnit.SECONDS).getIndex()).isEqualTo(3);
   }
 }

@@ -1,0 +1,107 @@
+package io.regent.server.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.protobuf.ByteString;
+import io.grpc.stub.ServerCallStreamObserver;
+import io.regent.api.v1.LeaderKey;
+import io.regent.server.limits.ServerLimits;
+import io.regent.statemachine.event.EventHub;
+import io.regent.statemachine.proto.Code;
+import io.regent.statemachine.proto.LogEntry;
+import io.regent.statemachine.proto.Result;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Test;
+
+/** A cancelled campaign withdraws its candidacy only once the Campaign entry has an outcome. */
+class CampaignsTest {
+  private final List<LogEntry.CommandCase> proposed = new CopyOnWriteArrayList<>();
+  private final CompletableFuture<Result> campaign = new CompletableFuture<>();
+  private final Campaigns campaigns = new Campaigns(entry -> {
+    proposed.add(entry.getCommandCase());
+    return entry.hasCampaign() ? campaign
+        : CompletableFuture.completedFuture(Result.newBuilder().setIndex(9).build());
+  }, new EventHub(16), null, ServerLimits.DEFAULTS);
+
+  @Test
+  void theWithdrawalOfACancelledCampaignWaitsForTheCampaignsOutcome() {
+    CancellableObserver obs = new CancellableObserver();
+    campaigns.campaign("jobs", 3, ByteString.EMPTY, 0, false, obs, (elected, key) -> key);
+
+    obs.cancel(); // the caller went away while the Campaign is still in flight
+    // before the fix the Withdraw was proposed here, and could apply before the Campaign and do nothing
+    assertThat(proposed).containsExactly(LogEntry.CommandCase.CAMPAIGN);
+
+    campaign.complete(Result.newBuilder().setCode(Code.OK).setIndex(5).build()); // queued as a candidate
+    assertThat(proposed).containsExactly(LogEntry.CommandCase.CAMPAIGN, LogEntry.CommandCase.WITHDRAW);
+  }
+
+  @Test
+  void aRefusedCampaignHasNothingToWithdraw() {
+    CancellableObserver obs = new CancellableObserver();
+    campaigns.campaign("jobs", 3, ByteString.EMPTY, 0, false, obs, (elected, key) -> key);
+    obs.cancel();
+    campaign.complete(Result.newBuilder().setCode(Code.NOT_FOUND).setIndex(5).build());
+    assertThat(proposed).containsExactly(LogEntry.CommandCase.CAMPAIGN);
+  }
+
+  /** A server call whose client cancels it when the test says so. */
+  private static final class CancellableObserver extends ServerCallStreamObserver<LeaderKey> {
+    private Runnable onCancel = () -> { };
+    private boolean cancelled;
+
+    void cancel() {
+      cancelled = true;
+      onCancel.run();
+    }
+
+    @Override
+    public boolean isCancelled() {
+      return cancelled;
+    }
+
+    @Override
+    public void setOnCancelHandler(Runnable onCancelHandler) {
+      onCancel = onCancelHandler;
+    }
+
+    @Override
+    public void setCompression(String compression) {
+    }
+
+    @Override
+    public boolean isReady() {
+      return true;
+    }
+
+    @Override
+    public void setOnReadyHandler(Runnable onReadyHandler) {
+    }
+
+    @Override
+    public void request(int count) {
+    }
+
+    @Override
+    public void setMessageCompression(boolean enable) {
+    }
+
+    @Override
+    public void disableAutoInboundFlowControl() {
+    }
+
+    @Override
+    public void onNext(LeaderKey value) {
+    }
+
+    @Override
+    public void onError(Throwable t) {
+    }
+
+    @Override
+    public void onCompleted() {
+    }
+  }
+}

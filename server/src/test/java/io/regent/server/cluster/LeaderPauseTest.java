@@ -1,0 +1,96 @@
+package io.regent.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.regent.client.RegentClient;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A Raft leader that stops answering without closing its connections (a {@code kill -STOP}, a long GC pause)
+ * must not cost the clients their leases: the minimum TTL exists so that leases outlive an election
+ * (docs/operations.md), and keepalives that reach the new leader, directly or through the other follower,
+ * keep them alive.
+ */
+class LeaderPauseTest {
+  @TempDir
+  Path dir;
+  LocalCluster cluster;
+  final ScheduledExecutorService renewers = Executors.newScheduledThreadPool(2);
+
+  @BeforeEach
+  void start() throws Exception {
+    cluster = LocalCluster.start(3, dir);
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    renewers.shutdownNow();
+    cluster.close();
+  }
+
+  @Test
+  void noLeaseExpiresWhileTheLeaderIsFrozenForThreeTtls() {
+    int frozen = cluster.awaitLeader();
+    long ttl = cluster.node(frozen).config().minTtlMs();
+    Set<Long> expired = ConcurrentHashMap.newKeySet();
+    List<Long> leases = new ArrayList<>();
+    List<RegentClient> viaFollower = new ArrayList<>();
+    for (int i = 0; i < cluster.size(); i++) {
+      if (i == frozen) {
+        continue;
+      }
+      RegentClient c = cluster.clientOf(i);
+      long lease = c.grant(ttl);
+      leases.add(lease);
+      viaFollower.add(c);
+      // as LeaseKeeper does: renew every ttl/3; each attempt may wait up to a TTL
+      renewers.scheduleWithFixedDelay(() -> renew(c, lease, ttl, expired), 0, ttl / 3, TimeUnit.MILLISECONDS);
+    }
+
+    cluster.freeze(frozen);
+    await().atMost(Duration.ofSeconds(30)).until(() -> {
+      int l = cluster.currentLeader();
+      return l >= 0 && l != frozen;
+    });
+    await().during(Duration.ofMillis(3 * ttl)).atMost(Duration.ofMillis(3 * ttl + 5_000))
+        .until(expired::isEmpty);
+    cluster.thaw(frozen);
+
+    for (int k = 0; k < leases.size(); k++) {
+      RegentClient c = viaFollower.get(k);
+      long lease = leases.get(k);
+      await().atMost(Duration.ofSeconds(30)).ignoreExceptionsMatching(e -> !isNotFound(e))
+          .until(() -> c.keepAlive(lease, ttl) > 0);
+    }
+    assertThat(expired).isEmpty();
+  }
+
+  private static void renew(RegentClient c, long lease, long ttl, Set<Long> expired) {
+    try {
+      c.keepAlive(lease, ttl);
+    } catch (StatusRuntimeException e) {
+      if (isNotFound(e)) {
+        expired.add(lease);
+      }
+    }
+  }
+
+  private static boolean isNotFound(Throwable e) {
+    return e instanceof StatusRuntimeException s && s.getStatus().getCode() == Status.Code.NOT_FOUND;
+  }
+}
