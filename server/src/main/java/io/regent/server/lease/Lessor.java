@@ -164,12 +164,14 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
         d = new LeaseExpiry.Deadline(d.ttlMs(), d.deadline(), d.expiring(), l.getRenewedIndex(), false);
         expiry.update(l.getId(), d);
       }
-      if (term != readyTerm) {
+      if (term != readyTerm || (d != null && d.checkpointed())) {
+        // a renewal that cleared no checkpoint (one without an entry, under the leadership lease) cannot vouch
+        // for a lease with a checkpoint in the state or on its way: its successor would resume from it
         out[i++] = -1;
       } else if (d != null && pastDeadline(d, now)) {
         out[i++] = -2;
       } else {
-        expiry.live(l.getId(), l.getTtlMs(), now + ms(l.getTtlMs()), l.getRenewedIndex(), d != null && d.checkpointed());
+        expiry.live(l.getId(), l.getTtlMs(), now + ms(l.getTtlMs()), l.getRenewedIndex(), false);
         // a client that keeps renewing (every ttl/3) is never checkpointed again: its keepalives need no entry
         checkpoints.postpone(l.getId(), now + ms(l.getTtlMs() / 2));
         out[i++] = l.getTtlMs();

@@ -324,6 +324,18 @@ class LessorTest {
   }
 
   @Test
+  void aRenewalWithoutAnEntryCannotVouchForALeaseWhoseCheckpointIsOnItsWay() {
+    lessor.onLeaderReady(8, List.of(lease(1, 10_000)), List.of());
+    assertThat(lessor.checkpointed(1)).isFalse(); // a keepalive checks this, then is answered without an entry...
+    advanceMs(CHECKPOINT_MS);
+    lessor.tick(); // ...while the lessor measures and proposes a checkpoint
+    assertThat(checkpoints()).hasSize(1);
+    assertThat(lessor.confirm(8, List.of(lease(1, 10_000)), List.of())).as("no entry cleared it").containsExactly(-1);
+    assertThat(lessor.confirm(8, List.of(lease(1, 10_000).toBuilder().setRenewedIndex(60).build()), List.of()))
+        .as("a Confirm entry cleared it").containsExactly(10_000);
+  }
+
+  @Test
   void aLeaseItsClientKeepsRenewingIsNotCheckpointedAgainSoItsKeepalivesNeedNoEntry() {
     lessor.onLeaderReady(8, List.of(checkpointed(1, 9_000, 3_000, 0)), List.of());
     long renewedIndex = 50;
