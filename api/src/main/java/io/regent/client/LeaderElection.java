@@ -2,6 +2,7 @@ package io.regent.client;
 
 import com.google.protobuf.ByteString;
 import io.grpc.StatusRuntimeException;
+import io.regent.api.v1.CampaignResponse;
 import io.regent.api.v1.LeaderKey;
 import java.util.function.Consumer;
 
@@ -18,7 +19,8 @@ public final class LeaderElection {
   }
 
   /**
-   * Grants a lease of {@code ttlMs}, campaigns for {@code name} and blocks until elected.
+   * Campaigns for {@code name} with a lease of {@code ttlMs} granted in the same log entry, and blocks until
+   * elected (campaigning again with that kept-alive lease when the name was held).
    *
    * @param onStepDown told why, once, when leadership can no longer be vouched for (lease lost, renewal
    *     failing for 2/3 ttl); the application must stop acting as leader at once
@@ -26,9 +28,11 @@ public final class LeaderElection {
    *     waiting), UNAVAILABLE (no quorum)
    */
   public Leadership campaign(String name, ByteString value, long ttlMs, Consumer<String> onStepDown) {
-    LeaseKeeper keeper = LeaseKeeper.grant(client, ttlMs, onStepDown);
+    long sent = System.nanoTime();
+    CampaignResponse first = client.campaignWithTtl(name, ttlMs, value, 0);
+    LeaseKeeper keeper = LeaseKeeper.adopt(client, first.getLease(), ttlMs, sent, onStepDown);
     try {
-      LeaderKey key = client.campaign(name, keeper.leaseId(), value);
+      LeaderKey key = first.getElected() ? first.getLeader() : client.campaign(name, keeper.leaseId(), value);
       return new Leadership(client, keeper, key);
     } catch (RuntimeException e) {
       keeper.close();
@@ -79,14 +83,14 @@ public final class LeaderElection {
       return key.getToken();
     }
 
-    /** Resigns (best effort) and revokes the lease. */
+    /** Resigns and revokes the lease in one log entry; when that fails, revokes the lease (best effort). */
     @Override
     public void close() {
       try {
-        client.resign(key);
+        client.resign(key, true);
+        keeper.forget();
       } catch (StatusRuntimeException e) {
-        // Not leader any more, or no quorum: revoking the lease below frees the name either way.
-      } finally {
+        // Not leader any more, or no quorum: revoking the lease frees the name either way.
         keeper.close();
       }
     }

@@ -69,6 +69,17 @@ public final class LeaseKeeper implements AutoCloseable {
     return k;
   }
 
+  /**
+   * Keeps alive a lease another call granted (a campaign with a TTL), counting its validity from
+   * {@code sentNanos}, the {@link System#nanoTime()} at which that call was sent.
+   */
+  public static LeaseKeeper adopt(RegentClient client, long leaseId, long ttlMs, long sentNanos,
+                                  Consumer<String> onStepDown) {
+    LeaseKeeper k = new LeaseKeeper(client, leaseId, ttlMs, sentNanos, System::nanoTime, onStepDown);
+    k.start();
+    return k;
+  }
+
   private void start() {
     // ttl/3 after the grant was sent, not after it returned: a slow grant (cold connection) eats validity.
     long sinceGrantMs = TimeUnit.NANOSECONDS.toMillis(nanoClock.getAsLong() - lastAckSentNanos);
@@ -134,6 +145,13 @@ public final class LeaseKeeper implements AutoCloseable {
   /** The lease TTL in ms. */
   public long ttlMs() {
     return ttlMs;
+  }
+
+  /** Stops renewing without revoking: the lease was ended by another call (a resign that revoked it). */
+  public void forget() {
+    down.set(true);
+    renewer.shutdownNow();
+    watchdog.shutdownNow();
   }
 
   /** Stops renewing and revokes the lease (best effort), freeing every name it holds. */

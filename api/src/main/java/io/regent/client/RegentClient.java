@@ -162,9 +162,32 @@ public final class RegentClient implements AutoCloseable {
    * Like {@link #campaign(String, long, ByteString)}, asking for a lock-delay of {@code lockDelayMs} (0 to
    * 3 600 000 ms): should this lease expire while holding the name, nobody is granted it for that long.
    */
+  /**
+   * Takes every one of {@code names} or none, in one entry, all with one fencing token; blocks while any is
+   * held (queued once, as one candidate for all). Returns one key per name, in order. Errors as
+   * {@link #campaign}; FAILED_PRECONDITION when the lease already holds or waits for one of them on its own.
+   */
+  public List<LeaderKey> campaignAll(List<String> names, long leaseId, ByteString value) {
+    return call(ch -> ElectionGrpc.newBlockingStub(ch).campaignAll(io.regent.api.v1.CampaignAllRequest.newBuilder()
+        .addAllNames(names).setLease(leaseId).setValue(value).build())).getLeadersList();
+  }
+
   public LeaderKey campaign(String name, long leaseId, ByteString value, long lockDelayMs) {
     return call(ch -> ElectionGrpc.newBlockingStub(ch).campaign(CampaignRequest.newBuilder().setName(name)
         .setLease(leaseId).setValue(value).setLockDelayMs(lockDelayMs).build())).getLeader();
+  }
+
+  /**
+   * Campaigns for {@code name} with a lease of {@code ttlMs} that the same log entry grants (an election in two
+   * entries with {@link #resign(LeaderKey, boolean)}), and returns at once: elected (the leader key holds the new
+   * lease), or queued as a candidate with the new lease in {@code lease}. Keep that lease alive from the moment
+   * this call was sent ({@link LeaseKeeper#adopt}); campaign again with it to wait for the name.
+   * INVALID_ARGUMENT (TTL, name, value, lock-delay), RESOURCE_EXHAUSTED (server limits).
+   */
+  public CampaignResponse campaignWithTtl(String name, long ttlMs, ByteString value, long lockDelayMs) {
+    return call(ch -> ElectionGrpc.newBlockingStub(ch).withDeadlineAfter(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS)
+        .campaign(CampaignRequest.newBuilder().setName(name).setTtlMs(ttlMs).setValue(value)
+            .setLockDelayMs(lockDelayMs).build()));
   }
 
   /** Tries once: elected at once, or not (then the response carries the current holder, if any). */
@@ -182,8 +205,16 @@ public final class RegentClient implements AutoCloseable {
 
   /** Gives the name up. FAILED_PRECONDITION when {@code key} no longer holds it. */
   public void resign(LeaderKey key) {
+    resign(key, false);
+  }
+
+  /**
+   * Gives the name up and, with {@code revokeLease}, revokes the holder's lease in the same log entry (freeing
+   * every other name it holds). FAILED_PRECONDITION when {@code key} no longer holds the name: nothing changes.
+   */
+  public void resign(LeaderKey key, boolean revokeLease) {
     call(ch -> ElectionGrpc.newBlockingStub(ch).withDeadlineAfter(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS)
-        .resign(ResignRequest.newBuilder().setLeader(key).build()));
+        .resign(ResignRequest.newBuilder().setLeader(key).setRevokeLease(revokeLease).build()));
   }
 
   /** A new, larger fencing token for the current holder. FAILED_PRECONDITION when not the holder. */
@@ -262,8 +293,11 @@ public final class RegentClient implements AutoCloseable {
         .transferLeadership(TransferLeadershipRequest.newBuilder().setTo(to).build())).getLeader();
   }
 
-  /** Runs {@code rpc} against the current endpoint, moving on to the next ones while they are unreachable. */
-  private <T> T call(Function<ManagedChannel, T> rpc) {
+  /**
+   * Runs {@code rpc} against the current endpoint, moving on to the next ones while they are unreachable
+   * (also for the other clients of this package, e.g. {@link GroupClient}).
+   */
+  <T> T call(Function<ManagedChannel, T> rpc) {
     StatusRuntimeException last = null;
     int start = current;
     for (int i = 0; i < channels.size(); i++) {
@@ -280,6 +314,11 @@ public final class RegentClient implements AutoCloseable {
       }
     }
     throw last;
+  }
+
+  /** The channel of the current endpoint (for streams, which do not move between endpoints by themselves). */
+  ManagedChannel currentChannel() {
+    return channels.get(current);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package io.regent.cli;
 
 import io.regent.api.v1.StatusResponse;
+import io.regent.process.ChildProcess;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -107,7 +108,7 @@ public final class ClusterUpCommand implements Callable<Integer> {
     cluster.save();
     java.nio.file.Files.writeString(cluster.dir().resolve("metrics"), String.join("\n", cluster.nodes().stream()
         .map(n -> "http://" + LocalCluster.HOST + ":" + n.metricsPort() + "/metrics").toList()) + "\n");
-    List<Process> started = new ArrayList<>();
+    List<ChildProcess> started = new ArrayList<>();
     try {
       for (LocalCluster.Node n : cluster.nodes()) {
         Optional<ProcessHandle> running = cluster.process(n);
@@ -116,7 +117,7 @@ public final class ClusterUpCommand implements Callable<Integer> {
           started.add(null);
           continue;
         }
-        Process p = cluster.spawn(n);
+        ChildProcess p = cluster.spawn(n);
         started.add(p);
         err.println("started " + n.id() + " (pid " + p.pid() + "): raft " + n.raftAddress() + ", api "
             + n.apiAddress() + ", log " + cluster.dir().resolve(n.id() + ".log"));
@@ -130,9 +131,9 @@ public final class ClusterUpCommand implements Callable<Integer> {
       return new Up(cluster, status, millis);
     } catch (Exception e) {
       // Leave nothing half-started behind: stop only what this call started.
-      for (Process p : started) {
+      for (ChildProcess p : started) {
         if (p != null) {
-          p.destroyForcibly();
+          p.close();
         }
       }
       throw e;

@@ -23,7 +23,9 @@ import picocli.CommandLine.Spec;
             + "and $REGENT_FENCING_TOKEN_FILE (a file that always holds the newest token) in its environment. "
             + "When leadership is lost, or on SIGINT/SIGTERM, CMD gets SIGTERM, then SIGKILL after 2 s; when CMD "
             + "exits by itself, elect resigns and exits with CMD's status.",
-        "elect --listen NAME is observe NAME."})
+        "elect --listen NAME is observe NAME.",
+        "elect --all a,b,c VALUE takes every name or none at once, all with one token (one grant line each); "
+            + "it waits, as one candidate, while any of them is held."})
 public final class ElectCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
@@ -56,6 +58,10 @@ public final class ElectCommand implements Callable<Integer> {
   @Option(names = "--listen", description = "observe NAME instead of campaigning")
   boolean listen;
 
+  @Option(names = "--all", paramLabel = "NAMES", split = ",",
+      description = "take all of these names or none, in one entry (then the only argument is VALUE)")
+  List<String> all;
+
   @Override
   public Integer call() throws Exception {
     if (listen) {
@@ -63,6 +69,15 @@ public final class ElectCommand implements Callable<Integer> {
         throw new ParameterException(spec.commandLine(), "--listen takes only NAME");
       }
       return ObserveCommand.observe(client, name, 0, spec.commandLine().getOut());
+    }
+    if (all != null) {
+      if (value != null || exec || listen || freshTokenEvery != null) {
+        throw new ParameterException(spec.commandLine(), "--all takes NAMES and one VALUE (no --exec, --listen)");
+      }
+      try (RegentClient c = client.connect()) {
+        return ElectAll.run(c, all, name, ttl.toMillis(), client.json(), spec.commandLine().getOut(),
+            spec.commandLine().getErr());
+      }
     }
     check();
     Holder.Run run = new Holder.Run(name, value, ttl, 0, command, freshTokenEvery, k -> Format.grant(k, client.json()));

@@ -1,8 +1,6 @@
 package io.regent.cli;
 
-import java.io.File;
-import java.nio.file.Path;
-import java.util.ArrayList;
+import io.regent.process.ChildProcess;
 import java.util.List;
 
 /** How to start another {@code regent} process: the same java binary, class path and main class as this one. */
@@ -17,21 +15,6 @@ final class Launcher {
 
   /** {@code java OPTS -cp CLASSPATH io.regent.cli.Regent}; append the command's arguments. */
   static List<String> javaCommand(List<String> jvmOptions) {
-    String java = ProcessHandle.current().info().command()
-        .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    List<String> classPath = new ArrayList<>();
-    for (String e : System.getProperty("java.class.path").split(File.pathSeparator)) {
-      if (!e.isEmpty()) {
-        classPath.add(Path.of(e).toAbsolutePath().normalize().toString());
-      }
-    }
-    List<String> cmd = new ArrayList<>();
-    cmd.add(java);
-    cmd.addAll(jvmOptions);
-    // LMDB's ByteBuffer proxy needs these on Java 17 (docs/architecture.md §11); harmless when unused.
-    cmd.addAll(List.of("--add-opens", "java.base/java.nio=ALL-UNNAMED", "--add-opens",
-        "java.base/sun.nio.ch=ALL-UNNAMED", "-cp", String.join(File.pathSeparator, classPath),
-        Regent.class.getName()));
-    return cmd;
+    return ChildProcess.javaCommand(jvmOptions, Regent.class.getName());
   }
 }

@@ -9,6 +9,7 @@ import io.regent.api.v1.ClusterGrpc;
 import io.regent.api.v1.StatusRequest;
 import io.regent.api.v1.StatusResponse;
 import io.regent.client.RegentClient;
+import io.regent.process.ChildProcess;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.Reader;
@@ -179,13 +180,9 @@ final class LocalCluster {
   }
 
   /** Starts node {@code n} as a detached {@code regent server} process and records its pid. */
-  Process spawn(Node n) throws IOException {
+  ChildProcess spawn(Node n) throws IOException {
     checkPorts(n);
-    List<String> cmd = new ArrayList<>();
-    if (Files.isExecutable(Path.of("/usr/bin/setsid"))) {
-      cmd.add("/usr/bin/setsid"); // own session: a Ctrl-C in the terminal that ran `cluster up` does not reach it
-    }
-    cmd.addAll(Launcher.javaCommand(Launcher.SERVER_JVM));
+    List<String> cmd = new ArrayList<>(Launcher.javaCommand(Launcher.SERVER_JVM));
     cmd.addAll(List.of("server", "--id", n.id(), "--peers", peers(), "--api-port", String.valueOf(n.apiPort()),
         "--data-dir", dir.resolve(n.id()).toString(), "--metrics-port", String.valueOf(n.metricsPort())));
     if (tls != null) {
@@ -196,14 +193,11 @@ final class LocalCluster {
           "--peer-tls-cert", crt, "--peer-tls-key", key, "--peer-tls-ca", ca, "--peer-client-cert-auth"));
     }
     Files.createDirectories(dir.resolve(n.id()));
-    ProcessBuilder pb = new ProcessBuilder(cmd).directory(dir.toFile())
-        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve(n.id() + ".log").toFile()))
-        .redirectErrorStream(true);
-    // A local node is configured by its flags alone: the operator's REGENT_CONFIG or REGENT_LOG_DIR must
-    // not send five nodes to one file or one log.
-    pb.environment().keySet().removeAll(ServerSettings.serverVariables());
-    Process p = pb.start();
+    // Own session: a Ctrl-C in the terminal that ran `cluster up` does not reach it. A local node is
+    // configured by its flags alone: the operator's REGENT_CONFIG or REGENT_LOG_DIR must not send five nodes
+    // to one file or one log.
+    ChildProcess p = ChildProcess.builder(n.id(), cmd).newSession().directory(dir)
+        .removeVariables(ServerSettings.serverVariables()).appendOutputTo(dir.resolve(n.id() + ".log")).start();
     Files.writeString(pidFile(n), p.pid() + "\n");
     return p;
   }
@@ -223,16 +217,16 @@ final class LocalCluster {
   }
 
   /** Polls every node's linearizable status until one reports a Raft leader; throws after {@code timeoutMs}. */
-  StatusResponse awaitLeader(long timeoutMs, List<Process> started) throws Exception {
+  StatusResponse awaitLeader(long timeoutMs, List<ChildProcess> started) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
     List<ManagedChannel> channels = nodes.stream().map(n -> (ManagedChannel) NettyChannelBuilder
         .forAddress(HOST, n.apiPort(), credentials(n)).build()).toList();
     try {
       while (System.nanoTime() < deadline) {
         for (int i = 0; i < nodes.size(); i++) {
-          Process p = i < started.size() ? started.get(i) : null;
-          if (p != null && !p.isAlive()) {
-            throw new IOException("node " + nodes.get(i).id() + " exited with code " + p.exitValue() + "; see "
+          ChildProcess p = i < started.size() ? started.get(i) : null;
+          if (p != null && !p.alive()) {
+            throw new IOException("node " + nodes.get(i).id() + " exited with code " + p.exitCode() + "; see "
                 + dir.resolve(nodes.get(i).id() + ".log"));
           }
           try {

@@ -1,8 +1,8 @@
 package io.regent.cli;
 
 import io.grpc.StatusRuntimeException;
+import io.regent.client.MemberArgs;
 import io.regent.client.RegentClient;
-import io.regent.server.api.MemberArgs;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;

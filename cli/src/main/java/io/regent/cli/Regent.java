@@ -12,7 +12,7 @@ import picocli.CommandLine.Spec;
     subcommands = {ServerCommand.class, ClusterCommand.class, ElectCommand.class, ObserveCommand.class,
         LeaderCommand.class, LeaseCommand.class, StatusCommand.class, LockCommand.class, LedgerCommand.class,
         DemoCommand.class, io.regent.cli.bench.BenchCommand.class,
-        SnapshotCommand.class, MemberCommand.class, CertsCommand.class},
+        SnapshotCommand.class, MemberCommand.class, CertsCommand.class, GroupCommand.class},
     footer = {"", "Exit codes: 0 ok, 1 error, 2 usage, 3 no leader / not found, 4 stale fencing token."})
 public final class Regent implements Runnable {
   @Spec

@@ -8,7 +8,6 @@ import io.regent.server.ServerConfig;
 import io.regent.server.raft.ApiAddressPublisher;
 import io.regent.server.single.SingleWriterServer;
 import java.nio.file.Path;
-import java.util.LinkedHashMap;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -149,15 +148,21 @@ public final class ServerCommand implements Callable<Integer> {
     if (join != null && peers != null) {
       throw usage("--join takes this node's --raft address, not --peers", "join", "peers");
     }
-    long[] timeout = electionTimeout(electionTimeout);
-    ServerConfig defaults = ServerConfig.of(id, peers != null ? checkedPeers() : selfPeer(), apiPort,
-        dataDir.toAbsolutePath());
     ServerConfig config;
     try {
-      config = new ServerConfig(id, defaults.peers(), apiHost, apiPort, defaults.dataDir(), timeout[0], timeout[1],
-          defaults.snapshotThreshold(), defaults.logSegmentBytes(), defaults.requestTimeoutMs(), false)
-          .withUnsafeLocalGrants(unsafeLocalGrants).withMetricsPort(metricsPort)
-          .withLimits(limitOptions.limits()).withConfirm(confirmRule());
+      ServerConfig.Builder b = ServerConfig.builder(id, dataDir.toAbsolutePath());
+      if (electionTimeout != null) {
+        b.electionTimeout(electionTimeout);
+      }
+      if (peers != null) {
+        b.peers(peers);
+      } else {
+        b.raftAddress(raft);
+      }
+      config = b.apiHost(apiHost).apiPort(apiPort).unsafeLocalGrants(unsafeLocalGrants).metricsPort(metricsPort)
+          .limits(limitOptions.limits()).confirm(confirmRule()).build();
+    } catch (ServerConfig.InvalidSettingException e) {
+      throw usage(e.getMessage(), e.settings().toArray(String[]::new));
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage());
     }
@@ -201,16 +206,6 @@ public final class ServerCommand implements Callable<Integer> {
     }
   }
 
-  /** This node alone, at its {@code --raft} address: a node started outside a new cluster's voters. */
-  private LinkedHashMap<String, String> selfPeer() {
-    if (!raft.matches("[^:\\s]+:\\d{1,5}")) {
-      throw usage("invalid --raft '" + raft + "': expected HOST:PORT", "raft");
-    }
-    LinkedHashMap<String, String> map = new LinkedHashMap<>();
-    map.put(id, raft);
-    return map;
-  }
-
   /** Runs {@code server} until SIGINT/SIGTERM, then closes it; exit code 0. */
   private int serve(AutoCloseable server) throws InterruptedException {
     AtomicBoolean closed = new AtomicBoolean();
@@ -232,23 +227,6 @@ public final class ServerCommand implements Callable<Integer> {
     return ExitCodes.OK;
   }
 
-  private LinkedHashMap<String, String> checkedPeers() {
-    LinkedHashMap<String, String> map = new LinkedHashMap<>();
-    for (String p : peers.split(",")) {
-      String[] kv = p.trim().split("=", 2);
-      if (kv.length != 2 || kv[0].isBlank() || !kv[1].matches("[^:\\s]+:\\d{1,5}")) {
-        throw usage("invalid peer '" + p + "': expected ID=HOST:PORT", "peers");
-      }
-      if (map.put(kv[0].trim(), kv[1].trim()) != null) {
-        throw usage("peer '" + kv[0] + "' is listed twice", "peers");
-      }
-    }
-    if (!map.containsKey(id)) {
-      throw usage("--id " + id + " is not among --peers " + map.keySet(), "id", "peers");
-    }
-    return map;
-  }
-
   /** A usage error (exit 2) about the settings {@code keys}, naming where those not given as flags came from. */
   private ParameterException usage(String message, String... keys) {
     StringBuilder b = new StringBuilder(message);
@@ -259,26 +237,5 @@ public final class ServerCommand implements Callable<Integer> {
       }
     }
     return new ParameterException(spec.commandLine(), b.toString());
-  }
-
-  /** Parses {@code MIN[..MAX]} into milliseconds; the defaults when absent. */
-  long[] electionTimeout(String range) {
-    if (range == null) {
-      return new long[] {ServerConfig.DEFAULT_ELECTION_MIN_MS, ServerConfig.DEFAULT_ELECTION_MAX_MS};
-    }
-    String[] parts = range.split("\\.\\.", -1);
-    if (parts.length > 2) {
-      throw usage("--election-timeout '" + range + "': expected MIN[..MAX]", "election-timeout");
-    }
-    try {
-      long min = DurationConverter.parse(parts[0]).toMillis();
-      long max = parts.length == 2 && !parts[1].isBlank() ? DurationConverter.parse(parts[1]).toMillis() : 2 * min;
-      if (min <= 0 || max < min) {
-        throw usage("--election-timeout '" + range + "': need 0 < MIN <= MAX", "election-timeout");
-      }
-      return new long[] {min, max};
-    } catch (picocli.CommandLine.TypeConversionException e) {
-      throw usage("--election-timeout: " + e.getMessage(), "election-timeout");
-    }
   }
 }

@@ -8,6 +8,8 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.regent.api.v1.MaintenanceGrpc;
 import io.regent.api.v1.SnapshotChunk;
 import io.regent.api.v1.SnapshotRequest;
+import io.regent.server.storage.OfflineSnapshots;
+import io.regent.server.storage.SnapshotFile;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -69,7 +71,7 @@ public final class SnapshotCommand implements Runnable {
     @Override
     public Integer call() throws Exception {
       if (dataDir != null) {
-        SnapshotFile.Header h = SnapshotFile.saveOffline(dataDir.toAbsolutePath(), file.toAbsolutePath());
+        SnapshotFile.Header h = OfflineSnapshots.save(dataDir.toAbsolutePath(), file.toAbsolutePath());
         spec.commandLine().getOut().println("snapshot " + file + " index=" + h.appliedIndex() + " bytes="
             + h.lmdbBytes() + " sha256=" + h.sha256());
         return ExitCodes.OK;
@@ -168,7 +170,7 @@ public final class SnapshotCommand implements Runnable {
 
     @Override
     public Integer call() throws Exception {
-      SnapshotFile.Header h = SnapshotFile.restore(file, dataDir.toAbsolutePath());
+      SnapshotFile.Header h = OfflineSnapshots.restore(file, dataDir.toAbsolutePath());
       spec.commandLine().getOut().println("restored " + file + " index=" + h.appliedIndex() + " into " + dataDir);
       return ExitCodes.OK;
     }

@@ -3,6 +3,7 @@ package io.regent.cli;
 import com.google.protobuf.ByteString;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.regent.api.v1.CampaignResponse;
 import io.regent.api.v1.LeaderKey;
 import io.regent.client.LeaseKeeper;
 import io.regent.client.RegentClient;
@@ -68,15 +69,18 @@ final class Tenure {
   }
 
   /**
-   * Grants a lease of {@code ttlMs} and campaigns for the name, retrying while there is no quorum.
+   * Campaigns for the name with a lease of {@code ttlMs} granted in the same log entry; when the name is held,
+   * waits for it with that kept-alive lease, retrying while there is no quorum.
    *
    * @return the grant; null when the tenure ended first (a signal, or the lease was lost while waiting)
    * @throws StatusRuntimeException when the cluster refuses (bad TTL, name or value, ...)
    */
   LeaderKey campaign(RegentClient c, long ttlMs, ByteString value, long lockDelayMs) {
     try {
-      keeper = LeaseKeeper.grant(c, ttlMs, this::lose);
-      key = campaignRetrying(c, value, lockDelayMs);
+      long sent = System.nanoTime();
+      CampaignResponse first = c.campaignWithTtl(name, ttlMs, value, lockDelayMs);
+      keeper = LeaseKeeper.adopt(c, first.getLease(), ttlMs, sent, this::lose);
+      key = first.getElected() ? first.getLeader() : campaignRetrying(c, value, lockDelayMs);
     } catch (StatusRuntimeException e) {
       if (end.get() == null) {
         throw e;
@@ -133,7 +137,10 @@ final class Tenure {
     return key;
   }
 
-  /** Resigns (when elected) and revokes the lease, giving up after {@link #RELEASE_TIMEOUT_MS}. */
+  /**
+   * Resigns and revokes the lease in one log entry (when elected; else, or when that fails, revokes the lease),
+   * giving up after {@link #RELEASE_TIMEOUT_MS}.
+   */
   void release(RegentClient c) throws InterruptedException {
     LeaseKeeper k = keeper;
     LeaderKey held = key;
@@ -143,13 +150,14 @@ final class Tenure {
     Thread t = new Thread(() -> {
       try {
         if (held != null) {
-          c.resign(held);
+          c.resign(held, true);
+          k.forget();
+          return;
         }
       } catch (StatusRuntimeException e) {
         // not the holder any more, or no quorum: revoking the lease frees the name either way
-      } finally {
-        k.close();
       }
+      k.close();
     }, "regent-release");
     t.setDaemon(true);
     t.start();

@@ -6,13 +6,12 @@ import com.google.protobuf.ByteString;
 import io.regent.client.RegentClient;
 import io.regent.server.RegentServer;
 import io.regent.server.ServerConfig;
-import io.regent.server.raft.RaftSetup;
+import io.regent.server.storage.DataDir;
 import io.regent.statemachine.store.DataDirDamagedException;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Comparator;
-import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -34,14 +33,14 @@ class ServerDamagedSnapshotTest {
     data = dir.resolve("s1");
     raft = "127.0.0.1:" + SnapshotCommandTest.freePort();
     int api = SnapshotCommandTest.freePort();
-    try (RegentServer s = RegentServer.start(ServerConfig.of("s1", Map.of("s1", raft), api, data)
-        .withSnapshots(20, 8 * 1024));
+    try (RegentServer s = RegentServer.start(ServerConfig.builder("s1", data).raftAddress(raft).apiPort(api)
+        .snapshots(20, 8 * 1024).build());
          RegentClient c = RegentClient.connect("127.0.0.1:" + api)) {
       for (int i = 0; i < 30; i++) {
         c.campaign("name-" + i, c.grant(600_000), ByteString.copyFromUtf8("v" + i));
       }
     }
-    Path sm = data.resolve("raft").resolve(RaftSetup.GROUP_ID.getUuid().toString()).resolve("sm");
+    Path sm = new DataDir(data).snapshots();
     try (Stream<Path> files = Files.list(sm)) {
       latest = files.filter(p -> p.getFileName().toString().matches("snapshot\\.\\d+_\\d+"))
           .max(Comparator.comparingLong(p -> Long.parseLong(p.getFileName().toString().replaceAll(".*_", ""))))

@@ -10,6 +10,7 @@ import io.regent.client.RegentClient;
 import io.regent.server.RegentServer;
 import io.regent.server.ServerConfig;
 import io.regent.server.raft.RaftSetup;
+import io.regent.server.storage.SnapshotFile;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.RandomAccessFile;
@@ -41,8 +42,8 @@ class SnapshotCommandTest {
     long maxToken = 0;
     LeaderKey last;
     int sourcePort = freePort();
-    ServerConfig source = ServerConfig.of("s1", Map.of("s1", "127.0.0.1:" + freePort()), sourcePort,
-        dir.resolve("source")).withSnapshots(25, 8 * 1024);
+    ServerConfig source = ServerConfig.builder("s1", dir.resolve("source")).raftAddress("127.0.0.1:" + freePort())
+        .apiPort(sourcePort).snapshots(25, 8 * 1024).build();
     try (RegentServer s = RegentServer.start(source);
          RegentClient c = RegentClient.connect("127.0.0.1:" + sourcePort)) {
       for (int i = 0; i < 30; i++) {

@@ -5,7 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import io.regent.api.v1.LedgerEntry;
 import io.regent.client.LedgerClient;
+import io.regent.process.ChildProcess;
 import io.regent.server.ledger.LedgerMode;
+import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -53,17 +55,17 @@ class ZombieLeaderScenarioTest {
   private static Path dir;
   private static LocalCluster cluster;
   /** One ledger per mode, all started at once. */
-  private static final Map<LedgerMode, ScenarioProcess> LEDGERS = new EnumMap<>(LedgerMode.class);
-  private final List<ScenarioProcess> processes = new ArrayList<>();
+  private static final Map<LedgerMode, ChildProcess> LEDGERS = new EnumMap<>(LedgerMode.class);
+  private final List<ChildProcess> processes = new ArrayList<>();
 
   @BeforeAll
   static void startClusterAndLedgers() throws Exception {
     dir = Files.createTempDirectory("regent-zombie-");
     cluster = ClusterUpCommand.up(dir.resolve("cluster"), 3, DemoCommand.freeBasePort(), quiet()).cluster();
     for (LedgerMode mode : LedgerMode.values()) {
-      LEDGERS.put(mode, ScenarioProcess.start("ledger-" + mode.name().toLowerCase(Locale.ROOT), ledgerServe(mode)));
+      LEDGERS.put(mode, scenarioProcess("ledger-" + mode.name().toLowerCase(Locale.ROOT), ledgerServe(mode)));
     }
-    for (ScenarioProcess ledger : LEDGERS.values()) {
+    for (ChildProcess ledger : LEDGERS.values()) {
       ledger.awaitLine(l -> l.startsWith("ledger serving on "), WAIT);
     }
   }
@@ -71,7 +73,7 @@ class ZombieLeaderScenarioTest {
   @AfterAll
   static void stopClusterAndLedgers() throws Exception {
     try {
-      LEDGERS.values().forEach(ScenarioProcess::close);
+      LEDGERS.values().forEach(ChildProcess::close);
       LEDGERS.clear();
       if (cluster != null) {
         cluster.stop(ClusterDownCommand.GRACE_MS, quiet());
@@ -85,7 +87,7 @@ class ZombieLeaderScenarioTest {
 
   @AfterEach
   void stopProcesses() {
-    processes.forEach(ScenarioProcess::close);
+    processes.forEach(ChildProcess::close);
   }
 
   @ParameterizedTest
@@ -94,13 +96,13 @@ class ZombieLeaderScenarioTest {
     String m = mode.name().toLowerCase(Locale.ROOT);
     String name = "jobs-" + m;
     String key = "zlog-" + m;
-    ScenarioProcess ledgerServer = LEDGERS.get(mode);
+    ChildProcess ledgerServer = LEDGERS.get(mode);
     String ledger = ledgerServer.awaitLine(l -> l.startsWith("ledger serving on "), WAIT).split(" ")[3];
 
-    ScenarioProcess a = start("A", elect(name, "A", key, ledger, mode));
+    ChildProcess a = start("A", elect(name, "A", key, ledger, mode));
     long tokenA = grantToken(a);
     await().atMost(WAIT).until(() -> attempts(a, 0).stream().filter(x -> x.group(1).equals("admitted")).count() >= 2);
-    ScenarioProcess b = start("B", elect(name, "B", key, ledger, mode)); // one JVM starting at a time
+    ChildProcess b = start("B", elect(name, "B", key, ledger, mode)); // one JVM starting at a time
 
     a.signalGroup("STOP"); // the pause: A's elect JVM and its writer
     long tokenB = grantToken(b);
@@ -147,10 +149,21 @@ class ZombieLeaderScenarioTest {
     assertThat(counted).as("regent_fence_rejected_total").isGreaterThanOrEqualTo(rejected);
   }
 
-  private ScenarioProcess start(String label, List<String> args) throws Exception {
-    ScenarioProcess p = ScenarioProcess.start(label, args);
+  private ChildProcess start(String label, List<String> args) throws Exception {
+    ChildProcess p = scenarioProcess(label, args);
     processes.add(p);
     return p;
+  }
+
+  /**
+   * Starts {@code regent ARGS...} (this JVM's java and class path) in a process group of its own, so that it
+   * and the command it runs can be paused together; its output is collected and echoed line by line.
+   */
+  private static ChildProcess scenarioProcess(String label, List<String> args) throws IOException {
+    List<String> cmd = new ArrayList<>(Launcher.javaCommand(Launcher.CLIENT_JVM));
+    cmd.addAll(args);
+    return ChildProcess.builder(label, cmd).newSession()
+        .captureOutput(line -> System.out.println("[" + label + "] " + line)).start();
   }
 
   private static List<String> ledgerServe(LedgerMode mode) {
@@ -171,13 +184,13 @@ class ZombieLeaderScenarioTest {
       args.addAll(List.of("--fresh-token-every", "150ms"));
     }
     args.addAll(List.of("--exec", "--"));
-    args.addAll(ScenarioProcess.regent());
+    args.addAll(Launcher.javaCommand(Launcher.CLIENT_JVM));
     args.addAll(List.of("ledger", "append-loop", key, "--ledger", ledger, "--interval", "200ms", "--id", id));
     return args;
   }
 
   /** The token of the holder's grant; fails at once should the holder lose its lease first. */
-  private static long grantToken(ScenarioProcess p) {
+  private static long grantToken(ChildProcess p) throws InterruptedException {
     String line = p.awaitLine(l -> l.startsWith("elected ") || l.startsWith("lost "), WAIT);
     assertThat(line).as("a candidate's keepalives took over 2/3 of its %s TTL: an overloaded machine?", TTL)
         .startsWith("elected ");
@@ -185,7 +198,7 @@ class ZombieLeaderScenarioTest {
   }
 
   /** The writer's attempt lines from line {@code from} on. */
-  private static List<Matcher> attempts(ScenarioProcess p, int from) {
+  private static List<Matcher> attempts(ChildProcess p, int from) {
     List<String> lines = p.lines();
     return lines.subList(Math.min(from, lines.size()), lines.size()).stream().map(ATTEMPT::matcher)
         .filter(Matcher::find).toList();

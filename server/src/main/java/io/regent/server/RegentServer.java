@@ -2,7 +2,7 @@ package io.regent.server;
 
 import io.grpc.ServerInterceptor;
 import io.regent.server.api.ApiServer;
-import io.regent.server.concurrent.Daemons;
+import io.regent.server.concurrent.NodeExecutors;
 import io.regent.server.lease.Lessor;
 import io.regent.server.metrics.MetricsHttpServer;
 import io.regent.server.metrics.RegentMetrics;
@@ -19,6 +19,7 @@ import io.regent.server.raft.RaftMembership;
 import io.regent.server.raft.RaftSetup;
 import io.regent.server.security.NodeSecurity;
 import io.regent.server.security.Security;
+import io.regent.server.storage.DataDir;
 import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.ratis.ApplyObserver;
 import io.regent.statemachine.ratis.RegentStateMachine;
@@ -26,7 +27,6 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
@@ -58,7 +58,7 @@ public final class RegentServer implements AutoCloseable {
   static final long LEADER_POLL_MS = 50;
 
   private final ServerConfig config;
-  private final ScheduledExecutorService timers;
+  private final NodeExecutors executors = new NodeExecutors();
   private final Lessor lessor;
   private final RaftServer raft;
   private final RaftClientPool clients;
@@ -83,10 +83,9 @@ public final class RegentServer implements AutoCloseable {
     RaftProperties props = RaftSetup.properties(config);
     RaftGroup group = RaftSetup.group(config);
     RaftGroup initial = bootstrap ? group : RaftGroup.valueOf(RaftSetup.GROUP_ID);
-    this.timers = Daemons.scheduler("regent-lessor");
-    this.lessor = new Lessor(System::nanoTime, timers, EXPIRY_SCAN_MS, CHECKPOINT_INTERVAL_MS);
+    this.lessor = new Lessor(System::nanoTime, executors.timers(), EXPIRY_SCAN_MS, CHECKPOINT_INTERVAL_MS);
     this.metrics = config.metricsPort() >= 0 ? new RegentMetrics(config.nodeId()) : null;
-    RegentStateMachine sm = new RegentStateMachine(config.dataDir().resolve("lmdb"), lessor,
+    RegentStateMachine sm = new RegentStateMachine(new DataDir(config.dataDir()).lmdb(), lessor,
         new EventHub(EVENT_HISTORY), metrics == null ? ApplyObserver.NONE : metrics.applyObserver());
     this.raft = RaftServer.newBuilder().setServerId(RaftPeerId.valueOf(config.nodeId())).setGroup(initial)
         .setProperties(props).setParameters(sec.raftParameters()).setStateMachine(sm).setOption(RaftStorage.StartupOption.RECOVER).build();
@@ -108,16 +107,17 @@ public final class RegentServer implements AutoCloseable {
         .setRaftGroup(currentGroup(group))
         .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(20,
             TimeDuration.valueOf(250, TimeUnit.MILLISECONDS)))
-        .build(), proposer, confirmer, sm, RaftSetup.ADMIN_TIMEOUT_MS, lease);
+        .build(), proposer, confirmer, sm, RaftSetup.ADMIN_TIMEOUT_MS, lease, executors.blocking());
     this.replica = sm;
     this.proposer = proposer;
     this.confirmer = confirmer;
     this.api = new ApiServer(new InetSocketAddress(config.apiHost(), config.apiPort()), sec.apiCredentials(),
         new RaftClusterView(raft, membership), sm, proposer, confirmer, config.minTtlMs(),
-        config.unsafeLocalGrants(), config.limits(), interceptors.toArray(ServerInterceptor[]::new));
+        config.unsafeLocalGrants(), config.limits(), executors.blocking(),
+        interceptors.toArray(ServerInterceptor[]::new));
     if (metrics != null) {
       metrics.bindReplica(sm);
-      metrics.bindRaft(raft, RaftSetup.GROUP_ID);
+      metrics.bindRaft(raft, RaftSetup.GROUP_ID, executors.timers());
     }
     if (config.confirm().unsafe()) {
       LOG.warn("UNSAFE: --unsafe-leadership-lease-factor {}: this node may answer as leader after another leader "
@@ -229,9 +229,10 @@ public final class RegentServer implements AutoCloseable {
     s.api.start();
     String raftAddress = config.peers().get(config.nodeId());
     s.publisher = ApiAddressPublisher.start(s.raft, s.replica, s.proposer,
-        ApiAddressPublisher.advertised(config.apiHost(), s.api.port(), raftAddress));
+        ApiAddressPublisher.advertised(config.apiHost(), s.api.port(), raftAddress), s.executors.timers());
     if (s.metrics != null) {
-      s.metricsHttp = MetricsHttpServer.start(config.apiHost(), config.metricsPort(), s.metrics);
+      s.metricsHttp = MetricsHttpServer.start(config.apiHost(), config.metricsPort(), s.metrics,
+          s.executors.blocking());
       LOG.info("node {} serving /metrics, /healthz and /readyz on {}:{}", config.nodeId(), config.apiHost(),
           s.metricsHttp.port());
     }
@@ -272,13 +273,12 @@ public final class RegentServer implements AutoCloseable {
       publisher.close();
     }
     api.close();
-    membership.close();
     if (leaderFollower != null) {
       leaderFollower.close();
     }
     clients.close();
     raft.close();
     lessor.close();
-    timers.shutdownNow();
+    executors.close();
   }
 }

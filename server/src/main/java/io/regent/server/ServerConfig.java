@@ -3,7 +3,9 @@ package io.regent.server;
 import io.regent.server.limits.ServerLimits;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.regex.Pattern;
 
 /**
  * Settings of one Regent node.
@@ -62,26 +64,33 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
     }
   }
 
-  /** A node with the default limits (the settings before limits existed; see {@link #withLimits}). */
-  public ServerConfig(String nodeId, Map<String, String> peers, String apiHost, int apiPort, Path dataDir,
-                      long electionTimeoutMinMs, long electionTimeoutMaxMs, long snapshotThreshold,
-                      long logSegmentBytes, long requestTimeoutMs, boolean unsafeLocalGrants, int metricsPort) {
-    this(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs, snapshotThreshold,
-        logSegmentBytes, requestTimeoutMs, unsafeLocalGrants, metricsPort, ServerLimits.DEFAULTS, ConfirmRule.LEASE);
-  }
-
-  /** A node without a metrics endpoint (the settings before metrics existed; see {@link #withMetricsPort}). */
-  public ServerConfig(String nodeId, Map<String, String> peers, String apiHost, int apiPort, Path dataDir,
-                      long electionTimeoutMinMs, long electionTimeoutMaxMs, long snapshotThreshold,
-                      long logSegmentBytes, long requestTimeoutMs, boolean unsafeLocalGrants) {
-    this(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs, snapshotThreshold,
-        logSegmentBytes, requestTimeoutMs, unsafeLocalGrants, -1);
-  }
-
-  /** A node with default timings: snapshots every 10 000 entries, 8 MiB log segments, 10 s requests. */
+  /**
+   * A node with default settings, whose voters are {@code peers}.
+   *
+   * @throws IllegalArgumentException as the canonical constructor
+   */
   public static ServerConfig of(String nodeId, Map<String, String> peers, int apiPort, Path dataDir) {
-    return new ServerConfig(nodeId, peers, "127.0.0.1", apiPort, dataDir, DEFAULT_ELECTION_MIN_MS,
-        DEFAULT_ELECTION_MAX_MS, 10_000, 8L << 20, 10_000, false);
+    return builder(nodeId, dataDir).peers(peers).apiPort(apiPort).build();
+  }
+
+  /**
+   * Settings for node {@code nodeId} with data in {@code dataDir}, every other setting at its default: API on
+   * 127.0.0.1:7101, election timeouts {@value #DEFAULT_ELECTION_MIN_MS}–{@value #DEFAULT_ELECTION_MAX_MS} ms,
+   * a snapshot every 10 000 entries, 8 MiB log segments, 10 s proposals, no metrics endpoint, default limits,
+   * leadership confirmed by the leadership lease.
+   * The peers must be set ({@link Builder#peers(String)}, {@link Builder#peers(Map)} or
+   * {@link Builder#raftAddress(String)}).
+   */
+  public static Builder builder(String nodeId, Path dataDir) {
+    return new Builder(nodeId, dataDir);
+  }
+
+  /** A builder holding these settings, to derive other ones from (tests). */
+  public Builder toBuilder() {
+    Builder b = new Builder(nodeId, dataDir).peers(peers).apiHost(apiHost).apiPort(apiPort)
+        .electionTimeout(electionTimeoutMinMs, electionTimeoutMaxMs).snapshots(snapshotThreshold, logSegmentBytes)
+        .requestTimeoutMs(requestTimeoutMs).unsafeLocalGrants(unsafeLocalGrants).metricsPort(metricsPort);
+    return b.limits(limits).confirm(confirm);
   }
 
   /** Smallest TTL a lease may have: 1.5 x the maximum election timeout, in ms (etcd's minimum-TTL rule). */
@@ -89,39 +98,187 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
     return electionTimeoutMaxMs * 3 / 2;
   }
 
-  /** A copy whose proposals give up (UNAVAILABLE) after {@code ms}. */
-  public ServerConfig withRequestTimeout(long ms) {
-    return new ServerConfig(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs,
-        snapshotThreshold, logSegmentBytes, ms, unsafeLocalGrants, metricsPort, limits, confirm);
+
+  /**
+   * Builds a {@link ServerConfig} setting by setting; each setter checks its own argument's form and throws
+   * {@link InvalidSettingException} with a one-line message naming it (the CLI prints it as a usage error),
+   * and {@link #build()} checks the settings together.
+   */
+  public static final class Builder {
+    private static final Pattern HOST_PORT = Pattern.compile("[^:\\s]+:\\d{1,5}");
+
+    private final String nodeId;
+    private final Path dataDir;
+    private Map<String, String> peers = Map.of();
+    private String apiHost = "127.0.0.1";
+    private int apiPort = 7101;
+    private long electionTimeoutMinMs = DEFAULT_ELECTION_MIN_MS;
+    private long electionTimeoutMaxMs = DEFAULT_ELECTION_MAX_MS;
+    private long snapshotThreshold = 10_000;
+    private long logSegmentBytes = 8L << 20;
+    private long requestTimeoutMs = 10_000;
+    private boolean unsafeLocalGrants;
+    private int metricsPort = -1;
+    private ServerLimits limits = ServerLimits.DEFAULTS;
+    private ConfirmRule confirm = ConfirmRule.LEASE;
+
+    private Builder(String nodeId, Path dataDir) {
+      this.nodeId = nodeId;
+      this.dataDir = dataDir;
+    }
+
+    /** Every voting member of a new cluster: id to Raft address {@code host:port}, in a stable order. */
+    public Builder peers(Map<String, String> idToAddress) {
+      this.peers = new LinkedHashMap<>(idToAddress);
+      return this;
+    }
+
+    /**
+     * The voting members of a new cluster as written on the command line, {@code ID=HOST:PORT[,...]} in the
+     * same order on every node; this node's id must be among them.
+     *
+     * @throws InvalidSettingException naming the malformed or repeated peer, or the missing node id
+     */
+    public Builder peers(String list) {
+      LinkedHashMap<String, String> map = new LinkedHashMap<>();
+      for (String p : list.split(",")) {
+        String[] kv = p.trim().split("=", 2);
+        if (kv.length != 2 || kv[0].isBlank() || !HOST_PORT.matcher(kv[1]).matches()) {
+          throw new InvalidSettingException("invalid peer '" + p + "': expected ID=HOST:PORT", "peers");
+        }
+        if (map.put(kv[0].trim(), kv[1].trim()) != null) {
+          throw new InvalidSettingException("peer '" + kv[0] + "' is listed twice", "peers");
+        }
+      }
+      if (!map.containsKey(nodeId)) {
+        throw new InvalidSettingException("--id " + nodeId + " is not among --peers " + map.keySet(), "id",
+            "peers");
+      }
+      return peers(map);
+    }
+
+    /**
+     * This node alone at Raft address {@code hostPort}: a node that is not one of a new cluster's voters (it
+     * joins, waits to be added, or restarts on the data of a node that joined).
+     *
+     * @throws InvalidSettingException when {@code hostPort} is not {@code HOST:PORT}
+     */
+    public Builder raftAddress(String hostPort) {
+      if (!HOST_PORT.matcher(hostPort).matches()) {
+        throw new InvalidSettingException("invalid --raft '" + hostPort + "': expected HOST:PORT", "raft");
+      }
+      return peers(Map.of(nodeId, hostPort));
+    }
+
+    /** Address the public API binds to (default 127.0.0.1). */
+    public Builder apiHost(String host) {
+      this.apiHost = host;
+      return this;
+    }
+
+    /** Port of the public API (default 7101; 0 picks a free port). */
+    public Builder apiPort(int port) {
+      this.apiPort = port;
+      return this;
+    }
+
+    /** Raft's randomized election timeout range, ms (checked by {@link #build()}: {@code 0 < min <= max}). */
+    public Builder electionTimeout(long minMs, long maxMs) {
+      this.electionTimeoutMinMs = minMs;
+      this.electionTimeoutMaxMs = maxMs;
+      return this;
+    }
+
+    /**
+     * The election timeout as written on the command line, {@code MIN[..MAX]} in the durations of
+     * {@link Durations} (e.g. {@code 600ms..1200ms}); MAX defaults to 2 x MIN.
+     *
+     * @throws InvalidSettingException when malformed or not {@code 0 < MIN <= MAX}
+     */
+    public Builder electionTimeout(String range) {
+      String[] parts = range.split("\\.\\.", -1);
+      if (parts.length > 2) {
+        throw new InvalidSettingException("--election-timeout '" + range + "': expected MIN[..MAX]",
+            "election-timeout");
+      }
+      long min;
+      long max;
+      try {
+        min = Durations.parse(parts[0]).toMillis();
+        max = parts.length == 2 && !parts[1].isBlank() ? Durations.parse(parts[1]).toMillis() : 2 * min;
+      } catch (IllegalArgumentException e) {
+        throw new InvalidSettingException("--election-timeout: " + e.getMessage(), "election-timeout");
+      }
+      if (min <= 0 || max < min) {
+        throw new InvalidSettingException("--election-timeout '" + range + "': need 0 < MIN <= MAX",
+            "election-timeout");
+      }
+      return electionTimeout(min, max);
+    }
+
+    /** Applied entries between automatic snapshots, and the size of one Raft log segment, bytes. */
+    public Builder snapshots(long threshold, long segmentBytes) {
+      this.snapshotThreshold = threshold;
+      this.logSegmentBytes = segmentBytes;
+      return this;
+    }
+
+    /** How long a proposal may take before the API answers UNAVAILABLE, ms (default 10 000). */
+    public Builder requestTimeoutMs(long ms) {
+      this.requestTimeoutMs = ms;
+      return this;
+    }
+
+    /** TESTS ONLY: the Jepsen negative control (see {@link ServerConfig}'s {@code unsafeLocalGrants}). */
+    public Builder unsafeLocalGrants(boolean unsafe) {
+      this.unsafeLocalGrants = unsafe;
+      return this;
+    }
+
+    /** Port of the metrics and health endpoint (-1, the default: none; 0: a free port). */
+    public Builder metricsPort(int port) {
+      this.metricsPort = port;
+      return this;
+    }
+
+    /** Limits of the public API (default {@link ServerLimits#DEFAULTS}). */
+    public Builder limits(ServerLimits newLimits) {
+      this.limits = newLimits;
+      return this;
+    }
+
+    /** How leadership is confirmed ({@code --confirm}, {@code --unsafe-leadership-lease-factor}; default lease). */
+    public Builder confirm(ConfirmRule rule) {
+      this.confirm = rule;
+      return this;
+    }
+
+    /**
+     * The settings.
+     *
+     * @throws IllegalArgumentException as the canonical constructor (node id not among the peers, bad
+     *     election timeouts or metrics port)
+     */
+    public ServerConfig build() {
+      return new ServerConfig(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs,
+          snapshotThreshold, logSegmentBytes, requestTimeoutMs, unsafeLocalGrants, metricsPort, limits, confirm);
+    }
   }
 
-  /** A copy with other snapshot and segment sizes (tests force purges and snapshot installs with these). */
-  public ServerConfig withSnapshots(long threshold, long segmentBytes) {
-    return new ServerConfig(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs,
-        threshold, segmentBytes, requestTimeoutMs, unsafeLocalGrants, metricsPort, limits, confirm);
-  }
+  /**
+   * A setting given in a malformed form.
+   */
+  public static final class InvalidSettingException extends IllegalArgumentException {
+    private final List<String> settings;
 
-  /** A copy with the unsafe local-grant mode switched on or off (see {@code unsafeLocalGrants}). */
-  public ServerConfig withUnsafeLocalGrants(boolean unsafe) {
-    return new ServerConfig(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs,
-        snapshotThreshold, logSegmentBytes, requestTimeoutMs, unsafe, metricsPort, limits, confirm);
-  }
+    InvalidSettingException(String message, String... settings) {
+      super(message);
+      this.settings = List.of(settings);
+    }
 
-  /** A copy with other limits of the public API. */
-  public ServerConfig withLimits(ServerLimits newLimits) {
-    return new ServerConfig(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs,
-        snapshotThreshold, logSegmentBytes, requestTimeoutMs, unsafeLocalGrants, metricsPort, newLimits, confirm);
-  }
-
-  /** A copy serving metrics and health on {@code port} (-1: none, 0: a free port). */
-  public ServerConfig withMetricsPort(int port) {
-    return new ServerConfig(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs,
-        snapshotThreshold, logSegmentBytes, requestTimeoutMs, unsafeLocalGrants, port, limits, confirm);
-  }
-
-  /** A copy that confirms leadership by {@code rule} ({@code --confirm}, {@code --unsafe-leadership-lease-factor}). */
-  public ServerConfig withConfirm(ConfirmRule rule) {
-    return new ServerConfig(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs,
-        snapshotThreshold, logSegmentBytes, requestTimeoutMs, unsafeLocalGrants, metricsPort, limits, rule);
+    /** The settings concerned, named as {@code regent server}'s options without their dashes ({@code peers}). */
+    public List<String> settings() {
+      return settings;
+    }
   }
 }

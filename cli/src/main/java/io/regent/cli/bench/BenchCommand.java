@@ -1,9 +1,13 @@
 package io.regent.cli.bench;
 
+import io.regent.bench.load.BenchRun;
+import io.regent.bench.load.BenchSession;
 import io.regent.cli.DurationConverter;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.io.PrintWriter;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -14,11 +18,16 @@ import picocli.CommandLine.Spec;
 
 /** {@code regent bench}: a load generator for Regent and, with the same semantics, etcd. */
 @Command(name = "bench", mixinStandardHelpOptions = true, sortOptions = false,
-    description = {"Measures a Regent or etcd cluster: throughput, latency percentiles (HdrHistogram) and errors.",
-        "Workloads: campaign (grant + campaign own name + resign, then an untimed revoke), keepalive (hold "
+    description = {"Measures a Regent, etcd or bare-Ratis cluster: throughput, latency percentiles (HdrHistogram) "
+            + "and errors.",
+        "Workloads: campaign (each system's idiomatic election on the client's own name, timed whole: Regent "
+            + "campaign with a TTL + resign-and-revoke, 2 log entries; etcd grant + txn + txn + revoke; bare Ratis "
+            + "2 writes), campaign4 (grant + campaign + resign, then an untimed revoke), keepalive (hold "
             + "--leases leases, renewing each every TTL/3; reports spurious expiries), leader-read (linearizable "
             + "reads of a held name), handover (all clients queue for one name; time from resign to the next "
             + "holder's grant), fresh-token (holders ask for new tokens).",
+        "--target ratis: scripts/ratis-cluster.sh's nodes (a trivial state machine under Regent's Ratis "
+            + "settings); each Regent log entry is one write there, a leader read a linearizable ReadIndex read.",
         "Closed loop unless --rate: then open loop, latency counted from each request's due time "
             + "(coordinated omission corrected). Progress once a second on stderr; the result on stdout.",
         "Exit 1 when a keepalive run saw a spurious expiry."})
@@ -26,20 +35,30 @@ public final class BenchCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
 
-  @Option(names = "--target", defaultValue = "regent", description = "regent or etcd (default: ${DEFAULT-VALUE})")
+  @Option(names = "--target", defaultValue = "regent",
+      description = "regent, etcd or ratis (default: ${DEFAULT-VALUE})")
   String target;
 
   @Option(names = "--endpoints", paramLabel = "HOST:PORT[,...]",
-      description = "API endpoints (default: $REGENT_ENDPOINTS or 127.0.0.1:7101; etcd: 127.0.0.1:2379)")
+      description = "API endpoints (default: $REGENT_ENDPOINTS or 127.0.0.1:7101; etcd: 127.0.0.1:2379; ratis: "
+          + "the Raft addresses of n0,n1,n2, 127.0.0.1:23901,127.0.0.1:23902,127.0.0.1:23903)")
   String endpoints;
 
-  @Option(names = "--workload", required = true,
-      description = "campaign, keepalive, leader-read, handover or fresh-token")
-  String workload;
+  @Option(names = "--workload", required = true, split = ",", paramLabel = "WORKLOAD[,WORKLOAD...]",
+      description = "campaign, campaign4, keepalive, leader-read, handover or fresh-token; several run one after "
+          + "the other in this process, each at every --clients count")
+  List<String> workloads;
 
-  @Option(names = "--clients", defaultValue = "1", description = "concurrent clients, each with its own "
-      + "connection (default: ${DEFAULT-VALUE})")
-  int clients;
+  @Option(names = "--clients", defaultValue = "1", split = ",", paramLabel = "N[,N...]",
+      description = "concurrent clients, each with its own connection; several: one point each (default: "
+          + "${DEFAULT-VALUE})")
+  List<Integer> clientCounts;
+
+  @Option(names = "--settle", defaultValue = "0s", converter = DurationConverter.class,
+      description = "before the points, load the target (first workload, most clients) in 10 s windows until "
+          + "throughput improves by less than 3% or this long has passed: the servers' JIT warm-up; the curve "
+          + "goes into every result as settle_curve (default: ${DEFAULT-VALUE}, none)")
+  Duration settle;
 
   @Option(names = "--duration", defaultValue = "10s", converter = DurationConverter.class,
       description = "measured time (default: ${DEFAULT-VALUE})")
@@ -73,24 +92,54 @@ public final class BenchCommand implements Callable<Integer> {
   @Option(names = {"-w", "--write-out"}, defaultValue = "simple", description = "simple or json (default: ${DEFAULT-VALUE})")
   String output;
 
-  static final List<String> WORKLOADS = List.of("campaign", "keepalive", "leader-read", "handover", "fresh-token");
-
   @Override
   public Integer call() throws Exception {
-    BenchRun.Config config = config();
-    BenchResult result = new BenchRun(config, quiet ? null : spec.commandLine().getErr()).run();
-    spec.commandLine().getOut().println("json".equals(output) ? result.json() : result.text());
-    Object spurious = result.extras().get("spurious_expiries");
-    return spurious instanceof Long n && n > 0 ? 1 : 0;
+    List<BenchRun.Config> points = points();
+    PrintWriter progress = quiet ? null : spec.commandLine().getErr();
+    List<Double> curve = List.of();
+    if (!settle.isZero()) {
+      BenchRun.Config most = points.stream().filter(p -> p.workload().equals(points.get(0).workload()))
+          .max(Comparator.comparingInt(BenchRun.Config::clients)).orElseThrow();
+      curve = BenchSession.settle(most, Duration.ofSeconds(10), settle, progress);
+    }
+    List<Double> settleCurve = curve;
+    boolean[] spurious = {false};
+    BenchSession.run(points, progress, result -> {
+      if (!settleCurve.isEmpty()) {
+        result.extras().put("settle_curve", settleCurve);
+      }
+      spec.commandLine().getOut().println("json".equals(output) ? result.json() : result.text());
+      spec.commandLine().getOut().flush();
+      spurious[0] |= result.extras().get("spurious_expiries") instanceof Long n && n > 0;
+    });
+    return spurious[0] ? 1 : 0;
   }
 
-  /** Validates the options into a run configuration; usage errors as {@link ParameterException}. */
-  BenchRun.Config config() {
-    if (!target.equals("regent") && !target.equals("etcd")) {
-      throw usage("--target must be regent or etcd, not '" + target + "'");
+  /** Every point (workload x clients, in that order), validated; usage errors as {@link ParameterException}. */
+  List<BenchRun.Config> points() {
+    List<BenchRun.Config> points = new ArrayList<>();
+    for (String w : workloads) {
+      for (int n : clientCounts) {
+        points.add(config(w, n));
+      }
     }
-    if (!WORKLOADS.contains(workload)) {
-      throw usage("--workload must be one of " + WORKLOADS + ", not '" + workload + "'");
+    return points;
+  }
+
+  /** The first point (the only one with one workload and one client count). */
+  BenchRun.Config config() {
+    return points().get(0);
+  }
+
+  private BenchRun.Config config(String workload, int clients) {
+    if (!List.of("regent", "etcd", "ratis").contains(target)) {
+      throw usage("--target must be regent, etcd or ratis, not '" + target + "'");
+    }
+    if (target.equals("ratis") && (workload.equals("handover") || workload.equals("keepalive"))) {
+      throw usage("--target ratis runs campaign, campaign4, leader-read and fresh-token only");
+    }
+    if (!BenchRun.WORKLOADS.contains(workload)) {
+      throw usage("--workload must be one of " + BenchRun.WORKLOADS + ", not '" + workload + "'");
     }
     if (!output.equals("simple") && !output.equals("json")) {
       throw usage("-w must be simple or json");
@@ -117,7 +166,11 @@ public final class BenchCommand implements Callable<Integer> {
       raw = System.getenv("REGENT_ENDPOINTS");
     }
     if (raw == null || raw.isBlank()) {
-      raw = target.equals("regent") ? "127.0.0.1:7101" : "127.0.0.1:2379";
+      raw = switch (target) {
+        case "regent" -> "127.0.0.1:7101";
+        case "ratis" -> "127.0.0.1:23901,127.0.0.1:23902,127.0.0.1:23903";
+        default -> "127.0.0.1:2379";
+      };
     }
     List<String> list = new ArrayList<>();
     for (String e : raw.split(",")) {

@@ -2,7 +2,9 @@ package io.regent.cli.bench;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
+import io.regent.bench.load.BenchRun;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -43,7 +45,21 @@ class BenchCommandTest {
   }
 
   @Test
+  void severalWorkloadsAndClientCountsAreOnePointEachInOrder() {
+    BenchCommand cmd = new BenchCommand();
+    new CommandLine(cmd).parseArgs("--target", "ratis", "--workload", "campaign,leader-read", "--clients", "1,64");
+    assertThat(cmd.points()).extracting(BenchRun.Config::workload, BenchRun.Config::clients).containsExactly(
+        tuple("campaign", 1), tuple("campaign", 64),
+        tuple("leader-read", 1), tuple("leader-read", 64));
+    assertThat(cmd.points().get(0).endpoints()).hasSize(3);
+  }
+
+  @Test
   void rejectsBadCombinations() {
+    assertThatThrownBy(() -> parse("--workload", "handover", "--target", "ratis"))
+        .isInstanceOf(ParameterException.class).hasMessageContaining("ratis");
+    assertThatThrownBy(() -> parse("--workload", "campaign", "--clients", "1,0"))
+        .isInstanceOf(ParameterException.class).hasMessageContaining("--clients");
     assertThatThrownBy(() -> parse("--workload", "nope")).isInstanceOf(ParameterException.class)
         .hasMessageContaining("--workload");
     assertThatThrownBy(() -> parse("--workload", "keepalive", "--rate", "10"))

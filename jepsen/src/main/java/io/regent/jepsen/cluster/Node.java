@@ -1,14 +1,13 @@
 package io.regent.jepsen.cluster;
 
+import io.regent.process.ChildProcess;
 import java.io.IOException;
-import java.lang.ProcessBuilder.Redirect;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Instant;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One {@code regent server} process under test, driven by PID: start, {@code kill -9}, {@code
@@ -24,7 +23,7 @@ public final class Node {
   private final int apiPort;
   private final Path log;
   private final List<String> command;
-  private Process process;
+  private ChildProcess process;
   private boolean paused;
   private int starts;
 
@@ -74,11 +73,9 @@ public final class Node {
     Files.writeString(log, "=== jepsen: start #" + starts + " of " + id + " at " + Instant.now() + ": "
         + String.join(" ", command) + System.lineSeparator(), StandardCharsets.UTF_8,
         StandardOpenOption.CREATE, StandardOpenOption.APPEND);
-    process = new ProcessBuilder(command).redirectErrorStream(true)
-        .redirectOutput(Redirect.appendTo(log.toFile())).redirectInput(Redirect.from(new java.io.File("/dev/null")))
-        .start();
+    process = ChildProcess.builder(id, command).appendOutputTo(log).start();
     paused = false;
-    Processes.register(process);
+    Processes.register(process.handle());
   }
 
   /** {@code kill -9} and wait for the process to go; a no-op if it is not running. */
@@ -86,20 +83,19 @@ public final class Node {
     if (process == null) {
       return;
     }
-    process.destroyForcibly();
     try {
-      process.waitFor(10, TimeUnit.SECONDS);
+      process.kill9();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    Processes.unregister(process);
+    Processes.unregister(process.handle());
     paused = false;
   }
 
   /** {@code SIGSTOP}; a no-op if not running or already paused. */
   public synchronized void pause() {
     if (alive() && !paused) {
-      Shell.check("kill", "-STOP", Long.toString(process.pid()));
+      process.signal("STOP");
       paused = true;
     }
   }
@@ -107,7 +103,7 @@ public final class Node {
   /** {@code SIGCONT}; a no-op unless paused. */
   public synchronized void resume() {
     if (alive() && paused) {
-      Shell.check("kill", "-CONT", Long.toString(process.pid()));
+      process.signal("CONT");
     }
     paused = false;
   }
@@ -122,7 +118,7 @@ public final class Node {
 
   /** True while the process runs (paused or not). */
   public synchronized boolean alive() {
-    return process != null && process.isAlive();
+    return process != null && process.alive();
   }
 
   /** True while stopped by {@link #pause()}. */
@@ -137,7 +133,7 @@ public final class Node {
 
   /** The exit code if the process died on its own since its last start, else null. */
   public synchronized Integer exitCode() {
-    return process != null && !process.isAlive() ? process.exitValue() : null;
+    return process == null ? null : process.exitCode();
   }
 
   @Override

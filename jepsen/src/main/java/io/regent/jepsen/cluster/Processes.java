@@ -12,7 +12,7 @@ import java.util.Set;
  * a crash, an aborted test).
  */
 public final class Processes {
-  private static final Set<Process> LIVE = new LinkedHashSet<>();
+  private static final Set<ProcessHandle> LIVE = new LinkedHashSet<>();
   private static final List<Runnable> ACTIONS = new ArrayList<>();
   private static final List<ProcessHandle> STARTED = new ArrayList<>();
   private static boolean hooked;
@@ -21,10 +21,10 @@ public final class Processes {
   }
 
   /** Tracks a started process. */
-  public static synchronized void register(Process p) {
+  public static synchronized void register(ProcessHandle p) {
     hook();
     LIVE.add(p);
-    STARTED.add(p.toHandle());
+    STARTED.add(p);
   }
 
   /** Every process started in this JVM so far (for tests: none may outlive its run). */
@@ -33,7 +33,7 @@ public final class Processes {
   }
 
   /** Stops tracking a process that is gone. */
-  public static synchronized void unregister(Process p) {
+  public static synchronized void unregister(ProcessHandle p) {
     LIVE.remove(p);
   }
 
@@ -50,7 +50,7 @@ public final class Processes {
 
   /** Kills every tracked process now, then runs and clears the pending actions. */
   public static void killAll() {
-    List<Process> procs;
+    List<ProcessHandle> procs;
     List<Runnable> actions;
     synchronized (Processes.class) {
       procs = new ArrayList<>(LIVE);
@@ -58,15 +58,17 @@ public final class Processes {
       LIVE.clear();
       ACTIONS.clear();
     }
-    for (Process p : procs) {
+    for (ProcessHandle p : procs) {
       p.destroyForcibly();
     }
-    for (Process p : procs) {
+    for (ProcessHandle p : procs) {
       try {
-        p.waitFor();
+        p.onExit().get();
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         break;
+      } catch (java.util.concurrent.ExecutionException e) {
+        // onExit never fails; nothing to wait for
       }
     }
     for (Runnable r : actions) {

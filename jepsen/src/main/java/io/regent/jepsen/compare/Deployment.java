@@ -10,7 +10,7 @@ interface Deployment extends AutoCloseable {
   /** The target's name in the results: {@code regent-3}, {@code regent-5}, {@code single-writer}, {@code etcd-3}. */
   String label();
 
-  /** The client that drives it: {@code regent} or {@code etcd} (see {@code io.regent.cli.bench.Target}). */
+  /** The client that drives it: {@code regent} or {@code etcd} (see {@code io.regent.bench.load.Target}). */
   String kind();
 
   /** True when one process serves everything (no replication, no quorum). */

@@ -1,6 +1,6 @@
 package io.regent.jepsen.compare;
 
-import io.regent.cli.bench.Target;
+import io.regent.bench.load.Target;
 import io.regent.jepsen.cluster.Node;
 import java.time.Duration;
 import java.util.List;

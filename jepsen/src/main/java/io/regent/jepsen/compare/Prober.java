@@ -1,7 +1,7 @@
 package io.regent.jepsen.compare;
 
 import io.grpc.StatusRuntimeException;
-import io.regent.cli.bench.Target;
+import io.regent.bench.load.Target;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

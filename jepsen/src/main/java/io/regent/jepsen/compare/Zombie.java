@@ -1,7 +1,7 @@
 package io.regent.jepsen.compare;
 
 import com.google.gson.JsonObject;
-import io.regent.cli.bench.Target;
+import io.regent.bench.load.Target;
 import io.regent.fencing.FencingGuard;
 import io.regent.fencing.FencingMode;
 import io.regent.fencing.InMemoryFenceStore;

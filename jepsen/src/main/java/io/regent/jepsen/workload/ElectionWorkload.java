@@ -1,6 +1,5 @@
 package io.regent.jepsen.workload;
 
-import io.regent.jepsen.client.ClientPool;
 import io.regent.jepsen.client.ClientProcess;
 import java.util.List;
 
@@ -11,11 +10,7 @@ import java.util.List;
  * :key} = the name. Checked per name against {@code FencedRegister}: every grant strictly above every
  * earlier grant, and every read returning the last granted token (or nil).
  */
-public final class ElectionWorkload implements Workload {
-  private final List<String> names;
-  private final long ttlMs;
-  private final boolean tryCampaign;
-
+public final class ElectionWorkload extends HolderWorkload {
   /**
    * A workload.
    *
@@ -24,9 +19,7 @@ public final class ElectionWorkload implements Workload {
    * @param tryCampaign campaign with tryCampaign (see {@link Holder}) instead of a bounded blocking campaign
    */
   public ElectionWorkload(List<String> names, long ttlMs, boolean tryCampaign) {
-    this.names = List.copyOf(names);
-    this.ttlMs = ttlMs;
-    this.tryCampaign = tryCampaign;
+    super(names, ttlMs, tryCampaign);
   }
 
   @Override
@@ -35,49 +28,22 @@ public final class ElectionWorkload implements Workload {
   }
 
   @Override
-  public List<String> names() {
-    return names;
-  }
-
-  @Override
-  public ClientPool.Session session(ClientProcess p) {
-    Holder h = new Holder(p, ttlMs, tryCampaign);
-    return new ClientPool.Session() {
-      @Override
-      public long step() throws InterruptedException {
-        p.gate().await();
-        h.checkLease();
-        double x = p.random().nextDouble();
-        String n = names.get(p.random().nextInt(names.size()));
-        if (h.holding()) {
-          if (x < 0.3) {
-            h.resign();
-          } else {
-            h.read(n);
-          }
-        } else if (x < 0.5) {
-          h.campaign(n);
+  Moves moves(ClientProcess p) {
+    return h -> {
+      double x = p.random().nextDouble();
+      String n = anyName(p);
+      if (h.holding()) {
+        if (x < 0.3) {
+          h.resign();
         } else {
           h.read(n);
         }
-        return 50 + p.random().nextInt(150);
+      } else if (x < 0.5) {
+        h.campaign(n);
+      } else {
+        h.read(n);
       }
-
-      @Override
-      public boolean holding() {
-        return h.holding();
-      }
-
-      @Override
-      public void close() {
-        h.close();
-      }
+      return 50 + p.random().nextInt(150);
     };
-  }
-
-  @Override
-  public void finalReads(ClientProcess p) {
-    Holder h = new Holder(p, ttlMs, tryCampaign);
-    names.forEach(h::read);
   }
 }

@@ -1,6 +1,5 @@
 package io.regent.jepsen.workload;
 
-import io.regent.jepsen.client.ClientPool;
 import io.regent.jepsen.client.ClientProcess;
 import java.util.List;
 
@@ -9,15 +8,11 @@ import java.util.List;
  * their lease is renewed, then resign; a holder whose lease can no longer be vouched for (2/3 ttl
  * since the last acknowledged renewal was sent) steps down. Each belief is recorded as a {@code
  * :release} op with {@code :held [start end]} on the test's monotonic clock; the exclusivity checker
- * asserts that no two clients' intervals for a name overlap (the property docs/architecture.md §3.6's
+ * asserts that no two clients' intervals for a name overlap (the property docs/architecture.md §3.3's
  * keepalive-confirmation rule protects). The same {@code :grant}/{@code :read} ops are also checked
  * with {@code FencedRegister}.
  */
-public final class ExclusivityWorkload implements Workload {
-  private final List<String> names;
-  private final long ttlMs;
-  private final boolean tryCampaign;
-
+public final class ExclusivityWorkload extends HolderWorkload {
   /**
    * A workload.
    *
@@ -26,9 +21,7 @@ public final class ExclusivityWorkload implements Workload {
    * @param tryCampaign campaign with tryCampaign (see {@link Holder}) instead of a bounded blocking campaign
    */
   public ExclusivityWorkload(List<String> names, long ttlMs, boolean tryCampaign) {
-    this.names = List.copyOf(names);
-    this.ttlMs = ttlMs;
-    this.tryCampaign = tryCampaign;
+    super(names, ttlMs, tryCampaign);
   }
 
   @Override
@@ -37,20 +30,13 @@ public final class ExclusivityWorkload implements Workload {
   }
 
   @Override
-  public List<String> names() {
-    return names;
-  }
-
-  @Override
-  public ClientPool.Session session(ClientProcess p) {
-    Holder h = new Holder(p, ttlMs, tryCampaign);
-    return new ClientPool.Session() {
+  Moves moves(ClientProcess p) {
+    return new Moves() {
+      /** When the name held now is to be resigned, on System.nanoTime. */
       private long holdUntil;
 
       @Override
-      public long step() throws InterruptedException {
-        p.gate().await();
-        h.checkLease();
+      public long next(Holder h) throws InterruptedException {
         if (h.holding()) {
           if (System.nanoTime() - holdUntil < 0) {
             return 20;
@@ -58,7 +44,7 @@ public final class ExclusivityWorkload implements Workload {
           h.resign();
           return 50 + p.random().nextInt(100);
         }
-        String n = names.get(p.random().nextInt(names.size()));
+        String n = anyName(p);
         if (p.random().nextDouble() < 0.1) {
           h.read(n);
         } else {
@@ -67,22 +53,6 @@ public final class ExclusivityWorkload implements Workload {
         }
         return 50 + p.random().nextInt(100);
       }
-
-      @Override
-      public boolean holding() {
-        return h.holding();
-      }
-
-      @Override
-      public void close() {
-        h.close();
-      }
     };
-  }
-
-  @Override
-  public void finalReads(ClientProcess p) {
-    Holder h = new Holder(p, ttlMs, tryCampaign);
-    names.forEach(h::read);
   }
 }

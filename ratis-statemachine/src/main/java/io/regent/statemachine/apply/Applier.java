@@ -2,6 +2,7 @@ package io.regent.statemachine.apply;
 
 import io.regent.statemachine.event.ChangeEvent;
 import io.regent.statemachine.event.ChangeEvent.Kind;
+import io.regent.statemachine.group.GroupApplier;
 import io.regent.statemachine.proto.Campaign;
 import io.regent.statemachine.proto.Candidate;
 import io.regent.statemachine.proto.Checkpoint;
@@ -81,11 +82,26 @@ public final class Applier {
       case END_LOCK_DELAY -> endLockDelay(e.getEndLockDelay());
       case MEMBER_API -> memberApi(e.getMemberApi().getMemberId(), e.getMemberApi().getApiAddress());
       case LEASE_CHECKPOINT -> checkpoint(e.getLeaseCheckpoint());
+      case GROUP_JOIN -> groups().join(e.getGroupJoin());
+      case GROUP_LEAVE -> groups().leave(e.getGroupLeave());
+      case GROUP_RELEASE -> groups().release(e.getGroupRelease());
+      case CAMPAIGN_ALL -> new AllNames(txn, index, events).campaign(e.getCampaignAll());
       case COMMAND_NOT_SET -> error(Code.INVALID_ARGUMENT, "log entry has no command");
     };
   }
 
   private Result.Builder grant(long ttlMs, long maxLeases) {
+    Result.Builder refusal = refuseGrant(ttlMs, maxLeases);
+    if (refusal != null) {
+      return refusal;
+    }
+    granted = LeaseRecord.newBuilder().setId(index).setTtlMs(ttlMs).build();
+    txn.putLease(granted);
+    return Result.newBuilder().setLeaseId(index);
+  }
+
+  /** Why a lease of {@code ttlMs} may not be granted now, or {@code null} when it may. */
+  private Result.Builder refuseGrant(long ttlMs, long maxLeases) {
     if (ttlMs <= 0 || ttlMs > Limits.MAX_TTL_MS) {
       return error(Code.INVALID_ARGUMENT, "ttl " + ttlMs + " ms outside (0, " + Limits.MAX_TTL_MS + "]");
     }
@@ -93,9 +109,15 @@ public final class Applier {
       return error(Code.RESOURCE_EXHAUSTED, "the cluster holds " + txn.leaseCount()
           + " leases, its limit (--max-leases " + maxLeases + "); revoke some first");
     }
-    granted = LeaseRecord.newBuilder().setId(index).setTtlMs(ttlMs).build();
-    txn.putLease(granted);
-    return Result.newBuilder().setLeaseId(index);
+    return null;
+  }
+
+  private GroupApplier groups() {
+    return new GroupApplier(txn, index, events, ttlMs -> {
+      granted = LeaseRecord.newBuilder().setId(index).setTtlMs(ttlMs).build();
+      txn.putLease(granted);
+      return granted;
+    });
   }
 
   private Result.Builder memberApi(String id, String apiAddress) {
@@ -139,11 +161,20 @@ public final class Applier {
    * candidacy of an ending lease is withdrawn, then the names they hold are freed and passed on.
    */
   private void endLeases(List<LeaseRecord> leases, Kind kind) {
+    groups().leasesEnded(leases);
     for (LeaseRecord lease : leases) {
       for (String name : lease.getNamesList()) {
         NameRecord rec = txn.name(name);
         if (rec != null && !isHolder(rec, lease.getId())) {
           store(withoutCandidate(rec, lease.getId()));
+        }
+      }
+    }
+    for (LeaseRecord lease : leases) {
+      for (String name : lease.getNamesList()) {
+        NameRecord rec = txn.name(name);
+        if (rec != null && !rec.hasHolder()) {
+          store(promote(rec)); // a CampaignAll candidate that reserved it may have left the head of the line
         }
       }
     }
@@ -175,25 +206,41 @@ public final class Applier {
     if (bad == null && (c.getLockDelayMs() < 0 || c.getLockDelayMs() > Limits.MAX_TTL_MS)) {
       bad = "lock delay " + c.getLockDelayMs() + " ms outside [0, " + Limits.MAX_TTL_MS + "]";
     }
+    if (bad == null && c.getTtlMs() != 0 && c.getLeaseId() != 0) {
+      bad = "a campaign names a lease (" + c.getLeaseId() + ") or a ttl (" + c.getTtlMs() + " ms), not both";
+    }
     if (bad != null) {
       return error(Code.INVALID_ARGUMENT, bad);
     }
-    LeaseRecord lease = txn.lease(c.getLeaseId());
-    if (lease == null) {
-      return error(Code.NOT_FOUND, "lease " + c.getLeaseId() + " not found");
+    boolean ownLease = c.getTtlMs() != 0;
+    LeaseRecord lease;
+    if (ownLease) {
+      // The lease this entry grants: stored only if the campaign registers (a refusal grants nothing).
+      Result.Builder refusal = refuseGrant(c.getTtlMs(), c.getMaxLeases());
+      if (refusal != null) {
+        return refusal;
+      }
+      lease = LeaseRecord.newBuilder().setId(index).setTtlMs(c.getTtlMs()).build();
+    } else {
+      lease = txn.lease(c.getLeaseId());
+      if (lease == null) {
+        return error(Code.NOT_FOUND, "lease " + c.getLeaseId() + " not found");
+      }
     }
+    long leaseId = lease.getId();
     NameRecord rec = txn.name(c.getName());
     if (rec == null) {
       rec = NameRecord.newBuilder().setName(c.getName()).build();
     }
     // A retried campaign keeps the position it already has (idempotent per name and lease).
-    if (isHolder(rec, c.getLeaseId())) {
+    if (isHolder(rec, leaseId)) {
       return nameResult(rec).setElected(true);
     }
-    if (rec.getCandidatesList().stream().anyMatch(x -> x.getLeaseId() == c.getLeaseId())) {
+    if (rec.getCandidatesList().stream().anyMatch(x -> x.getLeaseId() == leaseId)) {
       return nameResult(rec);
     }
-    boolean free = !rec.hasHolder() && rec.getLockDelayMs() == 0;
+    // a free name with candidates is reserved for a CampaignAll candidate at the head of its line
+    boolean free = !rec.hasHolder() && rec.getLockDelayMs() == 0 && rec.getCandidatesCount() == 0;
     if (!free && c.getNoWait()) {
       // A try-campaign must not leave a candidacy behind: it could be elected after "not elected" was answered.
       return nameResult(rec);
@@ -202,19 +249,27 @@ public final class Applier {
     if (full != null) {
       return full;
     }
-    txn.putLease(withName(lease, c.getName()));
+    LeaseRecord registered = withName(lease, c.getName());
+    txn.putLease(registered);
+    Result.Builder result;
     if (free) {
-      Holder h = Holder.newBuilder().setLeaseId(c.getLeaseId()).setValue(c.getValue())
+      Holder h = Holder.newBuilder().setLeaseId(leaseId).setValue(c.getValue())
           .setToken(index).setSinceIndex(index).setLockDelayMs(c.getLockDelayMs()).build();
       NameRecord taken = rec.toBuilder().setHolder(h).build();
       txn.putName(taken);
-      events.add(new ChangeEvent(Kind.ELECTED, c.getName(), h, index, c.getLeaseId()));
-      return nameResult(taken).setElected(true);
+      events.add(new ChangeEvent(Kind.ELECTED, c.getName(), h, index, leaseId));
+      result = nameResult(taken).setElected(true);
+    } else {
+      NameRecord queued = rec.toBuilder().addCandidates(Candidate.newBuilder().setLeaseId(leaseId)
+          .setValue(c.getValue()).setRegisteredIndex(index).setLockDelayMs(c.getLockDelayMs())).build();
+      txn.putName(queued);
+      result = nameResult(queued);
     }
-    NameRecord queued = rec.toBuilder().addCandidates(Candidate.newBuilder().setLeaseId(c.getLeaseId())
-        .setValue(c.getValue()).setRegisteredIndex(index).setLockDelayMs(c.getLockDelayMs())).build();
-    txn.putName(queued);
-    return nameResult(queued);
+    if (ownLease) {
+      granted = registered;
+      result.setLeaseId(leaseId);
+    }
+    return result;
   }
 
   /**
@@ -265,6 +320,11 @@ public final class Applier {
     events.add(new ChangeEvent(Kind.RESIGNED, r.getName(), null, index, leaseId));
     NameRecord after = promote(rec.toBuilder().clearHolder().build());
     store(after);
+    if (r.getRevokeLease() && lease != null) {
+      // The name is already passed on, so the revocation frees only the lease's other names and candidacies.
+      endLeases(List.of(txn.lease(leaseId)), Kind.REVOKED);
+      return nameResult(after).setLeaseId(leaseId);
+    }
     return nameResult(after);
   }
 
@@ -274,13 +334,25 @@ public final class Applier {
       // Withdrawing touches only a waiting candidacy; a holder leaves by Resign.
       return rec == null ? Result.newBuilder() : nameResult(rec).setElected(true);
     }
-    NameRecord after = withoutCandidate(rec, w.getLeaseId());
-    store(after);
+    List<String> names = rec.getCandidatesList().stream().filter(c -> c.getLeaseId() == w.getLeaseId())
+        .findFirst().filter(c -> c.getAllNamesCount() > 0).map(c -> (List<String>) c.getAllNamesList())
+        .orElse(List.of(w.getName()));
     LeaseRecord lease = txn.lease(w.getLeaseId());
-    if (lease != null) {
-      txn.putLease(withoutName(lease, w.getName()));
+    for (String name : names) {
+      // a CampaignAll candidacy is one candidate: it leaves the line of every one of its names
+      NameRecord r = txn.name(name);
+      if (r != null) {
+        store(promote(withoutCandidate(r, w.getLeaseId())));
+      }
+      if (lease != null) {
+        lease = withoutName(lease, name);
+      }
     }
-    return nameResult(after);
+    if (lease != null) {
+      txn.putLease(lease);
+    }
+    NameRecord after = txn.name(w.getName());
+    return nameResult(after != null ? after : NameRecord.newBuilder().setName(w.getName()).build());
   }
 
   private Result.Builder freshToken(FreshToken f) {
@@ -374,6 +446,9 @@ public final class Applier {
       return rec;
     }
     Candidate next = rec.getCandidates(0);
+    if (next.getAllNamesCount() > 0) {
+      return new AllNames(txn, index, events).promote(rec);
+    }
     Holder h = Holder.newBuilder().setLeaseId(next.getLeaseId()).setValue(next.getValue())
         .setToken(index).setSinceIndex(index).setLockDelayMs(next.getLockDelayMs()).build();
     events.add(new ChangeEvent(Kind.ELECTED, rec.getName(), h, index, next.getLeaseId()));

@@ -6,7 +6,8 @@ import io.regent.statemachine.proto.Holder;
  * One change produced by applying a log entry, delivered on every replica in log order.
  *
  * @param kind what happened
- * @param name the election or lock name; empty for {@link Kind#LEASE_ENDED}
+ * @param name the election or lock name (the group for {@link Kind#GROUP_CHANGED}); empty for
+ *     {@link Kind#LEASE_ENDED}
  * @param holder the name's holder after the change, or {@code null} when it became free
  * @param index log index of the entry that made the change
  * @param leaseId the lease concerned (the new holder's, the freed holder's, or the ended lease)
@@ -28,11 +29,13 @@ public record ChangeEvent(Kind kind, String name, Holder holder, long index, lon
     /** The holder received a new token (FreshToken); the holder's lease and value are unchanged. */
     TOKEN_REFRESHED,
     /** A lease ended (expired or revoked); not an ownership change, used by waiting campaigns. */
-    LEASE_ENDED;
+    LEASE_ENDED,
+    /** An ownership group's members or assignment changed; {@code name} is the group (docs/ownership.md). */
+    GROUP_CHANGED;
 
     /** Whether Observe streams carry this kind. */
     public boolean isOwnershipChange() {
-      return this != LEASE_ENDED;
+      return this != LEASE_ENDED && this != GROUP_CHANGED;
     }
   }
 }

@@ -8,13 +8,10 @@ import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.Result;
 import io.regent.statemachine.replica.ApplyEffects;
 import io.regent.statemachine.replica.ReplicaView;
-import io.regent.statemachine.store.LmdbFileCheck;
 import io.regent.statemachine.store.RegentStore;
 import io.regent.statemachine.store.StateTxn;
-import io.regent.statemachine.store.UnsyncedMarker;
 import java.io.File;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collection;
 import java.util.concurrent.CompletableFuture;
@@ -98,23 +95,7 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
 
   private void openStore() {
     SingleFileSnapshotInfo snapshot = storage.loadLatestSnapshot();
-    boolean hasLive = Files.exists(lmdbDir.resolve("data.mdb"));
-    if (hasLive && !UnsyncedMarker.trustworthy(lmdbDir)) {
-      // the OS went down while LMDB held unsynced commits: rebuild it from the snapshot and the Raft log
-      LOG.warn("{} was not synced before the OS restarted: rebuilding it from {} and the Raft log", lmdbDir,
-          snapshot == null ? "an empty state" : "snapshot " + snapshot.getTermIndex());
-      RegentStore.discard(lmdbDir);
-      hasLive = false;
-    }
-    if (hasLive) {
-      LmdbFileCheck.check(lmdbDir.resolve("data.mdb")); // before mapping it: a truncated file would SIGBUS
-    }
-    if (!hasLive && snapshot != null) {
-      LOG.info("no live LMDB in {}: restoring snapshot {}", lmdbDir, snapshot.getTermIndex());
-      store = RegentStore.restore(lmdbDir, snapshot.getFile().getPath());
-    } else {
-      store = RegentStore.openUnsynced(lmdbDir);
-    }
+    store = RegentStore.recover(lmdbDir, snapshot == null ? null : snapshot.getFile().getPath());
     if (snapshot != null) {
       setLastAppliedTermIndex(snapshot.getTermIndex());
     }

@@ -14,6 +14,8 @@ import org.lmdbjava.DbiFlags;
 import org.lmdbjava.Env;
 import org.lmdbjava.EnvFlags;
 import org.lmdbjava.Txn;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The LMDB environment that holds Regent's replicated state: leases, names and the applied index.
@@ -33,6 +35,7 @@ import org.lmdbjava.Txn;
  * at a time (Ratis applies serially). Readers may run concurrently.
  */
 public final class RegentStore implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(RegentStore.class);
   /** Map size of the environment: 4 GiB of address space, allocated lazily by the OS. */
   public static final long MAP_SIZE_BYTES = 4L << 30;
 
@@ -105,6 +108,34 @@ public final class RegentStore implements AutoCloseable {
     return openUnsynced(dir);
   }
 
+  /**
+   * Opens a Raft replica's environment in {@code dir} as a restart finds it (docs/architecture.md §11): the
+   * live environment when it can be trusted; rebuilt from {@code latestSnapshot} when the OS went down while
+   * it held unsynced commits ({@link UnsyncedMarker}) or when there is none; empty when there is neither
+   * (Ratis then replays the whole log). Opened unsynced, as {@link #openUnsynced}.
+   *
+   * @param latestSnapshot the latest snapshot file (an LMDB copy), or null when the replica has none
+   * @throws DataDirDamagedException when the live file is truncated (mapping it would kill the JVM)
+   */
+  public static RegentStore recover(Path dir, Path latestSnapshot) {
+    Path live = dir.resolve("data.mdb");
+    boolean hasLive = Files.exists(live);
+    String from = latestSnapshot == null ? "an empty state" : "snapshot " + latestSnapshot;
+    if (hasLive && !UnsyncedMarker.trustworthy(dir)) {
+      LOG.warn("{} was not synced before the OS restarted: rebuilding it from {} and the Raft log", dir, from);
+      discard(dir);
+      hasLive = false;
+    }
+    if (hasLive) {
+      LmdbFileCheck.check(live); // before mapping it: a truncated file would SIGBUS
+    }
+    if (!hasLive && latestSnapshot != null) {
+      LOG.info("no live LMDB in {}: restoring {}", dir, from);
+      return restore(dir, latestSnapshot);
+    }
+    return openUnsynced(dir);
+  }
+
   /** Runs {@code body} in a read-only transaction and returns its result. */
   public <T> T read(Function<StateTxn, T> body) {
     try (Txn<byte[]> txn = env.txnRead()) {
@@ -162,7 +193,7 @@ public final class RegentStore implements AutoCloseable {
    * Deletes the environment in {@code dir} (after an OS crash made it untrustworthy, see
    * {@link UnsyncedMarker}), so that the replica rebuilds it from a snapshot and the log.
    */
-  public static void discard(Path dir) {
+  private static void discard(Path dir) {
     try {
       deleteTree(dir);
     } catch (IOException e) {

@@ -1,6 +1,7 @@
 package io.regent.statemachine.store;
 
 import com.google.protobuf.InvalidProtocolBufferException;
+import io.regent.statemachine.proto.GroupRecord;
 import io.regent.statemachine.proto.LeaseRecord;
 import io.regent.statemachine.proto.NameRecord;
 import java.nio.ByteBuffer;
@@ -27,6 +28,8 @@ public final class StateTxn {
   private static final byte[] APPLIED_INDEX = "appliedIndex".getBytes(StandardCharsets.US_ASCII);
   /** Prefix of the meta keys holding members' API addresses ({@code member-api/<id>}). */
   private static final String MEMBER_API = "member-api/";
+  /** Prefix of the meta keys holding ownership groups ({@code group/} + SHA-256 of the group name). */
+  private static final byte[] GROUP = "group/".getBytes(StandardCharsets.US_ASCII);
   /** Longest member id stored: keeps the meta key well under LMDB's 511-byte limit. */
   public static final int MAX_MEMBER_ID_BYTES = 128;
 
@@ -112,6 +115,33 @@ public final class StateTxn {
     names.delete(txn, nameKey(name));
   }
 
+  /** The ownership group with this name, or {@code null} (a group exists while it has members). */
+  public GroupRecord group(String name) {
+    byte[] v = meta.get(txn, groupKey(name));
+    return v == null ? null : group(v);
+  }
+
+  /** Inserts or replaces an ownership group. */
+  public void putGroup(GroupRecord group) {
+    meta.put(txn, groupKey(group.getName()), group.toByteArray());
+  }
+
+  /** Deletes an ownership group; no effect when absent. */
+  public void deleteGroup(String name) {
+    meta.delete(txn, groupKey(name));
+  }
+
+  /** Every ownership group, in key (hash) order. */
+  public List<GroupRecord> allGroups() {
+    List<GroupRecord> out = new ArrayList<>();
+    byte[] to = GROUP.clone();
+    to[to.length - 1]++; // '/' + 1: the first key after the prefix
+    try (CursorIterable<byte[]> it = meta.iterate(txn, KeyRange.closedOpen(GROUP, to))) {
+      it.forEach(kv -> out.add(group(kv.val())));
+    }
+    return out;
+  }
+
   /** Number of live leases (LMDB's own entry count: O(1), identical on every replica). */
   public long leaseCount() {
     return leases.stat(txn).entries;
@@ -146,6 +176,18 @@ public final class StateTxn {
 
   private static byte[] memberKey(String id) {
     return (MEMBER_API + id).getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static byte[] groupKey(String name) {
+    return ByteBuffer.allocate(GROUP.length + 32).put(GROUP).put(nameKey(name)).array();
+  }
+
+  private static GroupRecord group(byte[] v) {
+    try {
+      return GroupRecord.parseFrom(v);
+    } catch (InvalidProtocolBufferException e) {
+      throw new IllegalStateException("corrupt group record in LMDB", e);
+    }
   }
 
   private static byte[] nameKey(String name) {

@@ -49,6 +49,12 @@ public final class Entries {
         .setValue(ByteString.copyFromUtf8(value)).setLockDelayMs(lockDelayMs)));
   }
 
+  /** A campaign that grants its own lease of {@code ttlMs} (limit {@code maxLeases}, 0: none). */
+  public static LogEntry campaignWithTtl(String name, long ttlMs, String value, long maxLeases, boolean noWait) {
+    return logged(LogEntry.newBuilder().setCampaign(Campaign.newBuilder().setName(name).setTtlMs(ttlMs)
+        .setMaxLeases(maxLeases).setNoWait(noWait).setValue(ByteString.copyFromUtf8(value))));
+  }
+
   public static LogEntry tryCampaign(String name, long leaseId, String value) {
     return logged(LogEntry.newBuilder().setCampaign(Campaign.newBuilder().setName(name).setLeaseId(leaseId)
         .setValue(ByteString.copyFromUtf8(value)).setNoWait(true)));
@@ -76,6 +82,12 @@ public final class Entries {
     return logged(LogEntry.newBuilder().setResign(Resign.newBuilder().setName(name).setToken(token)));
   }
 
+  /** A Resign that also revokes the holder's lease. */
+  public static LogEntry resignAndRevoke(String name, long token) {
+    return logged(LogEntry.newBuilder().setResign(Resign.newBuilder().setName(name).setToken(token)
+        .setRevokeLease(true)));
+  }
+
   public static LogEntry withdraw(String name, long leaseId) {
     return logged(LogEntry.newBuilder().setWithdraw(Withdraw.newBuilder().setName(name).setLeaseId(leaseId)));
   }
@@ -92,6 +104,11 @@ public final class Entries {
 
   public static LogEntry confirmNames(String... names) {
     return logged(LogEntry.newBuilder().setConfirm(Confirm.newBuilder().addAllQueryNames(Arrays.asList(names))));
+  }
+
+  public static LogEntry groupJoin(String group, String member, long leaseId, int partitions) {
+    return logged(LogEntry.newBuilder().setGroupJoin(io.regent.statemachine.proto.GroupJoin.newBuilder()
+        .setGroup(group).setMemberId(member).setLeaseId(leaseId).setPartitions(partitions)));
   }
 
   private static LogEntry logged(LogEntry.Builder entry) {

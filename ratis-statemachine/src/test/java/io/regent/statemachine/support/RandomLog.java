@@ -63,8 +63,12 @@ public final class RandomLog {
       LogEntry grant = Entries.grant(ttl());
       granted.add(driver.nextIndex());
       return grant;
-    } else if (pick < 37) {
+    } else if (pick < 31) {
       return Entries.campaign(name(), leaseId(), value());
+    } else if (pick < 37) {
+      // A campaign that grants its own lease (the id is this entry's index when it registers).
+      granted.add(driver.nextIndex());
+      return Entries.campaignWithTtl(name(), ttl(), value(), random.nextInt(4) == 0 ? 3 : 0, random.nextBoolean());
     } else if (pick < 42) {
       return Entries.revoke(leaseId());
     } else if (pick < 48) {
@@ -73,9 +77,12 @@ public final class RandomLog {
     } else if (pick < 58) {
       String name = name();
       return Entries.proclaim(name, token(name), value());
-    } else if (pick < 70) {
+    } else if (pick < 65) {
       String name = name();
       return Entries.resign(name, token(name));
+    } else if (pick < 70) {
+      String name = name();
+      return Entries.resignAndRevoke(name, token(name));
     } else if (pick < 80) {
       return Entries.withdraw(name(), leaseId());
     } else if (pick < 92) {
@@ -83,6 +90,9 @@ public final class RandomLog {
       return Entries.freshToken(name, token(name));
     } else if (pick < 97) {
       return Entries.confirm(leaseId(), leaseId());
+    } else if (pick == 97) {
+      // ownership groups: their lease ends free partitions in the same applies as the names
+      return Entries.groupJoin("group-" + random.nextInt(2), "m" + random.nextInt(4), leaseId(), 16);
     }
     byte[] garbage = new byte[random.nextInt(8)];
     random.nextBytes(garbage);

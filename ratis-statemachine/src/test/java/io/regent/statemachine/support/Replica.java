@@ -87,6 +87,11 @@ public final class Replica implements AutoCloseable {
     return store.read(txn -> txn.name(name));
   }
 
+  /** Runs {@code body} in a read transaction of this replica. */
+  public <T> T read(java.util.function.Function<StateTxn, T> body) {
+    return store.read(body);
+  }
+
   /** The canonical dump of the whole state. */
   public String dump() {
     return store.read(StateDump::of);

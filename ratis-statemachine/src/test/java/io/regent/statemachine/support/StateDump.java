@@ -27,6 +27,7 @@ public final class StateDump {
     for (NameRecord name : txn.allNames()) {
       out.append("name ").append(TextFormat.shortDebugString(name)).append('\n');
     }
+    txn.allGroups().forEach(g -> out.append("group ").append(TextFormat.shortDebugString(g)).append('\n'));
     return out.toString();
   }
 }

@@ -16,27 +16,21 @@ import io.regent.statemachine.replica.ReplicaView;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The public gRPC endpoint of one node: services Lease, Election, Lock, Cluster, health and reflection, behind
+ * The public gRPC endpoint of one node: services Lease, Election, Lock, Group, Cluster, health and reflection, behind
  * the limits of {@link ServerLimits}.
  */
 public final class ApiServer implements AutoCloseable {
-  /** Threads that hand Observe events to gRPC; each stream has at most one drain task pending. */
-  private static final int OBSERVE_THREADS = 2;
   /** HTTP/2 streams a connection may open beyond the call limit, so that excess calls reach the server and
    * get a RESOURCE_EXHAUSTED answer instead of waiting in the client for a free stream. */
   private static final int STREAM_HEADROOM = 64;
 
   private final Server server;
-  private final ExecutorService streams = Executors.newCachedThreadPool(daemon("regent-stream"));
-  private final ExecutorService observeExecutor = Executors.newFixedThreadPool(OBSERVE_THREADS,
-      daemon("regent-observe"));
 
   /**
-   * Binds (but does not start) the API.
+   * Binds (but does not start) the API in plaintext with {@link ServerLimits#DEFAULTS}.
    *
    * @param address host and port to bind (port 0 picks a free one)
    * @param cluster what Status reports
@@ -44,38 +38,31 @@ public final class ApiServer implements AutoCloseable {
    * @param proposer where commands go (Raft, or the single writer's local log)
    * @param minTtlMs smallest TTL a Grant may ask for, ms
    * @param unsafeLocalGrants TESTS ONLY: the Jepsen negative control (see {@code ServerConfig})
+   * @param blocking the node's blocking pool (local reads, snapshot streams, Observe deliveries)
    * @param interceptors wrap every call (metrics)
    */
   public ApiServer(InetSocketAddress address, ClusterView cluster, ReplicaView sm, EntrySubmitter proposer,
-                   Confirmer confirmer, long minTtlMs, boolean unsafeLocalGrants, ServerInterceptor... interceptors) {
-    this(address, InsecureServerCredentials.create(), cluster, sm, proposer, confirmer, minTtlMs, unsafeLocalGrants,
-        interceptors);
-  }
-
-  /**
-   * Like the plaintext constructor, serving with {@code credentials} (TLS, optionally mutual: see
-   * {@code io.regent.server.security.TlsCredentials}) and {@link ServerLimits#DEFAULTS}.
-   */
-  public ApiServer(InetSocketAddress address, ServerCredentials credentials, ClusterView cluster, ReplicaView sm,
-                   EntrySubmitter proposer, Confirmer confirmer, long minTtlMs, boolean unsafeLocalGrants,
+                   Confirmer confirmer, long minTtlMs, boolean unsafeLocalGrants, ExecutorService blocking,
                    ServerInterceptor... interceptors) {
-    this(address, credentials, cluster, sm, proposer, confirmer, minTtlMs, unsafeLocalGrants, ServerLimits.DEFAULTS,
-        interceptors);
+    this(address, InsecureServerCredentials.create(), cluster, sm, proposer, confirmer, minTtlMs, unsafeLocalGrants,
+        ServerLimits.DEFAULTS, blocking, interceptors);
   }
 
   /**
-   * Binds (but does not start) the API with {@code credentials} and {@code limits}.
+   * Binds (but does not start) the API with {@code credentials} (TLS, optionally mutual: see
+   * {@code io.regent.server.security.TlsCredentials}) and {@code limits}; the other parameters as above.
    *
    * @param limits message size, per-connection, state and stream limits (see {@link ServerLimits})
    * @param interceptors wrap every call (metrics), outside the limits so that refusals are counted too
    */
   public ApiServer(InetSocketAddress address, ServerCredentials credentials, ClusterView cluster, ReplicaView sm,
                    EntrySubmitter proposer, Confirmer confirmer, long minTtlMs, boolean unsafeLocalGrants,
-                   ServerLimits limits, ServerInterceptor... interceptors) {
-    StateReader reader = new StateReader(confirmer, sm);
-    Campaigns campaigns = new Campaigns(proposer, sm.hub(), unsafeLocalGrants ? new UnsafeLocalGrants(sm) : null,
-        limits);
+                   ServerLimits limits, ExecutorService blocking, ServerInterceptor... interceptors) {
+    StateReader reader = new StateReader(confirmer, sm, blocking);
     LeaseQuota quota = new LeaseQuota(limits.maxLeasesPerConnection());
+    LeaseGrants grants = new LeaseGrants(minTtlMs, limits, quota);
+    Campaigns campaigns = new Campaigns(proposer, sm.hub(), unsafeLocalGrants ? new UnsafeLocalGrants(sm) : null,
+        limits, grants);
     sm.hub().listen(quota);
     ConnectionLimiter limiter = new ConnectionLimiter(limits, System::nanoTime, quota::forget);
     HealthStatusManager health = new HealthStatusManager();
@@ -86,12 +73,14 @@ public final class ApiServer implements AutoCloseable {
         .intercept(limiter);
     java.util.Arrays.stream(interceptors).forEach(builder::intercept);
     this.server = builder
-        .addService(new LeaseService(proposer, confirmer, reader, minTtlMs, limits, quota))
-        .addService(new ElectionService(campaigns, new Observers(reader, sm.hub(), observeExecutor,
-            limits.observeBuffer(), limits.maxObservers()), reader, proposer))
+        .addService(new LeaseService(proposer, confirmer, reader, grants))
+        .addService(new ElectionService(campaigns, new Observers(reader, sm.hub(), blocking,
+            limits.observeBuffer(), limits.maxObservers()), reader, proposer,
+            new CampaignAllCall(proposer, sm.hub(), limits)))
         .addService(new LockService(campaigns, proposer))
+        .addService(new GroupService(proposer, reader, sm, blocking, minTtlMs, limits.maxObservers()))
         .addService(new ClusterService(cluster, confirmer))
-        .addService(new MaintenanceService(confirmer, sm, streams))
+        .addService(new MaintenanceService(confirmer, sm, blocking))
         .addService(health.getHealthService())
         .addService(ProtoReflectionServiceV1.newInstance())
         .build();
@@ -112,15 +101,5 @@ public final class ApiServer implements AutoCloseable {
   public void close() throws InterruptedException {
     server.shutdownNow();
     server.awaitTermination(5, TimeUnit.SECONDS);
-    streams.shutdownNow();
-    observeExecutor.shutdownNow();
-  }
-
-  private static java.util.concurrent.ThreadFactory daemon(String name) {
-    return r -> {
-      Thread t = new Thread(r, name);
-      t.setDaemon(true);
-      return t;
-    };
   }
 }

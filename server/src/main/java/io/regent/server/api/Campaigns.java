@@ -2,6 +2,7 @@ package io.regent.server.api;
 
 import com.google.protobuf.ByteString;
 import io.grpc.stub.ServerCallStreamObserver;
+import io.grpc.stub.StreamObserver;
 import io.regent.api.v1.LeaderKey;
 import io.regent.server.limits.ServerLimits;
 import io.regent.server.raft.EntrySubmitter;
@@ -32,16 +33,49 @@ final class Campaigns {
   private final EventHub hub;
   private final UnsafeLocalGrants unsafe;
   private final ServerLimits limits;
+  private final LeaseGrants grants;
 
   /**
    * @param unsafe the negative-control mode, or {@code null} (always, outside tests)
    * @param limits names and candidates limits, stamped on each Campaign entry and judged at apply
+   * @param grants the lease rules a campaign with a TTL goes through
    */
-  Campaigns(EntrySubmitter proposer, EventHub hub, UnsafeLocalGrants unsafe, ServerLimits limits) {
+  Campaigns(EntrySubmitter proposer, EventHub hub, UnsafeLocalGrants unsafe, ServerLimits limits,
+            LeaseGrants grants) {
     this.proposer = proposer;
     this.hub = hub;
     this.unsafe = unsafe;
     this.limits = limits;
+    this.grants = grants;
+  }
+
+  /** The answer to a campaign with a TTL: elected, the holder after it (or null), and the lease it granted. */
+  interface OwnLeaseAnswer<R> {
+    R of(boolean elected, LeaderKey holder, long grantedLease);
+  }
+
+  /**
+   * Campaigns for {@code name} with a lease of {@code ttlMs} that the same log entry grants (an election in
+   * two entries: this and a Resign that revokes, docs/architecture.md), and answers at once: elected, or queued
+   * with the new lease, which the caller keeps alive and campaigns again with to wait. Never blocks, so a
+   * cancelled call leaves at most a lease that expires unrenewed. Errors: INVALID_ARGUMENT (name, value, lock
+   * delay, TTL outside the range of Lease.Grant, or {@code lease} set too), RESOURCE_EXHAUSTED ({@code --max-ttl},
+   * the lease, names or candidates limits), UNAVAILABLE.
+   */
+  <R> void campaignWithTtl(String name, long lease, long ttlMs, ByteString value, long lockDelayMs, boolean noWait,
+                           StreamObserver<R> obs, OwnLeaseAnswer<R> answer) {
+    Validation.name(name);
+    Validation.value(value);
+    Validation.lockDelay(lockDelayMs);
+    if (lease != 0) {
+      throw Statuses.invalid("set a lease (" + lease + ") or a ttl (" + ttlMs + " ms), not both");
+    }
+    grants.checkTtl(ttlMs);
+    Statuses.reply(grants.propose(() -> proposer.propose(LogEntry.newBuilder().setCampaign(Campaign.newBuilder()
+            .setName(name).setTtlMs(ttlMs).setMaxLeases(grants.maxLeases()).setValue(value)
+            .setLockDelayMs(lockDelayMs).setNoWait(noWait).setMaxNames(limits.maxNames())
+            .setMaxCandidates(limits.maxCandidates())))),
+        r -> answer.of(Statuses.check(r).getElected(), holder(r), r.getLeaseId()), obs);
   }
 
   /**

@@ -14,6 +14,7 @@ import io.regent.api.v1.StatusRequest;
 import io.regent.api.v1.StatusResponse;
 import io.regent.api.v1.TransferLeadershipRequest;
 import io.regent.api.v1.TransferLeadershipResponse;
+import io.regent.client.MemberArgs;
 import io.regent.server.raft.Confirmer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

@@ -3,6 +3,8 @@ package io.regent.server.api;
 import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
+import io.regent.api.v1.CampaignAllRequest;
+import io.regent.api.v1.CampaignAllResponse;
 import io.regent.api.v1.CampaignRequest;
 import io.regent.api.v1.CampaignResponse;
 import io.regent.api.v1.ElectionGrpc;
@@ -30,12 +32,15 @@ import io.regent.statemachine.proto.Resign;
  */
 final class ElectionService extends ElectionGrpc.ElectionImplBase {
   private final Campaigns campaigns;
+  private final CampaignAllCall campaignAll;
   private final Observers observers;
   private final StateReader reader;
   private final EntrySubmitter proposer;
 
-  ElectionService(Campaigns campaigns, Observers observers, StateReader reader, EntrySubmitter proposer) {
+  ElectionService(Campaigns campaigns, Observers observers, StateReader reader, EntrySubmitter proposer,
+                  CampaignAllCall campaignAll) {
     this.campaigns = campaigns;
+    this.campaignAll = campaignAll;
     this.observers = observers;
     this.reader = reader;
     this.proposer = proposer;
@@ -43,6 +48,17 @@ final class ElectionService extends ElectionGrpc.ElectionImplBase {
 
   @Override
   public void campaign(CampaignRequest req, StreamObserver<CampaignResponse> obs) {
+    if (req.getTtlMs() != 0) {
+      Statuses.guard(obs, () -> campaigns.campaignWithTtl(req.getName(), req.getLease(), req.getTtlMs(), req.getValue(),
+          req.getLockDelayMs(), req.getNoWait(), obs, (elected, key, lease) -> {
+            CampaignResponse.Builder b = CampaignResponse.newBuilder().setElected(elected).setLease(lease);
+            if (key != null) {
+              b.setLeader(key);
+            }
+            return b.build();
+          }));
+      return;
+    }
     Statuses.guard(obs, () -> campaigns.campaign(req.getName(), req.getLease(), req.getValue(), req.getLockDelayMs(), req.getNoWait(),
         (ServerCallStreamObserver<CampaignResponse>) obs, (elected, key) -> {
           CampaignResponse.Builder b = CampaignResponse.newBuilder().setElected(elected);
@@ -51,6 +67,11 @@ final class ElectionService extends ElectionGrpc.ElectionImplBase {
           }
           return b.build();
         }));
+  }
+
+  @Override
+  public void campaignAll(CampaignAllRequest req, StreamObserver<CampaignAllResponse> obs) {
+    Statuses.guard(obs, () -> campaignAll.campaign(req, (ServerCallStreamObserver<CampaignAllResponse>) obs));
   }
 
   @Override
@@ -69,7 +90,7 @@ final class ElectionService extends ElectionGrpc.ElectionImplBase {
     Statuses.guard(obs, () -> {
       LeaderKey k = Validation.key(req.getLeader());
       Statuses.reply(proposer.propose(LogEntry.newBuilder().setResign(Resign.newBuilder().setName(k.getName())
-              .setToken(k.getToken()))),
+              .setToken(k.getToken()).setRevokeLease(req.getRevokeLease()))),
           r -> ResignResponse.newBuilder().setIndex(Statuses.check(r).getIndex()).build(), obs);
     });
   }
@@ -99,8 +120,13 @@ final class ElectionService extends ElectionGrpc.ElectionImplBase {
 
   @Override
   public void observe(ObserveRequest req, StreamObserver<ObserveResponse> obs) {
-    Statuses.guard(obs, () -> observers.observe(Validation.name(req.getName()), req.getAfterIndex(),
-        (ServerCallStreamObserver<ObserveResponse>) obs));
+    Statuses.guard(obs, () -> {
+      if (req.getAfterIndex() < 0) {
+        throw Statuses.invalid("after index " + req.getAfterIndex() + " is negative (0: from the current state)");
+      }
+      observers.observe(Validation.name(req.getName()), req.getAfterIndex(),
+          (ServerCallStreamObserver<ObserveResponse>) obs);
+    });
   }
 
   private static LeaderKey holderKey(NameRecord rec) {

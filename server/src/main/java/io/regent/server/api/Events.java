@@ -39,7 +39,7 @@ final class Events {
       case EXPIRED -> ObserveResponse.Kind.EXPIRED;
       case REVOKED -> ObserveResponse.Kind.REVOKED;
       case TOKEN_REFRESHED -> ObserveResponse.Kind.TOKEN_REFRESHED;
-      case LEASE_ENDED -> throw new IllegalArgumentException("not an ownership change: " + k);
+      case LEASE_ENDED, GROUP_CHANGED -> throw new IllegalArgumentException("not an ownership change: " + k);
     };
   }
 }

@@ -16,13 +16,9 @@ import io.regent.api.v1.LeaseRevokeRequest;
 import io.regent.api.v1.LeaseRevokeResponse;
 import io.regent.api.v1.LeaseTimeToLiveRequest;
 import io.regent.api.v1.LeaseTimeToLiveResponse;
-import io.regent.server.limits.ConnectionLimiter;
-import io.regent.server.limits.LeaseQuota;
-import io.regent.server.limits.ServerLimits;
 import io.regent.server.raft.Confirmation;
 import io.regent.server.raft.Confirmer;
 import io.regent.server.raft.EntrySubmitter;
-import io.regent.statemachine.apply.Limits;
 import io.regent.statemachine.proto.Grant;
 import io.regent.statemachine.proto.LeaseRecord;
 import io.regent.statemachine.proto.LeaseStatus;
@@ -43,22 +39,14 @@ final class LeaseService extends LeaseGrpc.LeaseImplBase {
   private final EntrySubmitter proposer;
   private final Confirmer confirmer;
   private final StateReader reader;
-  private final long minTtlMs;
-  private final ServerLimits limits;
-  private final LeaseQuota quota;
+  private final LeaseGrants grants;
 
-  /**
-   * @param limits the largest TTL this node grants and the node-wide lease limit stamped on each Grant
-   * @param quota live leases per connection
-   */
-  LeaseService(EntrySubmitter proposer, Confirmer confirmer, StateReader reader, long minTtlMs, ServerLimits limits,
-               LeaseQuota quota) {
+  /** @param grants TTL range, {@code --max-ttl}, and the per-connection and node-wide lease limits */
+  LeaseService(EntrySubmitter proposer, Confirmer confirmer, StateReader reader, LeaseGrants grants) {
     this.proposer = proposer;
     this.confirmer = confirmer;
     this.reader = reader;
-    this.minTtlMs = minTtlMs;
-    this.limits = limits;
-    this.quota = quota;
+    this.grants = grants;
   }
 
   /**
@@ -68,26 +56,9 @@ final class LeaseService extends LeaseGrpc.LeaseImplBase {
   @Override
   public void grant(LeaseGrantRequest req, StreamObserver<LeaseGrantResponse> obs) {
     Statuses.guard(obs, () -> {
-      long ttl = req.getTtlMs();
-      if (ttl < minTtlMs || ttl > Limits.MAX_TTL_MS) {
-        throw Statuses.invalid("ttl " + ttl + " ms outside [" + minTtlMs + ", " + Limits.MAX_TTL_MS
-            + "] (minimum = 1.5 x max election timeout)");
-      }
-      if (ttl > limits.maxTtlMs()) {
-        throw Status.RESOURCE_EXHAUSTED.withDescription("ttl " + ttl + " ms above this server's limit (--max-ttl "
-            + limits.maxTtlMs() + " ms)").asRuntimeException();
-      }
-      String connection = ConnectionLimiter.CONNECTION.get();
-      quota.reserve(connection);
-      Statuses.reply(proposer.propose(LogEntry.newBuilder().setGrant(Grant.newBuilder().setTtlMs(ttl)
-              .setMaxLeases(limits.maxLeases())))
-              .whenComplete((r, err) -> {
-                if (err == null && r.getCode() == io.regent.statemachine.proto.Code.OK) {
-                  quota.granted(connection, r.getLeaseId());
-                } else {
-                  quota.released(connection);
-                }
-              }),
+      long ttl = grants.checkTtl(req.getTtlMs());
+      Statuses.reply(grants.propose(() -> proposer.propose(LogEntry.newBuilder().setGrant(Grant.newBuilder()
+              .setTtlMs(ttl).setMaxLeases(grants.maxLeases())))),
           r -> LeaseGrantResponse.newBuilder().setId(Statuses.check(r).getLeaseId()).setTtlMs(ttl).build(), obs);
     });
   }

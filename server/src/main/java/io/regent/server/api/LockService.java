@@ -24,6 +24,17 @@ final class LockService extends LockGrpc.LockImplBase {
 
   @Override
   public void lock(LockRequest req, StreamObserver<LockResponse> obs) {
+    if (req.getTtlMs() != 0) {
+      Statuses.guard(obs, () -> campaigns.campaignWithTtl(req.getName(), req.getLease(), req.getTtlMs(), req.getOwner(),
+          req.getLockDelayMs(), false, obs, (elected, key, lease) -> {
+            LockResponse.Builder b = LockResponse.newBuilder().setLease(lease);
+            if (elected) {
+              b.setKey(key);
+            }
+            return b.build();
+          }));
+      return;
+    }
     Statuses.guard(obs, () -> campaigns.campaign(req.getName(), req.getLease(), req.getOwner(), req.getLockDelayMs(), false,
         (ServerCallStreamObserver<LockResponse>) obs, (elected, key) -> LockResponse.newBuilder().setKey(key).build()));
   }
@@ -33,7 +44,7 @@ final class LockService extends LockGrpc.LockImplBase {
     Statuses.guard(obs, () -> {
       LeaderKey k = Validation.key(req.getKey());
       Statuses.reply(proposer.propose(LogEntry.newBuilder().setResign(Resign.newBuilder().setName(k.getName())
-              .setToken(k.getToken()))),
+              .setToken(k.getToken()).setRevokeLease(req.getRevokeLease()))),
           r -> UnlockResponse.newBuilder().setIndex(Statuses.check(r).getIndex()).build(), obs);
     });
   }

@@ -9,7 +9,7 @@ import java.util.concurrent.CompletableFuture;
 /**
  * Membership changes of the cluster behind {@code regent.v1.Cluster} (see the proto for the contract). Futures
  * fail with a {@link io.grpc.StatusRuntimeException} carrying the status the caller gets; arguments reach
- * these methods already checked for form by {@link MemberArgs}.
+ * these methods already checked for form by {@link io.regent.client.MemberArgs}.
  */
 public interface Membership {
   /** Every member, read after a leadership confirmation, and the Raft leader's id ("" when unknown). */

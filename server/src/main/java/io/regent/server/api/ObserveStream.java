@@ -9,6 +9,7 @@ import io.regent.statemachine.store.StateTxn;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 
@@ -123,10 +124,18 @@ final class ObserveStream implements Consumer<ChangeEvent>, EventHub.InstallList
 
   private void scheduleDrain() {
     if (drainPending.compareAndSet(false, true)) {
-      executor.execute(() -> {
-        drainPending.set(false);
-        drain();
-      });
+      try {
+        executor.execute(() -> {
+          drainPending.set(false);
+          drain();
+        });
+      } catch (RejectedExecutionException e) {
+        // the node's blocking pool is saturated; this may run on the apply thread, which must never fail
+        synchronized (this) {
+          fail(Status.RESOURCE_EXHAUSTED.withDescription("node overloaded: observe stream of '" + name
+              + "' closed; resume with --after " + lastSentIndex));
+        }
+      }
     }
   }
 

@@ -9,7 +9,10 @@ import io.regent.statemachine.store.StateTxn;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * Reads of the replicated state from this node: linearizable by default (a confirmation round begun after
@@ -18,20 +21,26 @@ import java.util.function.Function;
 final class StateReader {
   private final Confirmer confirmer;
   private final ReplicaView stateMachine;
+  private final Executor blocking;
 
-  StateReader(Confirmer confirmer, ReplicaView stateMachine) {
+  /**
+   * @param blocking the node's blocking pool: local LMDB reads run there, neither on the caller's gRPC thread
+   *     nor on the apply thread that completes the wait for an index
+   */
+  StateReader(Confirmer confirmer, ReplicaView stateMachine, Executor blocking) {
     this.confirmer = confirmer;
     this.stateMachine = stateMachine;
+    this.blocking = blocking;
   }
 
   /** Reads with {@code body} after a confirmation round, or at once when {@code serializable}. */
   <T> CompletableFuture<T> read(boolean serializable, Function<StateTxn, T> body) {
     if (serializable) {
-      return CompletableFuture.supplyAsync(() -> stateMachine.read(body));
+      return onPool(() -> stateMachine.read(body));
     }
     return confirmer.confirm(List.of(), List.of())
         .thenCompose(r -> stateMachine.hub().awaitApplied(r.getIndex()))
-        .thenApply(applied -> stateMachine.read(body));
+        .thenApplyAsync(applied -> stateMachine.read(body), blocking);
   }
 
   /**
@@ -44,7 +53,7 @@ final class StateReader {
    */
   CompletableFuture<Optional<Holder>> holder(boolean serializable, String name) {
     if (serializable) {
-      return CompletableFuture.supplyAsync(() -> stateMachine.read(txn -> localHolder(txn, name)));
+      return onPool(() -> stateMachine.read(txn -> localHolder(txn, name)));
     }
     return confirmer.confirmNames(List.of(name)).thenCompose(c -> {
       NameHolder answer = c.names().get(name);
@@ -53,8 +62,17 @@ final class StateReader {
             answer.hasHolder() ? Optional.of(answer.getHolder()) : Optional.<Holder>empty());
       }
       return stateMachine.hub().awaitApplied(c.result().getIndex())
-          .thenApply(applied -> stateMachine.read(txn -> localHolder(txn, name)));
+          .thenApplyAsync(applied -> stateMachine.read(txn -> localHolder(txn, name)), blocking);
     });
+  }
+
+  /** Runs {@code read} on the blocking pool; a full pool fails the future (RESOURCE_EXHAUSTED), never the caller. */
+  private <T> CompletableFuture<T> onPool(Supplier<T> read) {
+    try {
+      return CompletableFuture.supplyAsync(read, blocking);
+    } catch (RejectedExecutionException e) {
+      return CompletableFuture.failedFuture(e);
+    }
   }
 
   private static Optional<Holder> localHolder(StateTxn txn, String name) {

@@ -8,6 +8,7 @@ import io.regent.statemachine.proto.Code;
 import io.regent.statemachine.proto.Result;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Function;
 
 /** Maps apply results and failures onto the gRPC status codes of docs/architecture.md §7, in one place. */
@@ -43,6 +44,10 @@ final class Statuses {
     }
     if (c instanceof UnavailableException) {
       return Status.UNAVAILABLE.withDescription(c.getMessage()).asRuntimeException();
+    }
+    if (c instanceof RejectedExecutionException) { // the node's bounded blocking pool is full
+      return Status.RESOURCE_EXHAUSTED.withDescription("node overloaded: too much work queued; retry later")
+          .asRuntimeException();
     }
     return Status.INTERNAL.withDescription(String.valueOf(c)).withCause(c).asRuntimeException();
   }

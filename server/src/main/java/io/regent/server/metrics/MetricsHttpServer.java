@@ -7,8 +7,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
+import java.util.concurrent.Executor;
 import java.util.function.Supplier;
 
 /**
@@ -20,14 +19,9 @@ public final class MetricsHttpServer implements AutoCloseable {
   static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
 
   private final HttpServer server;
-  private final ExecutorService executor = Executors.newFixedThreadPool(2, r -> {
-    Thread t = new Thread(r, "regent-metrics-http");
-    t.setDaemon(true);
-    return t;
-  });
 
-  private MetricsHttpServer(InetSocketAddress address, Supplier<String> scrape, Supplier<Optional<String>> notReady)
-      throws IOException {
+  private MetricsHttpServer(InetSocketAddress address, Supplier<String> scrape, Supplier<Optional<String>> notReady,
+                            Executor executor) throws IOException {
     this.server = HttpServer.create(address, 16);
     server.createContext("/metrics", ex -> answer(ex, 200, PROMETHEUS_TEXT, scrape.get()));
     server.createContext("/healthz", ex -> answer(ex, 200, "text/plain", "ok\n"));
@@ -43,15 +37,22 @@ public final class MetricsHttpServer implements AutoCloseable {
     server.setExecutor(executor);
   }
 
-  /** Serves {@code metrics} on {@code host:port} (port 0 picks a free one). */
-  public static MetricsHttpServer start(String host, int port, RegentMetrics metrics) throws IOException {
-    return start(new InetSocketAddress(host, port), metrics::scrape, metrics::notReadyReason);
+  /**
+   * Serves {@code metrics} on {@code host:port} (port 0 picks a free one), answering on {@code executor}
+   * (the node's blocking pool).
+   */
+  public static MetricsHttpServer start(String host, int port, RegentMetrics metrics, Executor executor)
+      throws IOException {
+    return start(new InetSocketAddress(host, port), metrics::scrape, metrics::notReadyReason, executor);
   }
 
-  /** Serves a scrape function and a readiness check (empty: ready) on {@code address}. */
+  /**
+   * Serves a scrape function and a readiness check (empty: ready) on {@code address}, answering on
+   * {@code executor}.
+   */
   public static MetricsHttpServer start(InetSocketAddress address, Supplier<String> scrape,
-                                        Supplier<Optional<String>> notReady) throws IOException {
-    MetricsHttpServer s = new MetricsHttpServer(address, scrape, notReady);
+                                        Supplier<Optional<String>> notReady, Executor executor) throws IOException {
+    MetricsHttpServer s = new MetricsHttpServer(address, scrape, notReady, executor);
     s.server.start();
     return s;
   }
@@ -83,6 +84,5 @@ public final class MetricsHttpServer implements AutoCloseable {
   @Override
   public void close() {
     server.stop(0);
-    executor.shutdownNow();
   }
 }

@@ -4,9 +4,9 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
-import io.regent.server.concurrent.Daemons;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.metrics.MetricRegistries;
 import org.apache.ratis.metrics.RatisMetricRegistry;
@@ -20,20 +20,23 @@ import org.apache.ratis.statemachine.SnapshotInfo;
 /**
  * The Raft side of a node's metrics, read from its Ratis division: term, commit and applied index, leader
  * role and changes, snapshots; and the readiness check of {@code /readyz}. Gauges read the division at
- * scrape time; leader changes are sampled every {@value #LEADER_POLL_MS} ms on a daemon thread.
+ * scrape time; leader changes are sampled every {@value #LEADER_POLL_MS} ms on the node's scheduler.
  */
 final class RaftMetrics implements AutoCloseable {
   /** How often the Raft leader is sampled to count leader changes, ms. */
   static final long LEADER_POLL_MS = 100;
 
-  private final ScheduledExecutorService poller = Daemons.scheduler("regent-metrics");
+  private final ScheduledFuture<?> sampling;
   private final Counter leaderChanges;
   private volatile RaftServer.Division division;
   private String lastLeader;
   private long lastTerm = -1;
 
-  /** Registers the gauges on {@code registry} and starts sampling {@code groupId} of {@code server}. */
-  RaftMetrics(MeterRegistry registry, RaftServer server, RaftGroupId groupId) {
+  /**
+   * Registers the gauges on {@code registry} and starts sampling {@code groupId} of {@code server} on
+   * {@code timers}.
+   */
+  RaftMetrics(MeterRegistry registry, RaftServer server, RaftGroupId groupId, ScheduledExecutorService timers) {
     this.leaderChanges = Counter.builder("regent.raft.leader.changes")
         .description("Raft leaders (term, leader id) this node has seen, sampled every 100 ms").register(registry);
     Gauge.builder("regent.raft.term", () -> info().map(DivisionInfo::getCurrentTerm).orElse(-1L))
@@ -58,7 +61,7 @@ final class RaftMetrics implements AutoCloseable {
     Gauge.builder("regent.snapshot.duration.max", () -> snapshotTimer().map(t -> t.getSnapshot().getMax() / 1e9)
         .orElse(0.0)).baseUnit("seconds").description("Longest of this node's recent snapshots")
         .register(registry);
-    poller.scheduleWithFixedDelay(() -> {
+    sampling = timers.scheduleWithFixedDelay(() -> {
       if (division == null) {
         try {
           division = server.getDivision(groupId);
@@ -147,6 +150,6 @@ final class RaftMetrics implements AutoCloseable {
 
   @Override
   public void close() {
-    poller.shutdownNow();
+    sampling.cancel(false);
   }
 }

@@ -23,6 +23,7 @@ import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.server.RaftServer;
@@ -127,9 +128,12 @@ public final class RegentMetrics implements AutoCloseable {
         .description("Candidates queued behind a holder, summed over names").register(registry);
   }
 
-  /** Reads Raft gauges from the local division of {@code server} and starts sampling leader changes. */
-  public void bindRaft(RaftServer server, RaftGroupId groupId) {
-    raft = new RaftMetrics(registry, server, groupId);
+  /**
+   * Reads Raft gauges from the local division of {@code server} and starts sampling leader changes on
+   * {@code timers} (the node's scheduler).
+   */
+  public void bindRaft(RaftServer server, RaftGroupId groupId, ScheduledExecutorService timers) {
+    raft = new RaftMetrics(registry, server, groupId, timers);
   }
 
   /**

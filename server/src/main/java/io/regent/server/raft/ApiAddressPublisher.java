@@ -1,11 +1,11 @@
 package io.regent.server.raft;
 
-import io.regent.server.concurrent.Daemons;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.MemberApi;
 import io.regent.statemachine.replica.ReplicaView;
 import java.io.IOException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
@@ -30,7 +30,7 @@ public final class ApiAddressPublisher implements AutoCloseable {
   private final EntrySubmitter proposer;
   private final String apiAddress;
   private final AtomicBoolean inFlight = new AtomicBoolean();
-  private final ScheduledExecutorService timer = Daemons.scheduler("regent-publish-api");
+  private volatile ScheduledFuture<?> checks;
 
   private ApiAddressPublisher(RaftServer server, ReplicaView replica, EntrySubmitter proposer, String apiAddress) {
     this.server = server;
@@ -43,11 +43,12 @@ public final class ApiAddressPublisher implements AutoCloseable {
    * Starts publishing.
    *
    * @param apiAddress {@code host:port} clients should use for this node's API
+   * @param timers the node's scheduler, which runs the checks
    */
   public static ApiAddressPublisher start(RaftServer server, ReplicaView replica, EntrySubmitter proposer,
-                                          String apiAddress) {
+                                          String apiAddress, ScheduledExecutorService timers) {
     ApiAddressPublisher p = new ApiAddressPublisher(server, replica, proposer, apiAddress);
-    p.timer.scheduleWithFixedDelay(p::check, 0, PERIOD_MS, TimeUnit.MILLISECONDS);
+    p.checks = timers.scheduleWithFixedDelay(p::check, 0, PERIOD_MS, TimeUnit.MILLISECONDS);
     return p;
   }
 
@@ -76,7 +77,10 @@ public final class ApiAddressPublisher implements AutoCloseable {
     }
     String id = server.getId().toString();
     if (apiAddress.equals(replica.read(txn -> txn.memberApis()).get(id))) {
-      timer.shutdown();
+      ScheduledFuture<?> c = checks;
+      if (c != null) { // null only during the first check: the next one cancels
+        c.cancel(false);
+      }
       return;
     }
     inFlight.set(true);
@@ -93,6 +97,6 @@ public final class ApiAddressPublisher implements AutoCloseable {
 
   @Override
   public void close() {
-    timer.shutdownNow();
+    checks.cancel(false);
   }
 }

@@ -4,7 +4,6 @@ import io.grpc.Status;
 import io.regent.api.v1.Member;
 import io.regent.api.v1.MemberListResponse;
 import io.regent.server.api.Membership;
-import io.regent.server.concurrent.Daemons;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.MemberApi;
 import io.regent.statemachine.replica.ReplicaView;
@@ -15,7 +14,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
@@ -45,9 +44,9 @@ import org.slf4j.LoggerFactory;
  * <p>API addresses are not part of Ratis's configuration; they are replicated state ({@link MemberApi}
  * entries) that {@link ApiAddressPublisher} and {@link #add} write.
  *
- * <p>Changes sent through one node run one at a time on its own thread (the admin calls block).
+ * <p>Changes sent through one node run one at a time on the node's blocking pool (the admin calls block).
  */
-public final class RaftMembership implements Membership, AutoCloseable {
+public final class RaftMembership implements Membership {
   private static final Logger LOG = LoggerFactory.getLogger(RaftMembership.class);
 
   private final RaftServer server;
@@ -57,7 +56,9 @@ public final class RaftMembership implements Membership, AutoCloseable {
   private final ReplicaView replica;
   private final long transferTimeoutMs;
   private final LeadershipLease lease;
-  private final ExecutorService changes = Daemons.executor("regent-membership");
+  private final Executor blocking;
+  /** The change last submitted through this node: each starts once the one before it has ended. */
+  private CompletableFuture<?> lastChange = CompletableFuture.completedFuture(null);
 
   /**
    * @param server the local Ratis server
@@ -68,9 +69,10 @@ public final class RaftMembership implements Membership, AutoCloseable {
    * @param replica the local state (API addresses)
    * @param transferTimeoutMs how long a leadership transfer may take, ms
    * @param lease this node's leadership lease, or {@code null} ({@code --confirm strict})
+   * @param blocking the node's blocking pool, which runs the changes
    */
   public RaftMembership(RaftServer server, Supplier<RaftClient> admins, EntrySubmitter proposer, Confirmer confirmer,
-                        ReplicaView replica, long transferTimeoutMs, LeadershipLease lease) {
+                        ReplicaView replica, long transferTimeoutMs, LeadershipLease lease, Executor blocking) {
     this.server = server;
     this.admins = admins;
     this.proposer = proposer;
@@ -78,6 +80,7 @@ public final class RaftMembership implements Membership, AutoCloseable {
     this.replica = replica;
     this.transferTimeoutMs = transferTimeoutMs;
     this.lease = lease;
+    this.blocking = blocking;
   }
 
   @Override
@@ -171,7 +174,7 @@ public final class RaftMembership implements Membership, AutoCloseable {
 
   @Override
   public CompletableFuture<String> transferLeadership(String to) {
-    return fresh().thenApplyAsync(x -> {
+    return fresh().thenCompose(x -> serially(() -> {
       Conf conf = Conf.read(server);
       RaftPeer target = conf.require(to);
       if (!conf.voters.contains(target)) {
@@ -186,7 +189,7 @@ public final class RaftMembership implements Membership, AutoCloseable {
         }
       }
       return to;
-    }, changes);
+    }));
   }
 
   /**
@@ -232,9 +235,11 @@ public final class RaftMembership implements Membership, AutoCloseable {
     return out;
   }
 
-  @Override
-  public void close() {
-    changes.shutdownNow();
+  /** Runs {@code change} on the blocking pool after every change submitted before it (its admin calls block). */
+  private synchronized <T> CompletableFuture<T> serially(Supplier<T> change) {
+    CompletableFuture<T> next = lastChange.handle((r, e) -> null).thenApplyAsync(x -> change.get(), blocking);
+    lastChange = next;
+    return next;
   }
 
   /** Records {@code id}'s API address in the replicated state ("" forgets it); waits for the commit. */
@@ -259,10 +264,10 @@ public final class RaftMembership implements Membership, AutoCloseable {
   }
 
   private CompletableFuture<List<Member>> change(Runnable body) {
-    return fresh().thenApplyAsync(x -> {
+    return fresh().thenCompose(x -> serially(() -> {
       body.run();
       return members();
-    }, changes);
+    }));
   }
 
   private void setConfiguration(Conf current, List<RaftPeer> voters, List<RaftPeer> listeners) {

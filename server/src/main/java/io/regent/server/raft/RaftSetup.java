@@ -1,6 +1,7 @@
 package io.regent.server.raft;
 
 import io.regent.server.ServerConfig;
+import io.regent.server.storage.DataDir;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.UUID;
@@ -41,7 +42,7 @@ public final class RaftSetup {
   public static RaftProperties properties(ServerConfig config) {
     RaftProperties p = new RaftProperties();
     RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
-    RaftServerConfigKeys.setStorageDir(p, List.of(config.dataDir().resolve("raft").toFile()));
+    RaftServerConfigKeys.setStorageDir(p, List.of(new DataDir(config.dataDir()).raft().toFile()));
     int port = Integer.parseInt(config.peers().get(config.nodeId()).replaceAll(".*:", ""));
     GrpcConfigKeys.Server.setPort(p, port);
     RaftServerConfigKeys.Rpc.setTimeoutMin(p, ms(config.electionTimeoutMinMs()));
@@ -49,6 +50,10 @@ public final class RaftSetup {
     // Ratis's default read path is not linearizable (docs/ratis.md §1). Regent's API confirms leadership with a
     // Confirm entry of its own, but any Ratis read-only request must also be linearizable.
     RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
+    // The leadership lease needs every election to begin with a pre-vote, where followers that heard from their
+    // leader within the minimum election timeout refuse (docs/architecture.md, "The leadership lease"). It is
+    // Ratis's default; set here so that nobody turns it off unknowingly.
+    RaftServerConfigKeys.LeaderElection.setPreVote(p, true);
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
     RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, config.snapshotThreshold());
     RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
@@ -59,7 +64,21 @@ public final class RaftSetup {
     // more append round per write at low load (docs/ratis.md §6: a log index per operation of 2.0). Raft does not need it.
     RaftServerConfigKeys.Log.setLogMetadataEnabled(p, false);
     RaftClientConfigKeys.Rpc.setRequestTimeout(p, ms(Math.min(3000, config.requestTimeoutMs())));
+    overrides(p, System.getProperties());
     return p;
+  }
+
+  /**
+   * Sets every {@code raft.*} key of {@code jvm} on {@code p}, over the values above: Ratis tuning without a
+   * release, e.g. {@code JAVA_TOOL_OPTIONS=-Draft.server.log.appender.wait-time.min=1ms} for the A/B runs of
+   * docs/performance.md. Ratis parses and checks each value when it reads its key.
+   */
+  static void overrides(RaftProperties p, java.util.Properties jvm) {
+    for (String key : jvm.stringPropertyNames()) {
+      if (key.startsWith("raft.")) {
+        p.set(key, jvm.getProperty(key));
+      }
+    }
   }
 
   /**

@@ -7,10 +7,17 @@ import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
 import io.grpc.ServerInterceptor;
 import io.grpc.Status;
+import io.regent.api.v1.CampaignAllRequest;
 import io.regent.api.v1.CampaignRequest;
 import io.regent.api.v1.ClusterGrpc;
 import io.regent.api.v1.ElectionGrpc;
 import io.regent.api.v1.FreshTokenRequest;
+import io.regent.api.v1.GroupGrpc;
+import io.regent.api.v1.GroupJoinRequest;
+import io.regent.api.v1.GroupLeaveRequest;
+import io.regent.api.v1.GroupReleaseRequest;
+import io.regent.api.v1.GroupStatusRequest;
+import io.regent.api.v1.GroupWatchRequest;
 import io.regent.api.v1.LeaderRequest;
 import io.regent.api.v1.LeaseGrpc;
 import io.regent.api.v1.LockGrpc;
@@ -47,6 +54,8 @@ public final class Authorizer implements ServerInterceptor {
 
   static {
     put(ElectionGrpc.getCampaignMethod(), Right.CAMPAIGN, r -> ((CampaignRequest) r).getName());
+    // every name must be allowed: a rule's prefix covers them all iff it covers their common prefix
+    put(ElectionGrpc.getCampaignAllMethod(), Right.CAMPAIGN, r -> commonPrefix(((CampaignAllRequest) r).getNamesList()));
     put(ElectionGrpc.getProclaimMethod(), Right.CAMPAIGN, r -> ((ProclaimRequest) r).getLeader().getName());
     put(ElectionGrpc.getResignMethod(), Right.CAMPAIGN, r -> ((ResignRequest) r).getLeader().getName());
     put(ElectionGrpc.getFreshTokenMethod(), Right.CAMPAIGN, r -> ((FreshTokenRequest) r).getLeader().getName());
@@ -54,6 +63,11 @@ public final class Authorizer implements ServerInterceptor {
     put(ElectionGrpc.getObserveMethod(), Right.READ, r -> ((ObserveRequest) r).getName());
     put(LockGrpc.getLockMethod(), Right.LOCK, r -> ((LockRequest) r).getName());
     put(LockGrpc.getUnlockMethod(), Right.LOCK, r -> ((UnlockRequest) r).getKey().getName());
+    put(GroupGrpc.getJoinMethod(), Right.CAMPAIGN, r -> ((GroupJoinRequest) r).getGroup());
+    put(GroupGrpc.getLeaveMethod(), Right.CAMPAIGN, r -> ((GroupLeaveRequest) r).getGroup());
+    put(GroupGrpc.getReleaseMethod(), Right.CAMPAIGN, r -> ((GroupReleaseRequest) r).getGroup());
+    put(GroupGrpc.getWatchMethod(), Right.READ, r -> ((GroupWatchRequest) r).getGroup());
+    put(GroupGrpc.getStatusMethod(), Right.READ, r -> ((GroupStatusRequest) r).getGroup());
     put(LeaseGrpc.getGrantMethod(), Right.LEASE, null);
     put(LeaseGrpc.getKeepAliveMethod(), Right.LEASE, null);
     put(LeaseGrpc.getKeepAliveManyMethod(), Right.LEASE, null);
@@ -62,6 +76,16 @@ public final class Authorizer implements ServerInterceptor {
     put(LeaseGrpc.getLeasesMethod(), Right.READ, null);
     put(ClusterGrpc.getStatusMethod(), Right.READ, null);
     put(ClusterGrpc.getMemberListMethod(), Right.READ, null);
+  }
+
+  private static String commonPrefix(java.util.List<String> names) {
+    String p = names.isEmpty() ? "" : names.get(0);
+    for (String n : names) {
+      while (!n.startsWith(p)) {
+        p = p.substring(0, p.length() - 1);
+      }
+    }
+    return p;
   }
 
   private static void put(MethodDescriptor<?, ?> method, Right right, Function<Object, String> nameOf) {

@@ -18,8 +18,8 @@ import java.util.Set;
  *   <li>PREFIX: the rule covers the names that start with it; {@code *} covers every name and the calls
  *       that name none (Status, Leases). {@code lease} and {@code member} are not per name: their prefix
  *       must be {@code *}.</li>
- *   <li>RIGHT: {@code campaign} (Campaign, Proclaim, Resign, FreshToken), {@code lock} (Lock, Unlock),
- *       {@code read} (Leader, Observe; with {@code *} also Status and Leases), {@code lease} (Grant,
+ *   <li>RIGHT: {@code campaign} (Campaign, Proclaim, Resign, FreshToken; Group Join, Leave, Release on the
+ *       group's name), {@code lock} (Lock, Unlock), {@code read} (Leader, Observe, Group Watch and Status; with {@code *} also Status and Leases), {@code lease} (Grant,
  *       KeepAlive, Revoke, TimeToLive of any lease), {@code member} (snapshots, membership changes and any
  *       other administrative call), or {@code all}.</li>
  * </ul>

@@ -4,14 +4,14 @@ import io.regent.api.v1.Member;
 import io.regent.api.v1.StatusResponse;
 import io.regent.server.ServerConfig;
 import io.regent.server.api.ApiServer;
-import io.regent.server.concurrent.Daemons;
+import io.regent.server.concurrent.NodeExecutors;
 import io.regent.server.lease.Lessor;
 import io.regent.server.raft.Confirmer;
+import io.regent.server.storage.DataDir;
 import io.regent.statemachine.event.EventHub;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
-import java.util.concurrent.ScheduledExecutorService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,18 +24,18 @@ public final class SingleWriterServer implements AutoCloseable {
   /** The node id Status reports. */
   public static final String NODE_ID = "single-writer";
 
-  private final ScheduledExecutorService timers = Daemons.scheduler("regent-lessor");
+  private final NodeExecutors executors = new NodeExecutors();
   private final Lessor lessor;
   private final SingleWriterLog log;
   private final ApiServer api;
 
   private SingleWriterServer(String apiHost, int apiPort, Path dataDir) {
-    this.lessor = new Lessor(System::nanoTime, timers, 50, 500);
-    this.log = new SingleWriterLog(dataDir.resolve("lmdb"), lessor, new EventHub(10_000));
+    this.lessor = new Lessor(System::nanoTime, executors.timers(), 50, 500);
+    this.log = new SingleWriterLog(new DataDir(dataDir).lmdb(), lessor, new EventHub(10_000));
     lessor.setProposer(log);
     String address = apiHost + ":" + apiPort;
     this.api = new ApiServer(new InetSocketAddress(apiHost, apiPort), () -> status(address), log, log,
-        new Confirmer(log), minTtlMs(), false);
+        new Confirmer(log), minTtlMs(), false, executors.blocking());
   }
 
   /**
@@ -72,7 +72,7 @@ public final class SingleWriterServer implements AutoCloseable {
   public void close() throws Exception {
     api.close();
     lessor.close();
-    timers.shutdownNow();
     log.close();
+    executors.close();
   }
 }

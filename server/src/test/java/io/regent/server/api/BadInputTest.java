@@ -6,38 +6,36 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.google.protobuf.ByteString;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.grpc.stub.StreamObserver;
 import io.regent.api.v1.LeaderKey;
 import io.regent.api.v1.LeaseInfo;
+import io.regent.api.v1.ObserveResponse;
 import io.regent.client.RegentClient;
+import io.regent.server.cluster.ClusterFixture;
 import io.regent.server.cluster.LocalCluster;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Bad input gets the documented gRPC status and changes nothing (docs/architecture.md §7). */
 class BadInputTest {
-  @TempDir
-  static Path dir;
+  @RegisterExtension
+  static final ClusterFixture CLUSTERS = ClusterFixture.perClass();
   static LocalCluster cluster;
   static RegentClient client;
   static LeaderKey holder;
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = LocalCluster.start(1, dir);
+    cluster = CLUSTERS.start(1);
     cluster.awaitLeader();
     client = cluster.client();
     holder = client.campaign("jobs", client.grant(600_000), ByteString.copyFromUtf8("a"));
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    cluster.close();
   }
 
   @Test
@@ -76,6 +74,30 @@ class BadInputTest {
     assertRejectedUnchanged(() -> client.freshToken(stale), Status.Code.FAILED_PRECONDITION);
     assertRejectedUnchanged(() -> client.resign(stale.toBuilder().setToken(0).build()),
         Status.Code.INVALID_ARGUMENT);
+  }
+
+  @Test
+  void observingAfterANegativeIndexIsInvalid() throws Exception {
+    CompletableFuture<Throwable> failed = new CompletableFuture<>();
+    client.observe("jobs", -3, new StreamObserver<>() {
+      @Override
+      public void onNext(ObserveResponse value) {
+        failed.completeExceptionally(new AssertionError("an event after index -3: " + value));
+      }
+
+      @Override
+      public void onError(Throwable t) {
+        failed.complete(t);
+      }
+
+      @Override
+      public void onCompleted() {
+        failed.completeExceptionally(new AssertionError("completed"));
+      }
+    });
+    // before: accepted as 0, the stream sent the current holder
+    assertThat(failed.get(10, TimeUnit.SECONDS)).isInstanceOfSatisfying(StatusRuntimeException.class,
+        e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT));
   }
 
   private static void assertRejectedUnchanged(ThrowingCallable call, Status.Code code) {

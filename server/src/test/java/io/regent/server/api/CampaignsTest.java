@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.google.protobuf.ByteString;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.regent.api.v1.LeaderKey;
+import io.regent.server.limits.LeaseQuota;
 import io.regent.server.limits.ServerLimits;
 import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.proto.Code;
@@ -23,7 +24,7 @@ class CampaignsTest {
     proposed.add(entry.getCommandCase());
     return entry.hasCampaign() ? campaign
         : CompletableFuture.completedFuture(Result.newBuilder().setIndex(9).build());
-  }, new EventHub(16), null, ServerLimits.DEFAULTS);
+  }, new EventHub(16), null, ServerLimits.DEFAULTS, new LeaseGrants(1, ServerLimits.DEFAULTS, new LeaseQuota(1)));
 
   @Test
   void theWithdrawalOfACancelledCampaignWaitsForTheCampaignsOutcome() {

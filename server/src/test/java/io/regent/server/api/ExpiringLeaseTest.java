@@ -49,8 +49,8 @@ class ExpiringLeaseTest {
   void setUp() {
     log = new SingleWriterLog(dir, new StubClock(), new EventHub(100));
     Confirmer confirmer = new Confirmer(log);
-    leases = new LeaseService(log, confirmer, new StateReader(confirmer, log), 2_000, ServerLimits.DEFAULTS,
-        new LeaseQuota(100));
+    leases = new LeaseService(log, confirmer, new StateReader(confirmer, log, Runnable::run),
+        new LeaseGrants(2_000, ServerLimits.DEFAULTS, new LeaseQuota(100)));
     lease = log.propose(LogEntry.newBuilder().setGrant(Grant.newBuilder().setTtlMs(5_000))).join().getLeaseId();
   }
 

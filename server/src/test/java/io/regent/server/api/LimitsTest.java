@@ -17,20 +17,19 @@ import io.regent.api.v1.LeaderKey;
 import io.regent.api.v1.ObserveRequest;
 import io.regent.api.v1.ObserveResponse;
 import io.regent.client.RegentClient;
+import io.regent.server.cluster.ClusterFixture;
 import io.regent.server.cluster.LocalCluster;
 import io.regent.server.limits.ServerLimits;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Every limit of {@link ServerLimits}: exceeding it answers RESOURCE_EXHAUSTED with a message naming it,
@@ -39,21 +38,16 @@ import org.junit.jupiter.api.io.TempDir;
 class LimitsTest {
   static final ServerLimits LIMITS = new ServerLimits(70_000, 5, 3, 1_000, 4, 2, 60_000, 1_000, 1_000, 1_000,
       1_024);
-  @TempDir
-  static Path dir;
+  @RegisterExtension
+  static final ClusterFixture CLUSTERS = ClusterFixture.perClass();
   static LocalCluster cluster;
   final List<RegentClient> clients = new ArrayList<>();
   final List<ManagedChannel> channels = new ArrayList<>();
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = LocalCluster.start(1, dir, c -> c.withLimits(LIMITS));
+    cluster = CLUSTERS.start(1, c -> c.limits(LIMITS));
     cluster.awaitLeader();
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    cluster.close();
   }
 
   @AfterEach

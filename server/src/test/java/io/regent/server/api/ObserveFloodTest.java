@@ -47,7 +47,7 @@ class ObserveFloodTest {
     ServerLimits limits = new ServerLimits(1 << 20, 1_000, 100, 1_000, 1_000, 10, 3_600_000, 10_000, 10_000,
         10_000, 128);
     List<ManagedChannel> channels = new ArrayList<>();
-    try (LocalCluster cluster = LocalCluster.start(1, dir, c -> c.withLimits(limits));
+    try (LocalCluster cluster = LocalCluster.start(1, dir, c -> c.limits(limits));
          RegentClient writer = RegentClient.connect(cluster.endpoint(0));
          RegentClient bystander = RegentClient.connect(cluster.endpoint(0))) {
       cluster.awaitLeader();

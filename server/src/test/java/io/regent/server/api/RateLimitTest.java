@@ -5,32 +5,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.regent.client.RegentClient;
+import io.regent.server.cluster.ClusterFixture;
 import io.regent.server.cluster.LocalCluster;
 import io.regent.server.limits.ServerLimits;
-import java.nio.file.Path;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** A connection that spends its request budget is refused with RESOURCE_EXHAUSTED; a new connection is not. */
 class RateLimitTest {
   /** One token per 1000 s after a burst of 10: the budget cannot refill during the test, however slow. */
   static final ServerLimits LIMITS = new ServerLimits(1 << 20, 100, 100, 1_000, 1_000, 10, 3_600_000, 0.001, 10,
       100, 64);
-  @TempDir
-  static Path dir;
+  @RegisterExtension
+  static final ClusterFixture CLUSTERS = ClusterFixture.perClass();
   static LocalCluster cluster;
 
   @BeforeAll
   static void start() throws Exception {
-    cluster = LocalCluster.start(1, dir, c -> c.withLimits(LIMITS));
+    cluster = CLUSTERS.start(1, c -> c.limits(LIMITS));
     cluster.awaitLeader();
-  }
-
-  @AfterAll
-  static void stop() throws Exception {
-    cluster.close();
   }
 
   @Test

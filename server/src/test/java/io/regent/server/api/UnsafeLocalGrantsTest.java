@@ -17,7 +17,7 @@ class UnsafeLocalGrantsTest {
 
   @Test
   void twoCampaignsOnOneNameAreBothGrantedWithTheSameToken() throws Exception {
-    try (LocalCluster cluster = LocalCluster.start(1, dir, c -> c.withUnsafeLocalGrants(true))) {
+    try (LocalCluster cluster = LocalCluster.start(1, dir, c -> c.unsafeLocalGrants(true))) {
       cluster.awaitLeader();
       RegentClient client = cluster.client();
       long leaseA = client.grant(60_000);

@@ -6,15 +6,15 @@ import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.ByteString;
 import io.regent.client.RegentClient;
+import io.regent.server.storage.DataDir;
 import io.regent.statemachine.store.DataDirDamagedException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import org.assertj.core.api.InstanceOfAssertFactories;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A node whose data directory was damaged while it was down (a truncated LMDB file, as a full disk or a bad
@@ -22,18 +22,13 @@ import org.junit.jupiter.api.io.TempDir;
  * cluster keeps serving, and the node rejoins once its directory is replaced by an empty one.
  */
 class DamagedDataDirTest {
-  @TempDir
-  Path dir;
+  @RegisterExtension
+  final ClusterFixture clusters = ClusterFixture.perTest();
   LocalCluster cluster;
-
-  @AfterEach
-  void stop() throws Exception {
-    cluster.close();
-  }
 
   @Test
   void aTruncatedLmdbFileStopsTheNodeWithAnErrorNamingItAndTheClusterGoesOn() throws Exception {
-    cluster = LocalCluster.start(3, dir);
+    cluster = clusters.start(3);
     int leader = cluster.awaitLeader();
     int victim = (leader + 1) % 3;
     RegentClient client = cluster.clientOf(leader);
@@ -44,7 +39,7 @@ class DamagedDataDirTest {
     await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
         .until(() -> viaVictim.leader("name-199").equals(client.leader("name-199")));
     cluster.stopNode(victim);
-    Path mdb = dir.resolve(LocalCluster.id(victim)).resolve("lmdb").resolve("data.mdb");
+    Path mdb = new DataDir(clusters.dir().resolve(LocalCluster.id(victim))).lmdbFile();
     try (FileChannel ch = FileChannel.open(mdb, StandardOpenOption.WRITE)) {
       ch.truncate(ch.size() / 2);
     }

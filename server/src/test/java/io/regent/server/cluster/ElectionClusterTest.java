@@ -9,30 +9,21 @@ import io.grpc.stub.StreamObserver;
 import io.regent.api.v1.LeaderKey;
 import io.regent.api.v1.ObserveResponse;
 import io.regent.client.RegentClient;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Elections on a real 3-node Ratis cluster: observe, leader failover, full restart. */
 class ElectionClusterTest {
-  @TempDir
-  Path dir;
+  @RegisterExtension
+  final ClusterFixture clusters = ClusterFixture.perTest();
   LocalCluster cluster;
-
-  @AfterEach
-  void stop() throws Exception {
-    if (cluster != null) {
-      cluster.close();
-    }
-  }
 
   @Test
   void observerSeesCurrentHolderThenEveryOwnershipChangeInLogOrder() throws Exception {
-    cluster = LocalCluster.start(3, dir);
+    cluster = clusters.start(3);
     cluster.awaitLeader();
     RegentClient client = cluster.client();
     long a = client.grant(5_000);
@@ -64,7 +55,7 @@ class ElectionClusterTest {
 
   @Test
   void afterTheRaftLeaderIsKilledTheNextGrantHasALargerToken() throws Exception {
-    cluster = LocalCluster.start(3, dir);
+    cluster = clusters.start(3);
     int leader = cluster.awaitLeader();
     RegentClient client = cluster.client();
     long a = client.grant(3_000);
@@ -80,7 +71,7 @@ class ElectionClusterTest {
 
   @Test
   void afterAFullRestartTokensContinueAboveTheHighestIssued() throws Exception {
-    cluster = LocalCluster.start(3, dir);
+    cluster = clusters.start(3);
     cluster.awaitLeader();
     RegentClient client = cluster.client();
     long[] tokens = new long[5];
@@ -111,7 +102,7 @@ class ElectionClusterTest {
 
   @Test
   void aCancelledCampaignWithdrawsItsCandidacy() throws Exception {
-    cluster = LocalCluster.start(3, dir);
+    cluster = clusters.start(3);
     cluster.awaitLeader();
     RegentClient client = cluster.client();
     LeaderKey holder = client.campaign("jobs", client.grant(60_000), ByteString.copyFromUtf8("a"));
@@ -134,7 +125,7 @@ class ElectionClusterTest {
 
   @Test
   void anObserverResumingAfterAnIndexGetsOnlyLaterChanges() throws Exception {
-    cluster = LocalCluster.start(3, dir);
+    cluster = clusters.start(3);
     cluster.awaitLeader();
     RegentClient client = cluster.client();
     LeaderKey first = client.campaign("jobs", client.grant(60_000), ByteString.copyFromUtf8("a"));

@@ -6,7 +6,6 @@ import static org.awaitility.Awaitility.await;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.regent.client.RegentClient;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,7 +17,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A Raft leader that stops answering without closing its connections (a {@code kill -STOP}, a long GC pause)
@@ -27,20 +26,21 @@ import org.junit.jupiter.api.io.TempDir;
  * keep them alive.
  */
 class LeaderPauseTest {
-  @TempDir
-  Path dir;
+  @RegisterExtension
+  final ClusterFixture clusters = ClusterFixture.perTest();
   LocalCluster cluster;
   final ScheduledExecutorService renewers = Executors.newScheduledThreadPool(2);
 
   @BeforeEach
   void start() throws Exception {
-    cluster = LocalCluster.start(3, dir);
+    // election timeouts of 1-2 s (minimum TTL 3 s) rather than the default 0.6-1.2 s: the same race, with
+    // room for a loaded machine's scheduling delays around the election
+    cluster = clusters.start(3, c -> c.electionTimeout(1_000, 2_000));
   }
 
   @AfterEach
   void stop() throws Exception {
-    renewers.shutdownNow();
-    cluster.close();
+    renewers.shutdownNow(); // the fixture then closes the cluster
   }
 
   @Test

@@ -12,33 +12,26 @@ import io.regent.api.v1.LeaderKey;
 import io.regent.api.v1.ObserveResponse;
 import io.regent.client.LeaseKeeper;
 import io.regent.client.RegentClient;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Lease expiry edge cases on a real 3-node cluster with 2 s TTLs. */
 class LeaseClusterTest {
-  @TempDir
-  Path dir;
+  @RegisterExtension
+  final ClusterFixture clusters = ClusterFixture.perTest();
   LocalCluster cluster;
   RegentClient client;
 
   @BeforeEach
   void start() throws Exception {
-    cluster = LocalCluster.start(3, dir);
+    cluster = clusters.start(3);
     cluster.awaitLeader();
     client = cluster.client();
-  }
-
-  @AfterEach
-  void stop() throws Exception {
-    cluster.close();
   }
 
   @Test

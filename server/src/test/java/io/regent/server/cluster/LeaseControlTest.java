@@ -5,11 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.grpc.StatusRuntimeException;
 import io.regent.client.RegentClient;
 import io.regent.server.ConfirmRule;
-import java.nio.file.Path;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The negative control of {@link PartitionClusterTest}'s keepalive check: with a leadership lease of 30
@@ -18,18 +16,13 @@ import org.junit.jupiter.api.io.TempDir;
  * (after the maximum election timeout). So that check can see a lease that is too long.
  */
 class LeaseControlTest {
-  @TempDir
-  Path dir;
+  @RegisterExtension
+  final ClusterFixture clusters = ClusterFixture.perTest();
   LocalCluster cluster;
-
-  @AfterEach
-  void stop() throws Exception {
-    cluster.close();
-  }
 
   @Test
   void anIsolatedLeaderWithAnUnsafeLeaseAcknowledgesAfterASafeLeaseWouldHaveEnded() throws Exception {
-    cluster = LocalCluster.start(3, dir, c -> c.withRequestTimeout(4_000).withConfirm(new ConfirmRule(false, 30)));
+    cluster = clusters.start(3, c -> c.requestTimeoutMs(4_000).confirm(new ConfirmRule(false, 30)));
     int old = cluster.awaitLeader();
     RegentClient viaOld = cluster.clientOf(old);
     long lease = viaOld.grant(3_000);

@@ -23,14 +23,14 @@ import java.util.function.UnaryOperator;
 public final class LocalCluster implements AutoCloseable {
   private final int size;
   private final Path dir;
-  private final UnaryOperator<ServerConfig> tweak;
+  private final UnaryOperator<ServerConfig.Builder> tweak;
   private final int[] raftPorts;
   private final int[] apiPorts;
   private final TcpProxy[][] links;
   private final RegentServer[] nodes;
   private final List<RegentClient> clients = new ArrayList<>();
 
-  private LocalCluster(int size, Path dir, UnaryOperator<ServerConfig> tweak) throws IOException {
+  private LocalCluster(int size, Path dir, UnaryOperator<ServerConfig.Builder> tweak) throws IOException {
     this.size = size;
     this.dir = dir;
     this.tweak = tweak;
@@ -52,7 +52,7 @@ public final class LocalCluster implements AutoCloseable {
   }
 
   /** Starts {@code size} nodes under {@code dir}, each config passed through {@code tweak}. */
-  public static LocalCluster start(int size, Path dir, UnaryOperator<ServerConfig> tweak) throws IOException {
+  public static LocalCluster start(int size, Path dir, UnaryOperator<ServerConfig.Builder> tweak) throws IOException {
     LocalCluster c = new LocalCluster(size, dir, tweak);
     for (int i = 0; i < size; i++) {
       c.startNode(i);
@@ -77,7 +77,8 @@ public final class LocalCluster implements AutoCloseable {
       int port = i == j ? raftPorts[j] : links[i][j].port();
       peers.put(id(j), "127.0.0.1:" + port);
     }
-    nodes[i] = RegentServer.start(tweak.apply(ServerConfig.of(id(i), peers, apiPorts[i], dir.resolve(id(i)))));
+    nodes[i] = RegentServer.start(tweak.apply(ServerConfig.builder(id(i), dir.resolve(id(i))).peers(peers)
+        .apiPort(apiPorts[i])).build());
   }
 
   /** Stops node {@code i} (its data stays). */

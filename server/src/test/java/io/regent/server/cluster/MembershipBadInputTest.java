@@ -8,27 +8,20 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.regent.api.v1.MemberListResponse;
 import io.regent.client.RegentClient;
-import java.nio.file.Path;
 import java.time.Duration;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Membership calls with bad arguments, or refused in the cluster's state: a clear status, and nothing changes. */
 class MembershipBadInputTest {
-  @TempDir
-  Path dir;
+  @RegisterExtension
+  final ClusterFixture clusters = ClusterFixture.perTest();
   LocalCluster cluster;
-
-  @AfterEach
-  void stop() throws Exception {
-    cluster.close();
-  }
 
   @Test
   void refusedCallsChangeNothing() throws Exception {
-    cluster = LocalCluster.start(1, dir);
+    cluster = clusters.start(1);
     cluster.awaitLeader();
     RegentClient c = cluster.client();
     // The node publishes its API address with an entry of its own once it leads: wait for it, so that

@@ -20,25 +20,22 @@ import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Online membership changes: grow, shrink, replace a node from an empty disk, move leadership. */
 class MembershipChangeTest {
   /** Small snapshots and segments: the leader purges its log early, so new members catch up by snapshot. */
-  static final UnaryOperator<ServerConfig> SMALL_LOG = c -> c.withSnapshots(40, 16 * 1024);
+  static final UnaryOperator<ServerConfig.Builder> SMALL_LOG = c -> c.snapshots(40, 16 * 1024);
 
-  @TempDir
-  Path dir;
+  @RegisterExtension
+  final ClusterFixture clusters = ClusterFixture.perTest();
   LocalCluster cluster;
   NewMembers extra;
 
   @AfterEach
   void stop() throws Exception {
     if (extra != null) {
-      extra.close();
-    }
-    if (cluster != null) {
-      cluster.close();
+      extra.close(); // before the fixture closes the cluster
     }
   }
 
@@ -48,8 +45,8 @@ class MembershipChangeTest {
     // a snapshot every 40 entries under this load, a joining learner can receive a second snapshot while
     // appends are in flight, and Ratis 3.3.0's log worker then fails ("lastWrittenIndex == 159, entry ==
     // ... index: 162") and closes the learner's server (seen once in CI; docs/operations.md, membership).
-    cluster = LocalCluster.start(3, dir, UnaryOperator.identity());
-    extra = new NewMembers(dir, UnaryOperator.identity());
+    cluster = clusters.start(3, UnaryOperator.identity());
+    extra = new NewMembers(clusters.dir(), UnaryOperator.identity());
     cluster.awaitLeader();
     RegentClient admin = cluster.clientOf(2);
     CampaignLoad load = new CampaignLoad();
@@ -119,14 +116,14 @@ class MembershipChangeTest {
 
   @Test
   void replaceANodeWhoseDataDirWasDeleted() throws Exception {
-    cluster = LocalCluster.start(3, dir, SMALL_LOG);
-    extra = new NewMembers(dir.resolve("new"), SMALL_LOG);
+    cluster = clusters.start(3, SMALL_LOG);
+    extra = new NewMembers(clusters.dir().resolve("new"), SMALL_LOG);
     int leader = cluster.awaitLeader();
     int dead = (leader + 1) % 3;
     int other = (leader + 2) % 3;
     RegentClient admin = cluster.clientOf(leader);
     cluster.stopNode(dead);
-    deleteTree(dir.resolve(LocalCluster.id(dead)));
+    deleteTree(clusters.dir().resolve(LocalCluster.id(dead)));
     for (int i = 0; i < 60; i++) {
       long lease = admin.grant(600_000);
       admin.campaign("name-" + i, lease, ByteString.copyFrom(new byte[256]));
@@ -177,7 +174,7 @@ class MembershipChangeTest {
 
   @Test
   void transferLeadershipMovesTheRaftLeader() throws Exception {
-    cluster = LocalCluster.start(3, dir);
+    cluster = clusters.start(3);
     int leader = cluster.awaitLeader();
     String target = LocalCluster.id((leader + 1) % 3);
     RegentClient c = cluster.client();

@@ -17,19 +17,19 @@ import java.util.function.UnaryOperator;
  */
 final class NewMembers implements AutoCloseable {
   private final Path dir;
-  private final UnaryOperator<ServerConfig> tweak;
+  private final UnaryOperator<ServerConfig.Builder> tweak;
   private final Map<String, ServerConfig> configs = new LinkedHashMap<>();
   private final Map<String, RegentServer> running = new LinkedHashMap<>();
 
-  NewMembers(Path dir, UnaryOperator<ServerConfig> tweak) {
+  NewMembers(Path dir, UnaryOperator<ServerConfig.Builder> tweak) {
     this.dir = dir;
     this.tweak = tweak;
   }
 
   /** Starts a new node {@code id} with an empty data dir (it knows no peers yet). */
   RegentServer start(String id) throws IOException {
-    ServerConfig c = tweak.apply(ServerConfig.of(id, Map.of(id, "127.0.0.1:" + FreePorts.next()), FreePorts.next(),
-        dir.resolve(id)));
+    ServerConfig c = tweak.apply(ServerConfig.builder(id, dir.resolve(id))
+        .raftAddress("127.0.0.1:" + FreePorts.next()).apiPort(FreePorts.next())).build();
     configs.put(id, c);
     return restart(id);
   }

@@ -1,23 +1,17 @@
 package io.regent.server.cluster;
 
-import static org.awaitility.Awaitility.await;
-
+import io.regent.process.ChildProcess;
 import io.regent.server.RegentServer;
 import io.regent.server.ServerConfig;
 import io.regent.statemachine.ratis.SnapshotFailpoint;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A Regent node in a JVM of its own (this test class path), so that a test can {@code kill -9} it: the same
@@ -30,24 +24,10 @@ final class NodeProcess implements AutoCloseable {
   /** Printed, followed by the snapshot file, by a node started with {@code holdSnapshot} when it holds one open. */
   static final String SNAPSHOT_HELD = "snapshot held open before its checksum: ";
 
-  private final Process process;
-  private final List<String> lines = new CopyOnWriteArrayList<>();
+  private final ChildProcess process;
 
-  private NodeProcess(Process process, String label) {
+  private NodeProcess(ChildProcess process) {
     this.process = process;
-    Thread reader = new Thread(() -> {
-      try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
-          StandardCharsets.UTF_8))) {
-        for (String line; (line = r.readLine()) != null; ) {
-          lines.add(line);
-          System.out.println("[" + label + "] " + line);
-        }
-      } catch (IOException e) {
-        // the process ended
-      }
-    }, "output-" + label);
-    reader.setDaemon(true);
-    reader.start();
   }
 
   /**
@@ -55,7 +35,7 @@ final class NodeProcess implements AutoCloseable {
    * applied entries, and waits until it serves.
    */
   static NodeProcess start(String id, Map<String, String> peers, int apiPort, Path dataDir, long snapshotThreshold)
-      throws IOException {
+      throws IOException, InterruptedException {
     return start(id, peers, apiPort, dataDir, snapshotThreshold, false);
   }
 
@@ -65,46 +45,42 @@ final class NodeProcess implements AutoCloseable {
    * #SNAPSHOT_HELD} and the file, and stays there until the process dies: the moment to {@code kill -9} it.
    */
   static NodeProcess start(String id, Map<String, String> peers, int apiPort, Path dataDir, long snapshotThreshold,
-      boolean holdSnapshot) throws IOException {
-    String java = ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin",
-        "java").toString());
+      boolean holdSnapshot) throws IOException, InterruptedException {
     List<String> peerList = new ArrayList<>();
     peers.forEach((k, v) -> peerList.add(k + "=" + v));
-    List<String> cmd = List.of(java, "-Xmx256m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
-        NodeProcess.class.getName(), id, String.join(",", peerList), String.valueOf(apiPort), dataDir.toString(),
-        String.valueOf(snapshotThreshold), String.valueOf(holdSnapshot));
-    NodeProcess p = new NodeProcess(new ProcessBuilder(cmd).redirectErrorStream(true).start(), id);
-    await(id + " serving").atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(50))
-        .until(() -> p.lines.contains(READY) || !p.process.isAlive());
-    if (!p.lines.contains(READY)) {
-      throw new IllegalStateException(id + " did not start: " + p.lines);
+    List<String> cmd = new ArrayList<>(ChildProcess.javaCommand(List.of("-Xmx256m", "-XX:+UseSerialGC"),
+        NodeProcess.class.getName()));
+    cmd.addAll(List.of(id, String.join(",", peerList), String.valueOf(apiPort), dataDir.toString(),
+        String.valueOf(snapshotThreshold), String.valueOf(holdSnapshot)));
+    ChildProcess p = ChildProcess.builder(id, cmd).keepStdinOpen()
+        .captureOutput(line -> System.out.println("[" + id + "] " + line)).start();
+    try {
+      p.awaitLine(READY::equals, Duration.ofSeconds(60));
+    } catch (IllegalStateException e) {
+      p.close();
+      throw new IllegalStateException(id + " did not start: " + p.lines(), e);
     }
-    return p;
+    return new NodeProcess(p);
   }
 
   /** Every line the node printed so far. */
   List<String> lines() {
-    return List.copyOf(lines);
+    return process.lines();
   }
 
   /** SIGKILL to this process (by its pid), then waits for it to be gone. */
   void kill9() throws InterruptedException {
-    process.destroyForcibly(); // SIGKILL on Linux: no shutdown hook, no sync, no clean close
-    if (!process.waitFor(30, TimeUnit.SECONDS)) {
-      throw new IllegalStateException("pid " + process.pid() + " survived SIGKILL");
-    }
+    process.kill9(); // no shutdown hook, no sync, no clean close
   }
 
   @Override
-  public void close() throws InterruptedException {
-    if (process.isAlive()) {
-      kill9();
-    }
+  public void close() {
+    process.close();
   }
 
   /** The snapshot file a {@code holdSnapshot} node printed it holds open, or null. */
   String heldSnapshot() {
-    return lines.stream().filter(l -> l.startsWith(SNAPSHOT_HELD)).map(l -> l.substring(SNAPSHOT_HELD.length()))
+    return lines().stream().filter(l -> l.startsWith(SNAPSHOT_HELD)).map(l -> l.substring(SNAPSHOT_HELD.length()))
         .findFirst().orElse(null);
   }
 
@@ -127,8 +103,8 @@ final class NodeProcess implements AutoCloseable {
       String[] kv = p.split("=", 2);
       peers.put(kv[0], kv[1]);
     }
-    ServerConfig config = ServerConfig.of(args[0], peers, Integer.parseInt(args[2]), Path.of(args[3]))
-        .withSnapshots(Long.parseLong(args[4]), 8L << 20);
+    ServerConfig config = ServerConfig.builder(args[0], Path.of(args[3])).peers(peers)
+        .apiPort(Integer.parseInt(args[2])).snapshots(Long.parseLong(args[4]), 8L << 20).build();
     try (RegentServer server = RegentServer.start(config)) {
       System.out.println(READY);
       System.out.flush();

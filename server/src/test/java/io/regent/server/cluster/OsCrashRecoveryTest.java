@@ -6,14 +6,14 @@ import static org.awaitility.Awaitility.await;
 import com.google.protobuf.ByteString;
 import io.regent.api.v1.LeaseInfo;
 import io.regent.client.RegentClient;
+import io.regent.server.storage.DataDir;
 import io.regent.statemachine.store.UnsyncedMarker;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A replica's LMDB takes commits without fsync; after an OS crash (simulated: the marker names another
@@ -21,18 +21,13 @@ import org.junit.jupiter.api.io.TempDir;
  * the Raft log.
  */
 class OsCrashRecoveryTest {
-  @TempDir
-  Path dir;
+  @RegisterExtension
+  final ClusterFixture clusters = ClusterFixture.perTest();
   LocalCluster cluster;
-
-  @AfterEach
-  void stop() throws Exception {
-    cluster.close();
-  }
 
   @Test
   void aReplicaWhoseUnsyncedStateMayBeLostRebuildsItFromSnapshotAndLog() throws Exception {
-    cluster = LocalCluster.start(3, dir, c -> c.withSnapshots(20, 8 * 1024));
+    cluster = clusters.start(3, c -> c.snapshots(20, 8 * 1024));
     int leader = cluster.awaitLeader();
     int follower = (leader + 1) % 3;
     RegentClient client = cluster.clientOf(leader);
@@ -44,9 +39,9 @@ class OsCrashRecoveryTest {
     await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> viaFollower.leases().equals(expected));
     cluster.stopNode(follower);
 
-    Path lmdb = dir.resolve(LocalCluster.id(follower)).resolve("lmdb");
+    Path lmdb = new DataDir(clusters.dir().resolve(LocalCluster.id(follower))).lmdb();
     Files.writeString(lmdb.resolve(UnsyncedMarker.FILE), "another-boot");
-    Files.write(lmdb.resolve("data.mdb"), new byte[] {1, 2, 3}); // what a lost page cache may leave
+    Files.write(lmdb.resolve(DataDir.LMDB_FILE), new byte[] {1, 2, 3}); // what a lost page cache may leave
 
     cluster.startNode(follower);
     RegentClient restarted = cluster.clientOf(follower);

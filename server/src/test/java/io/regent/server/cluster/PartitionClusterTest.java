@@ -9,12 +9,10 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.regent.api.v1.LeaderKey;
 import io.regent.client.RegentClient;
-import java.nio.file.Path;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A Raft leader cut off from its peers while clients still reach it: it must neither renew leases nor
@@ -22,18 +20,13 @@ import org.junit.jupiter.api.io.TempDir;
  * confirmation while the commit index does not move; Regent's Confirm entries must not.
  */
 class PartitionClusterTest {
-  @TempDir
-  Path dir;
+  @RegisterExtension
+  final ClusterFixture clusters = ClusterFixture.perTest();
   LocalCluster cluster;
 
   @BeforeEach
   void start() throws Exception {
-    cluster = LocalCluster.start(3, dir, c -> c.withRequestTimeout(4_000));
-  }
-
-  @AfterEach
-  void stop() throws Exception {
-    cluster.close();
+    cluster = clusters.start(3, c -> c.requestTimeoutMs(4_000));
   }
 
   @Test

@@ -1,6 +1,6 @@
 package io.regent.server.cluster;
 
-import io.regent.server.raft.RaftSetup;
+import io.regent.server.storage.DataDir;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -16,7 +16,7 @@ final class SnapshotFiles {
 
   /** {@code DATA/raft/<group>/sm}: where Ratis keeps the state machine's snapshots. */
   static Path dir(Path dataDir) {
-    return dataDir.resolve("raft").resolve(RaftSetup.GROUP_ID.getUuid().toString()).resolve("sm");
+    return new DataDir(dataDir).snapshots();
   }
 
   /** Names of the entries in the snapshot directory (none when it does not exist yet). */

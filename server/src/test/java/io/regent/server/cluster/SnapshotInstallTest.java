@@ -7,28 +7,21 @@ import com.google.protobuf.ByteString;
 import io.regent.api.v1.LeaseInfo;
 import io.regent.client.RegentClient;
 import io.regent.server.raft.RaftSetup;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.apache.ratis.server.RaftServer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** A follower that was down while the leader purged its log catches up through a snapshot install. */
 class SnapshotInstallTest {
-  @TempDir
-  Path dir;
+  @RegisterExtension
+  final ClusterFixture clusters = ClusterFixture.perTest();
   LocalCluster cluster;
-
-  @AfterEach
-  void stop() throws Exception {
-    cluster.close();
-  }
 
   @Test
   void aFollowerBehindThePurgedLogIsCaughtUpBySnapshot() throws Exception {
-    cluster = LocalCluster.start(3, dir, c -> c.withSnapshots(20, 8 * 1024));
+    cluster = clusters.start(3, c -> c.snapshots(20, 8 * 1024));
     int leader = cluster.awaitLeader();
     int follower = (leader + 1) % 3;
     RegentClient client = cluster.clientOf(leader);

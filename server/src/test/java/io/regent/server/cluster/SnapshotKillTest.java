@@ -67,8 +67,8 @@ class SnapshotKillTest {
       api[i] = FreePorts.next();
     }
     for (int i = 0; i < 2; i++) { // two in this JVM: a quorum that keeps writing while the third is dead
-      servers.add(RegentServer.start(ServerConfig.of(LocalCluster.id(i), peers, api[i],
-          dir.resolve(LocalCluster.id(i))).withSnapshots(THRESHOLD, 8L << 20)));
+      servers.add(RegentServer.start(ServerConfig.builder(LocalCluster.id(i), dir.resolve(LocalCluster.id(i)))
+          .peers(peers).apiPort(api[i]).snapshots(THRESHOLD, 8L << 20).build()));
     }
     RegentClient client = connect("127.0.0.1:" + api[0], "127.0.0.1:" + api[1]);
     await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> !client.status().getLeader().isEmpty());

@@ -16,10 +16,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import org.assertj.core.api.InstanceOfAssertFactories;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * The state a {@code kill -9} during snapshot writing leaves, made deterministically in a real node's data
@@ -27,8 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  * with every holder and token. A damaged latest snapshot stops the node with one line naming the file.
  */
 class SnapshotLeftoversTest {
-  @TempDir
-  Path dir;
+  @RegisterExtension
+  final ClusterFixture clusters = ClusterFixture.perTest();
   LocalCluster cluster;
   RegentClient client;
   final Map<String, LeaderKey> holders = new LinkedHashMap<>();
@@ -36,7 +35,7 @@ class SnapshotLeftoversTest {
 
   @BeforeEach
   void writeStateAndStopAFollower() throws Exception {
-    cluster = LocalCluster.start(3, dir, c -> c.withSnapshots(20, 8 * 1024));
+    cluster = clusters.start(3, c -> c.snapshots(20, 8 * 1024));
     int leader = cluster.awaitLeader();
     follower = (leader + 1) % 3;
     client = cluster.clientOf(leader);
@@ -51,13 +50,8 @@ class SnapshotLeftoversTest {
     cluster.stopNode(follower);
   }
 
-  @AfterEach
-  void stop() throws Exception {
-    cluster.close();
-  }
-
   private Path followerDir() {
-    return dir.resolve(LocalCluster.id(follower));
+    return clusters.dir().resolve(LocalCluster.id(follower));
   }
 
   @Test

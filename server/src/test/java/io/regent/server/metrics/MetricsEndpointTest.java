@@ -6,37 +6,31 @@ import static org.awaitility.Awaitility.await;
 import com.google.protobuf.ByteString;
 import io.regent.client.RegentClient;
 import io.regent.server.ServerConfig;
+import io.regent.server.cluster.ClusterFixture;
 import io.regent.server.cluster.LocalCluster;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A 1-node cluster with a metrics port: /metrics has every series docs/operations.md lists with values that follow what
  * the test did (grants, a campaign, a keepalive, a revoke, a resign, an expiry, a snapshot); /readyz is 200.
  */
 class MetricsEndpointTest {
-  @TempDir
-  Path dir;
+  @RegisterExtension
+  final ClusterFixture clusters = ClusterFixture.perTest();
   LocalCluster cluster;
   final HttpClient http = HttpClient.newHttpClient();
 
-  @AfterEach
-  void stop() throws Exception {
-    cluster.close();
-  }
-
   @Test
   void scrapeAfterAGrantAndACampaign() throws Exception {
-    cluster = LocalCluster.start(1, dir, c -> c.withMetricsPort(0).withSnapshots(40, 8 * 1024));
+    cluster = clusters.start(1, c -> c.metricsPort(0).snapshots(40, 8 * 1024));
     cluster.awaitLeader();
     int port = cluster.node(0).metricsPort();
     assertThat(port).isPositive();

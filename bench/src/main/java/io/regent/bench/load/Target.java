@@ -1,0 +1,87 @@
+package io.regent.bench.load;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * What {@code regent bench} asks of a coordination service, one instance per benchmark client (its own
+ * connection). Each method is one client-visible operation with the same meaning on Regent and on etcd.
+ * Public for {@code regent compare} (jepsen module), which drives every target through these same clients.
+ */
+public interface Target extends AutoCloseable {
+  /** A name this client holds: its lease, its fencing token and the service's own handle. */
+  record Held(String name, long lease, long token, Object handle) {
+  }
+
+  /**
+   * One client of {@code kind} that starts at endpoint {@code clientIndex mod endpoints.size()}.
+   *
+   * @param kind {@code regent} (Regent's Java client, failing over along the rotated list), {@code etcd}
+   *     (etcd v3 gRPC on that one endpoint) or {@code ratis} (bare Ratis: {@code endpoints} are the Raft
+   *     addresses of n0, n1, ...; see {@link RatisTarget})
+   * @throws IllegalArgumentException for another kind
+   */
+  static Target connect(String kind, List<String> endpoints, int clientIndex) {
+    return switch (kind) {
+      case "regent" -> new RegentTarget(endpoints, clientIndex);
+      case "etcd" -> new EtcdTarget(endpoints, clientIndex);
+      case "ratis" -> new RatisTarget(endpoints);
+      default -> throw new IllegalArgumentException("target must be regent, etcd or ratis, not '" + kind + "'");
+    };
+  }
+
+  /** Grants a lease of {@code ttlMs}; returns its id. */
+  long grant(long ttlMs);
+
+  /** Campaigns for {@code name} with {@code lease}; blocks until elected. */
+  Held campaign(String name, long lease, String value);
+
+  /**
+   * The service's own way to take {@code name} with a new lease of {@code ttlMs} (blocks until elected). By
+   * default a grant, then a campaign (etcd); Regent campaigns with a TTL, one log entry.
+   */
+  default Held campaignFresh(String name, long ttlMs, String value) {
+    return campaign(name, grant(ttlMs), value);
+  }
+
+  /** Gives {@code held} up and ends its lease. By default a resign, then a revoke; Regent does both in one entry. */
+  default void resignAndRevoke(Held held) {
+    resign(held);
+    revoke(held.lease());
+  }
+
+  /** Queues for a name other clients contend for too (blocks until elected): the handover workload. */
+  Held contend(String name, long lease, String value);
+
+  /** Gives {@code held} up. */
+  void resign(Held held);
+
+  /** Revokes a lease. */
+  void revoke(long lease);
+
+  /** A linearizable read of the current holder of {@code name}; true when someone holds it. */
+  boolean leaderRead(String name);
+
+  /** A new, larger fencing token for the current holder. */
+  Held freshToken(Held held);
+
+  /** Renews {@code lease}; completes with true when renewed, false when the service says it is gone. */
+  CompletableFuture<Boolean> keepAliveAsync(long lease);
+
+  /**
+   * Renews {@code leases}, which fell due together; one result per lease, as {@link #keepAliveAsync(long)}
+   * gives. By default one call per lease (etcd's API renews one lease per message); Regent renews them in one
+   * {@code KeepAliveMany} call.
+   */
+  default List<CompletableFuture<Boolean>> keepAliveAsync(long[] leases) {
+    List<CompletableFuture<Boolean>> out = new ArrayList<>(leases.length);
+    for (long lease : leases) {
+      out.add(keepAliveAsync(lease));
+    }
+    return out;
+  }
+
+  @Override
+  void close();
+}

@@ -1,0 +1,192 @@
+package io.regent.cli;
+
+import io.regent.client.PartitionOwnership;
+import io.regent.client.RegentClient;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+/** {@code regent group join GROUP MEMBER --partitions P [--exec -- CMD]}: be a member until interrupted. */
+@Command(name = "join", mixinStandardHelpOptions = true,
+    description = {"Joins GROUP as MEMBER on a kept-alive lease and follows its assignment until interrupted.",
+        "Prints 'assigned P token=T' and 'revoked P' as partitions come and go (a revoked partition is released "
+            + "right after the line). SIGINT/SIGTERM: leaves the group (its partitions move on at once), exit 0. "
+            + "When the lease can no longer be vouched for: every partition is revoked, 'lost GROUP: reason' on "
+            + "stderr, exit 1.",
+        "--exec -- CMD ARGS...: runs CMD with $REGENT_PARTITIONS_FILE, a file of 'PARTITION TOKEN' lines (the "
+            + "partitions it may act on now), rewritten on every change, each change followed by SIGHUP to CMD "
+            + "(before a revoked partition is released). Also $REGENT_GROUP, $REGENT_MEMBER, $REGENT_LEASE_ID. "
+            + "When CMD exits by itself, join leaves and exits with its status; on loss CMD gets SIGTERM."})
+public final class GroupJoinCommand implements Callable<Integer> {
+  @Spec
+  CommandSpec spec;
+
+  @Mixin
+  ClientOptions client;
+
+  @Parameters(index = "0", paramLabel = "GROUP", description = "group name")
+  String group;
+
+  @Parameters(index = "1", paramLabel = "MEMBER", description = "member id, unique in the group (1..128 bytes)")
+  String member;
+
+  @Parameters(index = "2..*", paramLabel = "CMD", description = "with --exec, after --: the command to run")
+  List<String> command = List.of();
+
+  @Option(names = "--partitions", paramLabel = "P", defaultValue = "0",
+      description = "partition count, 1..65536, to create the group (default: join an existing group)")
+  int partitions;
+
+  @Option(names = "--ttl", paramLabel = "DURATION", defaultValue = "10s", converter = DurationConverter.class,
+      description = "lease TTL, e.g. 3s (default: ${DEFAULT-VALUE})")
+  Duration ttl;
+
+  @Option(names = "--exec", description = "run the command given after -- (see above)")
+  boolean exec;
+
+  @Override
+  public Integer call() throws Exception {
+    if (exec == command.isEmpty()) {
+      throw new ParameterException(spec.commandLine(), exec ? "--exec needs a command after --"
+          : "unexpected argument '" + command.get(0) + "' (a command goes after --exec --)");
+    }
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    CompletableFuture<Integer> done = new CompletableFuture<>();
+    Signals.onTermination(() -> done.complete(ExitCodes.OK));
+    Path file = exec ? Files.createTempFile("regent-partitions-", ".txt") : null;
+    Child child = new Child();
+    try (RegentClient c = client.connect();
+         PartitionOwnership o = PartitionOwnership.join(c, group, member, partitions, ttl.toMillis(),
+             new Printer(group, out, err, done, child, file))) {
+      if (exec) {
+        child.start(command, file, Map.of("REGENT_GROUP", group, "REGENT_MEMBER", member,
+            "REGENT_LEASE_ID", String.valueOf(o.leaseId())), done);
+      }
+      int code = done.get();
+      child.stop();
+      return code;
+    } finally {
+      child.stop();
+      if (file != null) {
+        Files.deleteIfExists(file);
+      }
+    }
+  }
+
+  /** Prints every change and keeps the child's file current. Listener calls come from one thread. */
+  private static final class Printer implements PartitionOwnership.Listener {
+    private final String group;
+    private final PrintWriter out;
+    private final PrintWriter err;
+    private final CompletableFuture<Integer> done;
+    private final Child child;
+    private final Path file;
+    private final Map<Integer, Long> owned = new java.util.TreeMap<>();
+
+    Printer(String group, PrintWriter out, PrintWriter err, CompletableFuture<Integer> done, Child child, Path file) {
+      this.group = group;
+      this.out = out;
+      this.err = err;
+      this.done = done;
+      this.child = child;
+      this.file = file;
+    }
+
+    @Override
+    public void onAssigned(int partition, long token) {
+      owned.put(partition, token);
+      changed("assigned " + partition + " token=" + token);
+    }
+
+    @Override
+    public void onRevoked(int partition) {
+      owned.remove(partition);
+      changed("revoked " + partition);
+    }
+
+    @Override
+    public void onStepDown(String reason) {
+      err.println("lost " + group + ": " + reason);
+      err.flush();
+      done.complete(ExitCodes.ERROR);
+    }
+
+    private void changed(String line) {
+      out.println(line);
+      out.flush();
+      if (file != null) {
+        write(file, owned);
+        child.hangUp();
+      }
+    }
+  }
+
+  /** Rewrites the partitions file atomically (write, then rename), so the child never reads half a file. */
+  static void write(Path file, Map<Integer, Long> owned) {
+    try {
+      Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+      String text = owned.entrySet().stream().map(e -> e.getKey() + " " + e.getValue() + "\n")
+          .collect(Collectors.joining());
+      Files.writeString(tmp, text, StandardCharsets.UTF_8);
+      Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot write " + file, e);
+    }
+  }
+
+  /** The --exec command: started once, told of changes by SIGHUP, stopped with SIGTERM then SIGKILL. */
+  private static final class Child {
+    private volatile Process process;
+
+    void start(List<String> command, Path file, Map<String, String> env, CompletableFuture<Integer> done)
+        throws IOException {
+      ProcessBuilder pb = new ProcessBuilder(command).inheritIO();
+      pb.environment().putAll(env);
+      pb.environment().put("REGENT_PARTITIONS_FILE", file.toString());
+      process = pb.start();
+      process.onExit().thenAccept(p -> done.complete(p.exitValue()));
+    }
+
+    void hangUp() {
+      Process p = process;
+      if (p != null && p.isAlive()) {
+        try {
+          new ProcessBuilder("kill", "-HUP", String.valueOf(p.pid())).inheritIO().start().waitFor(5, TimeUnit.SECONDS);
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }
+
+    void stop() throws InterruptedException {
+      Process p = process;
+      if (p != null && p.isAlive()) {
+        p.destroy();
+        if (!p.waitFor(2, TimeUnit.SECONDS)) {
+          p.destroyForcibly().waitFor();
+        }
+      }
+    }
+  }
+}

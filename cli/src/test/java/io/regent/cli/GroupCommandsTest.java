@@ -1,0 +1,109 @@
+package io.regent.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.regent.cli.SnapshotCommandTest.Run;
+import io.regent.process.ChildProcess;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@code regent group join|status|observe} and {@code elect --all}, driven as a user would. */
+class GroupCommandsTest {
+  private static final Duration WAIT = Duration.ofSeconds(30);
+  /** Long enough that a cold JVM on a busy machine keeps its lease; no test here waits for an expiry. */
+  private static final String TTL = "10s";
+  private static final Pattern ASSIGNED = Pattern.compile("^assigned (\\d+) token=(\\d+)$");
+
+  @TempDir
+  static Path dir;
+  static LocalCluster cluster;
+
+  @BeforeAll
+  static void up() throws Exception {
+    cluster = ClusterUpCommand.up(dir.resolve("cluster"), 1, DemoCommand.freeBasePort(), quiet()).cluster();
+  }
+
+  @AfterAll
+  static void down() throws Exception {
+    if (cluster != null) {
+      cluster.stop(ClusterDownCommand.GRACE_MS, quiet());
+    }
+  }
+
+  @Test
+  void membersSharePartitionsAndTheChildSeesItsFile() throws Exception {
+    Path seen = dir.resolve("seen");
+    // the child copies the partitions file on every SIGHUP
+    String script = "trap 'cp \"$REGENT_PARTITIONS_FILE\" " + seen + "' HUP; while true; do sleep 0.1; done";
+    try (ChildProcess a = regent("a", List.of("group", "join", "jobs", "a", "--partitions", "4",
+             "--ttl", TTL, "--endpoints", cluster.endpoints(), "--exec", "--", "sh", "-c", script))) {
+      await().atMost(WAIT).until(() -> assigned(a).size() == 4);
+      await().atMost(WAIT).until(() -> Files.exists(seen) && Files.readAllLines(seen).size() == 4);
+      Run status = SnapshotCommandTest.run("group", "status", "jobs", "-w", "json", "--endpoints", cluster.endpoints());
+      assertThat(status.code()).isZero();
+      assertThat(status.out()).startsWith("{\"group\":\"jobs\",").contains("\"members\":[{\"member\":\"a\"")
+          .contains("{\"partition\":0,\"owner\":\"a\",\"token\":" + assigned(a).get(0)[1] + "}");
+      long first = assigned(a).get(0)[1];
+      try (ChildProcess b = regent("b", List.of("group", "join", "jobs", "b", "--ttl", TTL,
+          "--endpoints", cluster.endpoints()))) {
+        await().atMost(WAIT).until(() -> assigned(b).size() == 2);
+        assertThat(a.lines()).filteredOn(l -> l.startsWith("revoked ")).hasSize(2);
+        assertThat(assigned(b)).allMatch(pt -> pt[1] > first);
+        await().atMost(WAIT).until(() -> Files.readAllLines(seen).size() == 2);
+        Run observe = SnapshotCommandTest.run("group", "status", "jobs", "--endpoints", cluster.endpoints());
+        assertThat(observe.out()).startsWith("group jobs partitions=4 members=a,b index=");
+        assertThat(b.terminate(WAIT)).isZero();
+      }
+      await().atMost(WAIT).until(() -> assigned(a).size() == 6);
+      assertThat(SnapshotCommandTest.run("group", "status", "nope", "--endpoints", cluster.endpoints()).code())
+          .isEqualTo(ExitCodes.NOT_FOUND);
+      assertThat(a.terminate(WAIT)).isZero();
+    }
+  }
+
+  @Test
+  void electAllTakesEveryNameWithOneToken() throws Exception {
+    try (ChildProcess p = regent("all", List.of("elect", "--all", "x,y", "v", "--ttl", TTL,
+        "--endpoints", cluster.endpoints()))) {
+      String x = p.awaitLine(l -> l.startsWith("elected x "), WAIT);
+      String y = p.awaitLine(l -> l.startsWith("elected y "), WAIT);
+      assertThat(x.replaceAll(".*token=(\\d+).*", "$1")).isEqualTo(y.replaceAll(".*token=(\\d+).*", "$1"));
+      assertThat(p.terminate(WAIT)).isZero();
+    }
+  }
+
+  private static List<long[]> assigned(ChildProcess p) {
+    List<long[]> out = new ArrayList<>();
+    for (String l : p.lines()) {
+      Matcher m = ASSIGNED.matcher(l);
+      if (m.find()) {
+        out.add(new long[] {Long.parseLong(m.group(1)), Long.parseLong(m.group(2))});
+      }
+    }
+    return out;
+  }
+
+  /** Starts {@code regent ARGS...} on this JVM's java and class path, its output echoed with a label. */
+  private static ChildProcess regent(String label, List<String> args) throws IOException {
+    List<String> cmd = new ArrayList<>(Launcher.javaCommand(Launcher.CLIENT_JVM));
+    cmd.addAll(args);
+    return ChildProcess.builder(label, cmd)
+        .captureOutput(line -> System.out.println("[" + label + "] " + line)).start();
+  }
+
+  private static PrintWriter quiet() {
+    return new PrintWriter(PrintWriter.nullWriter());
+  }
+}

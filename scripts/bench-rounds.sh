@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Regent against etcd and bare Ratis, the method of docs/performance.md: one target up at a time (each gets the
+# whole machine), targets interleaved over ROUNDS rounds, each target measured by one long-lived `regent bench`
+# process that first loads it until its throughput stops improving (--settle: the servers' JIT warm-up), then
+# runs every point. Results: one JSON line per point in WORK_DIR/results.jsonl (label, round in "label").
+#
+#   scripts/bench-rounds.sh [WORK_DIR]     (default /tmp/regent-rounds)
+#
+# Environment: ROUNDS (2), TARGETS ("regent-3 ratis-3 etcd-3"; also regent-5, ratis-5), WORKLOADS
+# ("campaign,leader-read,campaign4"), CLIENTS ("1,16,64"), DURATION (6s) and WARMUP (2s) per point, SETTLE
+# (60s at most), REGENT_JAR. Stops only the processes it started (their DIR/*.pid).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mkdir -p "${1:-/tmp/regent-rounds}" && cd "${1:-/tmp/regent-rounds}" && pwd)
+jar=${REGENT_JAR:-$root/cli/target/regent.jar}
+rounds=${ROUNDS:-2}
+targets=${TARGETS:-regent-3 ratis-3 etcd-3}
+workloads=${WORKLOADS:-campaign,leader-read,campaign4}
+clients=${CLIENTS:-1,16,64}
+duration=${DURATION:-6s}
+warmup=${WARMUP:-2s}
+settle=${SETTLE:-60s}
+results=$work/results.jsonl
+opens=(--add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED)
+note() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$work/run.log" >&2; }
+
+up() { # TARGET DIR -> prints endpoints
+  local kind=${1%-*} n=${1##*-}
+  case $kind in
+    regent) java "${opens[@]}" -jar "$jar" cluster up --dir "$2" --nodes "$n" --base-port 27000 >&2
+            cat "$2/endpoints" ;;
+    ratis) REGENT_JAR=$jar "$root/scripts/ratis-cluster.sh" up "$2" "$n" >&2; sleep 3; cat "$2/endpoints" ;;
+    etcd) "$root/scripts/etcd-cluster.sh" up "$2" >&2; cat "$2/endpoints" ;;
+  esac
+}
+down() {
+  case ${1%-*} in
+    regent) java "${opens[@]}" -jar "$jar" cluster down --dir "$2" >&2 || true ;;
+    ratis) "$root/scripts/ratis-cluster.sh" down "$2" >&2 ;;
+    etcd) "$root/scripts/etcd-cluster.sh" down "$2" >&2 ;;
+  esac
+}
+
+for ((r = 1; r <= rounds; r++)); do
+  for t in $targets; do
+    dir=$work/r$r-$t
+    rm -rf "$dir"
+    note "round $r: $t up"
+    endpoints=$(up "$t" "$dir" | tail -1)
+    note "round $r: $t $workloads x clients $clients (settle up to $settle)"
+    java "${opens[@]}" -jar "$jar" bench --target "${t%-*}" --endpoints "$endpoints" --workload "$workloads" \
+      --clients "$clients" --duration "$duration" --warmup "$warmup" --settle "$settle" --pid-dir "$dir" \
+      --label "$t-r$r" --quiet -w json >>"$results" 2>>"$work/run.log" || note "bench failed: $t"
+    down "$t" "$dir"
+  done
+done
+note "done: $results"

@@ -1,0 +1,126 @@
+package io.regent.server.api;
+
+import io.grpc.stub.ServerCallStreamObserver;
+import io.regent.api.v1.CampaignAllRequest;
+import io.regent.api.v1.CampaignAllResponse;
+import io.regent.api.v1.LeaderKey;
+import io.regent.server.limits.ServerLimits;
+import io.regent.server.raft.EntrySubmitter;
+import io.regent.statemachine.event.EventHub;
+import io.regent.statemachine.proto.CampaignAll;
+import io.regent.statemachine.proto.Code;
+import io.regent.statemachine.proto.LogEntry;
+import io.regent.statemachine.proto.Resign;
+import io.regent.statemachine.proto.Result;
+import io.regent.statemachine.proto.Withdraw;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A blocking CampaignAll (docs/ownership.md): propose the entry, then wait on this node's applied events
+ * until the lease takes the names (all in one apply: the first name's election stands for all) or its
+ * lease ends. A cancelled call withdraws the candidacy, and resigns every name when it was elected
+ * meanwhile, so nobody holds names without knowing it.
+ */
+final class CampaignAllCall {
+  private static final Logger LOG = LoggerFactory.getLogger(CampaignAllCall.class);
+
+  private final EntrySubmitter proposer;
+  private final EventHub hub;
+  private final ServerLimits limits;
+
+  CampaignAllCall(EntrySubmitter proposer, EventHub hub, ServerLimits limits) {
+    this.proposer = proposer;
+    this.hub = hub;
+    this.limits = limits;
+  }
+
+  void campaign(CampaignAllRequest req, ServerCallStreamObserver<CampaignAllResponse> obs) {
+    if (req.getNamesCount() == 0) {
+      throw Statuses.invalid("CampaignAll needs at least one name");
+    }
+    req.getNamesList().forEach(Validation::name);
+    Validation.value(req.getValue());
+    Validation.lease(req.getLease());
+    String first = req.getNames(0);
+    CampaignWaiter waiter = new CampaignWaiter(hub, first, req.getLease());
+    AtomicBoolean answered = new AtomicBoolean();
+    obs.setOnCancelHandler(() -> {
+      waiter.close();
+      if (answered.compareAndSet(false, true)) {
+        giveUp(req.getNamesList(), req.getLease());
+      }
+    });
+    proposer.propose(LogEntry.newBuilder().setCampaignAll(CampaignAll.newBuilder().addAllNames(req.getNamesList())
+        .setLeaseId(req.getLease()).setValue(req.getValue()).setMaxNames(limits.maxNames())))
+        .whenComplete((r, err) -> {
+          if (err != null || r.getElected() || r.getCode() != Code.OK) {
+            waiter.close();
+            answer(obs, answered, err, () -> keys(req, tokenOf(Statuses.check(r))));
+            return;
+          }
+          waiter.arm(r.getIndex());
+          waiter.elected().whenComplete((h, e) -> {
+            waiter.close();
+            answer(obs, answered, e, () -> keys(req, h.getToken()));
+          });
+        });
+  }
+
+  private static void answer(ServerCallStreamObserver<CampaignAllResponse> obs, AtomicBoolean answered,
+                             Throwable err, Supplier<CampaignAllResponse> response) {
+    if (!answered.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      if (err != null) {
+        obs.onError(Statuses.toStatus(err));
+        return;
+      }
+      obs.onNext(response.get());
+      obs.onCompleted();
+    } catch (RuntimeException e) {
+      obs.onError(Statuses.toStatus(e));
+    }
+  }
+
+  /** One key per name: all were taken in one apply, with one token and the request's value. */
+  private static CampaignAllResponse keys(CampaignAllRequest req, long token) {
+    CampaignAllResponse.Builder b = CampaignAllResponse.newBuilder();
+    for (String name : req.getNamesList()) {
+      b.addLeaders(LeaderKey.newBuilder().setName(name).setValue(req.getValue()).setToken(token)
+          .setLease(req.getLease()));
+    }
+    return b.build();
+  }
+
+  private static long tokenOf(Result r) {
+    return r.getAllNames(0).getHolder().getToken();
+  }
+
+  /** Withdraws the candidacy (from every name at once); resigns every name if it was elected first. */
+  private void giveUp(List<String> names, long lease) {
+    proposer.propose(LogEntry.newBuilder().setWithdraw(Withdraw.newBuilder().setName(names.get(0)).setLeaseId(lease)))
+        .thenCompose(r -> {
+          if (!r.getName().hasHolder() || r.getName().getHolder().getLeaseId() != lease) {
+            return CompletableFuture.completedFuture(r);
+          }
+          long token = r.getName().getHolder().getToken();
+          CompletableFuture<Result> all = CompletableFuture.completedFuture(r);
+          for (String n : names) {
+            all = all.thenCompose(x -> proposer.propose(LogEntry.newBuilder().setResign(Resign.newBuilder()
+                .setName(n).setToken(token))));
+          }
+          return all;
+        })
+        .whenComplete((r, err) -> {
+          if (err != null) {
+            LOG.warn("withdrawing lease {} from {} failed: {}", lease, names, err.getMessage());
+          }
+        });
+  }
+}

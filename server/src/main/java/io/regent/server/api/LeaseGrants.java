@@ -1,0 +1,77 @@
+package io.regent.server.api;
+
+import io.grpc.Status;
+import io.regent.server.limits.ConnectionLimiter;
+import io.regent.server.limits.LeaseQuota;
+import io.regent.server.limits.ServerLimits;
+import io.regent.statemachine.apply.Limits;
+import io.regent.statemachine.proto.Code;
+import io.regent.statemachine.proto.Result;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+
+/**
+ * The rules every entry that grants a lease goes through (a Grant, or a Campaign with a TTL): the TTL's range,
+ * this node's {@code --max-ttl}, and the per-connection lease quota (docs/architecture.md, limits).
+ */
+final class LeaseGrants {
+  private final long minTtlMs;
+  private final ServerLimits limits;
+  private final LeaseQuota quota;
+
+  /**
+   * @param minTtlMs smallest TTL a lease may have, ms (1.5 x the maximum election timeout)
+   * @param limits the largest TTL this node grants and the node-wide lease limit stamped on each entry
+   * @param quota live leases per connection
+   */
+  LeaseGrants(long minTtlMs, ServerLimits limits, LeaseQuota quota) {
+    this.minTtlMs = minTtlMs;
+    this.limits = limits;
+    this.quota = quota;
+  }
+
+  /**
+   * Returns {@code ttlMs} when this node may grant it: INVALID_ARGUMENT outside [min TTL, 3 600 000] ms,
+   * RESOURCE_EXHAUSTED above {@code --max-ttl}.
+   */
+  long checkTtl(long ttlMs) {
+    if (ttlMs < minTtlMs || ttlMs > Limits.MAX_TTL_MS) {
+      throw Statuses.invalid("ttl " + ttlMs + " ms outside [" + minTtlMs + ", " + Limits.MAX_TTL_MS
+          + "] (minimum = 1.5 x max election timeout)");
+    }
+    if (ttlMs > limits.maxTtlMs()) {
+      throw Status.RESOURCE_EXHAUSTED.withDescription("ttl " + ttlMs + " ms above this server's limit (--max-ttl "
+          + limits.maxTtlMs() + " ms)").asRuntimeException();
+    }
+    return ttlMs;
+  }
+
+  /** The node-wide lease limit to stamp on the entry (judged at apply; 0: none). */
+  long maxLeases() {
+    return limits.maxLeases();
+  }
+
+  /**
+   * Proposes a granting entry against the calling connection's quota (RESOURCE_EXHAUSTED when it is full).
+   * Must run on the call's thread (the connection is read from the gRPC context). The lease counts against
+   * the connection when the result is OK and names a lease ({@code Result.lease_id > 0}).
+   */
+  CompletableFuture<Result> propose(Supplier<CompletableFuture<Result>> grant) {
+    String connection = ConnectionLimiter.CONNECTION.get();
+    quota.reserve(connection);
+    CompletableFuture<Result> f;
+    try {
+      f = grant.get();
+    } catch (RuntimeException e) {
+      quota.released(connection);
+      throw e;
+    }
+    return f.whenComplete((r, err) -> {
+      if (err == null && r.getCode() == Code.OK && r.getLeaseId() > 0) {
+        quota.granted(connection, r.getLeaseId());
+      } else {
+        quota.released(connection);
+      }
+    });
+  }
+}

@@ -1,0 +1,45 @@
+package io.regent.server.concurrent;
+
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The threads of one node's own work (docs/architecture.md §10): one scheduler for every timer, and one
+ * bounded pool for work that blocks or must stay off the threads that called it (LMDB reads, snapshot
+ * streams, membership changes, the metrics endpoint, Observe deliveries). Built by the node and passed to
+ * each component by constructor; Ratis's and gRPC's own threads are not here.
+ *
+ * <p>Timer tasks must be short and must not block: a task that needs to block hands itself to
+ * {@link #blocking()}.
+ */
+public final class NodeExecutors implements AutoCloseable {
+  /** Threads of the scheduler: two, so that one slow timer task does not hold up the lease-expiry scan. */
+  static final int TIMER_THREADS = 2;
+  /** Threads of the blocking pool. */
+  static final int BLOCKING_THREADS = 8;
+  /** Tasks the blocking pool queues before it refuses more (RESOURCE_EXHAUSTED at the API). */
+  static final int BLOCKING_QUEUE = 10_000;
+
+  private final ScheduledExecutorService timers = Daemons.schedulers("regent-timer", TIMER_THREADS);
+  private final ExecutorService blocking = Daemons.bounded("regent-blocking", BLOCKING_THREADS, BLOCKING_QUEUE);
+
+  /** The node's scheduler: every periodic or delayed task of the node. */
+  public ScheduledExecutorService timers() {
+    return timers;
+  }
+
+  /** The node's bounded pool for blocking work. */
+  public ExecutorService blocking() {
+    return blocking;
+  }
+
+  /** Stops both, interrupting running tasks; waits up to a second for them to end. */
+  @Override
+  public void close() throws InterruptedException {
+    timers.shutdownNow();
+    blocking.shutdownNow();
+    timers.awaitTermination(1, TimeUnit.SECONDS);
+    blocking.awaitTermination(1, TimeUnit.SECONDS);
+  }
+}

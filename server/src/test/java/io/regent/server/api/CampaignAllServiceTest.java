@@ -1,0 +1,45 @@
+package io.regent.server.api;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import com.google.protobuf.ByteString;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.regent.api.v1.LeaderKey;
+import io.regent.client.RegentClient;
+import io.regent.server.cluster.LocalCluster;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Election.CampaignAll on a one-node cluster: all names or none, one token, blocking while any is held. */
+class CampaignAllServiceTest {
+  @Test
+  void waitsForEveryNameAndTakesThemWithOneToken(@TempDir Path dir) throws Exception {
+    try (LocalCluster cluster = LocalCluster.start(1, dir)) {
+      cluster.awaitLeader();
+      RegentClient c = cluster.client();
+      LeaderKey y = c.campaign("y", c.grant(600_000), ByteString.copyFromUtf8("other"));
+      long lease = c.grant(600_000);
+      CompletableFuture<List<LeaderKey>> all = CompletableFuture.supplyAsync(
+          () -> c.campaignAll(List.of("x", "y"), lease, ByteString.copyFromUtf8("both")));
+      await().atMost(Duration.ofSeconds(10)).until(() -> c.timeToLive(lease).getNamesList().size() == 2);
+      assertThat(c.leader("x")).as("x is not taken alone").isEmpty();
+      assertThat(all).isNotDone();
+      c.resign(y);
+      List<LeaderKey> keys = all.get();
+      assertThat(keys).extracting(LeaderKey::getName).containsExactly("x", "y");
+      assertThat(keys).extracting(LeaderKey::getToken).containsOnly(keys.get(0).getToken());
+      assertThat(keys.get(0).getToken()).isGreaterThan(y.getToken());
+      assertThat(c.leader("x")).hasValueSatisfying(k -> assertThat(k.getToken()).isEqualTo(keys.get(0).getToken()));
+      assertThatThrownBy(() -> c.campaignAll(List.of("p", "p"), lease, ByteString.EMPTY))
+          .isInstanceOfSatisfying(StatusRuntimeException.class,
+              e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT));
+    }
+  }
+}
