@@ -168,7 +168,7 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
         // a renewal that cleared no checkpoint (one without an entry, under the leadership lease) cannot vouch
         // for a lease with a checkpoint in the state or on its way: its successor would resume from it
         out[i++] = -1;
-      } else if (d != null && pastDeadline(d, now)) {
+      } else if (d != null && d.expiring()) {
         out[i++] = -2;
       } else {
         expiry.live(l.getId(), l.getTtlMs(), now + ms(l.getTtlMs()), l.getRenewedIndex(), false);
@@ -179,7 +179,7 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
     }
     for (LeaseRecord l : query) {
       LeaseExpiry.Deadline d = term == readyTerm ? expiry.get(l.getId()) : null;
-      out[i++] = d == null ? -1 : pastDeadline(d, now) ? -2 : (d.deadline() - now) / 1_000_000;
+      out[i++] = d == null ? -1 : d.expiring() ? -2 : Math.max(0, (d.deadline() - now) / 1_000_000);
     }
     return out;
   }
@@ -194,11 +194,6 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
   public synchronized boolean checkpointed(long id) {
     LeaseExpiry.Deadline d = expiry.get(id);
     return d == null || d.checkpointed();
-  }
-
-  /** Expiring, or due to be marked so at the next tick: a keepalive must not revive it in between. */
-  private static boolean pastDeadline(LeaseExpiry.Deadline d, long now) {
-    return d.expiring() || now - d.deadline() >= 0;
   }
 
   /**

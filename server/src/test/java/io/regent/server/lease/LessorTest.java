@@ -126,16 +126,6 @@ class LessorTest {
   }
 
   @Test
-  void aKeepaliveAfterTheDeadlineButBeforeTheTickCannotReviveTheLease() {
-    lessor.onLeaderReady(7, List.of(lease(1, 2000)), List.of());
-    advanceMs(2000);
-    assertThat(lessor.confirm(7, List.of(), List.of(lease(1, 2000)))).containsExactly(-2);
-    assertThat(lessor.confirm(7, List.of(lease(1, 2000)), List.of())).containsExactly(-2);
-    lessor.tick();
-    assertThat(proposed).singleElement().satisfies(e -> assertThat(e.getExpire().getLeaseIdsList()).containsExactly(1L));
-  }
-
-  @Test
   void aDeposedLeaderForgetsDeadlinesAndProposesNothing() {
     lessor.onLeaderReady(7, List.of(lease(1, 2000)), List.of());
     lessor.onNotLeader(7);
