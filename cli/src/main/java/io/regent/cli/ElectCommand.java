@@ -80,9 +80,9 @@ public final class ElectCommand implements Callable<Integer> {
       }
     }
     check();
-    Holder.Run run = new Holder.Run(name, value, ttl, 0, command, freshTokenEvery, k -> Format.grant(k, client.json()));
+    Candidacy.Run run = new Candidacy.Run(name, value, ttl, 0, command, freshTokenEvery, k -> Format.grant(k, client.json()));
     try (RegentClient c = client.connect()) {
-      return Holder.run(c, run, spec.commandLine().getOut(), spec.commandLine().getErr());
+      return Candidacy.run(c, run, spec.commandLine().getOut(), spec.commandLine().getErr());
     }
   }
 

@@ -1,5 +1,6 @@
 package io.regent.cli;
 
+import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
 import io.regent.api.v1.GroupWatchResponse;
@@ -61,6 +62,8 @@ public final class GroupBenchCommand implements Callable<Integer> {
     final long lease;
     volatile GroupWatchResponse view = GroupWatchResponse.getDefaultInstance();
     volatile Runnable cancel = () -> { };
+    /** Partitions whose release was sent and not answered yet: a new view must not send them again. */
+    final Set<Integer> releasing = ConcurrentHashMap.newKeySet();
 
     Sim(String id, long lease) {
       this.id = id;
@@ -118,13 +121,18 @@ public final class GroupBenchCommand implements Callable<Integer> {
         if (r.getReleaseCount() > 0) {
           Map<Integer, Long> tokens = new TreeMap<>();
           Set<Integer> release = Set.copyOf(r.getReleaseList());
-          r.getOwnedList().stream().filter(p -> release.contains(p.getPartition()))
+          r.getOwnedList().stream().filter(p -> release.contains(p.getPartition()) && s.releasing.add(p.getPartition()))
               .forEach(p -> tokens.put(p.getPartition(), p.getToken()));
+          if (tokens.isEmpty()) {
+            return;
+          }
           releasers.execute(() -> {
             try {
               changeEntries.add(groups.release(group, tokens));
             } catch (StatusRuntimeException e) {
               // a move undone meanwhile: the next view says what to do
+            } finally {
+              s.releasing.removeAll(tokens.keySet());
             }
           });
         }
@@ -138,9 +146,22 @@ public final class GroupBenchCommand implements Callable<Integer> {
       public void onCompleted() {
       }
     });
-    long index = groups.join(group, id, partitions, s.lease).getIndex();
-    changeEntries.add(index);
+    changeEntries.add(joinRetrying(groups, group, id, s.lease));
     return s;
+  }
+
+  /** A join is idempotent per (member, lease): retried while the cluster is slow or changing leader. */
+  private long joinRetrying(GroupClient groups, String group, String id, long lease) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return groups.join(group, id, partitions, lease).getIndex();
+      } catch (StatusRuntimeException e) {
+        Status.Code code = e.getStatus().getCode();
+        if (attempt == 5 || (code != Status.Code.UNAVAILABLE && code != Status.Code.DEADLINE_EXCEEDED)) {
+          throw e;
+        }
+      }
+    }
   }
 
   private void renew(RegentClient c) {

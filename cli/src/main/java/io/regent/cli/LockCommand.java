@@ -46,10 +46,10 @@ public final class LockCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     String owner = Identity.self();
-    Holder.Run run = new Holder.Run(name, owner, ttl, lockDelay.toMillis(), command, null,
+    Candidacy.Run run = new Candidacy.Run(name, owner, ttl, lockDelay.toMillis(), command, null,
         k -> client.json() ? Format.leaderKey(k, true) : "locked " + Format.leaderKey(k, false));
     try (RegentClient c = client.connect()) {
-      return Holder.run(c, run, spec.commandLine().getOut(), spec.commandLine().getErr());
+      return Candidacy.run(c, run, spec.commandLine().getOut(), spec.commandLine().getErr());
     }
   }
 }

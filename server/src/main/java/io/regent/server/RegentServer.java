@@ -8,7 +8,7 @@ import io.regent.server.metrics.MetricsHttpServer;
 import io.regent.server.metrics.RegentMetrics;
 import io.regent.server.raft.ApiAddressPublisher;
 import io.regent.server.raft.Confirmer;
-import io.regent.server.raft.LeaderFollower;
+import io.regent.server.raft.ClientLeaderTracker;
 import io.regent.server.raft.LeadershipLease;
 import io.regent.server.raft.LocalConfirm;
 import io.regent.server.raft.ProposalRetries;
@@ -17,6 +17,7 @@ import io.regent.server.raft.RaftClientPool;
 import io.regent.server.raft.RaftClusterView;
 import io.regent.server.raft.RaftMembership;
 import io.regent.server.raft.RaftSetup;
+import io.regent.server.raft.RatisProposer;
 import io.regent.server.security.NodeSecurity;
 import io.regent.server.security.Security;
 import io.regent.server.storage.DataDir;
@@ -70,7 +71,7 @@ public final class RegentServer implements AutoCloseable {
   private final Confirmer confirmer;
   private MetricsHttpServer metricsHttp;
   private ApiAddressPublisher publisher;
-  private LeaderFollower leaderFollower;
+  private ClientLeaderTracker leaderTracker;
 
   /**
    * @param bootstrap whether {@code config.peers()} are the initial voters of a new cluster (else the node starts
@@ -91,7 +92,7 @@ public final class RegentServer implements AutoCloseable {
         .setProperties(props).setParameters(sec.raftParameters()).setStateMachine(sm).setOption(RaftStorage.StartupOption.RECOVER).build();
     this.clients = new RaftClientPool(RAFT_CLIENTS, leader -> proposalClient(props, sec, group, leader),
         config.requestTimeoutMs());
-    Proposer proposer = new Proposer(clients, config.requestTimeoutMs());
+    Proposer proposer = new RatisProposer(clients, config.requestTimeoutMs());
     lessor.setProposer(proposer);
     List<ServerInterceptor> interceptors = new ArrayList<>();
     sec.authorizer().ifPresent(interceptors::add);
@@ -225,7 +226,7 @@ public final class RegentServer implements AutoCloseable {
   private static RegentServer start(RegentServer s) throws IOException {
     ServerConfig config = s.config;
     s.raft.start();
-    s.leaderFollower = LeaderFollower.start(s.raft, s.clients, LEADER_POLL_MS, s.confirmer::leaderChanged);
+    s.leaderTracker = ClientLeaderTracker.start(s.raft, s.clients, LEADER_POLL_MS, s.confirmer::leaderChanged);
     s.api.start();
     String raftAddress = config.peers().get(config.nodeId());
     s.publisher = ApiAddressPublisher.start(s.raft, s.replica, s.proposer,
@@ -273,8 +274,8 @@ public final class RegentServer implements AutoCloseable {
       publisher.close();
     }
     api.close();
-    if (leaderFollower != null) {
-      leaderFollower.close();
+    if (leaderTracker != null) {
+      leaderTracker.close();
     }
     clients.close();
     raft.close();

@@ -96,10 +96,20 @@ public final class ClientProcess implements AutoCloseable {
     return new Invocation(f, key, value);
   }
 
-  /** Records an operation that happened at one instant (an invoke immediately followed by its ok). */
+  /**
+   * Records an operation that happened at one instant (an invoke immediately followed by its ok). A retired
+   * process may invoke nothing more (Knossos refuses such a history): what it records then (the end of its
+   * belief in a name) goes under {@link #retiredId(long)} instead.
+   */
   public void instant(String f, Object key, Object value, Map<String, Object> extra) {
-    recorder.append(id, Op.Type.INVOKE, f, key, value, null);
-    recorder.append(id, Op.Type.OK, f, key, value, keywords(extra));
+    long as = retired ? retiredId(id) : id;
+    recorder.append(as, Op.Type.INVOKE, f, key, value, null);
+    recorder.append(as, Op.Type.OK, f, key, value, keywords(extra));
+  }
+
+  /** The process number a retired process {@code id} records under: {@code -(id + 1)}, never a live process's. */
+  public static long retiredId(long id) {
+    return -(id + 1);
   }
 
   private static Map<Keyword, Object> keywords(Map<String, Object> extra) {

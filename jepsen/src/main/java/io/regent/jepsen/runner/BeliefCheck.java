@@ -59,7 +59,7 @@ final class BeliefCheck {
         }
         checked++;
         if (!Objects.equals(r.completion().value(), b.token())) {
-          String why = "client p" + b.source().process() + " believed it held " + EdnWriter.writeValue(b.key())
+          String why = "client " + HistoryChecks.client(b.source().process()) + " believed it held " + EdnWriter.writeValue(b.key())
               + " with token " + b.token() + " from " + b.start() + " to " + b.end() + " ns, but process "
               + r.process() + " read " + EdnWriter.writeValue(r.completion().value()) + " inside that interval";
           return new CheckOutcome("belief", Verdict.INVALID, why, stats(beliefs, checked),

@@ -186,6 +186,14 @@ public final class HistoryChecks {
     return new CheckOutcome("linearizable", v, r.explanation() + note, stats, anomaly);
   }
 
+  /**
+   * The client that recorded an op under {@code process}: {@code p<process>}, and for the end of a retired
+   * process's belief, recorded under {@code -(p + 1)} ({@code ClientProcess.retiredId}), that process.
+   */
+  static String client(long process) {
+    return "p" + (process < 0 ? -process - 1 : process);
+  }
+
   static CheckOutcome exclusivity(History h, boolean requireIntervals) {
     List<ExclusivityChecker.Interval> intervals = new ArrayList<>();
     Map<ExclusivityChecker.Interval, Op> source = new LinkedHashMap<>();
@@ -195,7 +203,7 @@ public final class HistoryChecks {
         continue;
       }
       ExclusivityChecker.Interval i = new ExclusivityChecker.Interval(String.valueOf(op.key()),
-          "p" + op.process(), (Long) l.get(0), (Long) l.get(1));
+          client(op.process()), (Long) l.get(0), (Long) l.get(1));
       intervals.add(i);
       source.put(i, op);
     }

@@ -11,7 +11,7 @@ import io.regent.server.limits.ConnectionLimiter;
 import io.regent.server.limits.LeaseQuota;
 import io.regent.server.limits.ServerLimits;
 import io.regent.server.raft.Confirmer;
-import io.regent.server.raft.EntrySubmitter;
+import io.regent.server.raft.Proposer;
 import io.regent.statemachine.replica.ReplicaView;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -41,7 +41,7 @@ public final class ApiServer implements AutoCloseable {
    * @param blocking the node's blocking pool (local reads, snapshot streams, Observe deliveries)
    * @param interceptors wrap every call (metrics)
    */
-  public ApiServer(InetSocketAddress address, ClusterView cluster, ReplicaView sm, EntrySubmitter proposer,
+  public ApiServer(InetSocketAddress address, ClusterView cluster, ReplicaView sm, Proposer proposer,
                    Confirmer confirmer, long minTtlMs, boolean unsafeLocalGrants, ExecutorService blocking,
                    ServerInterceptor... interceptors) {
     this(address, InsecureServerCredentials.create(), cluster, sm, proposer, confirmer, minTtlMs, unsafeLocalGrants,
@@ -56,7 +56,7 @@ public final class ApiServer implements AutoCloseable {
    * @param interceptors wrap every call (metrics), outside the limits so that refusals are counted too
    */
   public ApiServer(InetSocketAddress address, ServerCredentials credentials, ClusterView cluster, ReplicaView sm,
-                   EntrySubmitter proposer, Confirmer confirmer, long minTtlMs, boolean unsafeLocalGrants,
+                   Proposer proposer, Confirmer confirmer, long minTtlMs, boolean unsafeLocalGrants,
                    ServerLimits limits, ExecutorService blocking, ServerInterceptor... interceptors) {
     StateReader reader = new StateReader(confirmer, sm, blocking);
     LeaseQuota quota = new LeaseQuota(limits.maxLeasesPerConnection());

@@ -18,7 +18,7 @@ import io.regent.api.v1.LeaseTimeToLiveRequest;
 import io.regent.api.v1.LeaseTimeToLiveResponse;
 import io.regent.server.raft.Confirmation;
 import io.regent.server.raft.Confirmer;
-import io.regent.server.raft.EntrySubmitter;
+import io.regent.server.raft.Proposer;
 import io.regent.statemachine.proto.Grant;
 import io.regent.statemachine.proto.LeaseRecord;
 import io.regent.statemachine.proto.LeaseStatus;
@@ -29,20 +29,21 @@ import java.util.List;
 /**
  * The {@code regent.v1.Lease} service: grant, revoke, keepalive, time-to-live and listing.
  *
- * <p>A keepalive is acknowledged only from a Confirm round begun after it arrived and applied by the ready
- * leader of the round's term, which renewed the deadline (docs/architecture.md §3.3). Anything less answers UNAVAILABLE.
+ * <p>A keepalive is acknowledged only after a leadership confirmation by the ready leader, which renewed the
+ * deadline: its leadership lease, or a Confirm round begun after the keepalive arrived (docs/architecture.md
+ * §3.3, §8.1). Anything less answers UNAVAILABLE.
  */
 final class LeaseService extends LeaseGrpc.LeaseImplBase {
   /** Most lease ids one KeepAliveMany may renew (keeps a Confirm entry and a reply well below 1 MiB). */
   static final int MAX_KEEPALIVE_IDS = 10_000;
 
-  private final EntrySubmitter proposer;
+  private final Proposer proposer;
   private final Confirmer confirmer;
   private final StateReader reader;
   private final LeaseGrants grants;
 
   /** @param grants TTL range, {@code --max-ttl}, and the per-connection and node-wide lease limits */
-  LeaseService(EntrySubmitter proposer, Confirmer confirmer, StateReader reader, LeaseGrants grants) {
+  LeaseService(Proposer proposer, Confirmer confirmer, StateReader reader, LeaseGrants grants) {
     this.proposer = proposer;
     this.confirmer = confirmer;
     this.reader = reader;

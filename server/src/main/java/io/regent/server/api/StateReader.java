@@ -15,8 +15,9 @@ import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * Reads of the replicated state from this node: linearizable by default (a confirmation round begun after
- * the read arrived, then the local replica caught up to it), or serializable (local, possibly stale).
+ * Reads of the replicated state from this node: linearizable by default (the leader's leadership lease, or a
+ * confirmation round begun after the read arrived, then the local replica caught up to it), or serializable
+ * (local, possibly stale).
  */
 final class StateReader {
   private final Confirmer confirmer;

@@ -1,6 +1,6 @@
 package io.regent.server.lease;
 
-import io.regent.server.raft.EntrySubmitter;
+import io.regent.server.raft.Proposer;
 import io.regent.statemachine.apply.Limits;
 import io.regent.statemachine.proto.Checkpoint;
 import io.regent.statemachine.proto.Code;
@@ -66,7 +66,7 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
   private final LockDelays lockDelays = new LockDelays();
   private final CheckpointSchedule checkpoints;
   private final ScheduledFuture<?> ticks;
-  private volatile EntrySubmitter proposer;
+  private volatile Proposer proposer;
   /** The term this node is ready in, -1 when it is not the ready leader. */
   private long readyTerm = -1;
   /** The highest term this node is known to have left as leader (a readiness of it or older is stale). */
@@ -87,7 +87,7 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
   }
 
   /** Sets where Expire and EndLockDelay entries go (the node's Ratis client); nothing is proposed before. */
-  public void setProposer(EntrySubmitter proposer) {
+  public void setProposer(Proposer proposer) {
     this.proposer = proposer;
   }
 
@@ -202,7 +202,7 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
    * it is answered).
    */
   void tick() {
-    EntrySubmitter p = proposer;
+    Proposer p = proposer;
     List<List<Long>> batches = new ArrayList<>();
     List<LockDelays.Delay> delaysDue;
     LeaseCheckpoint.Builder checkpoint = LeaseCheckpoint.newBuilder();
@@ -244,7 +244,7 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
     }
   }
 
-  private static CompletableFuture<Result> propose(EntrySubmitter p, LogEntry.Builder entry) {
+  private static CompletableFuture<Result> propose(Proposer p, LogEntry.Builder entry) {
     try {
       return p.propose(entry);
     } catch (RuntimeException e) {

@@ -1,7 +1,7 @@
 package io.regent.server.single;
 
 import io.regent.server.concurrent.Daemons;
-import io.regent.server.raft.EntrySubmitter;
+import io.regent.server.raft.Proposer;
 import io.regent.statemachine.apply.Applier;
 import io.regent.statemachine.apply.ApplyOutcome;
 import io.regent.statemachine.apply.EntryCodec;
@@ -27,7 +27,7 @@ import java.util.function.Function;
  *
  * <p>Commands are applied one at a time on a dedicated thread, in arrival order.
  */
-public final class SingleWriterLog implements EntrySubmitter, ReplicaView, AutoCloseable {
+public final class SingleWriterLog implements Proposer, ReplicaView, AutoCloseable {
   /** The single writer's only "term": nothing else can ever propose. */
   public static final long TERM = 1;
 

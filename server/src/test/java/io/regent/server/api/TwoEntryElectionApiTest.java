@@ -84,10 +84,10 @@ class TwoEntryElectionApiTest {
     CompletableFuture<LeaderElection.Leadership> second =
         CompletableFuture.supplyAsync(() -> election.campaign("ttl/le", V, 60_000, reason -> { }));
     // The waiter's own-lease campaign queued it (then it waits with that kept-alive lease).
-    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> leaseIds().size() >= 2
+    Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> leaseIds().size() >= 2
         && leaseIds().stream().anyMatch(id -> id > firstIndex));
     first.close();
-    LeaderElection.Leadership next = second.get(10, TimeUnit.SECONDS);
+    LeaderElection.Leadership next = second.get(30, TimeUnit.SECONDS);
     assertThat(leaseIds()).doesNotContain(first.key().getLease()).contains(next.key().getLease());
     // Campaign and resign-and-revoke: the successor's token is the index of the entry after the waiter's.
     assertThat(next.token()).isGreaterThan(firstIndex);

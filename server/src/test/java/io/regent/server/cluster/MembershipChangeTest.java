@@ -156,8 +156,8 @@ class MembershipChangeTest {
       await().atMost(Duration.ofSeconds(30)).until(() -> isReadyLeader(extra.node("n9")));
       extra.stop("n9");
       // Wait out the election the stop causes: until one of the two left leads, ready, and the node the grant
-      // goes through knows it. A grant sent before may spend the Ratis client's whole retry budget (50 x 100 ms)
-      // on a cluster with no leader and on the stopped n9 (UNAVAILABLE: connection refused).
+      // goes through knows it. A grant sent before may spend the Ratis client's whole retry budget (the proposal
+      // timeout) on a cluster with no leader and on the stopped n9 (UNAVAILABLE: connection refused).
       String next = LocalCluster.id(cluster.awaitLeader());
       await().atMost(Duration.ofSeconds(30)).until(() -> next.equals(String.valueOf(
           cluster.node(leader).raft().getDivision(RaftSetup.GROUP_ID).getInfo().getLeaderId())));

@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.function.Function;
 
 /** What {@code elect} and {@code lock} do once their options are checked: campaign, hold, release. */
-final class Holder {
+final class Candidacy {
   /**
    * One run.
    *
@@ -23,7 +23,7 @@ final class Holder {
              Duration freshTokenEvery, Function<LeaderKey, String> grantLine) {
   }
 
-  private Holder() {
+  private Candidacy() {
   }
 
   /**

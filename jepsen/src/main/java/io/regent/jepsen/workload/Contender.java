@@ -30,7 +30,7 @@ import java.util.Optional;
  * told "not elected". Recorded as {@code :fail} (after revoking the lease), such a history is
  * rightly found not linearizable; that mode exists to show it.
  */
-final class Holder {
+final class Contender {
   private final ClientProcess p;
   private final long ttlMs;
   private final boolean tryCampaign;
@@ -39,7 +39,7 @@ final class Holder {
   private LeaderKey key;
   private long since;
 
-  Holder(ClientProcess p, long ttlMs, boolean tryCampaign) {
+  Contender(ClientProcess p, long ttlMs, boolean tryCampaign) {
     this.p = p;
     this.ttlMs = ttlMs;
     this.tryCampaign = tryCampaign;
