@@ -51,6 +51,8 @@ public final class RegentServer implements AutoCloseable {
   static final int EVENT_HISTORY = 10_000;
   /** How often the leader checks lease deadlines, ms. */
   static final long EXPIRY_SCAN_MS = 50;
+  /** How often the leader checkpoints each long lease's remaining time, ms (docs/architecture.md §3). */
+  static final long CHECKPOINT_INTERVAL_MS = 500;
   /** Ratis clients proposals are spread over (docs/ratis.md §13: more connections, more throughput). */
   static final int RAFT_CLIENTS = 4;
   /** How often the Ratis clients' leader is checked against the local server's, ms. */
@@ -82,7 +84,7 @@ public final class RegentServer implements AutoCloseable {
     RaftProperties props = RaftSetup.properties(config);
     RaftGroup group = RaftSetup.group(config);
     RaftGroup initial = bootstrap ? group : RaftGroup.valueOf(RaftSetup.GROUP_ID);
-    this.lessor = new Lessor(System::nanoTime, EXPIRY_SCAN_MS);
+    this.lessor = new Lessor(System::nanoTime, executors.timers(), EXPIRY_SCAN_MS, CHECKPOINT_INTERVAL_MS);
     this.metrics = config.metricsPort() >= 0 ? new RegentMetrics(config.nodeId()) : null;
     RegentStateMachine sm = new RegentStateMachine(new DataDir(config.dataDir()).lmdb(), lessor,
         new EventHub(EVENT_HISTORY), metrics == null ? ApplyObserver.NONE : metrics.applyObserver());

@@ -8,6 +8,7 @@ import io.regent.statemachine.apply.EntryCodec;
 import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.Result;
+import io.regent.statemachine.ratis.LeaderReadiness;
 import io.regent.statemachine.ratis.LeaseTimekeeper;
 import io.regent.statemachine.replica.ApplyEffects;
 import io.regent.statemachine.replica.ReplicaView;
@@ -44,8 +45,7 @@ public final class SingleWriterLog implements Proposer, ReplicaView, AutoCloseab
     this.hub = hub;
     this.effects = new ApplyEffects(timekeeper, hub);
     hub.reset(store.read(StateTxn::appliedIndex));
-    timekeeper.onLeaderReady(TERM, store.read(StateTxn::allLeases), store.read(txn -> txn.allNames().stream()
-        .filter(n -> n.getLockDelayMs() > 0).toList()));
+    new LeaderReadiness(timekeeper, this).ready(TERM);
   }
 
   @Override
