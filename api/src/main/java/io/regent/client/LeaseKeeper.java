@@ -2,10 +2,11 @@ package io.regent.client;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import java.util.Objects;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
@@ -16,9 +17,15 @@ import java.util.function.LongSupplier;
  * <p>Client-side time: the TTL is counted from the moment the last acknowledged request was <em>sent</em>,
  * on this process's monotonic clock. The server can only expire the lease a full TTL after that, measured
  * by a leader that confirmed itself after the request arrived, so stepping down after 2/3 ttl without an
- * acknowledgement leaves a margin of 1/3 ttl for clock-rate differences and delivery.
+ * acknowledgement leaves a margin of 1/3 ttl for clock-rate differences and delivery. An acknowledgement that
+ * arrives after that deadline does not revive the lease: once {@link #isValid()} is false it stays false.
  *
- * <p>The step-down callback runs once, on one of the keeper's threads: after it the keeper stops renewing.
+ * <p>A keepalive that hangs or finds its node unreachable is retried on the client's next endpoint within the
+ * time the lease has left ({@link RegentClient}), so a paused node does not cost the lease while others answer.
+ *
+ * <p>The step-down callback runs once, on the keeper's scheduler: after it the keeper stops renewing. The
+ * clock, the scheduler and a hook run before each renewal can be injected ({@link Options}) — for tests and for
+ * Jepsen's client pause.
  */
 public final class LeaseKeeper implements AutoCloseable {
   /** Shortest deadline given to one keepalive call, ms. */
@@ -26,47 +33,109 @@ public final class LeaseKeeper implements AutoCloseable {
   /** Pause before retrying a failed keepalive, ms (at most ttl/10). */
   static final long RETRY_MS = 100;
 
-  private final RegentClient client;
-  private final long leaseId;
-  private final long ttlMs;
-  private final LongSupplier nanoClock;
-  private final Consumer<String> onStepDown;
-  private final ScheduledExecutorService renewer;
-  private final ScheduledExecutorService watchdog;
-  private final AtomicBoolean down = new AtomicBoolean();
-  private volatile long lastAckSentNanos;
-
-  private LeaseKeeper(RegentClient client, long leaseId, long ttlMs, long grantSentNanos, LongSupplier nanoClock,
-                      Consumer<String> onStepDown) {
-    this.client = client;
-    this.leaseId = leaseId;
-    this.ttlMs = ttlMs;
-    this.nanoClock = nanoClock;
-    this.onStepDown = onStepDown;
-    this.lastAckSentNanos = grantSentNanos;
-    this.renewer = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "regent-lease-" + leaseId));
-    // The deadline is watched on its own thread, so a slow renewal never delays the step-down.
-    this.watchdog = Executors.newSingleThreadScheduledExecutor(r -> daemon(r, "regent-lease-watch-" + leaseId));
+  /** Runs on the renewal thread before each keepalive is sent; may block (a simulated process pause). */
+  @FunctionalInterface
+  public interface PauseHook {
+    /** Returns when the keepalive may be sent; an interrupt skips this renewal. */
+    void beforeRenewal() throws InterruptedException;
   }
 
-  private static Thread daemon(Runnable r, String name) {
-    Thread t = new Thread(r, name);
-    t.setDaemon(true);
-    return t;
+  /** What the keeper asks of the cluster (a {@link RegentClient}; a fake in unit tests). */
+  interface Lessor {
+    /** Renews; NOT_FOUND once the lease is gone, other codes are retried. */
+    void keepAlive(long leaseId, long timeoutMs);
+
+    /** Revokes; any status on failure. */
+    void revoke(long leaseId);
+  }
+
+  /**
+   * Injected collaborators. Defaults: {@link System#nanoTime}, a scheduler of two daemon threads of the
+   * keeper's own (shut down with it), no hook.
+   */
+  public static final class Options {
+    private LongSupplier clock = System::nanoTime;
+    private ScheduledExecutorService scheduler;
+    private PauseHook pauseHook = () -> { };
+
+    private Options() {
+    }
+
+    /** The monotonic clock, ns (as {@link System#nanoTime}): send times and the step-down deadline. */
+    public Options clock(LongSupplier nanoTime) {
+      this.clock = Objects.requireNonNull(nanoTime, "clock");
+      return this;
+    }
+
+    /**
+     * Where renewals, the deadline watch and the step-down callback run; the caller owns it (the keeper only
+     * cancels its own tasks). Give it at least two threads: a renewal blocks its thread for up to 1/3 ttl, and
+     * the deadline must be watched meanwhile.
+     */
+    public Options scheduler(ScheduledExecutorService scheduler) {
+      this.scheduler = Objects.requireNonNull(scheduler, "scheduler");
+      return this;
+    }
+
+    /** Passed through before each keepalive is sent (not before the deadline check, which keeps running). */
+    public Options pauseHook(PauseHook hook) {
+      this.pauseHook = Objects.requireNonNull(hook, "hook");
+      return this;
+    }
+  }
+
+  private final Lessor lessor;
+  private final long leaseId;
+  private final long ttlMs;
+  private final LongSupplier clock;
+  private final PauseHook pauseHook;
+  private final Consumer<String> onStepDown;
+  private final ScheduledExecutorService scheduler;
+  private final boolean ownsScheduler;
+  private boolean down; // guarded by this
+  private long lastAckSentNanos; // guarded by this
+  private volatile Future<?> renewal;
+  private volatile Future<?> watch;
+
+  private LeaseKeeper(Lessor lessor, long leaseId, long ttlMs, long grantSentNanos, Options o,
+                      Consumer<String> onStepDown) {
+    this.lessor = lessor;
+    this.leaseId = leaseId;
+    this.ttlMs = ttlMs;
+    this.clock = o.clock;
+    this.pauseHook = o.pauseHook;
+    this.onStepDown = onStepDown;
+    this.lastAckSentNanos = grantSentNanos;
+    this.ownsScheduler = o.scheduler == null;
+    // Two threads: the deadline is watched while a renewal blocks, so a slow renewal never delays the step-down.
+    this.scheduler = ownsScheduler ? Executors.newScheduledThreadPool(2, r -> {
+      Thread t = new Thread(r, "regent-lease-" + leaseId);
+      t.setDaemon(true);
+      return t;
+    }) : o.scheduler;
+  }
+
+  /** Default options, to be changed with the {@link Options} setters. */
+  public static Options options() {
+    return new Options();
   }
 
   /**
    * Grants a lease of {@code ttlMs} and starts keeping it alive.
    *
    * @param onStepDown told why, once, when the lease is lost or can no longer be vouched for
-   * @throws StatusRuntimeException INVALID_ARGUMENT for a TTL out of range, UNAVAILABLE without quorum
+   * @throws StatusRuntimeException INVALID_ARGUMENT for a TTL out of range, UNAVAILABLE without quorum,
+   *     DEADLINE_EXCEEDED when the grant timed out (not re-sent: see {@link RegentClient#grant})
    */
   public static LeaseKeeper grant(RegentClient client, long ttlMs, Consumer<String> onStepDown) {
-    long sent = System.nanoTime();
+    return grant(client, ttlMs, onStepDown, options());
+  }
+
+  /** Like {@link #grant(RegentClient, long, Consumer)} with injected {@code options}. */
+  public static LeaseKeeper grant(RegentClient client, long ttlMs, Consumer<String> onStepDown, Options options) {
+    long sent = options.clock.getAsLong();
     long id = client.grant(ttlMs);
-    LeaseKeeper k = new LeaseKeeper(client, id, ttlMs, sent, System::nanoTime, onStepDown);
-    k.start();
-    return k;
+    return start(lessor(client), id, ttlMs, sent, options, onStepDown);
   }
 
   /**
@@ -75,16 +144,34 @@ public final class LeaseKeeper implements AutoCloseable {
    */
   public static LeaseKeeper adopt(RegentClient client, long leaseId, long ttlMs, long sentNanos,
                                   Consumer<String> onStepDown) {
-    LeaseKeeper k = new LeaseKeeper(client, leaseId, ttlMs, sentNanos, System::nanoTime, onStepDown);
-    k.start();
-    return k;
+    return start(lessor(client), leaseId, ttlMs, sentNanos, options(), onStepDown);
   }
 
-  private void start() {
+  private static Lessor lessor(RegentClient client) {
+    return new Lessor() {
+      @Override
+      public void keepAlive(long leaseId, long timeoutMs) {
+        client.keepAlive(leaseId, timeoutMs);
+      }
+
+      @Override
+      public void revoke(long leaseId) {
+        client.revoke(leaseId);
+      }
+    };
+  }
+
+  /** Starts keeping lease {@code leaseId} alive, granted by a request sent at {@code grantSentNanos}. */
+  static LeaseKeeper start(Lessor lessor, long leaseId, long ttlMs, long grantSentNanos, Options options,
+                           Consumer<String> onStepDown) {
+    LeaseKeeper k = new LeaseKeeper(lessor, leaseId, ttlMs, grantSentNanos, options, onStepDown);
     // ttl/3 after the grant was sent, not after it returned: a slow grant (cold connection) eats validity.
-    long sinceGrantMs = TimeUnit.NANOSECONDS.toMillis(nanoClock.getAsLong() - lastAckSentNanos);
-    renewer.schedule(this::renew, Math.max(0, ttlMs / 3 - sinceGrantMs), TimeUnit.MILLISECONDS);
-    watchdog.scheduleWithFixedDelay(this::checkDeadline, 10, 10, TimeUnit.MILLISECONDS);
+    k.renewal = k.scheduler.schedule(k::renew,
+        Math.max(0, grantSentNanos + TimeUnit.MILLISECONDS.toNanos(ttlMs / 3) - k.clock.getAsLong()),
+        TimeUnit.NANOSECONDS);
+    k.watch = k.scheduler.schedule(k::checkDeadline, Math.max(0, k.deadlineNanos() - k.clock.getAsLong()),
+        TimeUnit.NANOSECONDS);
+    return k;
   }
 
   /**
@@ -92,16 +179,26 @@ public final class LeaseKeeper implements AutoCloseable {
    * soon after a failure (no quorum, timeout), so a slow or failed renewal does not push the next one back.
    */
   private void renew() {
-    if (down.get()) {
-      return;
+    try {
+      pauseHook.beforeRenewal();
+    } catch (InterruptedException e) {
+      return; // closed while paused
     }
-    long sent = nanoClock.getAsLong();
-    long validForMs = TimeUnit.NANOSECONDS.toMillis(lastAckSentNanos + validityNanos() - sent);
+    long sent = clock.getAsLong();
+    long validForMs;
+    synchronized (this) {
+      if (down) {
+        return;
+      }
+      validForMs = TimeUnit.NANOSECONDS.toMillis(deadlineNanos() - sent);
+    }
     long nextInMs;
     try {
-      client.keepAlive(leaseId, Math.max(MIN_CALL_MS, validForMs));
-      lastAckSentNanos = Math.max(lastAckSentNanos, sent);
-      nextInMs = ttlMs / 3 - TimeUnit.NANOSECONDS.toMillis(nanoClock.getAsLong() - sent);
+      lessor.keepAlive(leaseId, Math.max(MIN_CALL_MS, validForMs));
+      if (!acknowledged(sent)) {
+        return;
+      }
+      nextInMs = ttlMs / 3 - TimeUnit.NANOSECONDS.toMillis(clock.getAsLong() - sent);
     } catch (StatusRuntimeException e) {
       if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
         stepDown("lease " + leaseId + " expired or was revoked");
@@ -109,8 +206,36 @@ public final class LeaseKeeper implements AutoCloseable {
       }
       nextInMs = Math.min(RETRY_MS, ttlMs / 10);
     }
-    if (!down.get()) {
-      renewer.schedule(this::renew, Math.max(0, nextInMs), TimeUnit.MILLISECONDS);
+    synchronized (this) {
+      if (!down) {
+        renewal = scheduler.schedule(this::renew, Math.max(0, nextInMs), TimeUnit.MILLISECONDS);
+      }
+    }
+  }
+
+  /** Counts an acknowledgement of a keepalive sent at {@code sent}, unless the deadline passed before it came. */
+  private synchronized boolean acknowledged(long sent) {
+    if (down) {
+      return false;
+    }
+    if (clock.getAsLong() - deadlineNanos() >= 0) {
+      stepDown("lease " + leaseId + " renewed only after 2/3 of its " + ttlMs + " ms TTL had passed");
+      return false;
+    }
+    lastAckSentNanos = Math.max(lastAckSentNanos, sent);
+    return true;
+  }
+
+  /** Steps down at the deadline, or watches again until the (moved) deadline. */
+  private synchronized void checkDeadline() {
+    if (down) {
+      return;
+    }
+    long left = deadlineNanos() - clock.getAsLong();
+    if (left <= 0) {
+      stepDown("lease " + leaseId + " not renewed for 2/3 of its " + ttlMs + " ms TTL");
+    } else {
+      watch = scheduler.schedule(this::checkDeadline, left, TimeUnit.NANOSECONDS);
     }
   }
 
@@ -118,23 +243,54 @@ public final class LeaseKeeper implements AutoCloseable {
     return TimeUnit.MILLISECONDS.toNanos(ttlMs * 2 / 3);
   }
 
-  private void checkDeadline() {
-    if (!isValid()) {
+  /** Stops renewing and tells the application why, once, on the scheduler. */
+  private synchronized void stepDown(String reason) {
+    if (down) {
+      return;
+    }
+    down = true;
+    cancelTasks(false);
+    scheduler.execute(() -> {
+      try {
+        onStepDown.accept(reason);
+      } finally {
+        if (ownsScheduler) {
+          scheduler.shutdown();
+        }
+      }
+    });
+  }
+
+  private void cancelTasks(boolean interrupt) {
+    Future<?> r = renewal;
+    Future<?> w = watch;
+    if (r != null) {
+      r.cancel(interrupt);
+    }
+    if (w != null) {
+      w.cancel(interrupt);
+    }
+  }
+
+  /**
+   * Whether the holder may still act: renewed within 2/3 ttl (measured from send time) and not lost. Once
+   * false it stays false, even if a late acknowledgement arrives; the first call that finds the deadline
+   * passed steps down.
+   */
+  public synchronized boolean isValid() {
+    if (down) {
+      return false;
+    }
+    if (clock.getAsLong() - deadlineNanos() >= 0) {
       stepDown("lease " + leaseId + " not renewed for 2/3 of its " + ttlMs + " ms TTL");
+      return false;
     }
+    return true;
   }
 
-  private void stepDown(String reason) {
-    if (down.compareAndSet(false, true)) {
-      renewer.shutdown();
-      watchdog.shutdown();
-      onStepDown.accept(reason);
-    }
-  }
-
-  /** Whether the holder may still act: renewed within 2/3 ttl (measured from send time) and not lost. */
-  public boolean isValid() {
-    return !down.get() && nanoClock.getAsLong() - lastAckSentNanos < validityNanos();
+  /** The step-down deadline on the keeper's clock, ns: when the last acknowledged keepalive was sent + 2/3 ttl. */
+  public synchronized long deadlineNanos() {
+    return lastAckSentNanos + validityNanos();
   }
 
   /** The lease id (the log index of its grant). */
@@ -147,22 +303,47 @@ public final class LeaseKeeper implements AutoCloseable {
     return ttlMs;
   }
 
+  /**
+   * Stops renewing without revoking and without telling the step-down callback: the lease expires on the
+   * server one TTL after its last renewal. Idempotent.
+   */
+  public void stop() {
+    synchronized (this) {
+      down = true;
+    }
+    cancelTasks(true);
+    if (ownsScheduler) {
+      scheduler.shutdownNow();
+    }
+  }
+
+  /**
+   * Stops renewing and revokes the lease, freeing every name it holds.
+   *
+   * @throws StatusRuntimeException when the revoke was not acknowledged (NOT_FOUND: already gone; UNAVAILABLE,
+   *     DEADLINE_EXCEEDED: unknown, the lease then expires on its own after its TTL)
+   */
+  public void revoke() {
+    stop();
+    lessor.revoke(leaseId);
+  }
+
   /** Stops renewing without revoking: the lease was ended by another call (a resign that revoked it). */
   public void forget() {
-    down.set(true);
-    renewer.shutdownNow();
-    watchdog.shutdownNow();
+    stop();
   }
 
   /** Stops renewing and revokes the lease (best effort), freeing every name it holds. */
   @Override
   public void close() {
-    boolean wasUp = down.compareAndSet(false, true);
-    renewer.shutdownNow();
-    watchdog.shutdownNow();
+    boolean wasUp;
+    synchronized (this) {
+      wasUp = !down;
+    }
+    stop();
     if (wasUp) {
       try {
-        client.revoke(leaseId);
+        lessor.revoke(leaseId);
       } catch (StatusRuntimeException e) {
         // Already gone, or no quorum: the lease then expires on its own after its TTL.
       }

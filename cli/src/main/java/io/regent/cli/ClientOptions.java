@@ -3,6 +3,7 @@ package io.regent.cli;
 import io.grpc.ChannelCredentials;
 import io.regent.client.RegentClient;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.Model.CommandSpec;
@@ -16,7 +17,7 @@ public final class ClientOptions {
   public static final String DEFAULT_ENDPOINTS = "127.0.0.1:7101";
 
   /** Output formats of {@code -w}. */
-  public enum Output { simple, json }
+  public enum Output { simple, json, table }
 
   @Spec(Spec.Target.MIXEE)
   CommandSpec mixee;
@@ -27,7 +28,7 @@ public final class ClientOptions {
 
   @Option(names = {"-w", "--write-out"}, paramLabel = "FORMAT", defaultValue = "simple",
       description = "output format: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE}); json prints one object "
-          + "per line")
+          + "per line; table is for the endpoint commands (elsewhere it prints as simple)")
   Output output = Output.simple;
 
   @Option(names = "--cacert", paramLabel = "FILE",
@@ -41,6 +42,21 @@ public final class ClientOptions {
   @Option(names = "--key", paramLabel = "FILE",
       description = "the client certificate's private key (PKCS#8 PEM) (default: $REGENT_KEY)")
   Path key;
+
+  @Option(names = "--dial-timeout", paramLabel = "DURATION", defaultValue = "5s", converter = DurationConverter.class,
+      description = "how long connecting to one endpoint may take (default: ${DEFAULT-VALUE})")
+  Duration dialTimeout = Duration.ofSeconds(5);
+
+  @Option(names = "--command-timeout", paramLabel = "DURATION", defaultValue = "15s",
+      converter = DurationConverter.class,
+      description = "deadline of each call, failover to other endpoints included; a campaign waits as long as "
+          + "its command's --timeout says instead (default: ${DEFAULT-VALUE})")
+  Duration commandTimeout = Duration.ofSeconds(15);
+
+  /** Whether {@code -w table} was asked for. */
+  public boolean table() {
+    return output == Output.table;
+  }
 
   /** Whether {@code -w json} was asked for. */
   public boolean json() {
@@ -96,7 +112,11 @@ public final class ClientOptions {
   /** A client over {@code endpoints}, with the TLS settings of {@link #credentials()}; close it when done. */
   public RegentClient connect(List<String> endpoints) {
     Path[] files = tlsFiles();
-    return RegentClient.builder().endpoints(endpoints).caCert(files[0]).clientCert(files[1], files[2]).build();
+    if (dialTimeout.isZero() || dialTimeout.isNegative() || commandTimeout.isZero() || commandTimeout.isNegative()) {
+      throw new ParameterException(mixee.commandLine(), "--dial-timeout and --command-timeout must be positive");
+    }
+    return RegentClient.builder().endpoints(endpoints).caCert(files[0]).clientCert(files[1], files[2])
+        .connectTimeout(dialTimeout).callTimeout(commandTimeout).build();
   }
 
   /**

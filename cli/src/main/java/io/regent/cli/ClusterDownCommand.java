@@ -26,7 +26,7 @@ public final class ClusterDownCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter err = spec.commandLine().getErr();
-    Optional<LocalCluster> cluster = LocalCluster.load(dir);
+    Optional<ProcessCluster> cluster = ProcessCluster.load(dir);
     if (cluster.isEmpty()) {
       err.println("no cluster in " + dir.toAbsolutePath() + " (no cluster.conf): nothing to stop");
       err.flush();

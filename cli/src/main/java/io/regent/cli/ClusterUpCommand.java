@@ -74,7 +74,7 @@ public final class ClusterUpCommand implements Callable<Integer> {
   }
 
   /** What {@link #up} started. */
-  record Up(LocalCluster cluster, StatusResponse status, long millis) {
+  record Up(ProcessCluster cluster, StatusResponse status, long millis) {
   }
 
   /**
@@ -88,8 +88,8 @@ public final class ClusterUpCommand implements Callable<Integer> {
   /** Like {@link #up(Path, Integer, Integer, PrintWriter)}, a new cluster with mutual TLS when {@code tls} is set. */
   static Up up(Path dir, Integer nodes, Integer basePort, Path tls, PrintWriter err) throws Exception {
     long start = System.nanoTime();
-    Optional<LocalCluster> existing = LocalCluster.load(dir);
-    LocalCluster cluster;
+    Optional<ProcessCluster> existing = ProcessCluster.load(dir);
+    ProcessCluster cluster;
     if (existing.isPresent()) {
       cluster = existing.get();
       if ((nodes != null && nodes != cluster.nodes().size())
@@ -99,18 +99,18 @@ public final class ClusterUpCommand implements Callable<Integer> {
             + "restarting it as it was (ignoring --nodes/--base-port/--tls)");
       }
     } else {
-      cluster = LocalCluster.create(dir, nodes == null ? 3 : nodes, basePort == null ? 7000 : basePort, tls);
-      for (LocalCluster.Node n : cluster.nodes()) {
+      cluster = ProcessCluster.create(dir, nodes == null ? 3 : nodes, basePort == null ? 7000 : basePort, tls);
+      for (ProcessCluster.Node n : cluster.nodes()) {
         cluster.checkPorts(n); // before writing anything, so that a retry may pick another --base-port
       }
     }
     cluster.checkCertificates();
     cluster.save();
     java.nio.file.Files.writeString(cluster.dir().resolve("metrics"), String.join("\n", cluster.nodes().stream()
-        .map(n -> "http://" + LocalCluster.HOST + ":" + n.metricsPort() + "/metrics").toList()) + "\n");
+        .map(n -> "http://" + ProcessCluster.HOST + ":" + n.metricsPort() + "/metrics").toList()) + "\n");
     List<ChildProcess> started = new ArrayList<>();
     try {
-      for (LocalCluster.Node n : cluster.nodes()) {
+      for (ProcessCluster.Node n : cluster.nodes()) {
         Optional<ProcessHandle> running = cluster.process(n);
         if (running.isPresent()) {
           err.println(n.id() + " already running (pid " + running.get().pid() + ")");

@@ -93,7 +93,7 @@ public final class DemoCommand implements Callable<Integer> {
   static int freeBasePort() {
     for (int base = 27_000; base < 40_000; base += 200) {
       final int b = base;
-      if (Stream.of(1, 2, 3, 101, 102, 103).allMatch(i -> LocalCluster.portFree(b + i))) {
+      if (Stream.of(1, 2, 3, 101, 102, 103).allMatch(i -> ProcessCluster.portFree(b + i))) {
         return base;
       }
     }

@@ -23,7 +23,7 @@ final class DemoScript {
   private final Path dir;
   private final long ttlMs;
   private final List<DemoProcess> children = new ArrayList<>();
-  private volatile LocalCluster cluster;
+  private volatile ProcessCluster cluster;
   private volatile boolean succeeded;
   private DemoProcess observer;
 
@@ -61,7 +61,7 @@ final class DemoScript {
       follow("RESIGNED jobs");
       n.check(code == 0, "node-b exited with code %d after SIGTERM (0 expected)", code);
       String raftLeader = client.status().getLeader();
-      LocalCluster.Node victim = cluster.nodes().stream().filter(x -> x.id().equals(raftLeader)).findFirst()
+      ProcessCluster.Node victim = cluster.nodes().stream().filter(x -> x.id().equals(raftLeader)).findFirst()
           .orElseThrow(() -> new IllegalStateException("no Raft leader reported"));
       ProcessHandle server = cluster.process(victim)
           .orElseThrow(() -> new IllegalStateException("no running process for node " + raftLeader));

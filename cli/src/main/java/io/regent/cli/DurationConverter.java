@@ -5,7 +5,10 @@ import java.time.Duration;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
 
-/** Durations as written on the command line: {@code 500ms}, {@code 3s}, {@code 1m}, {@code 1h}; a bare number is seconds. */
+/**
+ * Durations on the command line, as Go writes them ({@code 250ms}, {@code 1.5s}, {@code 1m30s}; a bare number
+ * is seconds), parsed by {@link Durations}.
+ */
 public final class DurationConverter implements ITypeConverter<Duration> {
   @Override
   public Duration convert(String value) {

@@ -62,10 +62,16 @@ public final class ElectCommand implements Callable<Integer> {
       description = "take all of these names or none, in one entry (then the only argument is VALUE)")
   List<String> all;
 
+  @Mixin
+  WaitOptions wait;
+
+  @Option(names = "--no-wait", description = "ask once: if NAME is held, exit 3 naming its holder, queue nothing")
+  boolean noWait;
+
   @Override
   public Integer call() throws Exception {
     if (listen) {
-      if (value != null || exec || !command.isEmpty()) {
+      if (value != null || exec || !command.isEmpty() || noWait || wait.timeout() != null) {
         throw new ParameterException(spec.commandLine(), "--listen takes only NAME");
       }
       return ObserveCommand.observe(client, name, 0, spec.commandLine().getOut());
@@ -80,9 +86,9 @@ public final class ElectCommand implements Callable<Integer> {
       }
     }
     check();
-    Holder.Run run = new Holder.Run(name, value, ttl, 0, command, freshTokenEvery, k -> Format.grant(k, client.json()));
+    Candidacy.Run run = new Candidacy.Run(name, value, ttl, 0, command, freshTokenEvery, k -> Format.grant(k, client.json()));
     try (RegentClient c = client.connect()) {
-      return Holder.run(c, run, spec.commandLine().getOut(), spec.commandLine().getErr());
+      return Candidacy.run(c, run, wait.timeout(), noWait, spec.commandLine().getOut(), spec.commandLine().getErr());
     }
   }
 
@@ -96,6 +102,9 @@ public final class ElectCommand implements Callable<Integer> {
     if (!exec && !command.isEmpty()) {
       throw new ParameterException(spec.commandLine(), "unexpected argument '" + command.get(0) + "' (a command "
           + "to run as leader goes after --exec --)");
+    }
+    if (wait.timeout() != null && (wait.timeout().isZero() || noWait)) {
+      throw new ParameterException(spec.commandLine(), "--timeout needs a positive DURATION and no --no-wait");
     }
     if (freshTokenEvery != null && (!exec || freshTokenEvery.isZero())) {
       throw new ParameterException(spec.commandLine(), "--fresh-token-every needs --exec and a positive DURATION");

@@ -12,7 +12,9 @@ import picocli.CommandLine.ParseResult;
 
 /**
  * The one place where failures become exit codes and one-line error messages (docs/architecture.md §7):
- * 0 ok, 1 error, 2 usage, 3 no leader / not found, 4 stale fencing token.
+ * 0 ok, 1 error, 2 usage, 3 no leader / not found / not acquired in time, 4 stale fencing token, 5 cluster
+ * unavailable or timed out (UNAVAILABLE, DEADLINE_EXCEEDED: retrying later may succeed; a TLS misconfiguration,
+ * which retrying cannot mend, is 1).
  */
 public final class ExitCodes implements IExecutionExceptionHandler, IParameterExceptionHandler {
   public static final int OK = 0;
@@ -20,6 +22,10 @@ public final class ExitCodes implements IExecutionExceptionHandler, IParameterEx
   public static final int USAGE = 2;
   public static final int NOT_FOUND = 3;
   public static final int STALE_TOKEN = 4;
+  public static final int UNAVAILABLE = 5;
+  /** The {@code --help} footer line that lists the codes. */
+  public static final String FOOTER = "Exit codes: 0 ok, 1 error, 2 usage, 3 no leader / not found / not acquired "
+      + "in time (--timeout, --no-wait), 4 stale fencing token, 5 cluster unavailable or timed out (retryable).";
 
   /** The exit code for a gRPC status code. */
   public static int forStatus(Status.Code code) {
@@ -27,6 +33,7 @@ public final class ExitCodes implements IExecutionExceptionHandler, IParameterEx
       case OK -> OK;
       case NOT_FOUND -> NOT_FOUND;
       case FAILED_PRECONDITION -> STALE_TOKEN;
+      case UNAVAILABLE, DEADLINE_EXCEEDED -> UNAVAILABLE;
       default -> ERROR;
     };
   }
@@ -36,9 +43,12 @@ public final class ExitCodes implements IExecutionExceptionHandler, IParameterEx
     if (t instanceof StaleTokenException) {
       return STALE_TOKEN;
     }
+    if (t instanceof NotAcquiredException) {
+      return NOT_FOUND;
+    }
     StatusRuntimeException s = statusOf(t);
     if (s != null) {
-      return forStatus(s.getStatus().getCode());
+      return TlsHints.explain(s.getStatus()) != null ? ERROR : forStatus(s.getStatus().getCode());
     }
     return t instanceof ParameterException ? USAGE : ERROR;
   }

@@ -71,7 +71,7 @@ public final class LedgerServeCommand implements Callable<Integer> {
     MeterRegistry registry = new SimpleMeterRegistry();
     LedgerServer server;
     try {
-      server = LedgerServer.start(new InetSocketAddress(LocalCluster.HOST, port), dataDir, m, registry);
+      server = LedgerServer.start(new InetSocketAddress(ProcessCluster.HOST, port), dataDir, m, registry);
     } catch (IOException e) {
       throw new IOException("cannot serve the ledger on port " + port + ": " + e.getMessage(), e);
     }
@@ -80,7 +80,7 @@ public final class LedgerServeCommand implements Callable<Integer> {
           + "is the negative control of the zombie-leader scenario, not a resource to use");
       spec.commandLine().getErr().flush();
     }
-    out.println("ledger serving on " + LocalCluster.HOST + ":" + server.port() + " (" + describe(m) + "), data in "
+    out.println("ledger serving on " + ProcessCluster.HOST + ":" + server.port() + " (" + describe(m) + "), data in "
         + dataDir.toAbsolutePath());
     out.flush();
     CountDownLatch signalled = new CountDownLatch(1);

@@ -8,17 +8,20 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 /** {@code regent lock NAME -- CMD ARGS...}: run a command while holding a lock. */
 @Command(name = "lock", mixinStandardHelpOptions = true,
-    description = {"Runs CMD while holding the lock NAME.",
+    description = {"Runs CMD while holding the lock NAME; without CMD, holds it until SIGINT/SIGTERM.",
         "Waits for the lock (a name whose value is this process's identity, host:pid), prints 'locked NAME "
             + "OWNER token=T lease=L', then runs CMD with $REGENT_FENCING_TOKEN, $REGENT_LEASE_ID, $REGENT_NAME "
             + "and $REGENT_FENCING_TOKEN_FILE in its environment. When CMD exits, releases the lock and exits with "
             + "CMD's status. When the lock is lost (prints 'lost NAME: reason' on stderr, exit 1) or on "
             + "SIGINT/SIGTERM (exit 0), CMD gets SIGTERM, then SIGKILL after 2 s.",
+        "Without CMD (etcdctl lock NAME), prints the 'locked' line and holds the lock until SIGINT/SIGTERM "
+            + "(releases it, exit 0) or until it is lost (exit 1).",
         "Example: regent lock backups --ttl 30s -- ./backup.sh"})
 public final class LockCommand implements Callable<Integer> {
   @Spec
@@ -30,8 +33,12 @@ public final class LockCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "NAME", description = "lock name")
   String name;
 
-  @Parameters(index = "1..*", arity = "1..*", paramLabel = "CMD", description = "the command to run, after --")
-  List<String> command;
+  @Parameters(index = "1..*", arity = "0..*", paramLabel = "CMD",
+      description = "the command to run, after --; none to hold the lock until signalled")
+  List<String> command = List.of();
+
+  @Mixin
+  WaitOptions wait;
 
   @Option(names = "--ttl", paramLabel = "DURATION", defaultValue = "10s", converter = DurationConverter.class,
       description = "lease TTL, e.g. 3s (default: ${DEFAULT-VALUE})")
@@ -45,11 +52,14 @@ public final class LockCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (wait.timeout() != null && wait.timeout().isZero()) {
+      throw new ParameterException(spec.commandLine(), "--timeout needs a positive DURATION");
+    }
     String owner = Identity.self();
-    Holder.Run run = new Holder.Run(name, owner, ttl, lockDelay.toMillis(), command, null,
+    Candidacy.Run run = new Candidacy.Run(name, owner, ttl, lockDelay.toMillis(), command, null,
         k -> client.json() ? Format.leaderKey(k, true) : "locked " + Format.leaderKey(k, false));
     try (RegentClient c = client.connect()) {
-      return Holder.run(c, run, spec.commandLine().getOut(), spec.commandLine().getErr());
+      return Candidacy.run(c, run, wait.timeout(), false, spec.commandLine().getOut(), spec.commandLine().getErr());
     }
   }
 }

@@ -12,8 +12,9 @@ import picocli.CommandLine.Spec;
     subcommands = {ServerCommand.class, ClusterCommand.class, ElectCommand.class, ObserveCommand.class,
         LeaderCommand.class, LeaseCommand.class, StatusCommand.class, LockCommand.class, LedgerCommand.class,
         DemoCommand.class, io.regent.cli.bench.BenchCommand.class,
-        SnapshotCommand.class, MemberCommand.class, CertsCommand.class, GroupCommand.class},
-    footer = {"", "Exit codes: 0 ok, 1 error, 2 usage, 3 no leader / not found, 4 stale fencing token."})
+        SnapshotCommand.class, MemberCommand.class, CertsCommand.class, GroupCommand.class, EndpointCommand.class,
+        VersionCommand.class, CompletionCommand.class},
+    footer = {"", ExitCodes.FOOTER})
 public final class Regent implements Runnable {
   @Spec
   CommandSpec spec;
@@ -26,9 +27,19 @@ public final class Regent implements Runnable {
   /** A configured command line: central exit-code mapping for usage and execution errors. */
   public static CommandLine commandLine() {
     ExitCodes handler = new ExitCodes();
-    return new CommandLine(new Regent())
+    CommandLine cmd = new CommandLine(new Regent())
         .setExecutionExceptionHandler(handler)
         .setParameterExceptionHandler(handler);
+    withExitCodes(cmd);
+    return cmd;
+  }
+
+  /** Every command's --help ends with the exit codes (a script needs them for the command it runs). */
+  private static void withExitCodes(CommandLine cmd) {
+    if (cmd.getCommandSpec().usageMessage().footer().length == 0) {
+      cmd.getCommandSpec().usageMessage().footer("", ExitCodes.FOOTER);
+    }
+    cmd.getSubcommands().values().forEach(Regent::withExitCodes);
   }
 
   private static final String FJ_PARALLELISM = "java.util.concurrent.ForkJoinPool.common.parallelism";

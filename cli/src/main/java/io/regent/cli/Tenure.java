@@ -8,6 +8,7 @@ import io.regent.api.v1.LeaderKey;
 import io.regent.client.LeaseKeeper;
 import io.regent.client.RegentClient;
 import java.io.PrintWriter;
+import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -72,15 +73,21 @@ final class Tenure {
    * Campaigns for the name with a lease of {@code ttlMs} granted in the same log entry; when the name is held,
    * waits for it with that kept-alive lease, retrying while there is no quorum.
    *
+   * @param timeout how long to wait to be granted the name; null for no limit
+   * @param noWait ask once: granted at once, or not at all
    * @return the grant; null when the tenure ended first (a signal, or the lease was lost while waiting)
    * @throws StatusRuntimeException when the cluster refuses (bad TTL, name or value, ...)
+   * @throws NotAcquiredException when not granted within {@code timeout}, or at once with {@code noWait}
    */
-  LeaderKey campaign(RegentClient c, long ttlMs, ByteString value, long lockDelayMs) {
+  LeaderKey campaign(RegentClient c, long ttlMs, ByteString value, long lockDelayMs, Duration timeout,
+                     boolean noWait) {
+    long start = System.nanoTime();
     try {
       long sent = System.nanoTime();
       CampaignResponse first = c.campaignWithTtl(name, ttlMs, value, lockDelayMs);
       keeper = LeaseKeeper.adopt(c, first.getLease(), ttlMs, sent, this::lose);
-      key = first.getElected() ? first.getLeader() : campaignRetrying(c, value, lockDelayMs);
+      key = first.getElected() ? first.getLeader() : noWait ? notElected(first)
+          : campaignRetrying(c, value, lockDelayMs, timeout == null ? -1 : start + timeout.toNanos(), timeout);
     } catch (StatusRuntimeException e) {
       if (end.get() == null) {
         throw e;
@@ -94,12 +101,34 @@ final class Tenure {
     return end.get() == null ? key : null;
   }
 
-  private LeaderKey campaignRetrying(RegentClient c, ByteString value, long lockDelayMs) {
+  /** With --no-wait: the first campaign did not elect; says who holds the name (its lease is revoked on release). */
+  private LeaderKey notElected(CampaignResponse r) {
+    throw new NotAcquiredException("not elected: " + name + " is held" + (r.hasLeader()
+        ? " (token=" + r.getLeader().getToken() + " value=" + r.getLeader().getValue().toStringUtf8() + ")" : ""));
+  }
+
+  /** Campaigns until granted; {@code deadlineNanos} (on {@link System#nanoTime}) bounds it unless negative. */
+  private LeaderKey campaignRetrying(RegentClient c, ByteString value, long lockDelayMs, long deadlineNanos,
+                                     Duration timeout) {
     while (true) {
       try {
-        return c.campaign(name, keeper.leaseId(), value, lockDelayMs);
+        if (deadlineNanos < 0) {
+          return c.campaign(name, keeper.leaseId(), value, lockDelayMs);
+        }
+        long left = deadlineNanos - System.nanoTime();
+        if (left <= 0) {
+          throw Status.DEADLINE_EXCEEDED.asRuntimeException();
+        }
+        return c.campaign(name, keeper.leaseId(), value, lockDelayMs, Duration.ofNanos(left));
       } catch (StatusRuntimeException e) {
-        if (e.getStatus().getCode() != Status.Code.UNAVAILABLE || !keeper.isValid() || end.get() != null) {
+        Status.Code code = e.getStatus().getCode();
+        if (code == Status.Code.DEADLINE_EXCEEDED && deadlineNanos >= 0 && System.nanoTime() - deadlineNanos >= 0
+            && end.get() == null) {
+          throw new NotAcquiredException(name + " not granted within " + timeout.toMillis() + " ms");
+        }
+        // Without --timeout, the client's campaign deadline only bounds one call: campaign again.
+        boolean again = code == Status.Code.UNAVAILABLE || (code == Status.Code.DEADLINE_EXCEEDED && deadlineNanos < 0);
+        if (!again || !keeper.isValid() || end.get() != null) {
           throw e;
         }
         try {

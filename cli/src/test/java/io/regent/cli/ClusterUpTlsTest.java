@@ -16,7 +16,7 @@ import picocli.CommandLine;
 class ClusterUpTlsTest {
   @TempDir
   Path dir;
-  LocalCluster cluster;
+  ProcessCluster cluster;
 
   /** Exit code, stdout and stderr of one in-process {@code regent} command. */
   record Run(int code, String out, String err) {

@@ -14,13 +14,16 @@ import picocli.CommandLine.TypeConversionException;
 
 class DurationConverterTest {
   @ParameterizedTest
-  @CsvSource({"500ms,500", "3s,3000", "1m,60000", "2h,7200000", "7,7000", "0,0", " 10s ,10000", "0ms,0"})
+  @CsvSource({"500ms,500", "3s,3000", "1m,60000", "2h,7200000", "7,7000", "0,0", " 10s ,10000", "0ms,0",
+      "1m30s,90000", "1.5s,1500", "250ms,250", "1h2m3s,3723000", ".5s,500", "1.5,1500", "1000us,1", "2000000ns,2",
+      "1h0.5m,3630000", "1.s,1000"})
   void parsesUnitsAndBareSeconds(String text, long millis) {
     assertThat(DurationConverter.parse(text)).isEqualTo(Duration.ofMillis(millis));
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"", "3x", "-1s", "1.5s", "ms", "s3", "3 s", "PT5S", "1d", "9999999999999s"})
+  @ValueSource(strings = {"", "3x", "-1s", "ms", "s3", "3 s", "PT5S", "1d", "9999999999999h", "1m 30s", "1s-2s",
+      ".s", "1..5s", "9999999999999"})
   void rejectsMalformedDurations(String text) {
     assertThatThrownBy(() -> DurationConverter.parse(text)).isInstanceOf(TypeConversionException.class)
         .hasMessageContaining("is not a duration");

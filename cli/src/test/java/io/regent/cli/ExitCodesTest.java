@@ -16,8 +16,8 @@ import picocli.CommandLine.Command;
 
 class ExitCodesTest {
   @ParameterizedTest
-  @CsvSource({"OK,0", "NOT_FOUND,3", "FAILED_PRECONDITION,4", "INVALID_ARGUMENT,1", "UNAVAILABLE,1",
-      "RESOURCE_EXHAUSTED,1", "DEADLINE_EXCEEDED,1", "INTERNAL,1", "CANCELLED,1"})
+  @CsvSource({"OK,0", "NOT_FOUND,3", "FAILED_PRECONDITION,4", "INVALID_ARGUMENT,1", "UNAVAILABLE,5",
+      "RESOURCE_EXHAUSTED,1", "DEADLINE_EXCEEDED,5", "INTERNAL,1", "CANCELLED,1"})
   void mapsStatusCodes(Status.Code code, int exit) {
     assertThat(ExitCodes.forStatus(code)).isEqualTo(exit);
   }
@@ -42,7 +42,7 @@ class ExitCodesTest {
   }
 
   @ParameterizedTest
-  @CsvSource({"FAILED_PRECONDITION,4", "NOT_FOUND,3", "INVALID_ARGUMENT,1", "UNAVAILABLE,1"})
+  @CsvSource({"FAILED_PRECONDITION,4", "NOT_FOUND,3", "INVALID_ARGUMENT,1", "UNAVAILABLE,5"})
   void aGrpcErrorBecomesOneLineAndItsExitCode(Status.Code code, int exit) {
     StringWriter err = new StringWriter();
 

@@ -28,7 +28,7 @@ class GroupCommandsTest {
 
   @TempDir
   static Path dir;
-  static LocalCluster cluster;
+  static ProcessCluster cluster;
 
   @BeforeAll
   static void up() throws Exception {

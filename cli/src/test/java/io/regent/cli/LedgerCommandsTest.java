@@ -81,11 +81,11 @@ class LedgerCommandsTest {
   }
 
   @Test
-  void anUnreachableLedgerIsExitOne() {
+  void anUnreachableLedgerIsTheRetryableExitCode() {
     int code = Regent.commandLine().setOut(new PrintWriter(out, true)).setErr(new PrintWriter(err, true))
         .execute("ledger", "read", "jobs", "--ledger", "127.0.0.1:1");
 
-    assertThat(code).isEqualTo(ExitCodes.ERROR);
+    assertThat(code).isEqualTo(ExitCodes.UNAVAILABLE);
     assertThat(err.toString().lines()).singleElement().asString().startsWith("error: UNAVAILABLE");
   }
 }

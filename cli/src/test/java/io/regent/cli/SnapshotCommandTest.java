@@ -164,7 +164,7 @@ class SnapshotCommandTest {
   static int freePort() throws IOException {
     for (int tries = 0; tries < PORT_SPAN; tries++) {
       int port = 20_000 + Math.floorMod(NEXT_PORT.getAndIncrement(), PORT_SPAN);
-      if (LocalCluster.portFree(port)) {
+      if (ProcessCluster.portFree(port)) {
         return port;
       }
     }

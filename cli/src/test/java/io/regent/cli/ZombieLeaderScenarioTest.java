@@ -53,7 +53,7 @@ class ZombieLeaderScenarioTest {
       Pattern.compile("^(admitted|rejected) (\\S+) #(\\d+) token=(\\d+)(?: highest=(\\d+))?");
 
   private static Path dir;
-  private static LocalCluster cluster;
+  private static ProcessCluster cluster;
   /** One ledger per mode, all started at once. */
   private static final Map<LedgerMode, ChildProcess> LEDGERS = new EnumMap<>(LedgerMode.class);
   private final List<ChildProcess> processes = new ArrayList<>();

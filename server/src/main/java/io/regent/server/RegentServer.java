@@ -8,7 +8,7 @@ import io.regent.server.metrics.MetricsHttpServer;
 import io.regent.server.metrics.RegentMetrics;
 import io.regent.server.raft.ApiAddressPublisher;
 import io.regent.server.raft.Confirmer;
-import io.regent.server.raft.LeaderFollower;
+import io.regent.server.raft.ClientLeaderTracker;
 import io.regent.server.raft.LeadershipLease;
 import io.regent.server.raft.LocalConfirm;
 import io.regent.server.raft.ProposalRetries;
@@ -17,6 +17,7 @@ import io.regent.server.raft.RaftClientPool;
 import io.regent.server.raft.RaftClusterView;
 import io.regent.server.raft.RaftMembership;
 import io.regent.server.raft.RaftSetup;
+import io.regent.server.raft.RatisProposer;
 import io.regent.server.security.NodeSecurity;
 import io.regent.server.security.Security;
 import io.regent.server.storage.DataDir;
@@ -50,6 +51,8 @@ public final class RegentServer implements AutoCloseable {
   static final int EVENT_HISTORY = 10_000;
   /** How often the leader checks lease deadlines, ms. */
   static final long EXPIRY_SCAN_MS = 50;
+  /** How often the leader checkpoints each long lease's remaining time, ms (docs/architecture.md §3). */
+  static final long CHECKPOINT_INTERVAL_MS = 500;
   /** Ratis clients proposals are spread over (docs/ratis.md §13: more connections, more throughput). */
   static final int RAFT_CLIENTS = 4;
   /** How often the Ratis clients' leader is checked against the local server's, ms. */
@@ -68,7 +71,7 @@ public final class RegentServer implements AutoCloseable {
   private final Confirmer confirmer;
   private MetricsHttpServer metricsHttp;
   private ApiAddressPublisher publisher;
-  private LeaderFollower leaderFollower;
+  private ClientLeaderTracker leaderTracker;
 
   /**
    * @param bootstrap whether {@code config.peers()} are the initial voters of a new cluster (else the node starts
@@ -81,7 +84,7 @@ public final class RegentServer implements AutoCloseable {
     RaftProperties props = RaftSetup.properties(config);
     RaftGroup group = RaftSetup.group(config);
     RaftGroup initial = bootstrap ? group : RaftGroup.valueOf(RaftSetup.GROUP_ID);
-    this.lessor = new Lessor(System::nanoTime, EXPIRY_SCAN_MS);
+    this.lessor = new Lessor(System::nanoTime, executors.timers(), EXPIRY_SCAN_MS, CHECKPOINT_INTERVAL_MS);
     this.metrics = config.metricsPort() >= 0 ? new RegentMetrics(config.nodeId()) : null;
     RegentStateMachine sm = new RegentStateMachine(new DataDir(config.dataDir()).lmdb(), lessor,
         new EventHub(EVENT_HISTORY), metrics == null ? ApplyObserver.NONE : metrics.applyObserver());
@@ -89,7 +92,7 @@ public final class RegentServer implements AutoCloseable {
         .setProperties(props).setParameters(sec.raftParameters()).setStateMachine(sm).setOption(RaftStorage.StartupOption.RECOVER).build();
     this.clients = new RaftClientPool(RAFT_CLIENTS, leader -> proposalClient(props, sec, group, leader),
         config.requestTimeoutMs());
-    Proposer proposer = new Proposer(clients, config.requestTimeoutMs());
+    Proposer proposer = new RatisProposer(clients, config.requestTimeoutMs());
     lessor.setProposer(proposer);
     List<ServerInterceptor> interceptors = new ArrayList<>();
     sec.authorizer().ifPresent(interceptors::add);
@@ -110,7 +113,7 @@ public final class RegentServer implements AutoCloseable {
     this.proposer = proposer;
     this.confirmer = confirmer;
     this.api = new ApiServer(new InetSocketAddress(config.apiHost(), config.apiPort()), sec.apiCredentials(),
-        new RaftClusterView(raft, membership), sm, proposer, confirmer, config.minTtlMs(),
+        new RaftClusterView(raft, membership, new DataDir(config.dataDir()).lmdbFile()), sm, proposer, confirmer, config.minTtlMs(),
         config.unsafeLocalGrants(), config.limits(), executors.blocking(),
         interceptors.toArray(ServerInterceptor[]::new));
     if (metrics != null) {
@@ -223,7 +226,7 @@ public final class RegentServer implements AutoCloseable {
   private static RegentServer start(RegentServer s) throws IOException {
     ServerConfig config = s.config;
     s.raft.start();
-    s.leaderFollower = LeaderFollower.start(s.raft, s.clients, LEADER_POLL_MS, s.confirmer::leaderChanged);
+    s.leaderTracker = ClientLeaderTracker.start(s.raft, s.clients, LEADER_POLL_MS, s.confirmer::leaderChanged);
     s.api.start();
     String raftAddress = config.peers().get(config.nodeId());
     s.publisher = ApiAddressPublisher.start(s.raft, s.replica, s.proposer,
@@ -271,8 +274,8 @@ public final class RegentServer implements AutoCloseable {
       publisher.close();
     }
     api.close();
-    if (leaderFollower != null) {
-      leaderFollower.close();
+    if (leaderTracker != null) {
+      leaderTracker.close();
     }
     clients.close();
     raft.close();

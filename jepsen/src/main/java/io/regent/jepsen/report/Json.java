@@ -1,76 +1,51 @@
 package io.regent.jepsen.report;
 
+import com.google.gson.Gson;
+import com.google.gson.GsonBuilder;
+import com.google.gson.JsonArray;
+import com.google.gson.JsonElement;
+import com.google.gson.JsonNull;
+import com.google.gson.JsonObject;
+import com.google.gson.JsonPrimitive;
 import io.regent.jepsen.history.Keyword;
 import java.util.Collection;
 import java.util.Map;
 
 /**
- * Writes the EDN-shaped values of a results map as JSON: keywords become strings without the colon
+ * Writes the EDN-shaped values of a results map as JSON (with Gson): keywords become strings without the colon
  * (as map keys too: {@code :valid?} becomes {@code "valid?"}), vectors and sets become arrays.
  */
 public final class Json {
+  private static final Gson GSON = new GsonBuilder().setPrettyPrinting().serializeNulls().disableHtmlEscaping()
+      .create();
+
   private Json() {
   }
 
-  /** The value as pretty-printed JSON. */
+  /** The value as pretty-printed JSON, ending with a newline. */
   public static String write(Object v) {
-    StringBuilder b = new StringBuilder();
-    append(b, v, 0);
-    return b.append('\n').toString();
+    return GSON.toJson(tree(v)) + "\n";
   }
 
-  private static void append(StringBuilder b, Object v, int depth) {
+  /** The JSON tree of an EDN-shaped value: keywords are named, anything else unknown is its string. */
+  private static JsonElement tree(Object v) {
     if (v == null) {
-      b.append("null");
-    } else if (v instanceof Boolean || v instanceof Long || v instanceof Integer || v instanceof Double) {
-      b.append(v);
+      return JsonNull.INSTANCE;
+    } else if (v instanceof Boolean b) {
+      return new JsonPrimitive(b);
+    } else if (v instanceof Number n) {
+      return new JsonPrimitive(n);
     } else if (v instanceof Keyword k) {
-      string(b, k.name());
+      return new JsonPrimitive(k.name());
     } else if (v instanceof Map<?, ?> m) {
-      b.append('{');
-      boolean first = true;
-      for (Map.Entry<?, ?> e : m.entrySet()) {
-        b.append(first ? "\n" : ",\n").append("  ".repeat(depth + 1));
-        first = false;
-        string(b, e.getKey() instanceof Keyword k ? k.name() : String.valueOf(e.getKey()));
-        b.append(": ");
-        append(b, e.getValue(), depth + 1);
-      }
-      b.append(first ? "}" : "\n" + "  ".repeat(depth) + "}");
+      JsonObject o = new JsonObject();
+      m.forEach((key, value) -> o.add(key instanceof Keyword k ? k.name() : String.valueOf(key), tree(value)));
+      return o;
     } else if (v instanceof Collection<?> c) {
-      b.append('[');
-      boolean first = true;
-      for (Object o : c) {
-        b.append(first ? "" : ", ");
-        first = false;
-        append(b, o, depth + 1);
-      }
-      b.append(']');
-    } else {
-      string(b, v.toString());
+      JsonArray a = new JsonArray();
+      c.forEach(x -> a.add(tree(x)));
+      return a;
     }
-  }
-
-  /** Appends a JSON string literal. */
-  static void string(StringBuilder b, String s) {
-    b.append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"' -> b.append("\\\"");
-        case '\\' -> b.append("\\\\");
-        case '\n' -> b.append("\\n");
-        case '\r' -> b.append("\\r");
-        case '\t' -> b.append("\\t");
-        default -> {
-          if (c < 0x20) {
-            b.append(String.format("\\u%04x", (int) c));
-          } else {
-            b.append(c);
-          }
-        }
-      }
-    }
-    b.append('"');
+    return new JsonPrimitive(v.toString());
   }
 }

@@ -10,13 +10,13 @@ import java.util.List;
  * :key} = the name. Checked per name against {@code FencedRegister}: every grant strictly above every
  * earlier grant, and every read returning the last granted token (or nil).
  */
-public final class ElectionWorkload extends HolderWorkload {
+public final class ElectionWorkload extends ContenderWorkload {
   /**
    * A workload.
    *
    * @param names the names
    * @param ttlMs the lease TTL
-   * @param tryCampaign campaign with tryCampaign (see {@link Holder}) instead of a bounded blocking campaign
+   * @param tryCampaign campaign with tryCampaign (see {@link Contender}) instead of a bounded blocking campaign
    */
   public ElectionWorkload(List<String> names, long ttlMs, boolean tryCampaign) {
     super(names, ttlMs, tryCampaign);

@@ -12,13 +12,13 @@ import java.util.List;
  * keepalive-confirmation rule protects). The same {@code :grant}/{@code :read} ops are also checked
  * with {@code FencedRegister}.
  */
-public final class ExclusivityWorkload extends HolderWorkload {
+public final class ExclusivityWorkload extends ContenderWorkload {
   /**
    * A workload.
    *
    * @param names the contended names
    * @param ttlMs the lease TTL
-   * @param tryCampaign campaign with tryCampaign (see {@link Holder}) instead of a bounded blocking campaign
+   * @param tryCampaign campaign with tryCampaign (see {@link Contender}) instead of a bounded blocking campaign
    */
   public ExclusivityWorkload(List<String> names, long ttlMs, boolean tryCampaign) {
     super(names, ttlMs, tryCampaign);
@@ -36,7 +36,7 @@ public final class ExclusivityWorkload extends HolderWorkload {
       private long holdUntil;
 
       @Override
-      public long next(Holder h) throws InterruptedException {
+      public long next(Contender h) throws InterruptedException {
         if (h.holding()) {
           if (System.nanoTime() - holdUntil < 0) {
             return 20;

@@ -45,7 +45,7 @@ public final class LedgerWorkload implements Workload {
    *
    * @param names the contended name(s)
    * @param ttlMs the lease TTL
-   * @param tryCampaign campaign with tryCampaign (see {@link Holder}) instead of a bounded blocking campaign
+   * @param tryCampaign campaign with tryCampaign (see {@link Contender}) instead of a bounded blocking campaign
    * @param dataDir the ledger's LMDB directory
    */
   public LedgerWorkload(List<String> names, long ttlMs, boolean tryCampaign, Path dataDir) throws IOException {
@@ -71,7 +71,7 @@ public final class LedgerWorkload implements Workload {
 
   @Override
   public ClientPool.Session session(ClientProcess p) {
-    Holder h = new Holder(p, ttlMs, tryCampaign);
+    Contender h = new Contender(p, ttlMs, tryCampaign);
     ManagedChannel ch = channel();
     LedgerGrpc.LedgerBlockingStub stub = LedgerGrpc.newBlockingStub(ch);
     return new ClientPool.Session() {
@@ -135,7 +135,7 @@ public final class LedgerWorkload implements Workload {
 
   @Override
   public void finalReads(ClientProcess p) {
-    Holder h = new Holder(p, ttlMs, tryCampaign);
+    Contender h = new Contender(p, ttlMs, tryCampaign);
     names.forEach(h::read);
     ManagedChannel ch = channel();
     try {

@@ -5,10 +5,13 @@ import io.regent.statemachine.event.ChangeEvent.Kind;
 import io.regent.statemachine.group.GroupApplier;
 import io.regent.statemachine.proto.Campaign;
 import io.regent.statemachine.proto.Candidate;
+import io.regent.statemachine.proto.Checkpoint;
 import io.regent.statemachine.proto.Code;
 import io.regent.statemachine.proto.Confirm;
+import io.regent.statemachine.proto.EndLockDelay;
 import io.regent.statemachine.proto.FreshToken;
 import io.regent.statemachine.proto.Holder;
+import io.regent.statemachine.proto.LeaseCheckpoint;
 import io.regent.statemachine.proto.LeaseRecord;
 import io.regent.statemachine.proto.LeaseStatus;
 import io.regent.statemachine.proto.LogEntry;
@@ -76,8 +79,9 @@ public final class Applier {
       case WITHDRAW -> withdraw(e.getWithdraw());
       case FRESH_TOKEN -> freshToken(e.getFreshToken());
       case CONFIRM -> confirm(e.getConfirm());
-      case END_LOCK_DELAY -> endLockDelay(e.getEndLockDelay().getName(), e.getEndLockDelay().getProposerTerm());
+      case END_LOCK_DELAY -> endLockDelay(e.getEndLockDelay());
       case MEMBER_API -> memberApi(e.getMemberApi().getMemberId(), e.getMemberApi().getApiAddress());
+      case LEASE_CHECKPOINT -> checkpoint(e.getLeaseCheckpoint());
       case GROUP_JOIN -> groups().join(e.getGroupJoin());
       case GROUP_LEAVE -> groups().leave(e.getGroupLeave());
       case GROUP_RELEASE -> groups().release(e.getGroupRelease());
@@ -179,7 +183,8 @@ public final class Applier {
         NameRecord rec = txn.name(name);
         if (rec != null && isHolder(rec, lease.getId())) {
           long delay = kind == Kind.EXPIRED ? rec.getHolder().getLockDelayMs() : 0;
-          NameRecord freed = rec.toBuilder().clearHolder().setLockDelayMs(delay).build();
+          NameRecord freed = rec.toBuilder().clearHolder().setLockDelayMs(delay)
+              .setLockDelayStartIndex(delay > 0 ? index : 0).build();
           events.add(new ChangeEvent(kind, name, null, index, lease.getId()));
           if (delay > 0) {
             // Chubby's lock-delay: an expired holder may still be acting, so nobody takes the name yet.
@@ -356,21 +361,24 @@ public final class Applier {
     if (refusal != null) {
       return refusal;
     }
-    NameRecord updated = rec.toBuilder().setHolder(rec.getHolder().toBuilder().setToken(index)).build();
+    Holder h = rec.getHolder().toBuilder().setToken(index).build();
+    NameRecord updated = rec.toBuilder().setHolder(h).build();
     txn.putName(updated);
+    events.add(new ChangeEvent(Kind.TOKEN_REFRESHED, f.getName(), h, index, h.getLeaseId()));
     return nameResult(updated).setElected(true);
   }
 
-  private Result.Builder endLockDelay(String name, long proposerTerm) {
-    if (proposerTerm != term) {
-      return error(Code.FAILED_PRECONDITION, "lock-delay end decided in term " + proposerTerm + ", applied in "
-          + term);
+  private Result.Builder endLockDelay(EndLockDelay end) {
+    if (end.getProposerTerm() != term) {
+      return error(Code.FAILED_PRECONDITION, "lock-delay end decided in term " + end.getProposerTerm()
+          + ", applied in " + term);
     }
-    NameRecord rec = txn.name(name);
-    if (rec == null || rec.getLockDelayMs() == 0) {
+    NameRecord rec = txn.name(end.getName());
+    if (rec == null || rec.getLockDelayMs() == 0 || rec.getLockDelayStartIndex() != end.getDelayStartIndex()) {
+      // No delay, or a newer one than this entry was aimed at: a late or retried copy ends nothing.
       return Result.newBuilder();
     }
-    NameRecord after = promote(rec.toBuilder().setLockDelayMs(0).build());
+    NameRecord after = promote(rec.toBuilder().setLockDelayMs(0).setLockDelayStartIndex(0).build());
     store(after);
     return nameResult(after);
   }
@@ -379,6 +387,13 @@ public final class Applier {
     Result.Builder r = Result.newBuilder().setTerm(term);
     for (long id : c.getRenewLeaseIdsList()) {
       LeaseRecord lease = status(r, id);
+      if (lease != null && lease.getTtlMs() >= Limits.CHECKPOINT_MIN_TTL_MS && !txn.readOnly()) {
+        // The keepalive is acknowledged after this entry: no successor may resume from an older checkpoint.
+        // (Answered under the leadership lease, in a read transaction, a Confirm writes nothing: the lease
+        // clock sends the renewal of a checkpointed lease through an entry instead, LocalConfirm.)
+        lease = lease.toBuilder().setCheckpointRemainingMs(0).setRenewedIndex(index).build();
+        txn.putLease(lease);
+      }
       if (lease != null) {
         renewed.add(lease);
       }
@@ -401,6 +416,21 @@ public final class Applier {
       r.addNames(h);
     }
     return r;
+  }
+
+  private Result.Builder checkpoint(LeaseCheckpoint c) {
+    if (c.getProposerTerm() != term) {
+      return error(Code.FAILED_PRECONDITION, "checkpoint measured in term " + c.getProposerTerm() + ", applied in "
+          + term);
+    }
+    for (Checkpoint cp : c.getCheckpointsList()) {
+      LeaseRecord lease = txn.lease(cp.getLeaseId());
+      if (lease != null && lease.getRenewedIndex() == cp.getRenewedIndex() && cp.getRemainingMs() > 0
+          && cp.getRemainingMs() <= lease.getTtlMs()) {
+        txn.putLease(lease.toBuilder().setCheckpointRemainingMs(cp.getRemainingMs()).build());
+      }
+    }
+    return Result.newBuilder();
   }
 
   private LeaseRecord status(Result.Builder r, long id) {

@@ -10,6 +10,11 @@ public final class Limits {
   public static final int MAX_VALUE_BYTES = 64 * 1024;
   /** Maximum lease TTL in milliseconds (one hour). */
   public static final long MAX_TTL_MS = 3_600_000L;
+  /**
+   * Leases with at least this TTL (ms) are checkpointed: a Confirm renewing one clears its checkpoint and
+   * records its index (docs/architecture.md, "Lease checkpoints"). Replicated rule: every replica applies it.
+   */
+  public static final long CHECKPOINT_MIN_TTL_MS = 5_000L;
 
   private Limits() {
   }

@@ -26,6 +26,8 @@ public record ChangeEvent(Kind kind, String name, Holder holder, long index, lon
     EXPIRED,
     /** The holder's lease was revoked. */
     REVOKED,
+    /** The holder received a new token (FreshToken); the holder's lease and value are unchanged. */
+    TOKEN_REFRESHED,
     /** A lease ended (expired or revoked); not an ownership change, used by waiting campaigns. */
     LEASE_ENDED,
     /** An ownership group's members or assignment changed; {@code name} is the group (docs/ownership.md). */

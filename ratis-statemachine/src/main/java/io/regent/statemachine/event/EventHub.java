@@ -1,5 +1,6 @@
 package io.regent.statemachine.event;
 
+import io.regent.statemachine.store.StateTxn;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,13 +34,40 @@ public final class EventHub {
   }
 
   /**
-   * Declares that the local state jumped to {@code index} (start or snapshot install): the history before it
-   * is unknown here, so resumption from an older index reports {@code compacted}.
+   * A listener that must also learn when the local state is replaced by an installed snapshot: the events
+   * between the last one it received and the snapshot's index will never come (docs/architecture.md,
+   * "Snapshots").
+   */
+  public interface InstallListener {
+    /**
+     * The local state is now {@code installed}; read what is needed from it at once (the transaction ends when
+     * this returns). Runs on the apply thread, in log order with the events; must not block.
+     */
+    void stateInstalled(StateTxn installed);
+  }
+
+  /**
+   * Declares that the local state starts at {@code index} (node start): the history before it is unknown here,
+   * so resumption from an older index reports {@code compacted}.
    */
   public synchronized void reset(long index) {
     history.clear();
     floor = index;
     advance(index);
+  }
+
+  /**
+   * Declares that the local state was replaced by {@code installed} (a snapshot install): as {@link #reset}
+   * at its applied index, and every listener that is an {@link InstallListener} is told, so that no stream
+   * or waiter misses what happened in the entries the snapshot covers.
+   */
+  public synchronized void installed(StateTxn installed) {
+    reset(installed.appliedIndex());
+    for (Consumer<ChangeEvent> l : listeners) {
+      if (l instanceof InstallListener i) {
+        i.stateInstalled(installed);
+      }
+    }
   }
 
   /** Records the events of the entry at {@code index} and notifies listeners, in log order. */

@@ -12,13 +12,21 @@ import java.util.List;
  */
 public interface LeaseTimekeeper {
   /**
-   * This node became the ready leader of {@code term}: every entry of earlier terms is applied. Every lease
-   * gets a fresh deadline of now + ttl (etcd's Promote), and every lock-delay in force a full delay again.
+   * This node became the ready leader of {@code term}, the term of its own startup entry: every entry of
+   * earlier terms is applied. Every lease gets a fresh deadline of now + ttl (etcd's Promote), and every
+   * lock-delay in force a full delay again. Ignored when this node has already left {@code term}
+   * ({@link #onNotLeader} with that term or a later one) or is ready in a later term: Ratis reports
+   * readiness and step-downs on different threads (docs/architecture.md, "Leadership epochs").
    */
   void onLeaderReady(long term, List<LeaseRecord> leases, List<NameRecord> lockDelayed);
 
-  /** This node is no longer leader: forget every deadline and stop proposing expiries. */
-  void onNotLeader();
+  /**
+   * This node is no longer leader: forget every deadline and stop proposing expiries.
+   *
+   * @param term this node's current term when it learnt it (at least the term it led); a readiness of this
+   *     term or an older one is ignored from now on
+   */
+  void onNotLeader(long term);
 
   /** A lease was granted by an applied entry. */
   void onGranted(LeaseRecord lease);
@@ -36,9 +44,19 @@ public interface LeaseTimekeeper {
    * @param renew leases to renew (deadline = now + ttl) unless already marked expiring
    * @param query leases whose remaining time is asked, without renewal
    * @return remaining time in ms per lease id, in the order renew then query; -1 when this node cannot
-   *     vouch for it (not the ready leader of {@code term}), -2 when the lease is already expiring
+   *     vouch for it (not the ready leader of {@code term}), -2 when the lease is expiring (its deadline has
+   *     passed; its Expire may not have applied yet)
    */
   long[] confirm(long term, List<LeaseRecord> renew, List<LeaseRecord> query);
+
+  /**
+   * Whether the replicated state may hold a checkpoint of lease {@code leaseId} that no renewal cleared (or one
+   * is on its way): its renewal must then be a committed Confirm entry, never an answer without an entry
+   * (docs/architecture.md §3.8). Unknown leases answer true.
+   */
+  default boolean checkpointed(long leaseId) {
+    return true;
+  }
 
   /** A timekeeper for replicas that never lead (tests, tools): measures nothing. */
   LeaseTimekeeper NONE = new LeaseTimekeeper() {
@@ -51,7 +69,7 @@ public interface LeaseTimekeeper {
     }
 
     @Override
-    public void onNotLeader() {
+    public void onNotLeader(long term) {
     }
 
     @Override

@@ -4,9 +4,7 @@ import io.regent.statemachine.apply.Applier;
 import io.regent.statemachine.apply.ApplyOutcome;
 import io.regent.statemachine.apply.EntryCodec;
 import io.regent.statemachine.event.EventHub;
-import io.regent.statemachine.proto.LeaseRecord;
 import io.regent.statemachine.proto.LogEntry;
-import io.regent.statemachine.proto.NameRecord;
 import io.regent.statemachine.proto.Result;
 import io.regent.statemachine.replica.ApplyEffects;
 import io.regent.statemachine.replica.ReplicaView;
@@ -16,13 +14,13 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Collection;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Function;
 import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
+import org.apache.ratis.proto.RaftProtos.RaftConfigurationProto;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.server.RaftServer;
@@ -56,13 +54,15 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
   private static final Logger LOG = LoggerFactory.getLogger(RegentStateMachine.class);
 
   private final Path lmdbDir;
-  private final LeaseTimekeeper timekeeper;
+  private final LeaderReadiness readiness;
   private final EventHub hub;
   private final ApplyEffects effects;
   private final ApplyObserver observer;
   private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
   private final ReadWriteLock swap = new ReentrantReadWriteLock();
   private volatile RegentStore store;
+  /** Term of the last configuration entry applied; read and written on the apply thread only. */
+  private long lastConfigurationTerm = -1;
 
   /**
    * @param lmdbDir directory of the live LMDB environment (created when absent)
@@ -78,7 +78,7 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
    */
   public RegentStateMachine(Path lmdbDir, LeaseTimekeeper timekeeper, EventHub hub, ApplyObserver observer) {
     this.lmdbDir = lmdbDir;
-    this.timekeeper = timekeeper;
+    this.readiness = new LeaderReadiness(timekeeper, this);
     this.hub = hub;
     this.effects = new ApplyEffects(timekeeper, hub);
     this.observer = observer;
@@ -128,7 +128,10 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
         store = RegentStore.restore(lmdbDir, snapshot.getFile().getPath());
         setLastAppliedTermIndex(snapshot.getTermIndex());
       }
-      hub.reset(store.read(StateTxn::appliedIndex));
+      store.read(txn -> {
+        hub.installed(txn); // Observe streams and campaign waiters re-judge from the installed state
+        return null;
+      });
       getLifeCycle().transition(LifeCycle.State.RUNNING);
     } finally {
       swap.writeLock().unlock();
@@ -190,23 +193,29 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
     }
   }
 
+  /**
+   * Remembers the term of the configuration entry just applied: a new leader's startup entry is one, and
+   * Ratis calls {@link #notifyLeaderReady} right after it on this (the apply) thread.
+   */
+  @Override
+  public void notifyConfigurationChanged(long term, long index, RaftConfigurationProto newRaftConfiguration) {
+    lastConfigurationTerm = term;
+  }
+
   @Override
   public void notifyLeaderReady() {
+    readiness.ready(lastConfigurationTerm);
+  }
+
+  @Override
+  public void notifyNotLeader(Collection<TransactionContext> pendingEntries) {
     long term;
     try {
       term = getServer().join().getDivision(getGroupId()).getInfo().getCurrentTerm();
     } catch (IOException e) {
       throw new java.io.UncheckedIOException("no Raft division for " + getGroupId(), e);
     }
-    List<LeaseRecord> leases = read(StateTxn::allLeases);
-    List<NameRecord> delayed = read(txn -> txn.allNames().stream().filter(n -> n.getLockDelayMs() > 0).toList());
-    LOG.info("leader ready in term {}: re-arming {} leases and {} lock-delays", term, leases.size(), delayed.size());
-    timekeeper.onLeaderReady(term, leases, delayed);
-  }
-
-  @Override
-  public void notifyNotLeader(Collection<TransactionContext> pendingEntries) {
-    timekeeper.onNotLeader();
+    readiness.notLeader(term);
   }
 
   /**

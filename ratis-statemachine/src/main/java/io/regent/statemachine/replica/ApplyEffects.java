@@ -64,8 +64,9 @@ public final class ApplyEffects {
       LeaseStatus s = r.getLeases(i);
       if (s.getAlive()) {
         long rem = remaining[next++];
-        // -2: the leader already decided this lease expires; it must answer "not found", never "alive".
-        r.setLeases(i, rem == -2 ? s.toBuilder().setAlive(false).build() : s.toBuilder().setRemainingMs(rem).build());
+        // -2: the leader already decided this lease expires; never "renewed", and not "gone" until its Expire applies
+        r.setLeases(i, rem == -2 ? s.toBuilder().setExpiring(true).setRemainingMs(0).build()
+            : s.toBuilder().setRemainingMs(rem).build());
       }
     }
     return r.build();

@@ -46,6 +46,10 @@ public final class StateTxn {
   }
 
   /** Index of the last log entry applied to this state; 0 for an empty state. */
+  public boolean readOnly() {
+    return txn.isReadOnly();
+  }
+
   public long appliedIndex() {
     byte[] v = meta.get(txn, APPLIED_INDEX);
     return v == null ? 0 : ByteBuffer.wrap(v).getLong();

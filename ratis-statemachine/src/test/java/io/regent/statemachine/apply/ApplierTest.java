@@ -160,6 +160,21 @@ class ApplierTest {
   }
 
   @Test
+  void freshTokenTellsObserversTheNewToken() {
+    // Rule: watchers learn every token change of the holder, or they would keep fencing with the old one.
+    long a = replica.grantLease();
+    Holder before = replica.apply(campaign(NAME, a, "a")).result().getName().getHolder();
+    ApplyOutcome out = replica.apply(freshToken(NAME, before.getToken()));
+    assertThat(out.events()).singleElement().satisfies(e -> {
+      assertThat(e.kind()).isEqualTo(Kind.TOKEN_REFRESHED);
+      assertThat(e.kind().isOwnershipChange()).as("carried by Observe").isTrue();
+      assertThat(e.name()).isEqualTo(NAME);
+      assertThat(e.holder()).isEqualTo(replica.name(NAME).getHolder());
+      assertThat(e.index()).isEqualTo(out.result().getIndex());
+    });
+  }
+
+  @Test
   void withdrawnCandidateIsNeverElected() {
     // Rule: Withdraw removes a waiting candidacy, so later transfers skip that lease.
     long a = replica.grantLease();

@@ -46,11 +46,12 @@ class LockDelayTest {
 
   @Test
   void campaignsDuringTheDelayWaitAndEndLockDelayPassesTheNameOn() {
+    long start = r.nextIndex();
     r.apply(Entries.expire(Replica.TERM, a));
     long c = r.grantLease();
     assertThat(r.apply(Entries.campaign("jobs", c, "c", 0)).result().getElected()).isFalse();
     long end = r.nextIndex();
-    r.apply(Entries.endLockDelay("jobs", Replica.TERM));
+    r.apply(Entries.endLockDelay("jobs", Replica.TERM, start));
     assertThat(r.name("jobs").getHolder().getLeaseId()).isEqualTo(b);
     assertThat(r.name("jobs").getHolder().getToken()).isEqualTo(end);
     assertThat(r.name("jobs").getLockDelayMs()).isZero();
@@ -67,9 +68,10 @@ class LockDelayTest {
 
   @Test
   void anEndLockDelayDecidedInAnotherTermChangesNothing() {
+    long start = r.nextIndex();
     r.apply(Entries.expire(Replica.TERM, a));
     String before = r.tables();
-    assertThat(r.apply(Entries.endLockDelay("jobs", Replica.TERM + 1)).result().getCode())
+    assertThat(r.apply(Entries.endLockDelay("jobs", Replica.TERM + 1, start)).result().getCode())
         .isEqualTo(Code.FAILED_PRECONDITION);
     assertThat(r.tables()).isEqualTo(before);
   }
@@ -77,9 +79,36 @@ class LockDelayTest {
   @Test
   void aDelayedNameWithoutCandidatesIsKeptUntilTheDelayEnds() {
     r.apply(Entries.withdraw("jobs", b));
+    long start = r.nextIndex();
     r.apply(Entries.expire(Replica.TERM, a));
     assertThat(r.name("jobs")).isNotNull();
-    r.apply(Entries.endLockDelay("jobs", Replica.TERM));
+    r.apply(Entries.endLockDelay("jobs", Replica.TERM, start));
     assertThat(r.name("jobs")).isNull();
+  }
+
+  @Test
+  void theDelayRecordsTheIndexThatStartedIt() {
+    long start = r.nextIndex();
+    r.apply(Entries.expire(Replica.TERM, a));
+    assertThat(r.name("jobs").getLockDelayStartIndex()).isEqualTo(start);
+  }
+
+  @Test
+  void aLateCopyOfAnEarlierEndLockDelayCannotCutANewerDelayShort() {
+    long firstStart = r.nextIndex();
+    r.apply(Entries.expire(Replica.TERM, a));
+    r.apply(Entries.endLockDelay("jobs", Replica.TERM, firstStart)); // b takes the name
+    long e = r.grantLease();
+    r.apply(Entries.campaign("jobs", e, "e", 5_000));
+    r.apply(Entries.revoke(b)); // e takes the name: a revoke starts no delay
+    long secondStart = r.nextIndex();
+    r.apply(Entries.expire(Replica.TERM, e)); // a second delay, in the same term
+    String before = r.tables();
+
+    r.apply(Entries.endLockDelay("jobs", Replica.TERM, firstStart)); // a retried copy of the first end
+    assertThat(r.tables()).as("the newer delay is still in force").isEqualTo(before);
+
+    r.apply(Entries.endLockDelay("jobs", Replica.TERM, secondStart));
+    assertThat(r.name("jobs")).as("ended by the entry aimed at it").isNull();
   }
 }

@@ -8,11 +8,13 @@ import com.google.protobuf.ByteString;
 import io.regent.statemachine.apply.Applier;
 import io.regent.statemachine.apply.EntryCodec;
 import io.regent.statemachine.proto.Campaign;
+import io.regent.statemachine.proto.Checkpoint;
 import io.regent.statemachine.proto.Confirm;
 import io.regent.statemachine.proto.EndLockDelay;
 import io.regent.statemachine.proto.Expire;
 import io.regent.statemachine.proto.FreshToken;
 import io.regent.statemachine.proto.Grant;
+import io.regent.statemachine.proto.LeaseCheckpoint;
 import io.regent.statemachine.proto.LeaseRecord;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.NameRecord;
@@ -99,7 +101,7 @@ class ApplyFuzzTest {
     LogEntry.Builder e = LogEntry.newBuilder();
     long lease = d.consumeLong(-1, index);
     String name = d.consumeBoolean() ? NAMES.get(d.consumeInt(0, NAMES.size() - 1)) : d.consumeString(40);
-    switch (d.consumeInt(0, 9)) {
+    switch (d.consumeInt(0, 10)) {
       case 0 -> e.setGrant(Grant.newBuilder().setTtlMs(d.consumeLong(-1, 4_000_000)).setMaxLeases(d.consumeLong(0, 4)));
       case 1 -> e.setRevoke(Revoke.newBuilder().setLeaseId(lease));
       case 2 -> e.setExpire(Expire.newBuilder().addLeaseIds(lease).addLeaseIds(d.consumeLong(0, index))
@@ -112,7 +114,11 @@ class ApplyFuzzTest {
       case 5 -> e.setResign(Resign.newBuilder().setName(name).setToken(d.consumeLong(-1, index)));
       case 6 -> e.setWithdraw(Withdraw.newBuilder().setName(name).setLeaseId(lease));
       case 7 -> e.setFreshToken(FreshToken.newBuilder().setName(name).setToken(d.consumeLong(-1, index)));
-      case 8 -> e.setEndLockDelay(EndLockDelay.newBuilder().setName(name).setProposerTerm(d.consumeLong(0, 3)));
+      case 8 -> e.setEndLockDelay(EndLockDelay.newBuilder().setName(name).setProposerTerm(d.consumeLong(0, 3))
+          .setDelayStartIndex(d.consumeLong(0, index)));
+      case 9 -> e.setLeaseCheckpoint(LeaseCheckpoint.newBuilder().setProposerTerm(d.consumeLong(0, 3))
+          .addCheckpoints(Checkpoint.newBuilder().setLeaseId(lease).setRemainingMs(d.consumeLong(-1, 4_000_000))
+              .setRenewedIndex(d.consumeLong(0, index))));
       default -> e.setConfirm(Confirm.newBuilder().addRenewLeaseIds(lease).addQueryLeaseIds(d.consumeLong(-1, index))
           .addQueryNames(name));
     }

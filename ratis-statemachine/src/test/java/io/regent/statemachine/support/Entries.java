@@ -3,11 +3,13 @@ package io.regent.statemachine.support;
 import com.google.protobuf.ByteString;
 import io.regent.statemachine.apply.EntryCodec;
 import io.regent.statemachine.proto.Campaign;
+import io.regent.statemachine.proto.Checkpoint;
 import io.regent.statemachine.proto.EndLockDelay;
 import io.regent.statemachine.proto.Confirm;
 import io.regent.statemachine.proto.Expire;
 import io.regent.statemachine.proto.FreshToken;
 import io.regent.statemachine.proto.Grant;
+import io.regent.statemachine.proto.LeaseCheckpoint;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.Proclaim;
 import io.regent.statemachine.proto.Resign;
@@ -58,9 +60,17 @@ public final class Entries {
         .setValue(ByteString.copyFromUtf8(value)).setNoWait(true)));
   }
 
-  public static LogEntry endLockDelay(String name, long proposerTerm) {
+  /** The end of the lock-delay of {@code name} that the entry at {@code delayStartIndex} started. */
+  public static LogEntry endLockDelay(String name, long proposerTerm, long delayStartIndex) {
     return logged(LogEntry.newBuilder().setEndLockDelay(EndLockDelay.newBuilder().setName(name)
-        .setProposerTerm(proposerTerm)));
+        .setProposerTerm(proposerTerm).setDelayStartIndex(delayStartIndex)));
+  }
+
+  /** A checkpoint of one lease: {@code remainingMs} measured when its renewed index was {@code renewedIndex}. */
+  public static LogEntry checkpoint(long proposerTerm, long leaseId, long remainingMs, long renewedIndex) {
+    return logged(LogEntry.newBuilder().setLeaseCheckpoint(LeaseCheckpoint.newBuilder().setProposerTerm(proposerTerm)
+        .addCheckpoints(Checkpoint.newBuilder().setLeaseId(leaseId).setRemainingMs(remainingMs)
+            .setRenewedIndex(renewedIndex))));
   }
 
   public static LogEntry proclaim(String name, long token, String value) {

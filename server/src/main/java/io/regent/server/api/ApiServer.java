@@ -11,7 +11,7 @@ import io.regent.server.limits.ConnectionLimiter;
 import io.regent.server.limits.LeaseQuota;
 import io.regent.server.limits.ServerLimits;
 import io.regent.server.raft.Confirmer;
-import io.regent.server.raft.EntrySubmitter;
+import io.regent.server.raft.Proposer;
 import io.regent.statemachine.replica.ReplicaView;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -27,7 +27,11 @@ public final class ApiServer implements AutoCloseable {
    * get a RESOURCE_EXHAUSTED answer instead of waiting in the client for a free stream. */
   private static final int STREAM_HEADROOM = 64;
 
+  /** Shortest interval between client keepalive pings that the server accepts, s (gRPC clients: 10 s at least). */
+  static final long PERMIT_KEEPALIVE_SECONDS = 5;
+
   private final Server server;
+  private final HealthReporter health;
 
   /**
    * Binds (but does not start) the API in plaintext with {@link ServerLimits#DEFAULTS}.
@@ -41,7 +45,7 @@ public final class ApiServer implements AutoCloseable {
    * @param blocking the node's blocking pool (local reads, snapshot streams, Observe deliveries)
    * @param interceptors wrap every call (metrics)
    */
-  public ApiServer(InetSocketAddress address, ClusterView cluster, ReplicaView sm, EntrySubmitter proposer,
+  public ApiServer(InetSocketAddress address, ClusterView cluster, ReplicaView sm, Proposer proposer,
                    Confirmer confirmer, long minTtlMs, boolean unsafeLocalGrants, ExecutorService blocking,
                    ServerInterceptor... interceptors) {
     this(address, InsecureServerCredentials.create(), cluster, sm, proposer, confirmer, minTtlMs, unsafeLocalGrants,
@@ -56,7 +60,7 @@ public final class ApiServer implements AutoCloseable {
    * @param interceptors wrap every call (metrics), outside the limits so that refusals are counted too
    */
   public ApiServer(InetSocketAddress address, ServerCredentials credentials, ClusterView cluster, ReplicaView sm,
-                   EntrySubmitter proposer, Confirmer confirmer, long minTtlMs, boolean unsafeLocalGrants,
+                   Proposer proposer, Confirmer confirmer, long minTtlMs, boolean unsafeLocalGrants,
                    ServerLimits limits, ExecutorService blocking, ServerInterceptor... interceptors) {
     StateReader reader = new StateReader(confirmer, sm, blocking);
     LeaseQuota quota = new LeaseQuota(limits.maxLeasesPerConnection());
@@ -69,6 +73,9 @@ public final class ApiServer implements AutoCloseable {
     NettyServerBuilder builder = NettyServerBuilder.forAddress(address, credentials)
         .maxInboundMessageSize(limits.maxMessageBytes())
         .maxConcurrentCallsPerConnection(limits.maxCallsPerConnection() + STREAM_HEADROOM)
+        // Clients ping to find a dead node under a long call (a campaign, an Observe stream); gRPC's default
+        // allows one ping per 5 minutes and answers more with GOAWAY "too_many_pings".
+        .permitKeepAliveTime(PERMIT_KEEPALIVE_SECONDS, TimeUnit.SECONDS)
         .addTransportFilter(limiter)
         .intercept(limiter);
     java.util.Arrays.stream(interceptors).forEach(builder::intercept);
@@ -83,12 +90,16 @@ public final class ApiServer implements AutoCloseable {
         .addService(new MaintenanceService(confirmer, sm, blocking))
         .addService(health.getHealthService())
         .addService(ProtoReflectionServiceV1.newInstance())
+        // v1alpha too: grpcui, Evans and Postman still ask for it
+        .addService(io.grpc.protobuf.services.ProtoReflectionService.newInstance())
         .build();
+    this.health = new HealthReporter(cluster, health);
   }
 
   /** Starts serving. */
   public ApiServer start() throws IOException {
     server.start();
+    health.start();
     return this;
   }
 
@@ -99,6 +110,7 @@ public final class ApiServer implements AutoCloseable {
 
   @Override
   public void close() throws InterruptedException {
+    health.close();
     server.shutdownNow();
     server.awaitTermination(5, TimeUnit.SECONDS);
   }

@@ -5,7 +5,7 @@ import io.regent.api.v1.CampaignAllRequest;
 import io.regent.api.v1.CampaignAllResponse;
 import io.regent.api.v1.LeaderKey;
 import io.regent.server.limits.ServerLimits;
-import io.regent.server.raft.EntrySubmitter;
+import io.regent.server.raft.Proposer;
 import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.proto.CampaignAll;
 import io.regent.statemachine.proto.Code;
@@ -29,11 +29,11 @@ import org.slf4j.LoggerFactory;
 final class CampaignAllCall {
   private static final Logger LOG = LoggerFactory.getLogger(CampaignAllCall.class);
 
-  private final EntrySubmitter proposer;
+  private final Proposer proposer;
   private final EventHub hub;
   private final ServerLimits limits;
 
-  CampaignAllCall(EntrySubmitter proposer, EventHub hub, ServerLimits limits) {
+  CampaignAllCall(Proposer proposer, EventHub hub, ServerLimits limits) {
     this.proposer = proposer;
     this.hub = hub;
     this.limits = limits;

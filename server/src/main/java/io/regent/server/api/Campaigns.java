@@ -5,7 +5,7 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.regent.api.v1.LeaderKey;
 import io.regent.server.limits.ServerLimits;
-import io.regent.server.raft.EntrySubmitter;
+import io.regent.server.raft.Proposer;
 import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.proto.Campaign;
 import io.regent.statemachine.proto.Code;
@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
 final class Campaigns {
   private static final Logger LOG = LoggerFactory.getLogger(Campaigns.class);
 
-  private final EntrySubmitter proposer;
+  private final Proposer proposer;
   private final EventHub hub;
   private final UnsafeLocalGrants unsafe;
   private final ServerLimits limits;
@@ -40,7 +40,7 @@ final class Campaigns {
    * @param limits names and candidates limits, stamped on each Campaign entry and judged at apply
    * @param grants the lease rules a campaign with a TTL goes through
    */
-  Campaigns(EntrySubmitter proposer, EventHub hub, UnsafeLocalGrants unsafe, ServerLimits limits,
+  Campaigns(Proposer proposer, EventHub hub, UnsafeLocalGrants unsafe, ServerLimits limits,
             LeaseGrants grants) {
     this.proposer = proposer;
     this.hub = hub;

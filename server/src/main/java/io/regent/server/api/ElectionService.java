@@ -19,7 +19,7 @@ import io.regent.api.v1.ProclaimRequest;
 import io.regent.api.v1.ProclaimResponse;
 import io.regent.api.v1.ResignRequest;
 import io.regent.api.v1.ResignResponse;
-import io.regent.server.raft.EntrySubmitter;
+import io.regent.server.raft.Proposer;
 import io.regent.statemachine.proto.FreshToken;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.NameRecord;
@@ -35,9 +35,9 @@ final class ElectionService extends ElectionGrpc.ElectionImplBase {
   private final CampaignAllCall campaignAll;
   private final Observers observers;
   private final StateReader reader;
-  private final EntrySubmitter proposer;
+  private final Proposer proposer;
 
-  ElectionService(Campaigns campaigns, Observers observers, StateReader reader, EntrySubmitter proposer,
+  ElectionService(Campaigns campaigns, Observers observers, StateReader reader, Proposer proposer,
                   CampaignAllCall campaignAll) {
     this.campaigns = campaigns;
     this.campaignAll = campaignAll;

@@ -2,6 +2,7 @@ package io.regent.server.api;
 
 import io.regent.api.v1.ObserveResponse;
 import io.regent.statemachine.event.ChangeEvent;
+import io.regent.statemachine.proto.NameRecord;
 
 /** Conversion of applied events to Observe messages. */
 final class Events {
@@ -17,6 +18,19 @@ final class Events {
     return b.build();
   }
 
+  /**
+   * The CURRENT message: the holder of {@code name} in {@code record} (null: no record) as of {@code index};
+   * {@code compacted} when events before it may have been skipped.
+   */
+  static ObserveResponse current(String name, NameRecord record, long index, boolean compacted) {
+    ObserveResponse.Builder b = ObserveResponse.newBuilder().setKind(ObserveResponse.Kind.CURRENT).setName(name)
+        .setIndex(index).setCompacted(compacted);
+    if (record != null && record.hasHolder()) {
+      b.setLeader(Keys.leaderKey(name, record.getHolder()));
+    }
+    return b.build();
+  }
+
   private static ObserveResponse.Kind kind(ChangeEvent.Kind k) {
     return switch (k) {
       case ELECTED -> ObserveResponse.Kind.ELECTED;
@@ -24,6 +38,7 @@ final class Events {
       case RESIGNED -> ObserveResponse.Kind.RESIGNED;
       case EXPIRED -> ObserveResponse.Kind.EXPIRED;
       case REVOKED -> ObserveResponse.Kind.REVOKED;
+      case TOKEN_REFRESHED -> ObserveResponse.Kind.TOKEN_REFRESHED;
       case LEASE_ENDED, GROUP_CHANGED -> throw new IllegalArgumentException("not an ownership change: " + k);
     };
   }

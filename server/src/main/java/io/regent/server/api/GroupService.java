@@ -15,7 +15,7 @@ import io.regent.api.v1.GroupStatusResponse;
 import io.regent.api.v1.GroupWatchRequest;
 import io.regent.api.v1.GroupWatchResponse;
 import io.regent.api.v1.PartitionToken;
-import io.regent.server.raft.EntrySubmitter;
+import io.regent.server.raft.Proposer;
 import io.regent.statemachine.apply.Limits;
 import io.regent.statemachine.group.GroupLimits;
 import io.regent.statemachine.proto.GroupJoin;
@@ -35,7 +35,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * nothing.
  */
 final class GroupService extends GroupGrpc.GroupImplBase {
-  private final EntrySubmitter proposer;
+  private final Proposer proposer;
   private final ReleaseBatcher releases;
   private final StateReader reader;
   private final ReplicaView replica;
@@ -49,7 +49,7 @@ final class GroupService extends GroupGrpc.GroupImplBase {
    * @param minTtlMs smallest TTL a join may ask for, ms (as for Lease.Grant)
    * @param maxWatchers Watch streams this node serves at once
    */
-  GroupService(EntrySubmitter proposer, StateReader reader, ReplicaView replica, Executor executor, long minTtlMs,
+  GroupService(Proposer proposer, StateReader reader, ReplicaView replica, Executor executor, long minTtlMs,
                int maxWatchers) {
     this.proposer = proposer;
     this.releases = new ReleaseBatcher(proposer);

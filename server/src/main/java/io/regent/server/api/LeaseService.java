@@ -18,7 +18,7 @@ import io.regent.api.v1.LeaseTimeToLiveRequest;
 import io.regent.api.v1.LeaseTimeToLiveResponse;
 import io.regent.server.raft.Confirmation;
 import io.regent.server.raft.Confirmer;
-import io.regent.server.raft.EntrySubmitter;
+import io.regent.server.raft.Proposer;
 import io.regent.statemachine.proto.Grant;
 import io.regent.statemachine.proto.LeaseRecord;
 import io.regent.statemachine.proto.LeaseStatus;
@@ -37,13 +37,13 @@ final class LeaseService extends LeaseGrpc.LeaseImplBase {
   /** Most lease ids one KeepAliveMany may renew (keeps a Confirm entry and a reply well below 1 MiB). */
   static final int MAX_KEEPALIVE_IDS = 10_000;
 
-  private final EntrySubmitter proposer;
+  private final Proposer proposer;
   private final Confirmer confirmer;
   private final StateReader reader;
   private final LeaseGrants grants;
 
   /** @param grants TTL range, {@code --max-ttl}, and the per-connection and node-wide lease limits */
-  LeaseService(EntrySubmitter proposer, Confirmer confirmer, StateReader reader, LeaseGrants grants) {
+  LeaseService(Proposer proposer, Confirmer confirmer, StateReader reader, LeaseGrants grants) {
     this.proposer = proposer;
     this.confirmer = confirmer;
     this.reader = reader;
@@ -73,10 +73,7 @@ final class LeaseService extends LeaseGrpc.LeaseImplBase {
   @Override
   public void keepAlive(LeaseKeepAliveRequest req, StreamObserver<LeaseKeepAliveResponse> obs) {
     Statuses.reply(confirmer.confirmLeases(List.of(req.getId()), List.of()), c -> {
-      LeaseStatus s = status(c, req.getId());
-      if (s.getRemainingMs() < 0) {
-        throw notConfirmed();
-      }
+      LeaseStatus s = measured(c, req.getId());
       return LeaseKeepAliveResponse.newBuilder().setId(req.getId()).setTtlMs(s.getTtlMs()).build();
     }, obs);
   }
@@ -95,11 +92,11 @@ final class LeaseService extends LeaseGrpc.LeaseImplBase {
         LeaseKeepAliveManyResponse.Builder b = LeaseKeepAliveManyResponse.newBuilder();
         for (long id : req.getIdsList()) {
           LeaseStatus s = c.leases().get(id);
-          if (s != null && s.getAlive() && s.getRemainingMs() < 0) {
+          boolean renewed = s != null && s.getAlive() && !s.getExpiring();
+          if (renewed && s.getRemainingMs() < 0) {
             throw notConfirmed();
           }
-          b.addResults(LeaseKeepAliveResponse.newBuilder().setId(id)
-              .setTtlMs(s != null && s.getAlive() ? s.getTtlMs() : 0));
+          b.addResults(LeaseKeepAliveResponse.newBuilder().setId(id).setTtlMs(renewed ? s.getTtlMs() : 0));
         }
         return b.build();
       }, obs);
@@ -110,7 +107,7 @@ final class LeaseService extends LeaseGrpc.LeaseImplBase {
   public void timeToLive(LeaseTimeToLiveRequest req, StreamObserver<LeaseTimeToLiveResponse> obs) {
     Statuses.reply(confirmer.confirmLeases(List.of(), List.of(req.getId()))
         .thenCompose(c -> reader.awaitApplied(c.result().getIndex()).thenApply(i -> c)), c -> {
-          LeaseStatus s = status(c, req.getId());
+          LeaseStatus s = measured(c, req.getId());
           LeaseTimeToLiveResponse.Builder b = LeaseTimeToLiveResponse.newBuilder().setId(req.getId())
               .setTtlMs(s.getTtlMs()).setRemainingMs(s.getRemainingMs());
           // The local replica has applied the Confirm, so it holds the lease's names as of that round.
@@ -133,8 +130,13 @@ final class LeaseService extends LeaseGrpc.LeaseImplBase {
     }, obs);
   }
 
-  /** The status of {@code id} in a Confirm round; NOT_FOUND when the lease is gone or expiring. */
-  private static LeaseStatus status(Confirmation c, long id) {
+  /**
+   * The status of {@code id} in a Confirm round, measured by the ready leader (remaining time at least 0):
+   * NOT_FOUND when the lease is gone; UNAVAILABLE while it is expiring (the leader measured its TTL as elapsed
+   * and its Expire has not applied: a failover before it applies would keep the lease, so the answer is not
+   * final) or when no ready leader measured it.
+   */
+  private static LeaseStatus measured(Confirmation c, long id) {
     LeaseStatus s = c.leases().get(id);
     if (s == null) {
       throw Status.INTERNAL.withDescription("confirm result lacks lease " + id).asRuntimeException();
@@ -142,10 +144,17 @@ final class LeaseService extends LeaseGrpc.LeaseImplBase {
     if (!s.getAlive()) {
       throw Status.NOT_FOUND.withDescription("lease " + id + " not found or expired").asRuntimeException();
     }
+    if (s.getExpiring()) {
+      throw Status.UNAVAILABLE.withDescription("lease " + id + " is expiring: the leader measured its TTL as elapsed"
+          + " and its expiry is not yet applied; retry (NOT_FOUND once it is)").asRuntimeException();
+    }
+    if (s.getRemainingMs() < 0) {
+      throw notConfirmed();
+    }
     return s;
   }
 
   private static RuntimeException notConfirmed() {
-    return Status.UNAVAILABLE.withDescription("keepalive not confirmed by a ready leader; retry").asRuntimeException();
+    return Status.UNAVAILABLE.withDescription("not confirmed by a ready leader (a leader change is under way); retry").asRuntimeException();
   }
 }

@@ -8,16 +8,16 @@ import io.regent.api.v1.LockRequest;
 import io.regent.api.v1.LockResponse;
 import io.regent.api.v1.UnlockRequest;
 import io.regent.api.v1.UnlockResponse;
-import io.regent.server.raft.EntrySubmitter;
+import io.regent.server.raft.Proposer;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.Resign;
 
 /** The {@code regent.v1.Lock} service: a lock is a name whose value is the owner's identity. */
 final class LockService extends LockGrpc.LockImplBase {
   private final Campaigns campaigns;
-  private final EntrySubmitter proposer;
+  private final Proposer proposer;
 
-  LockService(Campaigns campaigns, EntrySubmitter proposer) {
+  LockService(Campaigns campaigns, Proposer proposer) {
     this.campaigns = campaigns;
     this.proposer = proposer;
   }

@@ -5,6 +5,7 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.regent.api.v1.ObserveResponse;
 import io.regent.statemachine.event.ChangeEvent;
 import io.regent.statemachine.event.EventHub;
+import io.regent.statemachine.store.StateTxn;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.Executor;
@@ -22,7 +23,7 @@ import java.util.function.Consumer;
  * a stream whose queue reaches {@code capacity} is ended with RESOURCE_EXHAUSTED, telling the client the
  * index to resume after. Deliveries are coalesced: at most one drain task per stream is pending.
  */
-final class ObserveStream implements Consumer<ChangeEvent> {
+final class ObserveStream implements Consumer<ChangeEvent>, EventHub.InstallListener {
   private final String name;
   private final ServerCallStreamObserver<ObserveResponse> obs;
   private final EventHub hub;
@@ -37,6 +38,8 @@ final class ObserveStream implements Consumer<ChangeEvent> {
   private long skipUpTo = Long.MAX_VALUE;
   /** Index of the last message handed to gRPC: where the client resumes after a RESOURCE_EXHAUSTED. */
   private long lastSentIndex;
+  /** Index of the last snapshot installed while this stream was open (0: none). */
+  private long installedAt;
   private boolean closed;
 
   /**
@@ -61,6 +64,9 @@ final class ObserveStream implements Consumer<ChangeEvent> {
    */
   void start(ObserveResponse current, long asOfIndex, List<ChangeEvent> backlog) {
     synchronized (this) {
+      if (asOfIndex < installedAt) {
+        return; // a snapshot installed since: its state, sent with compacted=true, supersedes this older one
+      }
       skipUpTo = asOfIndex;
       lastSentIndex = asOfIndex;
       ArrayDeque<ChangeEvent> held = new ArrayDeque<>(queue);
@@ -87,6 +93,26 @@ final class ObserveStream implements Consumer<ChangeEvent> {
         return;
       }
       queue.add(e);
+    }
+    scheduleDrain();
+  }
+
+  /**
+   * The local state jumped to a snapshot: the events of the entries it covers will never reach this stream,
+   * so it sends the installed state of its name with {@code compacted=true}, then the events after it.
+   */
+  @Override
+  public void stateInstalled(StateTxn installed) {
+    long index = installed.appliedIndex();
+    ObserveResponse current = Events.current(name, installed.name(name), index, true);
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      installedAt = index;
+      skipUpTo = index;
+      queue.clear(); // older than the installed state, which stands for them
+      first = current;
     }
     scheduleDrain();
   }
@@ -119,6 +145,7 @@ final class ObserveStream implements Consumer<ChangeEvent> {
     }
     if (first != null && obs.isReady()) {
       obs.onNext(first);
+      lastSentIndex = first.getIndex();
       first = null;
     }
     while (first == null && !queue.isEmpty() && obs.isReady() && !closed) {

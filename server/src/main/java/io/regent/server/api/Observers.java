@@ -64,12 +64,7 @@ final class Observers {
         stream.fail(Statuses.toStatus(err).getStatus());
         return;
       }
-      ObserveResponse.Builder first = ObserveResponse.newBuilder().setKind(ObserveResponse.Kind.CURRENT)
-          .setName(name).setIndex(s.appliedIndex).setCompacted(compacted);
-      if (s.record != null && s.record.hasHolder()) {
-        first.setLeader(Keys.leaderKey(name, s.record.getHolder()));
-      }
-      stream.start(first.build(), s.appliedIndex, List.of());
+      stream.start(Events.current(name, s.record, s.appliedIndex, compacted), s.appliedIndex, List.of());
     });
   }
 

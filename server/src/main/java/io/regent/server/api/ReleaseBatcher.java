@@ -1,6 +1,6 @@
 package io.regent.server.api;
 
-import io.regent.server.raft.EntrySubmitter;
+import io.regent.server.raft.Proposer;
 import io.regent.statemachine.proto.GroupRelease;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.ReleaseSet;
@@ -22,18 +22,18 @@ final class ReleaseBatcher {
   /** Release requests one entry carries at most (each up to 65 536 partitions). */
   static final int MAX_SETS_PER_ENTRY = 256;
 
-  private final EntrySubmitter proposer;
+  private final Proposer proposer;
   private List<Pending> waiting = new ArrayList<>();
   private boolean inFlight;
 
-  ReleaseBatcher(EntrySubmitter proposer) {
+  ReleaseBatcher(Proposer proposer) {
     this.proposer = proposer;
   }
 
   /**
    * Proposes {@code set} in the next round.
    *
-   * @return the set's own result and the entry's index; fails as {@link EntrySubmitter#propose} does
+   * @return the set's own result and the entry's index; fails as {@link Proposer#propose} does
    */
   CompletableFuture<Released> release(ReleaseSet set) {
     Pending p = new Pending(set, new CompletableFuture<>());

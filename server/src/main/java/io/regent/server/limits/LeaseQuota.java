@@ -3,6 +3,8 @@ package io.regent.server.limits;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.regent.statemachine.event.ChangeEvent;
+import io.regent.statemachine.event.EventHub;
+import io.regent.statemachine.store.StateTxn;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Map;
@@ -15,7 +17,7 @@ import java.util.function.Consumer;
  * or when its connection closes (the lease itself lives on; the node-wide {@code --max-leases}, checked at
  * apply, bounds the state). Node-local bookkeeping: nothing here is replicated.
  */
-public final class LeaseQuota implements Consumer<ChangeEvent> {
+public final class LeaseQuota implements Consumer<ChangeEvent>, EventHub.InstallListener {
   private final int perConnection;
   private final Map<String, Integer> pending = new HashMap<>();
   private final Map<String, Set<Long>> live = new HashMap<>();
@@ -81,6 +83,14 @@ public final class LeaseQuota implements Consumer<ChangeEvent> {
         live.remove(connection);
       }
     }
+  }
+
+  /** A snapshot replaced the local state: leases it no longer holds ended in entries whose events never came. */
+  @Override
+  public synchronized void stateInstalled(StateTxn installed) {
+    owner.keySet().removeIf(id -> installed.lease(id) == null);
+    live.values().forEach(ids -> ids.removeIf(id -> !owner.containsKey(id)));
+    live.values().removeIf(Set::isEmpty);
   }
 
   /** False when the connection was forgotten meanwhile (closed while its grant was in flight). */

@@ -27,12 +27,12 @@ public final class ApiAddressPublisher implements AutoCloseable {
 
   private final RaftServer server;
   private final ReplicaView replica;
-  private final EntrySubmitter proposer;
+  private final Proposer proposer;
   private final String apiAddress;
   private final AtomicBoolean inFlight = new AtomicBoolean();
   private volatile ScheduledFuture<?> checks;
 
-  private ApiAddressPublisher(RaftServer server, ReplicaView replica, EntrySubmitter proposer, String apiAddress) {
+  private ApiAddressPublisher(RaftServer server, ReplicaView replica, Proposer proposer, String apiAddress) {
     this.server = server;
     this.replica = replica;
     this.proposer = proposer;
@@ -45,7 +45,7 @@ public final class ApiAddressPublisher implements AutoCloseable {
    * @param apiAddress {@code host:port} clients should use for this node's API
    * @param timers the node's scheduler, which runs the checks
    */
-  public static ApiAddressPublisher start(RaftServer server, ReplicaView replica, EntrySubmitter proposer,
+  public static ApiAddressPublisher start(RaftServer server, ReplicaView replica, Proposer proposer,
                                           String apiAddress, ScheduledExecutorService timers) {
     ApiAddressPublisher p = new ApiAddressPublisher(server, replica, proposer, apiAddress);
     p.checks = timers.scheduleWithFixedDelay(p::check, 0, PERIOD_MS, TimeUnit.MILLISECONDS);

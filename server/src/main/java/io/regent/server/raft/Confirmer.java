@@ -42,7 +42,7 @@ public final class Confirmer {
 
   private static final Logger LOG = LoggerFactory.getLogger(Confirmer.class);
 
-  private final EntrySubmitter proposer;
+  private final Proposer proposer;
   private List<Pending> waiting = new ArrayList<>();
   /** The round whose outcome answers its requests, or null when none is in flight. */
   private Round inFlight;
@@ -58,7 +58,7 @@ public final class Confirmer {
   }
 
   /** A confirmer that always runs a round ({@code --confirm strict}). @param proposer submits the Confirm entries */
-  public Confirmer(EntrySubmitter proposer) {
+  public Confirmer(Proposer proposer) {
     this(proposer, null, null);
   }
 
@@ -69,7 +69,7 @@ public final class Confirmer {
    * @param lease the leadership lease, or {@code null} for none (strict)
    * @param local answers a Confirm from the leader's own state under the lease (required with {@code lease})
    */
-  public Confirmer(EntrySubmitter proposer, LeadershipLease lease, LocalAnswer local) {
+  public Confirmer(Proposer proposer, LeadershipLease lease, LocalAnswer local) {
     this.proposer = proposer;
     this.lease = lease;
     this.local = local;

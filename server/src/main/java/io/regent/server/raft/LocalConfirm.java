@@ -34,9 +34,15 @@ public final class LocalConfirm {
    * Applies {@code confirm} locally, as the ready leader of {@code term}, at the replica's applied index.
    *
    * @return the round, or {@code null} when the lease clock cannot vouch for a lease it renews (it is not ready
-   *     in {@code term} yet): then a Confirm round is needed
+   *     in {@code term} yet) or a renewed lease carries a checkpoint only a committed entry may clear
+   *     (docs/architecture.md §3.8): then a Confirm round is needed
    */
   public Confirmation confirm(long term, Confirm.Builder confirm) {
+    for (long id : confirm.getRenewLeaseIdsList()) {
+      if (timekeeper.checkpointed(id)) {
+        return null;
+      }
+    }
     LogEntry entry = LogEntry.newBuilder().setVersion(EntryCodec.VERSION).setConfirm(confirm).build();
     Result result = replica.read(txn -> {
       ApplyOutcome out = Applier.apply(txn, entry, txn.appliedIndex(), term);

@@ -11,7 +11,7 @@ import org.apache.ratis.util.TimeDuration;
  * The retry policy of the Ratis clients that carry proposals: retry every {@link #SLEEP_MS} (a new leader,
  * a leader not ready yet), but never after the request has been pending for the proposal timeout.
  *
- * <p>Why a time bound: {@link Proposer} stops waiting after its timeout and answers UNAVAILABLE, but that
+ * <p>Why a time bound: {@link RatisProposer} stops waiting after its timeout and answers UNAVAILABLE, but that
  * only completes a derived future; a retry count alone lets the Ratis client go on resending for minutes
  * (each attempt may wait the Ratis request timeout), so a keepalive's Confirm could still apply long after
  * its caller was told it failed. Ratis 3.3.0 checks the bound before each retry

@@ -72,7 +72,7 @@ public final class RaftClientPool implements AutoCloseable {
    * Points every client at {@code newLeader}, the leader the local Raft server now follows (or is): clients
    * are replaced, the old ones closed after the close delay. Nothing happens if it is the leader already
    * followed or {@code null} (no leader known, e.g. during an election). Called from one thread
-   * ({@link LeaderFollower}'s), so the check and the update of the followed leader need no lock.
+   * ({@link ClientLeaderTracker}'s), so the check and the update of the followed leader need no lock.
    *
    * @return whether the followed leader changed
    */

@@ -1,9 +1,12 @@
 package io.regent.server.raft;
 
 import io.regent.api.v1.StatusResponse;
+import io.regent.client.RegentVersion;
 import io.regent.server.api.ClusterView;
 import io.regent.server.api.Membership;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.io.UncheckedIOException;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
@@ -12,14 +15,29 @@ import org.apache.ratis.server.RaftServer;
 public final class RaftClusterView implements ClusterView {
   private final RaftServer server;
   private final RaftMembership membership;
+  private final Path stateFile;
 
   /**
    * @param server the local Ratis server of {@link RaftSetup#GROUP_ID}
    * @param membership the members and their changes
    */
   public RaftClusterView(RaftServer server, RaftMembership membership) {
+    this(server, membership, null);
+  }
+
+  /** Like the two-argument constructor, reporting the size of {@code stateFile} (null: 0) in Status. */
+  public RaftClusterView(RaftServer server, RaftMembership membership, Path stateFile) {
     this.server = server;
     this.membership = membership;
+    this.stateFile = stateFile;
+  }
+
+  private long stateBytes() {
+    try {
+      return stateFile == null ? 0 : Files.size(stateFile);
+    } catch (IOException e) {
+      return 0; // not created yet, or being replaced by a snapshot install
+    }
   }
 
   @Override
@@ -35,6 +53,8 @@ public final class RaftClusterView implements ClusterView {
           .setAppliedIndex(info.getLastAppliedIndex())
           .setRole(info.getCurrentRole().name())
           .addAllMembers(membership.members())
+          .setVersion(RegentVersion.current())
+          .setDbSizeBytes(stateBytes())
           .build();
     } catch (IOException e) {
       throw new UncheckedIOException(e);

@@ -51,7 +51,7 @@ public final class RaftMembership implements Membership {
 
   private final RaftServer server;
   private final Supplier<RaftClient> admins;
-  private final EntrySubmitter proposer;
+  private final Proposer proposer;
   private final Confirmer confirmer;
   private final ReplicaView replica;
   private final long transferTimeoutMs;
@@ -71,7 +71,7 @@ public final class RaftMembership implements Membership {
    * @param lease this node's leadership lease, or {@code null} ({@code --confirm strict})
    * @param blocking the node's blocking pool, which runs the changes
    */
-  public RaftMembership(RaftServer server, Supplier<RaftClient> admins, EntrySubmitter proposer, Confirmer confirmer,
+  public RaftMembership(RaftServer server, Supplier<RaftClient> admins, Proposer proposer, Confirmer confirmer,
                         ReplicaView replica, long transferTimeoutMs, LeadershipLease lease, Executor blocking) {
     this.server = server;
     this.admins = admins;

@@ -1,13 +1,14 @@
 package io.regent.server.single;
 
 import io.regent.server.concurrent.Daemons;
-import io.regent.server.raft.EntrySubmitter;
+import io.regent.server.raft.Proposer;
 import io.regent.statemachine.apply.Applier;
 import io.regent.statemachine.apply.ApplyOutcome;
 import io.regent.statemachine.apply.EntryCodec;
 import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.Result;
+import io.regent.statemachine.ratis.LeaderReadiness;
 import io.regent.statemachine.ratis.LeaseTimekeeper;
 import io.regent.statemachine.replica.ApplyEffects;
 import io.regent.statemachine.replica.ReplicaView;
@@ -26,7 +27,7 @@ import java.util.function.Function;
  *
  * <p>Commands are applied one at a time on a dedicated thread, in arrival order.
  */
-public final class SingleWriterLog implements EntrySubmitter, ReplicaView, AutoCloseable {
+public final class SingleWriterLog implements Proposer, ReplicaView, AutoCloseable {
   /** The single writer's only "term": nothing else can ever propose. */
   public static final long TERM = 1;
 
@@ -44,8 +45,7 @@ public final class SingleWriterLog implements EntrySubmitter, ReplicaView, AutoC
     this.hub = hub;
     this.effects = new ApplyEffects(timekeeper, hub);
     hub.reset(store.read(StateTxn::appliedIndex));
-    timekeeper.onLeaderReady(TERM, store.read(StateTxn::allLeases), store.read(txn -> txn.allNames().stream()
-        .filter(n -> n.getLockDelayMs() > 0).toList()));
+    new LeaderReadiness(timekeeper, this).ready(TERM);
   }
 
   @Override

@@ -30,7 +30,7 @@ public final class SingleWriterServer implements AutoCloseable {
   private final ApiServer api;
 
   private SingleWriterServer(String apiHost, int apiPort, Path dataDir) {
-    this.lessor = new Lessor(System::nanoTime, 50);
+    this.lessor = new Lessor(System::nanoTime, executors.timers(), 50, 500);
     this.log = new SingleWriterLog(new DataDir(dataDir).lmdb(), lessor, new EventHub(10_000));
     lessor.setProposer(log);
     String address = apiHost + ":" + apiPort;

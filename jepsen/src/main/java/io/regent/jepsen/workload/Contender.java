@@ -4,9 +4,9 @@ import com.google.protobuf.ByteString;
 import io.grpc.StatusRuntimeException;
 import io.regent.api.v1.CampaignResponse;
 import io.regent.api.v1.LeaderKey;
+import io.regent.client.LeaseKeeper;
 import io.regent.jepsen.client.ClientProcess;
 import io.regent.jepsen.client.Errors;
-import io.regent.jepsen.client.HeldLease;
 import io.regent.jepsen.history.Keyword;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,16 +30,16 @@ import java.util.Optional;
  * told "not elected". Recorded as {@code :fail} (after revoking the lease), such a history is
  * rightly found not linearizable; that mode exists to show it.
  */
-final class Holder {
+final class Contender {
   private final ClientProcess p;
   private final long ttlMs;
   private final boolean tryCampaign;
-  private HeldLease lease;
+  private LeaseKeeper lease;
   private String name;
   private LeaderKey key;
   private long since;
 
-  Holder(ClientProcess p, long ttlMs, boolean tryCampaign) {
+  Contender(ClientProcess p, long ttlMs, boolean tryCampaign) {
     this.p = p;
     this.ttlMs = ttlMs;
     this.tryCampaign = tryCampaign;
@@ -52,7 +52,7 @@ final class Holder {
 
   /** True while holding and the lease's deadline has not passed. */
   boolean valid() {
-    return key != null && lease.valid();
+    return key != null && lease.isValid();
   }
 
   /** The fencing token held (only while holding). */
@@ -62,14 +62,14 @@ final class Holder {
 
   /** Steps down if the lease can no longer be vouched for; drops a dead lease. */
   void checkLease() {
-    if (lease == null || lease.valid()) {
+    if (lease == null || lease.isValid()) {
       return;
     }
     if (key != null) {
       release("step-down");
       key = null;
     }
-    lease.close();
+    lease.stop();
     lease = null;
   }
 
@@ -78,14 +78,14 @@ final class Holder {
     if (!ensureLease()) {
       return;
     }
-    HeldLease l = lease;
+    LeaseKeeper l = lease;
     ByteString value = ByteString.copyFromUtf8(p.name());
     ClientProcess.Invocation inv = p.invoke("grant", n, null);
     CampaignResponse r;
     try {
-      r = tryCampaign ? p.call(() -> p.client().tryCampaign(n, l.id(), value))
+      r = tryCampaign ? p.call(() -> p.client().tryCampaign(n, l.leaseId(), value))
           : CampaignResponse.newBuilder().setElected(true)
-              .setLeader(p.call(() -> p.client().campaign(n, l.id(), value))).build();
+              .setLeader(p.call(() -> p.client().campaign(n, l.leaseId(), value))).build();
     } catch (StatusRuntimeException e) {
       if (Errors.definiteFailure(e)) {
         inv.fail(Errors.describe(e));
@@ -99,13 +99,16 @@ final class Holder {
       key = r.getLeader();
       name = n;
       since = System.nanoTime();
-      inv.ok(key.getToken(), Map.of("lease", l.id()));
+      inv.ok(key.getToken(), Map.of("lease", l.leaseId()));
       return;
     }
     String holder = r.hasLeader() ? " (held with token " + r.getLeader().getToken() + ")" : "";
     lease = null;
     try {
-      l.revoke();
+      p.call(() -> {
+        l.revoke();
+        return null;
+      });
       inv.fail("not elected" + holder);
     } catch (StatusRuntimeException e) {
       inv.info("not elected" + holder + ", and revoking the queued lease failed: " + Errors.describe(e));
@@ -162,12 +165,14 @@ final class Holder {
   }
 
   private boolean ensureLease() {
-    if (lease != null && lease.valid()) {
+    if (lease != null && lease.isValid()) {
       return true;
     }
     dropLease();
     try {
-      lease = HeldLease.grant(p, ttlMs);
+      // The shipped keeper, its renewals passing through the client's pause gate (the client-pause nemesis).
+      LeaseKeeper.Options options = LeaseKeeper.options().pauseHook(p.gate()::await);
+      lease = p.call(() -> LeaseKeeper.grant(p.client(), ttlMs, reason -> { }, options));
       return true;
     } catch (StatusRuntimeException e) {
       return false;
@@ -176,14 +181,17 @@ final class Holder {
 
   private void dropLease() {
     if (lease != null) {
-      lease.close();
+      lease.stop(); // not revoked: an unrenewed lease expires on the server, as a crashed client's would
       lease = null;
     }
   }
 
   /** Records the end of the belief in holding the current name. */
   private void release(String reason) {
-    long end = lease.beliefEndNanos();
+    // The belief ends now, or at the keeper's step-down deadline if that came first.
+    long now = System.nanoTime();
+    long deadline = lease.deadlineNanos();
+    long end = now - deadline < 0 ? now : deadline;
     List<Object> held = null;
     if (end - since > 0) {
       held = new ArrayList<>(List.of(p.recorder().relative(since), p.recorder().relative(end)));

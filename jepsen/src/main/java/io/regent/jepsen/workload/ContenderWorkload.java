@@ -5,11 +5,11 @@ import io.regent.jepsen.client.ClientProcess;
 import java.util.List;
 
 /**
- * The loop the election and lease-exclusivity workloads share: each process drives one {@link Holder} over
+ * The loop the election and lease-exclusivity workloads share: each process drives one {@link Contender} over
  * a few names, waiting at the nemesis gate and checking its lease before every move; the final reads read
  * every name. A subclass says only which move a process makes next.
  */
-abstract class HolderWorkload implements Workload {
+abstract class ContenderWorkload implements Workload {
   private final List<String> names;
   private final long ttlMs;
   private final boolean tryCampaign;
@@ -17,9 +17,9 @@ abstract class HolderWorkload implements Workload {
   /**
    * @param names the names campaigned for
    * @param ttlMs the lease TTL
-   * @param tryCampaign campaign with tryCampaign (see {@link Holder}) instead of a bounded blocking campaign
+   * @param tryCampaign campaign with tryCampaign (see {@link Contender}) instead of a bounded blocking campaign
    */
-  HolderWorkload(List<String> names, long ttlMs, boolean tryCampaign) {
+  ContenderWorkload(List<String> names, long ttlMs, boolean tryCampaign) {
     this.names = List.copyOf(names);
     this.ttlMs = ttlMs;
     this.tryCampaign = tryCampaign;
@@ -32,7 +32,7 @@ abstract class HolderWorkload implements Workload {
      *
      * @return how long to pause before the next move, ms
      */
-    long next(Holder h) throws InterruptedException;
+    long next(Contender h) throws InterruptedException;
   }
 
   /** The moves of process {@code p}. */
@@ -50,7 +50,7 @@ abstract class HolderWorkload implements Workload {
 
   @Override
   public final ClientPool.Session session(ClientProcess p) {
-    Holder h = new Holder(p, ttlMs, tryCampaign);
+    Contender h = new Contender(p, ttlMs, tryCampaign);
     Moves moves = moves(p);
     return new ClientPool.Session() {
       @Override
@@ -74,7 +74,7 @@ abstract class HolderWorkload implements Workload {
 
   @Override
   public final void finalReads(ClientProcess p) {
-    Holder h = new Holder(p, ttlMs, tryCampaign);
+    Contender h = new Contender(p, ttlMs, tryCampaign);
     names.forEach(h::read);
   }
 }

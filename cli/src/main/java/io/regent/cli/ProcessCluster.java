@@ -29,7 +29,7 @@ import java.util.concurrent.TimeUnit;
  * and API ports. Node {@code n<i>} keeps its data in {@code DIR/n<i>}, its log in {@code DIR/n<i>.log} and
  * its pid in {@code DIR/n<i>.pid}; {@code DIR/endpoints} lists the API endpoints.
  */
-final class LocalCluster {
+final class ProcessCluster {
   static final String HOST = "127.0.0.1";
 
   /** One node: its id and ports. */
@@ -53,14 +53,14 @@ final class LocalCluster {
   /** Directory of {@code regent certs init} files for mutual TLS on both ports; null: plaintext. */
   private final Path tls;
 
-  private LocalCluster(Path dir, List<Node> nodes, Path tls) {
+  private ProcessCluster(Path dir, List<Node> nodes, Path tls) {
     this.dir = dir.toAbsolutePath().normalize();
     this.nodes = List.copyOf(nodes);
     this.tls = tls == null ? null : tls.toAbsolutePath().normalize();
   }
 
   /** A new layout: node i (1-based) is {@code n<i>}, Raft port base+i, API port base+100+i. */
-  static LocalCluster create(Path dir, int count, int basePort) {
+  static ProcessCluster create(Path dir, int count, int basePort) {
     return create(dir, count, basePort, null);
   }
 
@@ -69,16 +69,16 @@ final class LocalCluster {
    * serves its API and Raft port over mutual TLS with {@code tls/<id>.crt}, {@code tls/<id>.key} and
    * {@code tls/ca.crt}.
    */
-  static LocalCluster create(Path dir, int count, int basePort, Path tls) {
+  static ProcessCluster create(Path dir, int count, int basePort, Path tls) {
     List<Node> nodes = new ArrayList<>();
     for (int i = 1; i <= count; i++) {
       nodes.add(new Node("n" + i, basePort + i, basePort + 100 + i));
     }
-    return new LocalCluster(dir, nodes, tls);
+    return new ProcessCluster(dir, nodes, tls);
   }
 
   /** The cluster described by {@code DIR/cluster.conf}, if there is one. */
-  static Optional<LocalCluster> load(Path dir) throws IOException {
+  static Optional<ProcessCluster> load(Path dir) throws IOException {
     Path conf = dir.resolve("cluster.conf");
     if (!Files.exists(conf)) {
       return Optional.empty();
@@ -97,7 +97,7 @@ final class LocalCluster {
       }
     }
     String tls = p.getProperty("tls");
-    return Optional.of(new LocalCluster(dir, nodes, tls == null ? null : Path.of(tls)));
+    return Optional.of(new ProcessCluster(dir, nodes, tls == null ? null : Path.of(tls)));
   }
 
   /** Writes {@code cluster.conf} and {@code endpoints}. */

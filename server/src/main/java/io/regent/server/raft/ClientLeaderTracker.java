@@ -10,7 +10,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Tells the {@link RaftClientPool} which leader the local Raft server follows, so that proposals made after a
+ * Tracks the leader for this node's Ratis clients: tells the {@link RaftClientPool} which leader the local Raft
+ * server follows, so that proposals made after a
  * leader change go to the new leader at once instead of timing out against the old one.
  *
  * <p>It polls the local division every {@code periodMs}: Ratis has no listener for leader changes outside the
@@ -19,15 +20,15 @@ import org.slf4j.LoggerFactory;
  * silent. On a change it also tells {@code onChange} (the {@link Confirmer}, whose round in flight went to the
  * old leader).
  */
-public final class LeaderFollower implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(LeaderFollower.class);
+public final class ClientLeaderTracker implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ClientLeaderTracker.class);
 
   private final RaftServer server;
   private final RaftClientPool clients;
   private final Runnable onChange;
-  private final ScheduledExecutorService timer = Daemons.scheduler("regent-leader-follower");
+  private final ScheduledExecutorService timer = Daemons.scheduler("regent-leader-tracker");
 
-  private LeaderFollower(RaftServer server, RaftClientPool clients, Runnable onChange) {
+  private ClientLeaderTracker(RaftServer server, RaftClientPool clients, Runnable onChange) {
     this.server = server;
     this.clients = clients;
     this.onChange = onChange;
@@ -39,8 +40,8 @@ public final class LeaderFollower implements AutoCloseable {
    * @param periodMs how often to read the local leader id, ms, at least 1
    * @param onChange run on the polling thread after the clients were pointed at a new leader
    */
-  public static LeaderFollower start(RaftServer server, RaftClientPool clients, long periodMs, Runnable onChange) {
-    LeaderFollower f = new LeaderFollower(server, clients, onChange);
+  public static ClientLeaderTracker start(RaftServer server, RaftClientPool clients, long periodMs, Runnable onChange) {
+    ClientLeaderTracker f = new ClientLeaderTracker(server, clients, onChange);
     f.timer.scheduleWithFixedDelay(f::check, periodMs, periodMs, TimeUnit.MILLISECONDS);
     return f;
   }

@@ -9,7 +9,7 @@ import java.util.List;
 import java.util.function.Function;
 
 /** What {@code elect} and {@code lock} do once their options are checked: campaign, hold, release. */
-final class Holder {
+final class Candidacy {
   /**
    * One run.
    *
@@ -23,7 +23,7 @@ final class Holder {
              Duration freshTokenEvery, Function<LeaderKey, String> grantLine) {
   }
 
-  private Holder() {
+  private Candidacy() {
   }
 
   /**
@@ -32,10 +32,21 @@ final class Holder {
    * status). A command still running when the tenure ends is stopped (SIGTERM, then SIGKILL).
    */
   static int run(RegentClient c, Run run, PrintWriter out, PrintWriter err) throws Exception {
+    return run(c, run, null, false, out, err);
+  }
+
+  /**
+   * Like {@link #run(RegentClient, Run, PrintWriter, PrintWriter)}, waiting at most {@code timeout} (null: no
+   * limit) to be granted the name, or not at all with {@code noWait}.
+   *
+   * @throws NotAcquiredException when not granted in time (exit 3); the lease is revoked
+   */
+  static int run(RegentClient c, Run run, Duration timeout, boolean noWait, PrintWriter out, PrintWriter err)
+      throws Exception {
     Tenure tenure = new Tenure(run.name(), err);
     try {
       LeaderKey key = tenure.campaign(c, run.ttl().toMillis(), ByteString.copyFromUtf8(run.value()),
-          run.lockDelayMs());
+          run.lockDelayMs(), timeout, noWait);
       int code = ExitCodes.OK;
       if (key != null && tenure.announce(() -> {
         out.println(run.grantLine().apply(key));

@@ -1,0 +1,128 @@
+package io.regent.client;
+
+import com.google.common.util.concurrent.ListenableFuture;
+import com.google.common.util.concurrent.MoreExecutors;
+import io.grpc.Deadline;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BiFunction;
+import java.util.function.IntConsumer;
+
+/**
+ * One call that is safe to repeat, hedged over the endpoints: it starts at one endpoint; if no answer has come
+ * after {@code hedgeAfterMs}, or the endpoint is unreachable, the same call goes to the next endpoint too,
+ * while the first one keeps its whole deadline. The first answer wins and the others are cancelled. A slow
+ * but live node thus keeps all of the budget, and a hung one costs only the hedge delay — what a lease
+ * keepalive needs, whose budget is a third of the TTL (docs/architecture.md §3).
+ *
+ * <p>An answer that is a verdict (NOT_FOUND, INVALID_ARGUMENT, ...) ends the call at once; UNAVAILABLE and
+ * DEADLINE_EXCEEDED only count as that endpoint's failure.
+ */
+final class HedgedCall<T> {
+  private final List<ManagedChannel> channels;
+  private final int start;
+  private final Deadline deadline;
+  private final long hedgeAfterMs;
+  private final ScheduledExecutorService timer;
+  private final BiFunction<ManagedChannel, Deadline, ListenableFuture<T>> rpc;
+  private final IntConsumer answered;
+  private final IntConsumer failed;
+  private final CompletableFuture<T> result = new CompletableFuture<>();
+  private final List<ListenableFuture<T>> attempts = new ArrayList<>(); // guarded by this
+  private int failures; // guarded by this
+  private StatusRuntimeException last; // guarded by this
+
+  private HedgedCall(List<ManagedChannel> channels, int start, Deadline deadline, long hedgeAfterMs,
+                     ScheduledExecutorService timer, BiFunction<ManagedChannel, Deadline, ListenableFuture<T>> rpc,
+                     IntConsumer answered, IntConsumer failed) {
+    this.channels = channels;
+    this.start = start;
+    this.deadline = deadline;
+    this.hedgeAfterMs = hedgeAfterMs;
+    this.timer = timer;
+    this.rpc = rpc;
+    this.answered = answered;
+    this.failed = failed;
+  }
+
+  /**
+   * Runs the call and waits for its outcome.
+   *
+   * @param answered told the index of the endpoint that answered
+   * @param failed told the index of an endpoint that was unreachable or did not answer in time
+   * @throws StatusRuntimeException the verdict, or the last failure when every endpoint failed, or
+   *     DEADLINE_EXCEEDED when the deadline passed
+   */
+  static <T> T run(List<ManagedChannel> channels, int start, Deadline deadline, long hedgeAfterMs,
+                   ScheduledExecutorService timer, BiFunction<ManagedChannel, Deadline, ListenableFuture<T>> rpc,
+                   IntConsumer answered, IntConsumer failed) {
+    HedgedCall<T> call = new HedgedCall<>(channels, start, deadline, hedgeAfterMs, timer, rpc, answered, failed);
+    call.startNext();
+    try {
+      return call.result.get(Math.max(1, deadline.timeRemaining(TimeUnit.MILLISECONDS)) + 50, TimeUnit.MILLISECONDS);
+    } catch (ExecutionException e) {
+      throw Status.fromThrowable(e.getCause()).asRuntimeException();
+    } catch (TimeoutException e) {
+      throw Status.DEADLINE_EXCEEDED.withDescription("no endpoint answered in time").asRuntimeException();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw Status.CANCELLED.withDescription("interrupted").withCause(e).asRuntimeException();
+    } finally {
+      call.cancelRest();
+    }
+  }
+
+  /** Sends the call to the next endpoint not tried yet; false when every endpoint has it. */
+  private synchronized boolean startNext() {
+    if (result.isDone() || attempts.size() == channels.size() || deadline.isExpired()) {
+      return false;
+    }
+    int idx = (start + attempts.size()) % channels.size();
+    ListenableFuture<T> f = rpc.apply(channels.get(idx), deadline);
+    attempts.add(f);
+    f.addListener(() -> settle(idx, f), MoreExecutors.directExecutor());
+    if (attempts.size() < channels.size()) {
+      timer.schedule(this::startNext, hedgeAfterMs, TimeUnit.MILLISECONDS);
+    }
+    return true;
+  }
+
+  private void settle(int idx, ListenableFuture<T> f) {
+    try {
+      T value = f.get();
+      if (result.complete(value)) {
+        answered.accept(idx);
+      }
+    } catch (ExecutionException | RuntimeException | InterruptedException e) {
+      Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
+      StatusRuntimeException s = Status.fromThrowable(cause).asRuntimeException();
+      Status.Code code = s.getStatus().getCode();
+      if (code != Status.Code.UNAVAILABLE && code != Status.Code.DEADLINE_EXCEEDED && code != Status.Code.CANCELLED) {
+        result.completeExceptionally(s); // a verdict
+        return;
+      }
+      failed.accept(idx);
+      boolean allFailed;
+      synchronized (this) {
+        failures++;
+        last = s;
+        allFailed = !startNext() && failures == attempts.size();
+      }
+      if (allFailed) {
+        result.completeExceptionally(last);
+      }
+    }
+  }
+
+  private synchronized void cancelRest() {
+    attempts.forEach(a -> a.cancel(true));
+  }
+}

@@ -1,0 +1,86 @@
+package io.regent.server.api;
+
+import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
+import io.grpc.protobuf.services.HealthStatusManager;
+import io.regent.api.v1.ClusterGrpc;
+import io.regent.api.v1.ElectionGrpc;
+import io.regent.api.v1.LeaseGrpc;
+import io.regent.api.v1.LockGrpc;
+import io.regent.api.v1.StatusResponse;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Makes the standard gRPC health service tell the truth (docs/operations.md, "Health"): the overall service
+ * ({@code ""}) and Lease, Election, Lock and Cluster are SERVING only while this node knows a Raft leader and
+ * has, since it started, applied everything the cluster had committed when it first learnt of a leader —
+ * NOT_SERVING before (a node catching up would answer serializable reads from old state and make every
+ * linearizable call wait) and while it knows no leader (its calls would fail or wait for an election).
+ */
+final class HealthReporter implements AutoCloseable {
+  /** How often readiness is re-evaluated, ms. */
+  static final long PERIOD_MS = 100;
+  /** The services whose status follows readiness, besides the overall {@code ""}. */
+  static final List<String> SERVICES = List.of("", LeaseGrpc.SERVICE_NAME, ElectionGrpc.SERVICE_NAME,
+      LockGrpc.SERVICE_NAME, ClusterGrpc.SERVICE_NAME);
+  private static final Logger LOG = LoggerFactory.getLogger(HealthReporter.class);
+
+  private final ClusterView view;
+  private final HealthStatusManager health;
+  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+    Thread t = new Thread(r, "regent-health");
+    t.setDaemon(true);
+    return t;
+  });
+  private long catchUpTarget = -1; // only on the timer thread
+  private boolean caughtUp; // only on the timer thread
+  private Boolean serving; // only on the timer thread
+
+  HealthReporter(ClusterView view, HealthStatusManager health) {
+    this.view = view;
+    this.health = health;
+    SERVICES.forEach(s -> health.setStatus(s, ServingStatus.NOT_SERVING));
+  }
+
+  /** Starts re-evaluating readiness every {@link #PERIOD_MS}. */
+  void start() {
+    timer.scheduleWithFixedDelay(this::evaluate, 0, PERIOD_MS, TimeUnit.MILLISECONDS);
+  }
+
+  private void evaluate() {
+    boolean now;
+    try {
+      now = ready(view.status());
+    } catch (RuntimeException e) {
+      now = false; // the Raft division is not (or no longer) there
+    }
+    if (serving == null || serving != now) {
+      serving = now;
+      ServingStatus status = now ? ServingStatus.SERVING : ServingStatus.NOT_SERVING;
+      SERVICES.forEach(s -> health.setStatus(s, status));
+      LOG.info("health: {}", status);
+    }
+  }
+
+  /** Whether {@code s} (this node's own view) shows a known leader and a finished start-up catch-up. */
+  boolean ready(StatusResponse s) {
+    boolean hasLeader = !s.getLeader().isEmpty();
+    if (hasLeader && catchUpTarget < 0) {
+      catchUpTarget = s.getCommitIndex();
+    }
+    if (catchUpTarget >= 0 && s.getAppliedIndex() >= catchUpTarget) {
+      caughtUp = true;
+    }
+    return hasLeader && caughtUp;
+  }
+
+  @Override
+  public void close() {
+    timer.shutdownNow();
+    health.enterTerminalState();
+  }
+}

@@ -1,0 +1,114 @@
+package io.regent.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import com.google.protobuf.ByteString;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.regent.api.v1.LeaderKey;
+import io.regent.client.LeaseKeeper;
+import io.regent.client.RegentClient;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A client whose node hangs (frozen: its API and Raft links accept connections but pass no byte, as under
+ * SIGSTOP) moves to the other nodes: a held name survives, a timed-out grant is not re-sent.
+ */
+class ClientFailoverTest {
+  private static final long TTL_MS = 2_000;
+
+  @TempDir
+  Path dir;
+  LocalCluster cluster;
+  TcpProxy frozenApi;
+  int x;
+
+  @BeforeEach
+  void start() throws Exception {
+    cluster = LocalCluster.start(3, dir);
+    int leader = cluster.awaitLeader();
+    x = (leader + 1) % 3; // a follower: the two others keep a quorum and the leader while it hangs
+    frozenApi = new TcpProxy(port(cluster.endpoint(x)));
+  }
+
+  @AfterEach
+  void stop() throws Exception {
+    frozenApi.close();
+    cluster.close();
+  }
+
+  private static int port(String endpoint) {
+    return Integer.parseInt(endpoint.substring(endpoint.lastIndexOf(':') + 1));
+  }
+
+  /** A client that starts at node x (through its freezable proxy), then knows the two others. */
+  private RegentClient clientThroughX() {
+    RegentClient c = RegentClient.connect(List.of("127.0.0.1:" + frozenApi.port(), cluster.endpoint((x + 1) % 3),
+        cluster.endpoint((x + 2) % 3)));
+    warmUp(c);
+    return c;
+  }
+
+  /**
+   * One proposal through the client's first node: the first one a follower forwards can take over a second
+   * (its connections to the leader open then), which would age a 2 s lease past its validity at birth.
+   */
+  static void warmUp(RegentClient c) {
+    c.revoke(c.grant(TTL_MS));
+  }
+
+  private void freezeX(boolean frozen) {
+    frozenApi.setFrozen(frozen);
+    if (frozen) {
+      cluster.freeze(x);
+    } else {
+      cluster.thaw(x);
+    }
+  }
+
+  @Test
+  void aHolderWhoseNodeHangsForTwiceTheTtlKeepsTheNameThroughAnotherNode() {
+    try (RegentClient client = clientThroughX()) {
+      List<String> stepDowns = new CopyOnWriteArrayList<>();
+      LeaseKeeper keeper = LeaseKeeper.grant(client, TTL_MS, stepDowns::add);
+      LeaderKey key = client.campaign("failover", keeper.leaseId(), ByteString.copyFromUtf8("a"));
+      freezeX(true);
+      // Before failover on DEADLINE_EXCEEDED, every keepalive went to the hung node and timed out: the holder
+      // stepped down 2/3 TTL after its last acknowledged keepalive.
+      await().during(Duration.ofMillis(2 * TTL_MS)).atMost(Duration.ofMillis(2 * TTL_MS + 2_000))
+          .until(keeper::isValid);
+      assertThat(stepDowns).isEmpty();
+      try (RegentClient other = cluster.clientOf((x + 1) % 3)) {
+        assertThat(other.leader("failover")).contains(key);
+        assertThat(other.timeToLive(keeper.leaseId()).getRemainingMs()).isPositive();
+      }
+      freezeX(false);
+      keeper.close();
+    }
+  }
+
+  @Test
+  void aGrantThatTimedOutIsNotResentAndTheNextCallGoesElsewhere() {
+    try (RegentClient client = RegentClient.builder().endpoints(List.of("127.0.0.1:" + frozenApi.port(),
+        cluster.endpoint((x + 1) % 3))).callTimeout(Duration.ofMillis(500)).build();
+         RegentClient other = cluster.clientOf((x + 1) % 3)) {
+      int before = other.leases().size();
+      freezeX(true);
+      assertThatThrownBy(() -> client.grant(TTL_MS)).isInstanceOfSatisfying(StatusRuntimeException.class,
+          e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED));
+      assertThat(other.leases()).as("not re-sent to the other node").hasSize(before);
+      long id = client.grant(TTL_MS);
+      assertThat(other.timeToLive(id).getTtlMs()).isEqualTo(TTL_MS);
+      freezeX(false);
+    }
+  }
+}
