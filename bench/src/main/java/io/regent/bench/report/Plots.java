@@ -7,9 +7,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
-import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
@@ -58,8 +56,8 @@ final class Plots {
         p99.setMarker(SeriesMarkers.NONE);
         p50.setMarker(SeriesMarkers.CIRCLE);
       }
-      files.add(save(tput, dir, "throughput-" + w));
-      files.add(save(lat, dir, "latency-" + w));
+      files.add(Charts.savePng(tput, dir, "throughput-" + w));
+      files.add(Charts.savePng(lat, dir, "latency-" + w));
     }
     return files;
   }
@@ -69,16 +67,11 @@ final class Plots {
   }
 
   private static XYChart chart(String title, String yTitle) {
-    XYChart c = new XYChartBuilder().width(720).height(420).title(title).xAxisTitle("clients (log)")
-        .yAxisTitle(yTitle).build();
+    XYChart c = Charts.xy(720, 420, title, "clients (log)", yTitle);
     c.getStyler().setXAxisLogarithmic(true);
     c.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.OutsideE);
     c.getStyler().setMarkerSize(6);
     return c;
   }
 
-  private static String save(XYChart c, Path dir, String name) throws Exception {
-    BitmapEncoder.saveBitmap(c, dir.resolve(name).toString(), BitmapEncoder.BitmapFormat.PNG);
-    return name + ".png";
-  }
 }

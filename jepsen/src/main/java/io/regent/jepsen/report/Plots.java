@@ -1,5 +1,6 @@
 package io.regent.jepsen.report;
 
+import io.regent.bench.report.Charts;
 import io.regent.jepsen.history.History;
 import io.regent.jepsen.history.Operation;
 import java.awt.Color;
@@ -9,16 +10,14 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import org.knowm.xchart.BitmapEncoder;
 import org.knowm.xchart.XYChart;
-import org.knowm.xchart.XYChartBuilder;
 import org.knowm.xchart.XYSeries;
 import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
  * {@code latency.png} (each completed operation: its latency against the time it was invoked, one
  * series per {@code :f} and outcome) and {@code rate.png} (completions per second, one line per {@code
- * :f}), drawn with XChart; nemesis windows are shaded on both.
+ * :f}), made and saved by the bench module's {@link Charts}; nemesis windows are shaded on both.
  */
 public final class Plots {
   private Plots() {
@@ -26,14 +25,12 @@ public final class Plots {
 
   /** Writes both PNGs into {@code dir}. */
   public static void write(History h, String title, Path dir) throws IOException {
-    System.setProperty("java.awt.headless", "true");
-    BitmapEncoder.saveBitmap(latency(h, title), dir.resolve("latency.png").toString(), BitmapEncoder.BitmapFormat.PNG);
-    BitmapEncoder.saveBitmap(rate(h, title), dir.resolve("rate.png").toString(), BitmapEncoder.BitmapFormat.PNG);
+    Charts.savePng(latency(h, title), dir, "latency");
+    Charts.savePng(rate(h, title), dir, "rate");
   }
 
   static XYChart latency(History h, String title) {
-    XYChart chart = new XYChartBuilder().width(1100).height(550).title(title + ": latency")
-        .xAxisTitle("time (s)").yAxisTitle("latency (ms)").build();
+    XYChart chart = Charts.xy(1100, 550, title + ": latency", "time (s)", "latency (ms)");
     chart.getStyler().setDefaultSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Scatter);
     chart.getStyler().setMarkerSize(4);
     Map<String, List<double[]>> series = new TreeMap<>();
@@ -56,8 +53,7 @@ public final class Plots {
   }
 
   static XYChart rate(History h, String title) {
-    XYChart chart = new XYChartBuilder().width(1100).height(550).title(title + ": throughput")
-        .xAxisTitle("time (s)").yAxisTitle("completions per second").build();
+    XYChart chart = Charts.xy(1100, 550, title + ": throughput", "time (s)", "completions per second");
     chart.getStyler().setDefaultSeriesRenderStyle(XYSeries.XYSeriesRenderStyle.Line);
     chart.getStyler().setMarkerSize(0);
     int seconds = (int) (TimelineHtml.endTime(h) / 1_000_000_000L) + 1;
