@@ -126,8 +126,9 @@ final class Tenure {
             && end.get() == null) {
           throw new NotAcquiredException(name + " not granted within " + timeout.toMillis() + " ms");
         }
-        // Without --timeout, the client's campaign deadline only bounds one call: campaign again.
-        boolean again = code == Status.Code.UNAVAILABLE || (code == Status.Code.DEADLINE_EXCEEDED && deadlineNanos < 0);
+        // A call's deadline bounds one call (the client's attempt timeout can end it before --timeout does):
+        // campaign again until --timeout, if any, has passed.
+        boolean again = code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED;
         if (!again || !keeper.isValid() || end.get() != null) {
           throw e;
         }
