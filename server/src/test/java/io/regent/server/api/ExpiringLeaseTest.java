@@ -10,19 +10,15 @@ import io.regent.api.v1.LeaseKeepAliveRequest;
 import io.regent.api.v1.LeaseKeepAliveResponse;
 import io.regent.api.v1.LeaseTimeToLiveRequest;
 import io.regent.api.v1.LeaseTimeToLiveResponse;
+import io.regent.server.lease.FixedTimekeeper;
 import io.regent.server.limits.LeaseQuota;
 import io.regent.server.limits.ServerLimits;
 import io.regent.server.raft.Confirmer;
 import io.regent.server.single.SingleWriterLog;
 import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.proto.Grant;
-import io.regent.statemachine.proto.LeaseRecord;
 import io.regent.statemachine.proto.LogEntry;
-import io.regent.statemachine.proto.NameRecord;
-import io.regent.statemachine.ratis.LeaseTimekeeper;
 import java.nio.file.Path;
-import java.util.Arrays;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
@@ -47,7 +43,7 @@ class ExpiringLeaseTest {
 
   @BeforeEach
   void setUp() {
-    log = new SingleWriterLog(dir, new StubClock(), new EventHub(100));
+    log = new SingleWriterLog(dir, new FixedTimekeeper(() -> measured, () -> true), new EventHub(100));
     Confirmer confirmer = new Confirmer(log);
     leases = new LeaseService(log, confirmer, new StateReader(confirmer, log, Runnable::run),
         new LeaseGrants(2_000, ServerLimits.DEFAULTS, new LeaseQuota(100)));
@@ -128,35 +124,5 @@ class ExpiringLeaseTest {
     assertThat(call(leases::keepAliveMany, LeaseKeepAliveManyRequest.newBuilder().addIds(lease).build(), reply)
         .getCode()).isEqualTo(Status.Code.OK);
     assertThat(reply[0].getResults(0).getTtlMs()).isZero();
-  }
-
-  /** A leader clock that answers {@link #measured} for every lease and measures nothing else. */
-  final class StubClock implements LeaseTimekeeper {
-    @Override
-    public void onLeaderReady(long term, List<LeaseRecord> all, List<NameRecord> lockDelayed) {
-    }
-
-    @Override
-    public void onNotLeader(long term) {
-    }
-
-    @Override
-    public void onGranted(LeaseRecord granted) {
-    }
-
-    @Override
-    public void onEnded(List<Long> leaseIds) {
-    }
-
-    @Override
-    public void onLockDelay(NameRecord name) {
-    }
-
-    @Override
-    public long[] confirm(long term, List<LeaseRecord> renew, List<LeaseRecord> query) {
-      long[] out = new long[renew.size() + query.size()];
-      Arrays.fill(out, measured);
-      return out;
-    }
   }
 }
