@@ -6,7 +6,8 @@
 #
 #   scripts/bench-rounds.sh [WORK_DIR]     (default /tmp/regent-rounds)
 #
-# Environment: ROUNDS (2), TARGETS ("regent-3 ratis-3 etcd-3"; also regent-5, ratis-5), WORKLOADS
+# Environment: ROUNDS (2), TARGETS ("regent-3 ratis-3 etcd-3"; also regent-5, ratis-5, and regentlease-3/-5:
+# Regent with `--confirm lease`), WORKLOADS
 # ("campaign,leader-read,campaign4"), CLIENTS ("1,16,64"), DURATION (6s) and WARMUP (2s) per point, SETTLE
 # (60s at most), REGENT_JAR. Stops only the processes it started (their DIR/*.pid).
 set -euo pipefail
@@ -29,13 +30,16 @@ up() { # TARGET DIR -> prints endpoints
   case $kind in
     regent) java "${opens[@]}" -jar "$jar" cluster up --dir "$2" --nodes "$n" --base-port 27000 >&2
             cat "$2/endpoints" ;;
+    regentlease) java "${opens[@]}" -jar "$jar" cluster up --dir "$2" --nodes "$n" --base-port 27000 \
+            --confirm lease >&2
+            cat "$2/endpoints" ;;
     ratis) REGENT_JAR=$jar "$root/scripts/ratis-cluster.sh" up "$2" "$n" >&2; sleep 3; cat "$2/endpoints" ;;
     etcd) "$root/scripts/etcd-cluster.sh" up "$2" >&2; cat "$2/endpoints" ;;
   esac
 }
 down() {
   case ${1%-*} in
-    regent) java "${opens[@]}" -jar "$jar" cluster down --dir "$2" >&2 || true ;;
+    regent|regentlease) java "${opens[@]}" -jar "$jar" cluster down --dir "$2" >&2 || true ;;
     ratis) "$root/scripts/ratis-cluster.sh" down "$2" >&2 ;;
     etcd) "$root/scripts/etcd-cluster.sh" down "$2" >&2 ;;
   esac
@@ -48,7 +52,8 @@ for ((r = 1; r <= rounds; r++)); do
     note "round $r: $t up"
     endpoints=$(up "$t" "$dir" | tail -1)
     note "round $r: $t $workloads x clients $clients (settle up to $settle)"
-    java "${opens[@]}" -jar "$jar" bench --target "${t%-*}" --endpoints "$endpoints" --workload "$workloads" \
+    kind=${t%-*}
+    java "${opens[@]}" -jar "$jar" bench --target "${kind%lease}" --endpoints "$endpoints" --workload "$workloads" \
       --clients "$clients" --duration "$duration" --warmup "$warmup" --settle "$settle" --pid-dir "$dir" \
       --label "$t-r$r" --quiet -w json >>"$results" 2>>"$work/run.log" || note "bench failed: $t"
     down "$t" "$dir"

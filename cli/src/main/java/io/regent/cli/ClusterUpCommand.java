@@ -45,6 +45,11 @@ public final class ClusterUpCommand implements Callable<Integer> {
           + "An existing DIR keeps its own setting")
   Path tls;
 
+  @Option(names = "--confirm", paramLabel = "lease|strict",
+      description = "start every node with `regent server --confirm MODE` (default: the server's own default). "
+          + "An existing DIR keeps its own setting")
+  String confirm;
+
   @Option(names = {"-w", "--write-out"}, paramLabel = "FORMAT", defaultValue = "simple",
       description = "output format: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE})")
   ClientOptions.Output output = ClientOptions.Output.simple;
@@ -57,8 +62,11 @@ public final class ClusterUpCommand implements Callable<Integer> {
     if (basePort != null && (basePort < 1024 || basePort > 65_000)) {
       throw new ParameterException(spec.commandLine(), "--base-port must be within 1024..65000");
     }
+    if (confirm != null && !confirm.equals("lease") && !confirm.equals("strict")) {
+      throw new ParameterException(spec.commandLine(), "--confirm must be 'lease' or 'strict', not '" + confirm + "'");
+    }
     PrintWriter err = spec.commandLine().getErr();
-    Up up = up(dir, nodes, basePort, tls, err);
+    Up up = up(dir, nodes, basePort, tls, confirm, err);
     if (up.cluster().tls() != null) {
       Path certs = up.cluster().tls();
       err.println("mutual TLS: clients need --cacert " + certs.resolve("ca.crt") + " --cert "
@@ -82,11 +90,20 @@ public final class ClusterUpCommand implements Callable<Integer> {
    * {@code dir} has none) and waits until one reports a Raft leader. Also used by {@code regent demo}.
    */
   static Up up(Path dir, Integer nodes, Integer basePort, PrintWriter err) throws Exception {
-    return up(dir, nodes, basePort, null, err);
+    return up(dir, nodes, basePort, null, null, err);
   }
 
   /** Like {@link #up(Path, Integer, Integer, PrintWriter)}, a new cluster with mutual TLS when {@code tls} is set. */
   static Up up(Path dir, Integer nodes, Integer basePort, Path tls, PrintWriter err) throws Exception {
+    return up(dir, nodes, basePort, tls, null, err);
+  }
+
+  /**
+   * Like {@link #up(Path, Integer, Integer, Path, PrintWriter)}; a new cluster's nodes run with
+   * {@code --confirm confirm} when it is not null.
+   */
+  static Up up(Path dir, Integer nodes, Integer basePort, Path tls, String confirm, PrintWriter err)
+      throws Exception {
     long start = System.nanoTime();
     Optional<ProcessCluster> existing = ProcessCluster.load(dir);
     ProcessCluster cluster;
@@ -94,12 +111,14 @@ public final class ClusterUpCommand implements Callable<Integer> {
       cluster = existing.get();
       if ((nodes != null && nodes != cluster.nodes().size())
           || (basePort != null && basePort + 1 != cluster.nodes().get(0).raftPort())
-          || (tls != null && !tls.toAbsolutePath().normalize().equals(cluster.tls()))) {
+          || (tls != null && !tls.toAbsolutePath().normalize().equals(cluster.tls()))
+          || (confirm != null && !confirm.equals(cluster.confirm()))) {
         err.println("note: " + cluster.dir() + " already holds a " + cluster.nodes().size() + "-node cluster; "
-            + "restarting it as it was (ignoring --nodes/--base-port/--tls)");
+            + "restarting it as it was (ignoring --nodes/--base-port/--tls/--confirm)");
       }
     } else {
-      cluster = ProcessCluster.create(dir, nodes == null ? 3 : nodes, basePort == null ? 7000 : basePort, tls);
+      cluster = ProcessCluster.create(dir, nodes == null ? 3 : nodes, basePort == null ? 7000 : basePort, tls)
+          .withConfirm(confirm);
       for (ProcessCluster.Node n : cluster.nodes()) {
         cluster.checkPorts(n); // before writing anything, so that a retry may pick another --base-port
       }

@@ -52,11 +52,24 @@ final class ProcessCluster {
   private final List<Node> nodes;
   /** Directory of {@code regent certs init} files for mutual TLS on both ports; null: plaintext. */
   private final Path tls;
+  /** The nodes' {@code regent server --confirm} mode ("lease" or "strict"); null: the server's default. */
+  private final String confirm;
 
-  private ProcessCluster(Path dir, List<Node> nodes, Path tls) {
+  private ProcessCluster(Path dir, List<Node> nodes, Path tls, String confirm) {
     this.dir = dir.toAbsolutePath().normalize();
     this.nodes = List.copyOf(nodes);
     this.tls = tls == null ? null : tls.toAbsolutePath().normalize();
+    this.confirm = confirm;
+  }
+
+  /** This layout with every node started as {@code regent server --confirm MODE}; null: the server's default. */
+  ProcessCluster withConfirm(String mode) {
+    return new ProcessCluster(dir, nodes, tls, mode);
+  }
+
+  /** The nodes' confirmation mode, null when they use the server's default. */
+  String confirm() {
+    return confirm;
   }
 
   /** A new layout: node i (1-based) is {@code n<i>}, Raft port base+i, API port base+100+i. */
@@ -74,7 +87,7 @@ final class ProcessCluster {
     for (int i = 1; i <= count; i++) {
       nodes.add(new Node("n" + i, basePort + i, basePort + 100 + i));
     }
-    return new ProcessCluster(dir, nodes, tls);
+    return new ProcessCluster(dir, nodes, tls, null);
   }
 
   /** The cluster described by {@code DIR/cluster.conf}, if there is one. */
@@ -97,7 +110,7 @@ final class ProcessCluster {
       }
     }
     String tls = p.getProperty("tls");
-    return Optional.of(new ProcessCluster(dir, nodes, tls == null ? null : Path.of(tls)));
+    return Optional.of(new ProcessCluster(dir, nodes, tls == null ? null : Path.of(tls), p.getProperty("confirm")));
   }
 
   /** Writes {@code cluster.conf} and {@code endpoints}. */
@@ -111,6 +124,9 @@ final class ProcessCluster {
     }
     if (tls != null) {
       p.setProperty("tls", tls.toString());
+    }
+    if (confirm != null) {
+      p.setProperty("confirm", confirm);
     }
     try (Writer w = Files.newBufferedWriter(dir.resolve("cluster.conf"))) {
       p.store(w, "regent local cluster, written by `regent cluster up`; `up` on this directory restarts these nodes");
@@ -185,6 +201,9 @@ final class ProcessCluster {
     List<String> cmd = new ArrayList<>(Launcher.javaCommand(Launcher.SERVER_JVM));
     cmd.addAll(List.of("server", "--id", n.id(), "--peers", peers(), "--api-port", String.valueOf(n.apiPort()),
         "--data-dir", dir.resolve(n.id()).toString(), "--metrics-port", String.valueOf(n.metricsPort())));
+    if (confirm != null) {
+      cmd.addAll(List.of("--confirm", confirm));
+    }
     if (tls != null) {
       String crt = tls.resolve(n.id() + ".crt").toString();
       String key = tls.resolve(n.id() + ".key").toString();
