@@ -7,6 +7,7 @@ import java.time.Duration;
 import java.util.Comparator;
 import java.util.concurrent.Callable;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Function;
 import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -14,7 +15,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code regent demo}: a 3-node cluster, an election, a zombie leader fenced by the ledger, a crashed Raft leader. */
-@Command(name = "demo", mixinStandardHelpOptions = true,
+@Command(name = "demo", mixinStandardHelpOptions = true, subcommands = DemoOwnershipCommand.class,
     description = {"Shows fencing tokens at work on a throw-away local cluster.",
         "Starts 3 `regent server` processes and a fenced ledger in a temporary directory on free ports (from "
             + "27000). node-a is elected for \"jobs\" and runs a writer that appends to the ledger with its token; "
@@ -23,7 +24,7 @@ import picocli.CommandLine.Spec;
             + "notices that its lease is gone and steps down. Then the Raft leader itself is killed and the next "
             + "grant's token is larger still. Always stops what it started; keeps the node logs only when something "
             + "failed.",
-        "Exits 0 when every check holds, 1 otherwise."})
+        "Exits 0 when every check holds, 1 otherwise. `regent demo ownership`: the same for an ownership group."})
 public final class DemoCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
@@ -32,21 +33,41 @@ public final class DemoCommand implements Callable<Integer> {
       description = "lease TTL of the candidates (default: ${DEFAULT-VALUE}; at least 1.8s)")
   Duration ttl;
 
-  private final AtomicBoolean cleaned = new AtomicBoolean();
+  /** A demo's steps and what they started. */
+  interface Script {
+    /** Runs the steps; throws when a check fails. */
+    void run() throws Exception;
+
+    /** Stops every process the steps started (also after a failure or an interrupt). */
+    void stopEverything() throws Exception;
+
+    /** Whether every step ran and every check held. */
+    boolean succeeded();
+  }
 
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
-    Path dir = Files.createTempDirectory("regent-demo-");
-    DemoScript script = new DemoScript(out, dir, ttl.toMillis());
-    // Ctrl-C or SIGTERM: stop the current step and clean up; the hook covers any other way out of the JVM.
+    return perform(out, "regent-demo-", dir -> new DemoScript(out, dir, ttl.toMillis()));
+  }
+
+  /**
+   * Runs a demo in a new temporary directory: Ctrl-C or SIGTERM stops the current step, and whatever way it
+   * ends, everything it started is stopped; the directory is removed unless a step failed (its node logs tell
+   * why). Returns the exit code: 0, 130 when interrupted; a failed step throws.
+   */
+  static int perform(PrintWriter out, String dirPrefix, Function<Path, Script> steps) throws Exception {
+    Path dir = Files.createTempDirectory(dirPrefix);
+    Script script = steps.apply(dir);
+    AtomicBoolean cleaned = new AtomicBoolean();
     AtomicBoolean interrupted = new AtomicBoolean();
     Thread self = Thread.currentThread();
     Signals.onTermination(() -> {
       interrupted.set(true);
       self.interrupt();
     });
-    Thread hook = new Thread(() -> cleanUp(script, dir, out, true), "regent-demo-cleanup");
+    // the hook covers any other way out of the JVM
+    Thread hook = new Thread(() -> cleanUp(script, dir, out, true, cleaned), "regent-demo-cleanup");
     Runtime.getRuntime().addShutdownHook(hook);
     try {
       script.run();
@@ -59,7 +80,7 @@ public final class DemoCommand implements Callable<Integer> {
       throw e;
     } finally {
       Thread.interrupted();
-      cleanUp(script, dir, out, interrupted.get());
+      cleanUp(script, dir, out, interrupted.get(), cleaned);
       try {
         Runtime.getRuntime().removeShutdownHook(hook);
       } catch (IllegalStateException e) {
@@ -69,7 +90,7 @@ public final class DemoCommand implements Callable<Integer> {
   }
 
   /** Stops everything; removes the directory unless a step failed (then its node logs tell why). */
-  private void cleanUp(DemoScript script, Path dir, PrintWriter out, boolean interrupted) {
+  private static void cleanUp(Script script, Path dir, PrintWriter out, boolean interrupted, AtomicBoolean cleaned) {
     if (!cleaned.compareAndSet(false, true)) {
       return;
     }

@@ -14,7 +14,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /** The steps of {@code regent demo}, each narrated in a line or two; steps 4-7 are {@link DemoZombie}'s. */
-final class DemoScript {
+final class DemoScript implements DemoCommand.Script {
   static final long WAIT_MS = 30_000;
   static final String SLOW = "; if it printed 'lost', its lease renewals were too slow (an overloaded machine?): "
       + "try a longer lease, e.g. `regent demo --ttl 10s`";
@@ -22,24 +22,26 @@ final class DemoScript {
   private final Narrator n;
   private final Path dir;
   private final long ttlMs;
-  private final List<DemoProcess> children = new ArrayList<>();
-  private volatile ProcessCluster cluster;
+  private final DemoProcesses processes;
+  private ProcessCluster cluster;
   private volatile boolean succeeded;
   private DemoProcess observer;
 
   DemoScript(PrintWriter out, Path dir, long ttlMs) {
     this.n = new Narrator(out);
+    this.processes = new DemoProcesses(out);
     this.dir = dir;
     this.ttlMs = ttlMs;
   }
 
-  void run() throws Exception {
+  @Override
+  public void run() throws Exception {
     int base = DemoCommand.freeBasePort();
     n.say("[1/8] Starting 3 `regent server` processes in %s (Raft ports %d-%d, API ports %d-%d) and a fenced ledger.",
         dir, base + 1, base + 3, base + 101, base + 103);
     DemoProcess ledgerServer = start("ledger", l -> l.startsWith("ledger "), // not its log lines
         List.of("ledger", "serve", "--port", "0", "--data-dir", dir.resolve("ledger").toString()));
-    ClusterUpCommand.Up up = ClusterUpCommand.up(dir, 3, base, new PrintWriter(PrintWriter.nullWriter()));
+    ClusterUpCommand.Up up = processes.clusterUp(dir, 3, base);
     cluster = up.cluster();
     String endpoints = cluster.endpoints();
     n.say("      Ready in %d ms: node %s is the Raft leader (term %d).", up.millis(), up.status().getLeader(),
@@ -93,25 +95,19 @@ final class DemoScript {
     }
   }
 
-  boolean succeeded() {
+  @Override
+  public boolean succeeded() {
     return succeeded;
   }
 
-  /** Stops the children, last started first (SIGCONT, SIGTERM, then SIGKILL), and the cluster's servers. */
-  void stopEverything() throws Exception {
-    for (int i = children.size() - 1; i >= 0; i--) {
-      children.get(i).close();
-    }
-    if (cluster != null) {
-      cluster.stop(ClusterDownCommand.GRACE_MS, new PrintWriter(PrintWriter.nullWriter()));
-    }
+  @Override
+  public void stopEverything() throws Exception {
+    processes.stopEverything();
   }
 
   /** Starts a {@code regent} child, echoing the lines of its stdout and stderr that {@code echo} accepts. */
   DemoProcess start(String label, Predicate<String> echo, List<String> args) throws Exception {
-    DemoProcess p = DemoProcess.start(label, n.out(), echo, args);
-    children.add(p);
-    return p;
+    return processes.start(label, echo, args);
   }
 
   /** Lets the observer's line for an event appear before the narration goes on (best effort). */

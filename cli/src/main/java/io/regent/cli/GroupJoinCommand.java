@@ -36,6 +36,9 @@ import picocli.CommandLine.Spec;
             + "(before a revoked partition is released). Also $REGENT_GROUP, $REGENT_MEMBER, $REGENT_LEASE_ID. "
             + "When CMD exits by itself, join leaves and exits with its status; on loss CMD gets SIGTERM."})
 public final class GroupJoinCommand implements Callable<Integer> {
+  /** The environment variable that names the --exec child's partitions file. */
+  static final String PARTITIONS_FILE = "REGENT_PARTITIONS_FILE";
+
   @Spec
   CommandSpec spec;
 
@@ -161,7 +164,7 @@ public final class GroupJoinCommand implements Callable<Integer> {
         throws IOException {
       ProcessBuilder pb = new ProcessBuilder(command).inheritIO();
       pb.environment().putAll(env);
-      pb.environment().put("REGENT_PARTITIONS_FILE", file.toString());
+      pb.environment().put(PARTITIONS_FILE, file.toString());
       process = pb.start();
       process.onExit().thenAccept(p -> done.complete(p.exitValue()));
     }

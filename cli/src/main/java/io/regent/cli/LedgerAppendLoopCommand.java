@@ -1,9 +1,6 @@
 package io.regent.cli;
 
-import com.google.protobuf.ByteString;
-import io.grpc.StatusRuntimeException;
 import io.regent.client.LedgerClient;
-import io.regent.fencing.StaleTokenException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -72,21 +69,8 @@ public final class LedgerAppendLoopCommand implements Callable<Integer> {
 
   /** One append; the line that reports it. */
   private String attempt(LedgerClient c, long n, long t) {
-    String entry = id + " #" + n;
-    Json json = Json.obj();
-    String text;
-    try {
-      long position = c.append(key, t, ByteString.copyFromUtf8(entry));
-      json.put("result", "admitted").put("entry", entry).put("token", t).put("position", position);
-      text = "admitted " + entry + " token=" + t + " position=" + position;
-    } catch (StaleTokenException e) {
-      json.put("result", "rejected").put("entry", entry).put("token", t).put("highest", e.highest());
-      text = "rejected " + entry + " token=" + t + " highest=" + e.highest();
-    } catch (StatusRuntimeException e) {
-      json.put("result", "failed").put("entry", entry).put("token", t).put("error", ExitCodes.message(e));
-      text = "failed " + entry + " token=" + t + ": " + ExitCodes.message(e);
-    }
-    return ledger.json() ? json.toString() : text;
+    LedgerAttempt a = LedgerAttempt.append(c, key, id + " #" + n, t);
+    return ledger.json() ? a.json().toString() : a.text(a.entry());
   }
 
   private long initialToken() {

@@ -12,7 +12,7 @@ import picocli.CommandLine.Spec;
             + "below H (monotone, the default) or not above H (--strict). It stands for any storage a leader "
             + "writes to: it knows nothing of Raft, it only compares tokens."},
     subcommands = {LedgerServeCommand.class, LedgerAppendCommand.class, LedgerReadCommand.class,
-        LedgerAppendLoopCommand.class})
+        LedgerAppendLoopCommand.class, LedgerPartitionLoopCommand.class})
 public final class LedgerCommand implements Runnable {
   @Spec
   CommandSpec spec;

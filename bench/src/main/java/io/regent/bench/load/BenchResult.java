@@ -56,14 +56,28 @@ public record BenchResult(String date, String label, String target, String workl
     return JsonLines.line(j);
   }
 
-  /** closed (back to back), open (--rate, latency from due time) or paced (keepalive: every TTL/3, from due time). */
+  /**
+   * closed (back to back), open (--rate, latency from due time), paced (keepalive: every TTL/3, from due time)
+   * or events (rebalance: the latencies are the fan-out of each event to the members' streams).
+   */
   String mode() {
-    return workload.equals("keepalive") ? "paced" : rate > 0 ? "open" : "closed";
+    return switch (workload) {
+      case "keepalive" -> "paced";
+      case "rebalance" -> "events";
+      default -> rate > 0 ? "open" : "closed";
+    };
   }
 
   /** Human-readable lines. */
   public String text() {
     StringBuilder b = new StringBuilder();
+    if (mode().equals("events")) {
+      b.append(String.format(Locale.ROOT, "%s %s rebalance members=%d %.1fs%n", label, target, clients, seconds));
+      b.append(String.format(Locale.ROOT, "fan-out ms (first stream to each other one) p50 %.3f  p99 %.3f  max %.3f%n",
+          ms(50), ms(99), maxMs()));
+      extras.forEach((k, v) -> b.append(k).append(' ').append(v).append('\n'));
+      return b.toString().stripTrailing();
+    }
     b.append(String.format(Locale.ROOT, "%s %s %s clients=%d %s %.1fs%n", label, target, workload, clients,
         mode().equals("closed") ? "closed loop" : mode() + " (latency from due time)"
             + (rate > 0 ? " rate=" + rate + "/s" : ""), seconds));

@@ -26,14 +26,16 @@ public final class BenchRun {
    * @param rate total operations per second, open loop; 0 for closed loop
    * @param ttlMs TTL of every lease the run grants
    * @param pidDir directory of {@code *.pid} files whose processes' CPU and memory to report, or null
+   * @param partitions {@code rebalance}: the group's partition count
+   * @param members {@code rebalance}: members before the join ({@link RebalanceRun})
    */
   public record Config(String target, List<String> endpoints, String workload, int clients, Duration duration,
-      Duration warmup, double rate, int leases, long ttlMs, Path pidDir, String label) {
+      Duration warmup, double rate, int leases, long ttlMs, Path pidDir, String label, int partitions, int members) {
   }
 
   /** The workloads {@link Config#workload} may name. */
   public static final List<String> WORKLOADS =
-      List.of("campaign", "campaign4", "keepalive", "leader-read", "handover", "fresh-token");
+      List.of("campaign", "campaign4", "keepalive", "leader-read", "handover", "fresh-token", "rebalance");
 
   private final Config c;
   private final PrintWriter progress;
@@ -47,6 +49,10 @@ public final class BenchRun {
 
   /** Runs the benchmark; the clients are closed when it returns. */
   public BenchResult run() throws Exception {
+    if (c.workload().equals("rebalance")) {
+      return new RebalanceRun(new RebalanceRun.Config(c.endpoints(), c.partitions(), c.members(), c.ttlMs(),
+          c.label()), progress).run();
+    }
     Target[] targets = new Target[c.clients()];
     for (int i = 0; i < targets.length; i++) {
       targets[i] = Target.connect(c.target(), c.endpoints(), i);

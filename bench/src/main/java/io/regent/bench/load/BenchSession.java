@@ -28,7 +28,8 @@ public final class BenchSession {
       throws Exception {
     List<Double> curve = new ArrayList<>();
     BenchRun.Config w = new BenchRun.Config(warm.target(), warm.endpoints(), warm.workload(), warm.clients(), window,
-        Duration.ZERO, warm.rate(), warm.leases(), warm.ttlMs(), null, warm.label() + "-settle");
+        Duration.ZERO, warm.rate(), warm.leases(), warm.ttlMs(), null, warm.label() + "-settle", warm.partitions(),
+        warm.members());
     long deadline = System.nanoTime() + max.toNanos();
     double best = 0;
     while (System.nanoTime() < deadline) {

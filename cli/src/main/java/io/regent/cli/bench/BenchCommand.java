@@ -25,7 +25,10 @@ import picocli.CommandLine.Spec;
             + "2 writes), campaign4 (grant + campaign + resign, then an untimed revoke), keepalive (hold "
             + "--leases leases, renewing each every TTL/3; reports spurious expiries), leader-read (linearizable "
             + "reads of a held name), handover (all clients queue for one name; time from resign to the next "
-            + "holder's grant), fresh-token (holders ask for new tokens).",
+            + "holder's grant), fresh-token (holders ask for new tokens), rebalance (Regent only: --members "
+            + "members share an ownership group of --partitions partitions; a member joins, one leaves, one "
+            + "crashes; per event the time to a stable assignment, the log entries, the partitions moved and "
+            + "the fan-out to the members' Watch streams).",
         "--target ratis: scripts/ratis-cluster.sh's nodes (a trivial state machine under Regent's Ratis "
             + "settings); each Regent log entry is one write there, a leader read a linearizable ReadIndex read.",
         "Closed loop unless --rate: then open loop, latency counted from each request's due time "
@@ -45,8 +48,8 @@ public final class BenchCommand implements Callable<Integer> {
   String endpoints;
 
   @Option(names = "--workload", required = true, split = ",", paramLabel = "WORKLOAD[,WORKLOAD...]",
-      description = "campaign, campaign4, keepalive, leader-read, handover or fresh-token; several run one after "
-          + "the other in this process, each at every --clients count")
+      description = "campaign, campaign4, keepalive, leader-read, handover, fresh-token or rebalance; several run "
+          + "one after the other in this process, each at every --clients count")
   List<String> workloads;
 
   @Option(names = "--clients", defaultValue = "1", split = ",", paramLabel = "N[,N...]",
@@ -74,6 +77,14 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Option(names = "--leases", defaultValue = "10000", description = "keepalive: leases held (default: ${DEFAULT-VALUE})")
   int leases;
+
+  @Option(names = "--partitions", defaultValue = "10000",
+      description = "rebalance: partitions of the group, 1..65536 (default: ${DEFAULT-VALUE})")
+  int partitions;
+
+  @Option(names = "--members", defaultValue = "100",
+      description = "rebalance: members before the join, 3..10000 (default: ${DEFAULT-VALUE})")
+  int members;
 
   @Option(names = "--ttl", defaultValue = "10s", converter = DurationConverter.class,
       description = "TTL of every lease the benchmark grants (default: ${DEFAULT-VALUE})")
@@ -135,6 +146,12 @@ public final class BenchCommand implements Callable<Integer> {
     if (!List.of("regent", "etcd", "ratis").contains(target)) {
       throw usage("--target must be regent, etcd or ratis, not '" + target + "'");
     }
+    if (workload.equals("rebalance") && !target.equals("regent")) {
+      throw usage("--workload rebalance runs against --target regent only");
+    }
+    if (partitions < 1 || partitions > 65_536 || members < 3 || members > 10_000) {
+      throw usage("--partitions must be within 1..65536 and --members within 3..10000");
+    }
     if (target.equals("ratis") && (workload.equals("handover") || workload.equals("keepalive"))) {
       throw usage("--target ratis runs campaign, campaign4, leader-read and fresh-token only");
     }
@@ -150,14 +167,14 @@ public final class BenchCommand implements Callable<Integer> {
     if (duration.isZero() || warmup.isNegative()) {
       throw usage("--duration must be positive");
     }
-    if (rate < 0 || (rate > 0 && (workload.equals("keepalive") || workload.equals("handover")))) {
+    if (rate < 0 || (rate > 0 && List.of("keepalive", "handover", "rebalance").contains(workload))) {
       throw usage("--rate must be >= 0 and applies to campaign, leader-read and fresh-token only");
     }
     if (leases < 1) {
       throw usage("--leases must be positive");
     }
     return new BenchRun.Config(target, endpointList(), workload, clients, duration, warmup, rate, leases,
-        ttl.toMillis(), pidDir, label == null ? target : label);
+        ttl.toMillis(), pidDir, label == null ? target : label, partitions, members);
   }
 
   List<String> endpointList() {

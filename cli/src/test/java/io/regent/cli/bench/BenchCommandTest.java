@@ -55,6 +55,24 @@ class BenchCommandTest {
   }
 
   @Test
+  void rebalanceTakesPartitionsAndMembers() {
+    BenchRun.Config c = parse("--workload", "rebalance", "--partitions", "500", "--members", "7", "--ttl", "3s");
+    assertThat(c.partitions()).isEqualTo(500);
+    assertThat(c.members()).isEqualTo(7);
+    assertThat(c.ttlMs()).isEqualTo(3_000);
+    assertThat(parse("--workload", "rebalance").partitions()).isEqualTo(10_000);
+    assertThat(parse("--workload", "rebalance").members()).isEqualTo(100);
+    assertThatThrownBy(() -> parse("--workload", "rebalance", "--target", "etcd"))
+        .isInstanceOf(ParameterException.class).hasMessageContaining("--target regent");
+    assertThatThrownBy(() -> parse("--workload", "rebalance", "--members", "2"))
+        .isInstanceOf(ParameterException.class).hasMessageContaining("--members");
+    assertThatThrownBy(() -> parse("--workload", "rebalance", "--partitions", "65537"))
+        .isInstanceOf(ParameterException.class).hasMessageContaining("--partitions");
+    assertThatThrownBy(() -> parse("--workload", "rebalance", "--rate", "5"))
+        .isInstanceOf(ParameterException.class).hasMessageContaining("--rate");
+  }
+
+  @Test
   void rejectsBadCombinations() {
     assertThatThrownBy(() -> parse("--workload", "handover", "--target", "ratis"))
         .isInstanceOf(ParameterException.class).hasMessageContaining("ratis");
