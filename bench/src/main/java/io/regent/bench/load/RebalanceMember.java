@@ -1,5 +1,6 @@
 package io.regent.bench.load;
 
+import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
 import io.regent.api.v1.GroupWatchResponse;
@@ -32,6 +33,8 @@ final class RebalanceMember {
   private final Set<Integer> releasing = ConcurrentHashMap.newKeySet();
   private volatile long mark = Long.MAX_VALUE;
   private volatile long seenAboveMark;
+  /** Set when a view after a joined one says the member is no longer in the group: its lease ended. */
+  private volatile boolean lost;
 
   /**
    * @param released gets the index of every release entry this member's calls produced
@@ -56,6 +59,7 @@ final class RebalanceMember {
         if (r.getJoined() && r.getIndex() > mark && seenAboveMark == 0) {
           seenAboveMark = System.nanoTime();
         }
+        lost |= view.getJoined() && !r.getJoined();
         view = r;
         releaseAsked(r);
         changed.run();
@@ -86,15 +90,25 @@ final class RebalanceMember {
       return;
     }
     releasers.execute(() -> {
+      boolean retry = false;
       try {
         released.accept(groups.release(group, tokens));
       } catch (StatusRuntimeException e) {
-        // a move undone meanwhile (FAILED_PRECONDITION) or a slow call: the next view says what to do
+        // a move undone meanwhile (FAILED_PRECONDITION): the next view says what to do; else ask again
+        retry = e.getStatus().getCode() != Status.Code.FAILED_PRECONDITION;
       } finally {
         releasing.removeAll(tokens.keySet());
         changed.run();
       }
+      if (retry) {
+        releaseAsked(view);
+      }
     });
+  }
+
+  /** Whether the member's lease ended while it was in the group (renewals too slow for the TTL). */
+  boolean lost() {
+    return lost;
   }
 
   /** From now on, notes the first time the stream shows the member joined, as read above {@code index}. */

@@ -24,6 +24,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -148,6 +149,7 @@ public final class RebalanceRun {
   /** Joins the members, {@link #PARALLEL_JOINS} at a time, and waits for the assignment to settle. */
   private void setUp() throws Exception {
     ExecutorService joiners = Executors.newFixedThreadPool(PARALLEL_JOINS);
+    AtomicInteger joined = new AtomicInteger();
     try {
       List<Future<?>> joins = new ArrayList<>();
       for (int i = 0; i < c.members(); i++) {
@@ -157,6 +159,10 @@ public final class RebalanceRun {
           RebalanceMember m = member(id, clients.get(client).grant(c.ttlMs()));
           m.watch();
           joinRetrying(groups.get(client), m);
+          int n = joined.incrementAndGet();
+          if (n % 10 == 0) {
+            say(n + " members joined");
+          }
           return null;
         }));
       }
@@ -263,6 +269,10 @@ public final class RebalanceRun {
         if (stable()) {
           return now;
         }
+        members.values().stream().filter(RebalanceMember::lost).findFirst().ifPresent(m -> {
+          throw new IllegalStateException("member " + m.id + " lost its lease: renewals were too slow for the "
+              + c.ttlMs() + " ms TTL (an overloaded machine?); try a longer --ttl");
+        });
         if (now >= deadlineNanos) {
           throw new IllegalStateException("no stable assignment of group " + group + " in time");
         }
