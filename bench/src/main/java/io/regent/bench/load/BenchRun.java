@@ -51,7 +51,7 @@ public final class BenchRun {
   public BenchResult run() throws Exception {
     if (c.workload().equals("rebalance")) {
       return new RebalanceRun(new RebalanceRun.Config(c.endpoints(), c.partitions(), c.members(), c.ttlMs(),
-          c.label()), progress).run();
+          c.pidDir(), c.label()), progress).run();
     }
     Target[] targets = new Target[c.clients()];
     for (int i = 0; i < targets.length; i++) {

@@ -8,6 +8,7 @@ import io.regent.client.GroupClient;
 import io.regent.client.RegentClient;
 import java.io.PrintWriter;
 import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
 import java.time.OffsetDateTime;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
@@ -46,8 +47,9 @@ public final class RebalanceRun {
    * @param partitions partition count of the group, 1..65 536
    * @param members members before the join, at least 3 (one leaves, one crashes)
    * @param ttlMs the members' lease TTL: a crash is noticed after it
+   * @param pidDir directory of the servers' {@code *.pid} files, for their CPU time per event; or null
    */
-  public record Config(List<String> endpoints, int partitions, int members, long ttlMs, String label) {
+  public record Config(List<String> endpoints, int partitions, int members, long ttlMs, Path pidDir, String label) {
   }
 
   /** Longest wait for a stable assignment after an event, and for the set-up. */
@@ -64,11 +66,13 @@ public final class RebalanceRun {
   private final Set<Long> entries = ConcurrentHashMap.newKeySet();
   private final Object changes = new Object();
   private final Object renewing = new Object();
-  private final ExecutorService releasers = Executors.newFixedThreadPool(8);
+  /** Every member releases at once, as separate processes would (a small pool would queue their calls). */
+  private final ExecutorService releasers = Executors.newCachedThreadPool();
   private final ScheduledExecutorService renewer = Executors.newSingleThreadScheduledExecutor();
   private final Histogram fanout = new Histogram(LatencyStats.MAX_NANOS, 3);
   private final List<RegentClient> clients = new ArrayList<>();
   private final List<GroupClient> groups = new ArrayList<>();
+  private ServerLoad load;
   /** When the latest successful renewal of every member's lease was sent ({@link System#nanoTime}). */
   private volatile long lastRenewalSent;
 
@@ -95,7 +99,9 @@ public final class RebalanceRun {
       groups.add(new GroupClient(client));
     }
     Map<String, Object> extras = BenchResult.newExtras();
+    load = ServerLoad.of(c.pidDir());
     long start = System.nanoTime();
+    load.start();
     try {
       long period = c.ttlMs() / 3;
       renewer.scheduleWithFixedDelay(this::renew, period, period, TimeUnit.MILLISECONDS);
@@ -105,6 +111,9 @@ public final class RebalanceRun {
       extras.put("partitions", (long) c.partitions());
       extras.put("ttl_ms", c.ttlMs());
       extras.put("setup_ms", setupMs);
+      if (load.any()) {
+        extras.put("setup_server_cpu_ms", load.cpuMs());
+      }
       say("stable after " + setupMs + " ms");
 
       event("join", extras, () -> {
@@ -214,6 +223,7 @@ public final class RebalanceRun {
     markAbove = mark;
     members.values().forEach(m -> m.markAbove(mark));
     entries.clear();
+    load.start();
     long t0 = event.start();
     long stable = awaitStable(t0 + EVENT_WAIT_NANOS);
     Map<Integer, String> after = owners();
@@ -231,6 +241,9 @@ public final class RebalanceRun {
     extras.put(name + "_moved", moved);
     extras.put(name + "_fanout_ms", fanoutMs);
     extras.put(name + "_notified", (long) seen.length);
+    if (load.any()) {
+      extras.put(name + "_server_cpu_ms", load.cpuMs());
+    }
     say(String.format(Locale.ROOT, "%s: stable after %d ms, %d entries, %d partitions moved; %d members' streams "
         + "saw it within %d ms of the first", name, ms, entries.size(), moved, seen.length, fanoutMs));
   }

@@ -61,6 +61,11 @@ final class ServerLoad {
     maxRssKb = Math.max(maxRssKb, rss);
   }
 
+  /** CPU time used by all servers since {@link #start()}, ms (in steps of 10 ms, Linux's ticks). */
+  synchronized long cpuMs() {
+    return Math.round((cpuTicks() - cpuTicksAtStart) * 1000 / TICKS_PER_SECOND);
+  }
+
   /** CPU cores used on average by all servers since {@link #start()}. */
   synchronized double cores() {
     double seconds = (System.nanoTime() - startNanos) / 1e9;
