@@ -39,6 +39,7 @@ final class GroupService extends GroupGrpc.GroupImplBase {
   private final ReleaseBatcher releases;
   private final StateReader reader;
   private final ReplicaView replica;
+  private final GroupSnapshots snapshots;
   private final Executor executor;
   private final long minTtlMs;
   private final int maxWatchers;
@@ -55,6 +56,7 @@ final class GroupService extends GroupGrpc.GroupImplBase {
     this.releases = new ReleaseBatcher(proposer);
     this.reader = reader;
     this.replica = replica;
+    this.snapshots = new GroupSnapshots(replica);
     this.executor = executor;
     this.minTtlMs = minTtlMs;
     this.maxWatchers = maxWatchers;
@@ -140,15 +142,19 @@ final class GroupService extends GroupGrpc.GroupImplBase {
             + " group watch streams, its limit (--max-observers); retry later or watch through another node")
             .asRuntimeException();
       }
+      GroupSnapshots.Shared shared = snapshots.open(req.getGroup());
       GroupWatchStream stream = new GroupWatchStream(req.getGroup(), req.getMember(), req.getAfterIndex(),
-          (ServerCallStreamObserver<GroupWatchResponse>) obs, replica, executor, watching::decrementAndGet);
+          (ServerCallStreamObserver<GroupWatchResponse>) obs, shared, replica.hub(), executor, () -> {
+            snapshots.close(shared);
+            watching.decrementAndGet();
+          });
       // Subscribe first, then read: no change after the linearizable point is missed.
       replica.hub().listen(stream);
       reader.read(false, txn -> txn.appliedIndex()).whenComplete((index, err) -> {
         if (err != null) {
           stream.fail(Statuses.toStatus(err).getStatus());
         } else {
-          stream.start();
+          stream.start(index);
         }
       });
     });

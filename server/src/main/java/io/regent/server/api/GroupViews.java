@@ -39,31 +39,43 @@ final class GroupViews {
     return b.build();
   }
 
-  /** The assignment of {@code member} in {@code g} (null: no such group) as read at {@code index}. */
-  static GroupWatchResponse member(GroupRecord g, String member, long index) {
-    GroupWatchResponse.Builder b = GroupWatchResponse.newBuilder().setIndex(index);
-    if (g == null) {
-      return b.build();
+  /**
+   * Every member's assignment in {@code g} as read at {@code index}, by member id, in one pass over the
+   * partitions: owned partitions with their tokens, those to release (assigned to another member) and those
+   * incoming (assigned to the member, not released by their owner yet).
+   */
+  static Map<String, GroupWatchResponse> members(GroupRecord g, long index) {
+    Map<Long, GroupWatchResponse.Builder> byLease = new HashMap<>();
+    for (GroupMember m : g.getMembersList()) {
+      byLease.put(m.getLeaseId(), GroupWatchResponse.newBuilder().setIndex(index).setPartitions(g.getPartitions())
+          .setJoined(true).setLease(m.getLeaseId()));
     }
-    b.setPartitions(g.getPartitions());
-    long lease = g.getMembersList().stream().filter(m -> m.getId().equals(member)).mapToLong(GroupMember::getLeaseId)
-        .findFirst().orElse(0);
-    if (lease == 0) {
-      return b.build();
-    }
-    b.setJoined(true).setLease(lease);
     for (int p = 0; p < g.getPartitions(); p++) {
-      boolean owns = g.getOwner(p) == lease;
-      if (owns) {
-        b.addOwned(PartitionToken.newBuilder().setPartition(p).setToken(g.getToken(p)));
-        if (g.getTarget(p) != lease) {
-          b.addRelease(p);
+      long owner = g.getOwner(p);
+      long target = g.getTarget(p);
+      GroupWatchResponse.Builder o = byLease.get(owner);
+      if (o != null) {
+        o.addOwned(PartitionToken.newBuilder().setPartition(p).setToken(g.getToken(p)));
+        if (target != owner) {
+          o.addRelease(p);
         }
-      } else if (g.getTarget(p) == lease) {
-        b.addIncoming(p);
+      }
+      GroupWatchResponse.Builder t = target == owner ? null : byLease.get(target);
+      if (t != null) {
+        t.addIncoming(p);
       }
     }
-    return b.build();
+    Map<String, GroupWatchResponse> out = new HashMap<>();
+    for (GroupMember m : g.getMembersList()) {
+      out.put(m.getId(), byLease.get(m.getLeaseId()).build());
+    }
+    return out;
+  }
+
+  /** The view of a non-member of {@code g} (null: no such group) as read at {@code index}: nothing joined. */
+  static GroupWatchResponse absent(GroupRecord g, long index) {
+    GroupWatchResponse.Builder b = GroupWatchResponse.newBuilder().setIndex(index);
+    return g == null ? b.build() : b.setPartitions(g.getPartitions()).build();
   }
 
   /** Whether two member views say the same, whatever their index. */

@@ -4,54 +4,62 @@ import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.regent.api.v1.GroupWatchResponse;
 import io.regent.statemachine.event.ChangeEvent;
-import io.regent.statemachine.replica.ReplicaView;
+import io.regent.statemachine.event.EventHub;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
  * One Group.Watch stream: a member's whole assignment each time it changes (docs/ownership.md).
  *
- * <p>State, not events: a change only marks the stream dirty (on the apply thread); a drain task reads the
- * local replica and sends the assignment when it differs from the last one sent. Changes that come faster
+ * <p>State, not events: a change only marks the stream dirty with its index (on the apply thread, without
+ * a lock); a drain task takes the group's shared snapshot ({@link GroupSnapshots}) read at or after that
+ * index and sends the member's assignment when it differs from the last one sent. Changes that come faster
  * than the reader reads coalesce into one message, so memory stays one message per stream however slow the
  * reader, and a message is handed to gRPC only while the call is ready (flow control). Nothing is read
- * before {@link #start}: the caller's linearizable read has then brought the replica past the point the
- * stream must start from, and every later local read is at or after it.
+ * before {@link #start}: the caller's linearizable read has then brought the replica to the index the
+ * stream must start from.
  */
 final class GroupWatchStream implements Consumer<ChangeEvent> {
   private final String group;
   private final String member;
   private final long afterIndex;
   private final ServerCallStreamObserver<GroupWatchResponse> obs;
-  private final ReplicaView replica;
+  private final GroupSnapshots.Shared snapshots;
+  private final EventHub hub;
   private final Executor executor;
   private final Runnable onClosed;
   private final AtomicBoolean drainPending = new AtomicBoolean();
-  private boolean started;
-  private boolean dirty = true;
+  private final AtomicBoolean dirty = new AtomicBoolean(true);
+  /** The index the next message must be read at or after: the latest change heard of, or the start. */
+  private final AtomicLong readAtLeast = new AtomicLong();
+  private volatile boolean started;
   private GroupWatchResponse lastSent;
   private boolean closed;
 
-  /** @param onClosed runs once when the stream ends (cancelled, failed or the server stopped) */
+  /**
+   * @param snapshots the group's shared snapshot on this node
+   * @param onClosed runs once when the stream ends (cancelled, failed or the server stopped)
+   */
   GroupWatchStream(String group, String member, long afterIndex, ServerCallStreamObserver<GroupWatchResponse> obs,
-                   ReplicaView replica, Executor executor, Runnable onClosed) {
+                   GroupSnapshots.Shared snapshots, EventHub hub, Executor executor, Runnable onClosed) {
     this.group = group;
     this.member = member;
     this.afterIndex = afterIndex;
     this.obs = obs;
-    this.replica = replica;
+    this.snapshots = snapshots;
+    this.hub = hub;
     this.executor = executor;
     this.onClosed = onClosed;
     obs.setOnCancelHandler(this::close);
     obs.setOnReadyHandler(this::scheduleDrain);
   }
 
-  /** Lets the stream send: the local replica now holds at least the linearizable starting point. */
-  void start() {
-    synchronized (this) {
-      started = true;
-    }
+  /** Lets the stream send: the local replica has applied {@code index}, the linearizable starting point. */
+  void start(long index) {
+    readAtLeast.accumulateAndGet(index, Math::max);
+    started = true;
     scheduleDrain();
   }
 
@@ -60,9 +68,8 @@ final class GroupWatchStream implements Consumer<ChangeEvent> {
     if (e.kind() != ChangeEvent.Kind.GROUP_CHANGED || !e.name().equals(group)) {
       return;
     }
-    synchronized (this) {
-      dirty = true;
-    }
+    readAtLeast.accumulateAndGet(e.index(), Math::max);
+    dirty.set(true);
     scheduleDrain();
   }
 
@@ -76,11 +83,10 @@ final class GroupWatchStream implements Consumer<ChangeEvent> {
   }
 
   private synchronized void drain() {
-    if (closed || !started || !dirty || !obs.isReady()) {
+    if (closed || !started || !obs.isReady() || !dirty.getAndSet(false)) {
       return; // not ready: onReady schedules the next drain
     }
-    dirty = false;
-    GroupWatchResponse now = replica.read(txn -> GroupViews.member(txn.group(group), member, txn.appliedIndex()));
+    GroupWatchResponse now = snapshots.atLeast(readAtLeast.get()).member(member);
     if (now.getIndex() > afterIndex && (lastSent == null || !GroupViews.sameAssignment(lastSent, now))) {
       obs.onNext(now);
       lastSent = now;
@@ -100,7 +106,7 @@ final class GroupWatchStream implements Consumer<ChangeEvent> {
       return;
     }
     closed = true;
-    replica.hub().unsubscribe(this);
+    hub.unsubscribe(this);
     onClosed.run();
   }
 }
