@@ -11,6 +11,7 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.LongConsumer;
 
 /**
@@ -19,6 +20,9 @@ import java.util.function.LongConsumer;
  * when its stream first shows an assignment above a mark (the fan-out of a change).
  */
 final class RebalanceMember {
+  /** Pause before a release that failed for want of a (responsive) leader is asked again, ms. */
+  private static final long RETRY_PAUSE_MS = 200;
+
   final String id;
   /** The member's lease (set once its join with a TTL answered, for a member that joins that way). */
   volatile long lease;
@@ -89,21 +93,35 @@ final class RebalanceMember {
     if (tokens.isEmpty()) {
       return;
     }
-    releasers.execute(() -> {
-      boolean retry = false;
+    try {
+      releasers.execute(() -> release(tokens));
+    } catch (RejectedExecutionException e) {
+      releasing.removeAll(tokens.keySet()); // the run is over
+    }
+  }
+
+  private void release(Map<Integer, Long> tokens) {
+    boolean retry = false;
+    try {
+      released.accept(groups.release(group, tokens));
+    } catch (StatusRuntimeException e) {
+      // a move undone meanwhile (FAILED_PRECONDITION): the next view says what to do; a busy or failing-over
+      // cluster: ask again after a pause (at once would only add load)
+      Status.Code code = e.getStatus().getCode();
+      retry = code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED
+          || code == Status.Code.RESOURCE_EXHAUSTED;
+    } finally {
+      releasing.removeAll(tokens.keySet());
+      changed.run();
+    }
+    if (retry) {
       try {
-        released.accept(groups.release(group, tokens));
-      } catch (StatusRuntimeException e) {
-        // a move undone meanwhile (FAILED_PRECONDITION): the next view says what to do; else ask again
-        retry = e.getStatus().getCode() != Status.Code.FAILED_PRECONDITION;
-      } finally {
-        releasing.removeAll(tokens.keySet());
-        changed.run();
-      }
-      if (retry) {
+        Thread.sleep(RETRY_PAUSE_MS);
         releaseAsked(view);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
       }
-    });
+    }
   }
 
   /** Whether the member's lease ended while it was in the group (renewals too slow for the TTL). */

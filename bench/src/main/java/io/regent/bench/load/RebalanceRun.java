@@ -56,7 +56,7 @@ public final class RebalanceRun {
   private static final long EVENT_WAIT_NANOS = TimeUnit.MINUTES.toNanos(2);
   private static final long SETUP_WAIT_NANOS = TimeUnit.MINUTES.toNanos(10);
   /** Joins in flight during the set-up. */
-  private static final int PARALLEL_JOINS = 8;
+  private static final int PARALLEL_JOINS = 4;
 
   private final Config c;
   private final PrintWriter progress;
@@ -66,8 +66,8 @@ public final class RebalanceRun {
   private final Set<Long> entries = ConcurrentHashMap.newKeySet();
   private final Object changes = new Object();
   private final Object renewing = new Object();
-  /** Every member releases at once, as separate processes would (a small pool would queue their calls). */
-  private final ExecutorService releasers = Executors.newCachedThreadPool();
+  /** A thread per member: members release at once, as separate processes would (fewer would queue them). */
+  private final ExecutorService releasers;
   private final ScheduledExecutorService renewer = Executors.newSingleThreadScheduledExecutor();
   private final Histogram fanout = new Histogram(LatencyStats.MAX_NANOS, 3);
   private final List<RegentClient> clients = new ArrayList<>();
@@ -80,6 +80,7 @@ public final class RebalanceRun {
   public RebalanceRun(Config config, PrintWriter progress) {
     this.c = config;
     this.progress = progress;
+    this.releasers = Executors.newFixedThreadPool(config.members() + 1);
   }
 
   /**
@@ -165,9 +166,7 @@ public final class RebalanceRun {
         String id = "m" + i;
         int client = i % clients.size();
         joins.add(joiners.submit(() -> {
-          RebalanceMember m = member(id, clients.get(client).grant(c.ttlMs()));
-          m.watch();
-          joinRetrying(groups.get(client), m);
+          joinRetrying(client, id);
           int n = joined.incrementAndGet();
           if (n % 10 == 0) {
             say(n + " members joined");
@@ -193,11 +192,19 @@ public final class RebalanceRun {
     return m;
   }
 
-  /** A join is idempotent per (member, lease): retried while the cluster is slow or changing leader. */
-  private void joinRetrying(GroupClient g, RebalanceMember m) {
+  /**
+   * Grants a lease and joins with it, retried while the cluster is slow or changing leader: a join is
+   * idempotent per (member, lease); a grant whose answer was lost leaves a lease that expires unused.
+   */
+  private void joinRetrying(int client, String id) {
+    RebalanceMember m = null;
     for (int attempt = 1; ; attempt++) {
       try {
-        g.join(group, m.id, c.partitions(), m.lease);
+        if (m == null) {
+          m = member(id, clients.get(client).grant(c.ttlMs()));
+          m.watch();
+        }
+        groups.get(client).join(group, m.id, c.partitions(), m.lease);
         return;
       } catch (StatusRuntimeException e) {
         Status.Code code = e.getStatus().getCode();
