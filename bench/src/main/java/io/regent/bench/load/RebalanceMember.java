@@ -20,7 +20,7 @@ import java.util.function.LongConsumer;
  * when its stream first shows an assignment above a mark (the fan-out of a change).
  */
 final class RebalanceMember {
-  /** Pause before a release that failed for want of a (responsive) leader is asked again, ms. */
+  /** Pause after a failed release before the latest view is looked at again, ms. */
   private static final long RETRY_PAUSE_MS = 200;
 
   final String id;
@@ -101,20 +101,19 @@ final class RebalanceMember {
   }
 
   private void release(Map<Integer, Long> tokens) {
-    boolean retry = false;
+    boolean failed = false;
     try {
       released.accept(groups.release(group, tokens));
     } catch (StatusRuntimeException e) {
-      // a move undone meanwhile (FAILED_PRECONDITION): the next view says what to do; a busy or failing-over
-      // cluster: ask again after a pause (at once would only add load)
-      Status.Code code = e.getStatus().getCode();
-      retry = code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED
-          || code == Status.Code.RESOURCE_EXHAUSTED;
+      // A move undone meanwhile (FAILED_PRECONDITION, all or nothing), or a busy or failing-over cluster. A newer
+      // view may have come during the call and skipped these partitions as in flight: look at the latest view
+      // again after a pause (at once would only add load, or repeat a refusal the stream has not shown yet).
+      failed = true;
     } finally {
       releasing.removeAll(tokens.keySet());
       changed.run();
     }
-    if (retry) {
+    if (failed) {
       try {
         Thread.sleep(RETRY_PAUSE_MS);
         releaseAsked(view);
