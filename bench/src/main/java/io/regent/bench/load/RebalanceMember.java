@@ -12,6 +12,7 @@ import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.function.BiConsumer;
 import java.util.function.LongConsumer;
 
 /**
@@ -39,13 +40,17 @@ final class RebalanceMember {
   private volatile long seenAboveMark;
   /** Set when a view after a joined one says the member is no longer in the group: its lease ended. */
   private volatile boolean lost;
+  private volatile boolean stopped;
+  private final BiConsumer<String, Throwable> streamEnded;
 
   /**
    * @param released gets the index of every release entry this member's calls produced
    * @param changed runs after every new view and every answered release
+   * @param streamEnded told of each end of the member's stream (member id, error or null), before it is reopened
    */
   RebalanceMember(String id, long lease, GroupClient groups, String group, Executor releasers, LongConsumer released,
-                  Runnable changed) {
+                  Runnable changed, BiConsumer<String, Throwable> streamEnded) {
+    this.streamEnded = streamEnded;
     this.id = id;
     this.lease = lease;
     this.groups = groups;
@@ -71,12 +76,36 @@ final class RebalanceMember {
 
       @Override
       public void onError(Throwable t) {
+        rewatch(t);
       }
 
       @Override
       public void onCompleted() {
+        rewatch(null);
       }
     });
+  }
+
+  /** A stream that ended (the node is overloaded or stopped) is opened again after a pause, unless stopped. */
+  private void rewatch(Throwable why) {
+    if (stopped) {
+      return;
+    }
+    streamEnded.accept(id, why);
+    try {
+      releasers.execute(() -> {
+        try {
+          Thread.sleep(RETRY_PAUSE_MS);
+          if (!stopped) {
+            watch();
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      });
+    } catch (RejectedExecutionException e) {
+      // the run is over
+    }
   }
 
   private void releaseAsked(GroupWatchResponse r) {
@@ -148,8 +177,9 @@ final class RebalanceMember {
     return !releasing.isEmpty();
   }
 
-  /** Ends the Watch stream. */
+  /** Ends the Watch stream for good. */
   void stop() {
+    stopped = true;
     cancel.run();
   }
 }

@@ -73,6 +73,8 @@ public final class RebalanceRun {
   private final List<RegentClient> clients = new ArrayList<>();
   private final List<GroupClient> groups = new ArrayList<>();
   private ServerLoad load;
+  /** Watch streams that ended and were opened again. */
+  private final AtomicInteger streamEnds = new AtomicInteger();
   /** When the latest successful renewal of every member's lease was sent ({@link System#nanoTime}). */
   private volatile long lastRenewalSent;
 
@@ -144,6 +146,7 @@ public final class RebalanceRun {
         entries.add(0L); // the Expire entry (its index is not known here)
         return lastRenewal;
       });
+      extras.put("watch_stream_ends", (long) streamEnds.get());
       extras.put("load1", BenchResult.round(ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage()));
       return new BenchResult(OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS).toString(), c.label(), "regent",
           "rebalance", c.members(), 0, (System.nanoTime() - start) / 1e9, fanout, Map.of(), extras);
@@ -186,7 +189,12 @@ public final class RebalanceRun {
   private RebalanceMember member(String id, long lease) {
     int client = Math.floorMod(id.hashCode(), clients.size());
     RebalanceMember m = new RebalanceMember(id, lease, groups.get(client), group, releasers, entries::add,
-        this::changed);
+        this::changed, (member, why) -> {
+          if (streamEnds.incrementAndGet() <= 10) {
+            say("watch stream of " + member + " ended (" + (why == null ? "completed" : LatencyStats.kind(why))
+                + "): watching again");
+          }
+        });
     m.markAbove(markAbove);
     members.put(id, m);
     return m;
