@@ -11,6 +11,7 @@ import io.regent.server.raft.Confirmer;
 import io.regent.server.raft.ClientLeaderTracker;
 import io.regent.server.raft.LeadershipLease;
 import io.regent.server.raft.LocalConfirm;
+import io.regent.server.raft.FollowerQueries;
 import io.regent.server.raft.ProposalRetries;
 import io.regent.server.raft.Proposer;
 import io.regent.server.raft.RaftClientPool;
@@ -92,7 +93,7 @@ public final class RegentServer implements AutoCloseable {
         .setProperties(props).setParameters(sec.raftParameters()).setStateMachine(sm).setOption(RaftStorage.StartupOption.RECOVER).build();
     this.clients = new RaftClientPool(RAFT_CLIENTS, leader -> proposalClient(props, sec, group, leader),
         config.requestTimeoutMs());
-    Proposer proposer = new RatisProposer(clients, config.requestTimeoutMs());
+    RatisProposer proposer = new RatisProposer(clients, config.requestTimeoutMs());
     lessor.setProposer(proposer);
     List<ServerInterceptor> interceptors = new ArrayList<>();
     sec.authorizer().ifPresent(interceptors::add);
@@ -102,7 +103,8 @@ public final class RegentServer implements AutoCloseable {
     LeadershipLease lease = config.confirm().strict() ? null : new LeadershipLease(System::nanoTime,
         leadership(), config.electionTimeoutMinMs(), config.confirm().leaseFactor());
     Confirmer confirmer = lease == null ? new Confirmer(proposer)
-        : new Confirmer(proposer, lease, new LocalConfirm(sm, lessor, this::commitIndex)::confirm);
+        : new Confirmer(proposer, lease, new LocalConfirm(sm, lessor, this::commitIndex)::confirm, proposer);
+    sm.setQueryHandler(new FollowerQueries(confirmer)::answer);
     this.membership = new RaftMembership(raft, () -> RaftClient.newBuilder()
         .setProperties(RaftSetup.adminProperties(props)).setParameters(sec.raftParameters())
         .setRaftGroup(currentGroup(group))
