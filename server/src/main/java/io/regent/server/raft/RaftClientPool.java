@@ -139,7 +139,11 @@ public final class RaftClientPool implements AutoCloseable {
     }
   }
 
-  /** Closes every client, the replaced ones still waiting for their close delay too. */
+  /**
+   * Closes every client. The replaced ones still waiting for their close delay are closed on the blocking pool
+   * without waiting for them (each close to an unreachable peer can block for seconds; the node's executors,
+   * closed after this, interrupt what is left).
+   */
   @Override
   public void close() {
     for (int i = 0; i < clients.length(); i++) {
@@ -147,7 +151,11 @@ public final class RaftClientPool implements AutoCloseable {
     }
     for (RaftClient c : retired) {
       if (retired.remove(c)) { // else its delayed close has it
-        closeQuietly(c);
+        try {
+          executors.blocking().execute(() -> closeQuietly(c));
+        } catch (RejectedExecutionException e) {
+          closeQuietly(c);
+        }
       }
     }
   }

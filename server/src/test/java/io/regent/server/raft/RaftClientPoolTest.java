@@ -90,6 +90,8 @@ class RaftClientPoolTest {
       current = pool.client(0);
       assertThat(closedBy).isEmpty();
     }
+    assertThat(closedBy).containsKey(current);
+    await().until(() -> closedBy.containsKey(failed));
     assertThat(closedBy).containsOnlyKeys(failed, current);
   }
 }
