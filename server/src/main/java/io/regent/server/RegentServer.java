@@ -92,7 +92,7 @@ public final class RegentServer implements AutoCloseable {
     this.raft = RaftServer.newBuilder().setServerId(RaftPeerId.valueOf(config.nodeId())).setGroup(initial)
         .setProperties(props).setParameters(sec.raftParameters()).setStateMachine(sm).setOption(RaftStorage.StartupOption.RECOVER).build();
     this.clients = new RaftClientPool(RAFT_CLIENTS, leader -> proposalClient(props, sec, group, leader),
-        config.requestTimeoutMs());
+        config.requestTimeoutMs(), executors);
     RatisProposer proposer = new RatisProposer(clients, config.requestTimeoutMs());
     lessor.setProposer(proposer);
     List<ServerInterceptor> interceptors = new ArrayList<>();
@@ -116,7 +116,7 @@ public final class RegentServer implements AutoCloseable {
     this.confirmer = confirmer;
     this.api = new ApiServer(new InetSocketAddress(config.apiHost(), config.apiPort()), sec.apiCredentials(),
         new RaftClusterView(raft, membership, new DataDir(config.dataDir()).lmdbFile()), sm, proposer, confirmer, config.minTtlMs(),
-        config.unsafeLocalGrants(), config.limits(), executors.blocking(),
+        config.unsafeLocalGrants(), config.limits(), executors,
         interceptors.toArray(ServerInterceptor[]::new));
     if (metrics != null) {
       metrics.bindReplica(sm);
@@ -237,7 +237,8 @@ public final class RegentServer implements AutoCloseable {
   private static RegentServer start(RegentServer s) throws IOException {
     ServerConfig config = s.config;
     s.raft.start();
-    s.leaderTracker = ClientLeaderTracker.start(s.raft, s.clients, LEADER_POLL_MS, s.confirmer::leaderChanged);
+    s.leaderTracker = ClientLeaderTracker.start(s.raft, s.clients, LEADER_POLL_MS, s.confirmer::leaderChanged,
+        s.executors.timers());
     s.api.start();
     String raftAddress = config.peers().get(config.nodeId());
     s.publisher = ApiAddressPublisher.start(s.raft, s.replica, s.proposer,
