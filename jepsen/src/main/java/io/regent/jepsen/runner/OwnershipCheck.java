@@ -64,10 +64,16 @@ final class OwnershipCheck {
     Map<String, List<LedgerChecker.Entry>> acked = new TreeMap<>();
     Map<String, List<LedgerChecker.Entry>> finalReads = new TreeMap<>();
     long refused = 0;
+    long[] late = new long[3]; // appends invoked outside the writer's belief in that token: all, admitted, refused
     for (Operation o : h.operations()) {
       String partition = String.valueOf(o.key());
       if (o.f().name().equals("append") && o.outcome() == Operation.Outcome.FAIL) {
         refused++;
+      }
+      if (o.f().name().equals("append") && isLate(o, partition, byPartition.getOrDefault(partition, List.of()))) {
+        late[0]++;
+        late[1] += o.outcome() == Operation.Outcome.OK ? 1 : 0;
+        late[2] += o.outcome() == Operation.Outcome.FAIL ? 1 : 0;
       }
       if (o.outcome() != Operation.Outcome.OK) {
         continue;
@@ -91,6 +97,9 @@ final class OwnershipCheck {
     stats.put("beliefs", byPartition.values().stream().mapToLong(List::size).sum());
     stats.put("acknowledged-appends", acked.values().stream().mapToLong(List::size).sum());
     stats.put("refused-appends", refused);
+    stats.put("late-appends", late[0]);
+    stats.put("late-appends-admitted", late[1]);
+    stats.put("late-appends-refused", late[2]);
     if (byPartition.isEmpty()) {
       return new CheckOutcome("fencing", Verdict.UNKNOWN, "no member ever believed it owned a partition", stats,
           List.of());
@@ -123,7 +132,23 @@ final class OwnershipCheck {
     stats.put("entries", entries);
     return new CheckOutcome("fencing", Verdict.VALID, "every partition's ledger admitted only its owners' tokens, "
         + "never going back, and kept every acknowledged append (" + entries + " entries, " + refused
-        + " appends refused as stale); each new owner's token was above its predecessor's", stats, List.of());
+        + " appends refused as stale; of " + late[0] + " appends sent after their writer's belief had ended, "
+        + late[1] + " were admitted before any successor wrote and " + late[2] + " refused); each new owner's "
+        + "token was above its predecessor's", stats, List.of());
+  }
+
+  /**
+   * Whether an append was invoked outside every interval in which its writer believed it owned the partition
+   * with the token it used: the zombie write of a pause (admitted only while no successor has written).
+   */
+  private static boolean isLate(Operation append, String partition, List<Belief> beliefs) {
+    if (!(append.invoke().value() instanceof List<?> tp) || append.invoke().time() == null) {
+      return false;
+    }
+    long at = append.invoke().time();
+    String writer = HistoryChecks.client(append.process());
+    return beliefs.stream().noneMatch(b -> b.client().equals(writer) && Objects.equals(b.token(), tp.get(0))
+        && b.start() != null && b.start() <= at && at <= b.end());
   }
 
   /** A token assigned to two members of one partition, or an owner's token not above its predecessor's; or null. */

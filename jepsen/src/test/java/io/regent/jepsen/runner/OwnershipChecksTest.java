@@ -69,7 +69,8 @@ class OwnershipChecksTest {
     assertThat(out.keySet()).containsExactlyInAnyOrder("exclusivity", "fencing", "settled");
     out.values().forEach(o -> assertThat(o.verdict()).as(o.checker() + ": " + o.explanation())
         .isEqualTo(Verdict.VALID));
-    assertThat(out.get("fencing").stats()).containsEntry("refused-appends", 1L).containsEntry("entries", 3L);
+    assertThat(out.get("fencing").stats()).containsEntry("refused-appends", 1L).containsEntry("entries", 3L)
+        .containsEntry("late-appends", 0L);
     assertThat(out.get("settled").stats()).containsEntry("settled-ms", 0L);
     assertThat(HistoryChecks.detect(EdnReader.readHistory(VALID))).isEqualTo("ownership");
   }
@@ -89,6 +90,15 @@ class OwnershipChecksTest {
         "[20 \"p1\" \"p1-1\"] [10 \"p0\" \"p0-1\"]], :key 0")).get("fencing");
     assertThat(o.verdict()).isEqualTo(Verdict.INVALID);
     assertThat(o.explanation()).startsWith("partition 0: ").contains("token 10 after token 20");
+  }
+
+  @Test
+  void aZombieWriteRefusedByTheLedgerIsCountedAndValid() {
+    // p0's belief ends at 35; its append invoked at 40 with the old token is the zombie, refused.
+    CheckOutcome o = check(variant("[10 100]", "[10 35]")).get("fencing");
+    assertThat(o.verdict()).isEqualTo(Verdict.VALID);
+    assertThat(o.stats()).containsEntry("late-appends", 1L).containsEntry("late-appends-refused", 1L)
+        .containsEntry("late-appends-admitted", 0L);
   }
 
   @Test
