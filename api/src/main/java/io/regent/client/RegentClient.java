@@ -19,6 +19,7 @@ import io.regent.api.v1.ElectionGrpc;
 import io.regent.api.v1.FreshTokenRequest;
 import io.regent.api.v1.LeaderKey;
 import io.regent.api.v1.LeaderRequest;
+import io.regent.api.v1.LeaderResponse;
 import io.regent.api.v1.LeaseGrantRequest;
 import io.regent.api.v1.LeaseGrpc;
 import io.regent.api.v1.LeaseInfo;
@@ -297,10 +298,21 @@ public final class RegentClient implements AutoCloseable {
 
   /** The current holder of {@code name}, read linearizably; empty when none. */
   public Optional<LeaderKey> leader(String name) {
+    return leader(name, false).map(LeaderResponse::getLeader);
+  }
+
+  /**
+   * The current holder of {@code name} with the log index the answer reflects ({@code applied_index}):
+   * linearizable, or with {@code serializable} the answering node's own state, which may be stale by as much
+   * as that index is behind the cluster's (docs/architecture.md §4).
+   *
+   * @return empty when the name has no holder
+   */
+  public Optional<LeaderResponse> leader(String name, boolean serializable) {
     try {
       return Optional.of(call(ch -> ElectionGrpc.newBlockingStub(ch)
           .withDeadlineAfter(callTimeoutMs, TimeUnit.MILLISECONDS)
-          .leader(LeaderRequest.newBuilder().setName(name).build())).getLeader());
+          .leader(LeaderRequest.newBuilder().setName(name).setSerializable(serializable).build())));
     } catch (StatusRuntimeException e) {
       if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
         return Optional.empty();
