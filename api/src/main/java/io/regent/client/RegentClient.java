@@ -403,9 +403,9 @@ public final class RegentClient implements AutoCloseable {
   }
 
   /**
-   * Runs a renewal within {@code budgetMs} (and the caller's context deadline), hedged: after half the budget
-   * (at most the attempt timeout) without an answer, or at once when the endpoint is unreachable, the next
-   * endpoint gets it too, the first attempt keeping its deadline ({@link HedgedCall}).
+   * Runs a renewal within {@code budgetMs} (and the caller's context deadline), hedged: after
+   * {@link #hedgeAfterMs} without an answer, or at once when the endpoint is unreachable, the next endpoint
+   * gets it too, the first attempt keeping its deadline ({@link HedgedCall}).
    */
   private <T> T hedged(long budgetMs, java.util.function.BiFunction<ManagedChannel, Deadline,
       com.google.common.util.concurrent.ListenableFuture<T>> rpc) {
@@ -414,8 +414,19 @@ public final class RegentClient implements AutoCloseable {
     if (outer != null && outer.isBefore(overall)) {
       overall = outer;
     }
-    long hedgeAfter = Math.min(attemptTimeoutMs, Math.max(MIN_ATTEMPT_MS, budgetMs / 2));
-    return HedgedCall.run(channels, current, overall, hedgeAfter, deadlines, rpc, idx -> current = idx, this::moveOn);
+    return HedgedCall.run(channels, current, overall, hedgeAfterMs(budgetMs, attemptTimeoutMs), deadlines, rpc,
+        idx -> current = idx, this::moveOn);
+  }
+
+  /**
+   * How long a renewal waits for its endpoint before the next one gets it too: a quarter of the budget (at
+   * least {@link #MIN_ATTEMPT_MS}, at most {@code attemptTimeoutMs}). A keepalive sent just after its node went
+   * silent has about ttl/3 left (a 2/3-ttl validity, renewed every ttl/3); the next node needs one leadership
+   * confirmation to answer, which a loaded cluster may take hundreds of ms over, so it gets three quarters of
+   * that (at half, a Jepsen client-isolate run saw an isolated holder step down: jepsen/README.md).
+   */
+  static long hedgeAfterMs(long budgetMs, long attemptTimeoutMs) {
+    return Math.min(attemptTimeoutMs, Math.max(MIN_ATTEMPT_MS, budgetMs / 4));
   }
 
   /**
