@@ -96,10 +96,10 @@ public final class ServerCommand implements Callable<Integer> {
   @Mixin
   LimitOptions limitOptions;
 
-  @Option(names = "--confirm", paramLabel = "lease|strict", defaultValue = "strict",
-      description = "how the leader confirms its leadership before a keepalive or linearizable read: 'strict' "
-          + "(default) always waits for a Confirm log entry; 'lease' answers at once while its leadership lease "
-          + "holds (bounded clock-rate drift, docs/architecture.md)")
+  @Option(names = "--confirm", paramLabel = "lease|strict", defaultValue = "lease",
+      description = "how the leader confirms its leadership before a keepalive or linearizable read: 'lease' "
+          + "(default) answers at once while its leadership lease holds (bounded clock-rate drift, "
+          + "docs/architecture.md §8.1); 'strict' always waits for a Confirm log entry")
   String confirm;
 
   @Option(names = "--unsafe-leadership-lease-factor", hidden = true, paramLabel = "FACTOR",

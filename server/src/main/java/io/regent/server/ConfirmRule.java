@@ -14,10 +14,7 @@ import io.regent.server.raft.LeadershipLease;
 public record ConfirmRule(boolean strict, double leaseFactor) {
   /** The leadership lease at its safe length ({@code --confirm lease}). */
   public static final ConfirmRule LEASE = new ConfirmRule(false, LeadershipLease.SAFE_FACTOR);
-  /**
-   * {@code --confirm strict}, the default for now: under a frozen leader, keepalives sent to the new leader
-   * were seen unconfirmed for a TTL with the lease on (LeaderPauseTest, 2 runs of 3), cause not yet found.
-   */
+  /** {@code --confirm strict}: every keepalive and linearizable read waits for a Confirm round. */
   public static final ConfirmRule STRICT = new ConfirmRule(true, LeadershipLease.SAFE_FACTOR);
 
   /** @throws IllegalArgumentException when {@code leaseFactor} is not above 0 */

@@ -106,7 +106,7 @@ public final class RegentServer implements AutoCloseable {
     LeadershipLease lease = config.confirm().strict() ? null : new LeadershipLease(System::nanoTime,
         leadership(), config.electionTimeoutMinMs(), config.confirm().leaseFactor());
     Confirmer confirmer = lease == null ? new Confirmer(proposer)
-        : new Confirmer(proposer, lease, new LocalConfirm(sm, lessor)::confirm);
+        : new Confirmer(proposer, lease, new LocalConfirm(sm, lessor, this::commitIndex)::confirm);
     this.membership = new RaftMembership(raft, () -> RaftClient.newBuilder()
         .setProperties(RaftSetup.adminProperties(props)).setParameters(sec.raftParameters())
         .setRaftGroup(currentGroup(group))
@@ -130,6 +130,15 @@ public final class RegentServer implements AutoCloseable {
     }
     if (config.unsafeLocalGrants()) {
       LOG.warn("UNSAFE: --unsafe-local-grants is on; this node grants names without Raft (negative control)");
+    }
+  }
+
+  /** The local Raft log's commit index, or {@code Long.MAX_VALUE} when the server is not up (no local answer). */
+  private long commitIndex() {
+    try {
+      return raft.getDivision(RaftSetup.GROUP_ID).getRaftLog().getLastCommittedIndex();
+    } catch (IOException e) {
+      return Long.MAX_VALUE;
     }
   }
 

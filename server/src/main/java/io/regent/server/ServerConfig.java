@@ -25,7 +25,7 @@ import java.util.regex.Pattern;
  * @param metricsPort port of the HTTP endpoint serving {@code /metrics}, {@code /healthz} and {@code /readyz}
  *     on {@code apiHost}; -1 (the default) serves none, 0 picks a free port
  * @param limits limits of the public API ({@link ServerLimits#DEFAULTS} unless set)
- * @param confirm how leadership is confirmed before keepalives and linearizable reads ({@link ConfirmRule#STRICT}
+ * @param confirm how leadership is confirmed before keepalives and linearizable reads ({@link ConfirmRule#LEASE}
  *     unless set; {@code null} means that)
  */
 public record ServerConfig(String nodeId, Map<String, String> peers, String apiHost, int apiPort, Path dataDir,
@@ -60,7 +60,7 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
       throw new IllegalArgumentException("limits must be set (ServerLimits.DEFAULTS)");
     }
     if (confirm == null) {
-      confirm = ConfirmRule.STRICT;
+      confirm = ConfirmRule.LEASE;
     }
   }
 
@@ -120,7 +120,7 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
     private boolean unsafeLocalGrants;
     private int metricsPort = -1;
     private ServerLimits limits = ServerLimits.DEFAULTS;
-    private ConfirmRule confirm = ConfirmRule.STRICT;
+    private ConfirmRule confirm = ConfirmRule.LEASE;
 
     private Builder(String nodeId, Path dataDir) {
       this.nodeId = nodeId;

@@ -22,10 +22,10 @@ class ServerConfigTest {
     assertThat(c.minTtlMs()).isEqualTo(1800);
     assertThat(c.apiPort()).isEqualTo(7101);
     assertThat(c.metricsPort()).isEqualTo(-1);
-    assertThat(c.confirm()).isEqualTo(ConfirmRule.STRICT);
+    assertThat(c.confirm()).isEqualTo(ConfirmRule.LEASE);
     assertThat(c.toBuilder().metricsPort(0).build()).isEqualTo(new ServerConfig(c.nodeId(), c.peers(), c.apiHost(),
         c.apiPort(), c.dataDir(), 600, 1200, c.snapshotThreshold(), c.logSegmentBytes(), c.requestTimeoutMs(), false,
-        0, c.limits(), ConfirmRule.STRICT));
+        0, c.limits(), ConfirmRule.LEASE));
   }
 
   @Test

@@ -20,6 +20,8 @@ import org.apache.ratis.server.storage.RaftStorage;
  * <p>Peer {@code i} of the list is {@code n<i>}; ID is one of them. Runs until killed.
  */
 public final class BareRatisServer {
+  private static final String FJ_PARALLELISM = "java.util.concurrent.ForkJoinPool.common.parallelism";
+
   private BareRatisServer() {
   }
 
@@ -33,6 +35,11 @@ public final class BareRatisServer {
     if (!peers.containsKey(args[0])) {
       System.err.println("id " + args[0] + " is not one of " + peers.keySet());
       System.exit(2);
+    }
+    // As `regent server` does (Regent.main): Ratis completes its futures on the common ForkJoinPool, whose
+    // default parallelism is one thread on a 2-core machine; the floor must run under the same JVM setting.
+    if (System.getProperty(FJ_PARALLELISM) == null) {
+      System.setProperty(FJ_PARALLELISM, String.valueOf(Math.max(2, Runtime.getRuntime().availableProcessors())));
     }
     ServerConfig config = ServerConfig.of(args[0], peers, 0, Path.of(args[1]));
     RaftServer server = RaftServer.newBuilder().setServerId(RaftPeerId.valueOf(args[0]))

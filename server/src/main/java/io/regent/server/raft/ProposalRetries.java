@@ -3,6 +3,8 @@ package io.regent.server.raft;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.retry.RequestTypeDependentRetryPolicy;
 import org.apache.ratis.proto.RaftProtos.RaftClientRequestProto.TypeCase;
+import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
+import org.apache.ratis.retry.ExceptionDependentRetry;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.util.TimeDuration;
@@ -17,6 +19,14 @@ import org.apache.ratis.util.TimeDuration;
  * its caller was told it failed. Ratis 3.3.0 checks the bound before each retry
  * ({@code RequestTypeDependentRetryPolicy}, from the request's creation time), so an entry is sent for the
  * last time before the timeout and its last attempt ends at most one Ratis request timeout later.
+ *
+ * <p>Why no retry after {@link AlreadyClosedException}: a reply with {@code LeaderNotReadyException} (a proposal
+ * that reaches a new leader before its startup entry has applied) ends the client's ordered stream to that
+ * leader ({@code GrpcClientProtocolClient}), so the retry fails with "is closed", and Ratis then sends the next
+ * attempt to a random <em>other</em> peer ({@code RaftClientImpl.handleIOException}). When that peer is the old
+ * leader, paused rather than dead, the attempt waits out the Ratis request timeout (3 s) — twice, seen in
+ * LeaderPauseTest — while the new leader's lease deadlines run. {@link RatisProposer} resends such a proposal
+ * itself, through a fresh client that starts at the leader this node follows (docs/ratis.md §10).
  */
 public final class ProposalRetries {
   /** Pause between attempts, ms. */
@@ -33,8 +43,10 @@ public final class ProposalRetries {
     TimeDuration timeout = TimeDuration.valueOf(timeoutMs, TimeUnit.MILLISECONDS);
     RetryPolicy sleep = RetryPolicies.retryForeverWithSleep(TimeDuration.valueOf(SLEEP_MS, TimeUnit.MILLISECONDS));
     RequestTypeDependentRetryPolicy.Builder b = RequestTypeDependentRetryPolicy.newBuilder();
+    RetryPolicy policy = ExceptionDependentRetry.newBuilder().setDefaultPolicy(sleep)
+        .setExceptionToPolicy(AlreadyClosedException.class, RetryPolicies.noRetry()).build();
     for (TypeCase type : new TypeCase[] {TypeCase.WRITE, TypeCase.READ, TypeCase.STALEREAD}) {
-      b.setRetryPolicy(type, sleep).setTimeout(type, timeout);
+      b.setRetryPolicy(type, policy).setTimeout(type, timeout);
     }
     return b.build();
   }

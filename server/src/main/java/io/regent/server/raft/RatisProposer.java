@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.Message;
 import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 
 /**
@@ -20,6 +21,13 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
  * entry may or may not have been applied, and callers retry idempotent commands only.
  */
 public final class RatisProposer implements Proposer {
+  /**
+   * Resends of one proposal after a closed stream, at most: each follows at least Ratis's retry sleep
+   * ({@link ProposalRetries#SLEEP_MS}) after a leader-not-ready reply, so this bounds a leader that stays not
+   * ready, not the proposal timeout.
+   */
+  static final int MAX_RESENDS = 20;
+
   private final RaftClientPool clients;
   private final long timeoutMs;
 
@@ -39,6 +47,22 @@ public final class RatisProposer implements Proposer {
   @Override
   public CompletableFuture<Result> propose(LogEntry.Builder entry) {
     Message msg = Message.valueOf(UnsafeByteOperations.unsafeWrap(EntryCodec.encode(entry)));
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    return send(msg, deadline, MAX_RESENDS).handle((reply, err) -> {
+      if (err != null) {
+        throw new CompletionException(new UnavailableException("no quorum: " + rootMessage(err), err));
+      }
+      return decode(reply);
+    });
+  }
+
+  /**
+   * Sends {@code msg} through the next client; when the client's stream to the leader was closed under it
+   * ({@link AlreadyClosedException}, which {@link ProposalRetries} does not let Ratis retry), sends it again
+   * through the fresh client that replaced it, while {@code deadline} (System.nanoTime) has not passed. Ratis
+   * itself would resend it too, with the same call id, but to a random other peer.
+   */
+  private CompletableFuture<RaftClientReply> send(Message msg, long deadline, int resends) {
     int slot = clients.nextSlot();
     RaftClient client = clients.client(slot);
     CompletableFuture<RaftClientReply> sent;
@@ -49,17 +73,25 @@ public final class RatisProposer implements Proposer {
       // chain on the future (the Confirmer's rounds) always see an outcome
       sent = CompletableFuture.failedFuture(e);
     }
-    return sent
-        .orTimeout(timeoutMs, TimeUnit.MILLISECONDS)
-        .handle((reply, err) -> {
-          if (err != null || !reply.isSuccess()) {
-            clients.replace(slot, client);
-          }
-          if (err != null) {
-            throw new CompletionException(new UnavailableException("no quorum: " + rootMessage(err), err));
-          }
-          return decode(reply);
-        });
+    long left = deadline - System.nanoTime();
+    return sent.orTimeout(Math.max(1, left), TimeUnit.NANOSECONDS).handle((reply, err) -> {
+      if (err != null || !reply.isSuccess()) {
+        clients.replace(slot, client);
+      }
+      if (err != null && resends > 0 && closed(err) && deadline - System.nanoTime() > 0) {
+        return send(msg, deadline, resends - 1);
+      }
+      return err == null ? CompletableFuture.completedFuture(reply) : CompletableFuture.<RaftClientReply>failedFuture(err);
+    }).thenCompose(f -> f);
+  }
+
+  private static boolean closed(Throwable err) {
+    for (Throwable c = err; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (c instanceof AlreadyClosedException) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static Result decode(RaftClientReply reply) {

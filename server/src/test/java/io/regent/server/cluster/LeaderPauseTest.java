@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.regent.client.RegentClient;
+import io.regent.server.ConfirmRule;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,8 +16,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
@@ -31,20 +32,24 @@ class LeaderPauseTest {
   LocalCluster cluster;
   final ScheduledExecutorService renewers = Executors.newScheduledThreadPool(2);
 
-  @BeforeEach
-  void start() throws Exception {
-    // election timeouts of 1-2 s (minimum TTL 3 s) rather than the default 0.6-1.2 s: the same race, with
-    // room for a loaded machine's scheduling delays around the election
-    cluster = clusters.start(3, c -> c.electionTimeout(1_000, 2_000));
-  }
-
   @AfterEach
   void stop() throws Exception {
     renewers.shutdownNow(); // the fixture then closes the cluster
   }
 
-  @Test
-  void noLeaseExpiresWhileTheLeaderIsFrozenForThreeTtls() {
+  /**
+   * With either rule. Under the leadership lease it failed in 4 runs of 5 before proposals that meet a closed
+   * stream were resent by Regent itself (ProposalRetries, RatisProposer): the new leader's own round was sent
+   * before it was ready, the leader-not-ready reply closed the client's stream, and Ratis sent the retry to the
+   * frozen node, 3 s per attempt — lease 4 expired 3.0 s after the new leader was ready.
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"lease", "strict"})
+  void noLeaseExpiresWhileTheLeaderIsFrozenForThreeTtls(String rule) throws Exception {
+    // election timeouts of 1-2 s (minimum TTL 3 s) rather than the default 0.6-1.2 s: the same race, with
+    // room for a loaded machine's scheduling delays around the election
+    cluster = clusters.start(3, c -> c.electionTimeout(1_000, 2_000)
+        .confirm(rule.equals("lease") ? ConfirmRule.LEASE : ConfirmRule.STRICT));
     int frozen = cluster.awaitLeader();
     long ttl = cluster.node(frozen).config().minTtlMs();
     Set<Long> expired = ConcurrentHashMap.newKeySet();

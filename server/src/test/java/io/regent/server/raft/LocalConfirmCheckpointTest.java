@@ -24,6 +24,8 @@ class LocalConfirmCheckpointTest {
   @TempDir
   Path dir;
   volatile boolean checkpointed;
+  /** The Raft commit index LocalConfirm sees; by default what the log has applied. */
+  volatile long commitIndex = -1;
   SingleWriterLog log;
   LocalConfirm local;
   long lease;
@@ -33,7 +35,7 @@ class LocalConfirmCheckpointTest {
     // renews everything for a full TTL; a lease is checkpointed as the test sets
     FixedTimekeeper clock = new FixedTimekeeper(() -> Limits.CHECKPOINT_MIN_TTL_MS, () -> checkpointed);
     log = new SingleWriterLog(dir, clock, new EventHub(100));
-    local = new LocalConfirm(log, clock);
+    local = new LocalConfirm(log, clock, () -> commitIndex < 0 ? log.read(txn -> txn.appliedIndex()) : commitIndex);
     lease = log.propose(LogEntry.newBuilder().setGrant(Grant.newBuilder().setTtlMs(Limits.CHECKPOINT_MIN_TTL_MS)))
         .join().getLeaseId();
   }
@@ -57,5 +59,14 @@ class LocalConfirmCheckpointTest {
     assertThat(c.leases().get(lease).getRemainingMs()).isEqualTo(Limits.CHECKPOINT_MIN_TTL_MS);
     LeaseRecord after = log.read(txn -> txn.lease(lease));
     assertThat(after).as("a read transaction: nothing written").isEqualTo(before);
+  }
+
+  @Test
+  void noLocalAnswerUntilTheLeaderHasAppliedWhatItCommitted() {
+    long applied = log.read(txn -> txn.appliedIndex());
+    commitIndex = applied + 1; // committed, and perhaps acknowledged by a follower, but not applied here yet
+    assertThat(local.confirm(SingleWriterLog.TERM, Confirm.newBuilder().addRenewLeaseIds(lease))).isNull();
+    commitIndex = applied;
+    assertThat(local.confirm(SingleWriterLog.TERM, Confirm.newBuilder().addRenewLeaseIds(lease))).isNotNull();
   }
 }
