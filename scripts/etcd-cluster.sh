@@ -16,6 +16,8 @@ cmd=$1
 dir=$(mkdir -p "$2" && cd "$2" && pwd)
 base=${3:-23700}
 nodes=(e1 e2 e3)
+# shellcheck source=lib/nodes.sh
+. "$(cd "$(dirname "$0")" && pwd)/lib/nodes.sh"
 
 ensure_etcd() {
   if ! command -v etcd >/dev/null 2>&1; then
@@ -24,8 +26,6 @@ ensure_etcd() {
     apt-get install -y etcd-server >/dev/null 2>&1 || { apt-get update >/dev/null && apt-get install -y etcd-server >/dev/null; }
   fi
 }
-
-alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
 
 up() {
   ensure_etcd
@@ -40,21 +40,14 @@ up() {
   i=0
   for n in "${nodes[@]}"; do
     i=$((i + 1))
-    if alive "$dir/$n.pid"; then
-      echo "$n already running (pid $(cat "$dir/$n.pid"))" >&2
-      continue
-    fi
-    # setsid: the node outlives this script and gets no signal meant for the caller's terminal.
-    setsid etcd --name "$n" --data-dir "$dir/$n" \
+    node_start "$n" "$dir/$n.pid" "$dir/$n.log" etcd --name "$n" --data-dir "$dir/$n" \
       --listen-client-urls "http://127.0.0.1:$((base + i))" \
       --advertise-client-urls "http://127.0.0.1:$((base + i))" \
       --listen-peer-urls "http://127.0.0.1:$((base + 10 + i))" \
       --initial-advertise-peer-urls "http://127.0.0.1:$((base + 10 + i))" \
       --initial-cluster "$cluster" --initial-cluster-state "$state" \
-      --initial-cluster-token "regent-bench-etcd" \
-      >"$dir/$n.log" 2>&1 </dev/null &
-    echo $! >"$dir/$n.pid"
-    echo "started $n (pid $!): client 127.0.0.1:$((base + i)), peer 127.0.0.1:$((base + 10 + i)), log $dir/$n.log"
+      --initial-cluster-token "regent-bench-etcd" || continue
+    echo "started $n (pid $(cat "$dir/$n.pid")): client 127.0.0.1:$((base + i)), peer 127.0.0.1:$((base + 10 + i)), log $dir/$n.log"
   done
   echo "$endpoints" >"$dir/endpoints"
   local deadline=$((SECONDS + 30))
@@ -70,19 +63,9 @@ up() {
 }
 
 down() {
+  local n
   for n in "${nodes[@]}"; do
-    local f="$dir/$n.pid"
-    [ -f "$f" ] || continue
-    local pid
-    pid=$(cat "$f")
-    # Only our own node: the pid must still be an etcd with this data dir.
-    if kill -0 "$pid" 2>/dev/null && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q -- "--data-dir $dir/$n"; then
-      kill "$pid"
-      for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-      kill -0 "$pid" 2>/dev/null && kill -9 "$pid"
-      echo "stopped $n (pid $pid)"
-    fi
-    rm -f "$f"
+    node_stop "$n" "$dir/$n.pid" "--data-dir $dir/$n"
   done
 }
 

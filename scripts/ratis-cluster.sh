@@ -19,8 +19,8 @@ count=${3:-3}
 base=${4:-23900}
 root=$(cd "$(dirname "$0")/.." && pwd)
 jar=${REGENT_JAR:-$root/cli/target/regent.jar}
-
-alive() { [ -f "$1" ] && kill -0 "$(cat "$1")" 2>/dev/null; }
+# shellcheck source=lib/nodes.sh
+. "$root/scripts/lib/nodes.sh"
 
 up() {
   [ -f "$jar" ] || { echo "error: $jar missing (mvn -pl cli -am package -DskipTests)" >&2; exit 1; }
@@ -28,35 +28,21 @@ up() {
   for ((i = 0; i < count; i++)); do endpoints+="${endpoints:+,}127.0.0.1:$((base + 1 + i))"; done
   for ((i = 0; i < count; i++)); do
     local n=n$i
-    if alive "$dir/$n.pid"; then
-      echo "$n already running (pid $(cat "$dir/$n.pid"))" >&2
-      continue
-    fi
-    # setsid: the node outlives this script and gets no signal meant for the caller's terminal.
-    setsid java -Xmx512m --add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED \
-      -cp "$jar" io.regent.bench.ratis.BareRatisServer "$n" "$dir/$n" "$endpoints" \
-      >"$dir/$n.log" 2>&1 </dev/null &
-    echo $! >"$dir/$n.pid"
-    echo "started $n (pid $!): raft 127.0.0.1:$((base + 1 + i)), log $dir/$n.log"
+    node_start "$n" "$dir/$n.pid" "$dir/$n.log" \
+      java -Xmx512m --add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED \
+      -cp "$jar" io.regent.bench.ratis.BareRatisServer "$n" "$dir/$n" "$endpoints" || continue
+    echo "started $n (pid $(cat "$dir/$n.pid")): raft 127.0.0.1:$((base + 1 + i)), log $dir/$n.log"
   done
   echo "$endpoints" >"$dir/endpoints"
   echo "$endpoints"
 }
 
 down() {
+  local f n
   for f in "$dir"/n*.pid; do
     [ -f "$f" ] || continue
-    local n pid
     n=$(basename "$f" .pid)
-    pid=$(cat "$f")
-    # Only our own node: the pid must still be a BareRatisServer with this data dir.
-    if kill -0 "$pid" 2>/dev/null && tr '\0' ' ' <"/proc/$pid/cmdline" | grep -q -- "BareRatisServer $n $dir/$n"; then
-      kill "$pid"
-      for _ in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
-      kill -0 "$pid" 2>/dev/null && kill -9 "$pid"
-      echo "stopped $n (pid $pid)"
-    fi
-    rm -f "$f"
+    node_stop "$n" "$f" "BareRatisServer $n $dir/$n"
   done
 }
 

@@ -53,7 +53,8 @@ public final class PartitionOwnership implements AutoCloseable {
   private volatile boolean down;
   private long lastIndex; // events thread only
 
-  private PartitionOwnership(RegentClient client, String group, String member, long ttlMs, Listener listener) {
+  private PartitionOwnership(RegentClient client, String group, String member, long ttlMs, Listener listener,
+                             LeaseKeeper.Options keeperOptions) {
     this.groups = new GroupClient(client);
     this.group = group;
     this.member = member;
@@ -68,7 +69,7 @@ public final class PartitionOwnership implements AutoCloseable {
         stepDown();
         listener.onStepDown(reason);
       }
-    }));
+    }), keeperOptions);
   }
 
   /**
@@ -79,7 +80,16 @@ public final class PartitionOwnership implements AutoCloseable {
    */
   public static PartitionOwnership join(RegentClient client, String group, String member, int partitions,
                                         long ttlMs, Listener listener) {
-    PartitionOwnership o = new PartitionOwnership(client, group, member, ttlMs, listener);
+    return join(client, group, member, partitions, ttlMs, listener, LeaseKeeper.options());
+  }
+
+  /**
+   * Like {@link #join(RegentClient, String, String, int, long, Listener)}, its lease kept with {@code
+   * keeperOptions} (a clock, a scheduler, or a hook before each renewal: Jepsen's simulated process pause).
+   */
+  public static PartitionOwnership join(RegentClient client, String group, String member, int partitions,
+                                        long ttlMs, Listener listener, LeaseKeeper.Options keeperOptions) {
+    PartitionOwnership o = new PartitionOwnership(client, group, member, ttlMs, listener, keeperOptions);
     try {
       o.groups.join(group, member, partitions, o.keeper.leaseId());
     } catch (RuntimeException e) {
@@ -107,6 +117,14 @@ public final class PartitionOwnership implements AutoCloseable {
   /** Whether the member may still act: its lease is vouched for and it has not closed or stepped down. */
   public boolean isValid() {
     return !down && keeper.isValid();
+  }
+
+  /**
+   * Until when, on the lease keeper's clock ({@link System#nanoTime} by default), ns, the member may act: the
+   * keeper's step-down deadline (docs/architecture.md §3.6), after which {@link #isValid()} is false for good.
+   */
+  public long deadlineNanos() {
+    return keeper.deadlineNanos();
   }
 
   /** The member's lease id. */

@@ -7,6 +7,7 @@ import io.regent.server.RegentServer;
 import io.regent.server.ServerConfig;
 import io.regent.server.raft.ApiAddressPublisher;
 import io.regent.server.single.SingleWriterServer;
+import io.regent.statemachine.group.UnsafeSkipRelease;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -110,6 +111,11 @@ public final class ServerCommand implements Callable<Integer> {
       description = "TESTS ONLY (Jepsen's negative control): grant free names from local state, without Raft")
   boolean unsafeLocalGrants;
 
+  @Option(names = "--unsafe-skip-release", hidden = true,
+      description = "TESTS ONLY (negative control of Jepsen's ownership workload): a rebalance hands a partition "
+          + "to its new member before the old owner released it")
+  boolean unsafeSkipRelease;
+
   @Mixin
   SecurityOptions security;
 
@@ -127,6 +133,11 @@ public final class ServerCommand implements Callable<Integer> {
     }
     if (logDir != null) {
       LogFiles.writeTo(logDir.toAbsolutePath());
+    }
+    if (unsafeSkipRelease) {
+      UnsafeSkipRelease.enable();
+      System.err.println("WARNING: --unsafe-skip-release: ownership groups move partitions before their owner "
+          + "released them, breaking the release rule; it exists only as a negative control of the Jepsen tests");
     }
     if (singleWriter) {
       if (id != null || peers != null || unsafeLocalGrants) {

@@ -11,6 +11,7 @@ import io.regent.server.raft.Confirmer;
 import io.regent.server.raft.ClientLeaderTracker;
 import io.regent.server.raft.LeadershipLease;
 import io.regent.server.raft.LocalConfirm;
+import io.regent.server.raft.FollowerQueries;
 import io.regent.server.raft.LostDataCheck;
 import io.regent.server.raft.ProposalRetries;
 import io.regent.server.raft.Proposer;
@@ -95,8 +96,8 @@ public final class RegentServer implements AutoCloseable {
     this.raft = RaftServer.newBuilder().setServerId(RaftPeerId.valueOf(config.nodeId())).setGroup(initial)
         .setProperties(props).setParameters(sec.raftParameters()).setStateMachine(sm).setOption(RaftStorage.StartupOption.RECOVER).build();
     this.clients = new RaftClientPool(RAFT_CLIENTS, leader -> proposalClient(props, sec, group, leader),
-        config.requestTimeoutMs());
-    Proposer proposer = new RatisProposer(clients, config.requestTimeoutMs());
+        config.requestTimeoutMs(), executors);
+    RatisProposer proposer = new RatisProposer(clients, config.requestTimeoutMs());
     lessor.setProposer(proposer);
     List<ServerInterceptor> interceptors = new ArrayList<>();
     sec.authorizer().ifPresent(interceptors::add);
@@ -106,7 +107,8 @@ public final class RegentServer implements AutoCloseable {
     LeadershipLease lease = config.confirm().strict() ? null : new LeadershipLease(System::nanoTime,
         leadership(), config.electionTimeoutMinMs(), config.confirm().leaseFactor());
     Confirmer confirmer = lease == null ? new Confirmer(proposer)
-        : new Confirmer(proposer, lease, new LocalConfirm(sm, lessor, this::commitIndex)::confirm);
+        : new Confirmer(proposer, lease, new LocalConfirm(sm, lessor, this::commitIndex)::confirm, proposer);
+    sm.setQueryHandler(new FollowerQueries(confirmer)::answer);
     this.membership = new RaftMembership(raft, () -> RaftClient.newBuilder()
         .setProperties(RaftSetup.adminProperties(props)).setParameters(sec.raftParameters())
         .setRaftGroup(currentGroup(group))
@@ -118,7 +120,7 @@ public final class RegentServer implements AutoCloseable {
     this.confirmer = confirmer;
     this.api = new ApiServer(new InetSocketAddress(config.apiHost(), config.apiPort()), sec.apiCredentials(),
         new RaftClusterView(raft, membership, new DataDir(config.dataDir()).lmdbFile()), sm, proposer, confirmer, config.minTtlMs(),
-        config.unsafeLocalGrants(), config.limits(), executors.blocking(),
+        config.unsafeLocalGrants(), config.limits(), executors,
         interceptors.toArray(ServerInterceptor[]::new));
     if (metrics != null) {
       metrics.bindReplica(sm);
@@ -253,7 +255,8 @@ public final class RegentServer implements AutoCloseable {
   private static RegentServer start(RegentServer s) throws IOException {
     ServerConfig config = s.config;
     s.raft.start();
-    s.leaderTracker = ClientLeaderTracker.start(s.raft, s.clients, LEADER_POLL_MS, s.confirmer::leaderChanged);
+    s.leaderTracker = ClientLeaderTracker.start(s.raft, s.clients, LEADER_POLL_MS, s.confirmer::leaderChanged,
+        s.executors.timers());
     s.api.start();
     String raftAddress = config.peers().get(config.nodeId());
     s.publisher = ApiAddressPublisher.start(s.raft, s.replica, s.proposer,

@@ -85,6 +85,14 @@ public final class ClientProcess implements AutoCloseable {
     return retired;
   }
 
+  /**
+   * Ends this process without an {@code :info}: it has nothing more to do (an ownership member that left
+   * the group or crashed never comes back under its id), and its slot goes on with a new process.
+   */
+  public void retire() {
+    retired = true;
+  }
+
   /** Runs a client call under the operation deadline. */
   public <T> T call(Callable<T> body) {
     return Deadline.call(opTimeout, body);

@@ -1,7 +1,6 @@
 package io.regent.jepsen.nemesis;
 
 import io.regent.jepsen.client.ClientPool;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
@@ -32,14 +31,9 @@ final class ClientIsolateNemesis implements Nemesis {
 
   @Override
   public Object start(Random random) {
-    List<Integer> holders = new ArrayList<>();
-    for (int i = 0; i < pool.size(); i++) {
-      if (pool.holding(i)) {
-        holders.add(i);
-      }
-    }
-    held = !holders.isEmpty();
-    slot = held ? holders.get(random.nextInt(holders.size())) : random.nextInt(pool.size());
+    Targets.Client target = Targets.clientPreferringHolder(pool, random);
+    slot = target.slot();
+    held = target.held();
     // A slot's first process talks to node (slot mod n) first (the pool rotates its endpoints).
     node = links.talkingTo(slot, slot % links.nodes());
     links.cut(slot, node);

@@ -2,7 +2,6 @@ package io.regent.jepsen.nemesis;
 
 import io.regent.jepsen.client.ClientPool;
 import io.regent.jepsen.client.PauseGate;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
@@ -29,18 +28,11 @@ final class ClientPauseNemesis implements Nemesis {
 
   @Override
   public Object start(Random random) {
-    List<Integer> holders = new ArrayList<>();
-    for (int i = 0; i < pool.size(); i++) {
-      if (pool.holding(i)) {
-        holders.add(i);
-      }
-    }
-    boolean held = !holders.isEmpty();
-    int slot = held ? holders.get(random.nextInt(holders.size())) : random.nextInt(pool.size());
+    Targets.Client target = Targets.clientPreferringHolder(pool, random);
     long ms = ttlMs * 3 / 2 + random.nextInt(1000);
-    paused = pool.gates().get(slot);
+    paused = pool.gates().get(target.slot());
     paused.pause(ms * 1_000_000L);
-    return List.of((long) slot, ms, held);
+    return List.of((long) target.slot(), ms, target.held());
   }
 
   @Override

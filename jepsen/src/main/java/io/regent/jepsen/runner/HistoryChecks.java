@@ -36,6 +36,10 @@ import java.util.TreeSet;
  *       is {@code :unknown} for exclusivity (that workload exists to test it);
  *   <li>{@code ledger}: {@link LedgerChecker} over the final {@code :read-ledger}, the {@code :ok}
  *       grants and the {@code :ok} appends, plus the election checks;
+ *   <li>{@code ownership}: {@link ExclusivityChecker} over the {@code :own} ops' intervals, keyed by
+ *       partition (no two members believed they owned one partition at once; a history without any is
+ *       {@code :unknown}), and {@link OwnershipCheck}'s fencing (per-partition ledgers and tokens) and
+ *       settled (every partition owned within TTL + election timeout of a quiet membership);
  *   <li>{@code fenced-register}, {@code cas-register}, {@code mutex}: linearizability against that
  *       model alone (the last two are Knossos's models, for Knossos histories).
  * </ul>
@@ -46,7 +50,7 @@ import java.util.TreeSet;
 public final class HistoryChecks {
   /** Models/workloads {@link #check} accepts, besides {@code auto}. */
   public static final List<String> MODELS =
-      List.of("election", "lease-exclusivity", "ledger", "fenced-register", "cas-register", "mutex");
+      List.of("election", "lease-exclusivity", "ledger", "ownership", "fenced-register", "cas-register", "mutex");
 
   private HistoryChecks() {
   }
@@ -64,6 +68,7 @@ public final class HistoryChecks {
       case "lease-exclusivity" -> List.of(exclusivity(h, true), BeliefCheck.check(h), fenced(h, budget));
       case "ledger" -> List.of(LedgerCheck.check(h), BeliefCheck.check(h), exclusivity(h, false),
           fenced(h, budget));
+      case "ownership" -> List.of(exclusivity(h, true), OwnershipCheck.fencing(h), OwnershipCheck.settled(h));
       case "cas-register" -> List.of(linearizable(h, "cas-register", CasRegister.initial(), budget, ""));
       case "mutex" -> List.of(linearizable(h, "mutex", Mutex.initial(), budget, ""));
       default -> throw new IllegalArgumentException("unknown model '" + model + "'; one of auto, " + MODELS);
@@ -82,6 +87,9 @@ public final class HistoryChecks {
     }
     if (fs.isEmpty()) {
       throw new IllegalArgumentException("the history has no client operations: nothing to check");
+    }
+    if (fs.contains("join") || fs.contains("own")) {
+      return "ownership";
     }
     if (fs.contains("append") || fs.contains("read-ledger")) {
       return "ledger";

@@ -7,12 +7,13 @@ import java.util.List;
 /**
  * Everything one {@code jepsen/run test} needs.
  *
- * @param workload election, lease-exclusivity or ledger
+ * @param workload election, lease-exclusivity, ledger or ownership
  * @param nodes 3 or 5 (ignored for the single-writer target, which has one)
  * @param timeLimit how long clients run
  * @param nemesis fault kinds (empty: none)
  * @param concurrency logical client processes
- * @param negativeControl start the servers with {@code --unsafe-local-grants}: must come out invalid
+ * @param negativeControl start the servers with the workload's unsafe switch ({@code
+ *     Workloads.negativeControlFlag}): must come out invalid
  * @param singleWriter target {@code regent server --single-writer} instead of a Raft cluster
  * @param network auto, netns or loopback
  * @param ttlMs lease TTL of every client

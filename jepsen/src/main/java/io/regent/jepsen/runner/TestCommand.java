@@ -22,7 +22,7 @@ public final class TestCommand implements Callable<Integer> {
   CommandLine.Model.CommandSpec spec;
 
   @Option(names = "--workload", defaultValue = "election",
-      description = "election, lease-exclusivity or ledger (default: ${DEFAULT-VALUE})")
+      description = "election, lease-exclusivity, ledger or ownership (default: ${DEFAULT-VALUE})")
   String workload;
 
   @Option(names = "--nodes", defaultValue = "3", description = "3 or 5 (default: ${DEFAULT-VALUE})")
@@ -41,7 +41,8 @@ public final class TestCommand implements Callable<Integer> {
   int concurrency;
 
   @Option(names = "--negative-control",
-      description = "start the servers with --unsafe-local-grants (grants without Raft): the run must be invalid")
+      description = "start the servers with --unsafe-local-grants (grants without Raft; for ownership: "
+          + "--unsafe-skip-release, moves before the release): the run must be invalid")
   boolean negativeControl;
 
   @Option(names = "--try-campaign",

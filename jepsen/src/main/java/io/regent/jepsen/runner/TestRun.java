@@ -90,8 +90,9 @@ public final class TestRun {
       Path jar = Files.copy(o.jar(), data.resolve("regent.jar"));
       List<String> serverArgs = new ArrayList<>();
       if (o.negativeControl()) {
-        ServerFlags.requireUnsafeLocalGrants(jar);
-        serverArgs.add("--unsafe-local-grants");
+        String flag = Workloads.negativeControlFlag(o.workload());
+        ServerFlags.require(jar, flag);
+        serverArgs.add(flag);
       }
       ClusterSpec spec = new ClusterSpec(o.singleWriter() ? 1 : o.nodes(), o.singleWriter(), o.network(), jar,
           dir, data, ClusterSpec.DEFAULT_JVM, serverArgs);
@@ -154,17 +155,24 @@ public final class TestRun {
     results.recovered(stuck.isEmpty());
     stuck.ifPresent(s -> notes.add("the cluster had not recovered " + o.recoveryTimeout().toSeconds()
         + " s after healing: " + s));
+    try (ClientProcess q = new ClientProcess(nextProcess(), cluster.endpoints(), new PauseGate(), recorder,
+        o.opTimeout(), new Random(o.seed() + 2))) {
+      workload.quiet(q);
+    }
     pool.closeSessions(o.opTimeout().plusSeconds(5));
     pool.crashes().forEach(e -> notes.add("client crashed: " + e));
     if (!pool.crashes().isEmpty()) {
       throw new IllegalStateException("a client crashed: " + pool.crashes().get(0));
     }
-    long pid = recorder.ops().stream().filter(op -> !op.isNemesis()).mapToLong(op -> op.process())
-        .max().orElse(0) + 1;
-    try (ClientProcess p = new ClientProcess(pid, cluster.endpoints(), new PauseGate(), recorder,
+    try (ClientProcess p = new ClientProcess(nextProcess(), cluster.endpoints(), new PauseGate(), recorder,
         o.opTimeout(), new Random(o.seed()))) {
       workload.finalReads(p);
     }
+  }
+
+  /** A process number no client has used yet. */
+  private long nextProcess() {
+    return recorder.ops().stream().filter(op -> !op.isNemesis()).mapToLong(Op::process).max().orElse(0) + 1;
   }
 
   static void log(String s) {

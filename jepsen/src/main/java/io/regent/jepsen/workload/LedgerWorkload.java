@@ -1,25 +1,12 @@
 package io.regent.jepsen.workload;
 
-import com.google.protobuf.ByteString;
-import io.grpc.ManagedChannel;
-import io.grpc.StatusRuntimeException;
-import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
-import io.regent.api.v1.LedgerAppendRequest;
-import io.regent.api.v1.LedgerAppendResponse;
-import io.regent.api.v1.LedgerEntry;
-import io.regent.api.v1.LedgerGrpc;
-import io.regent.api.v1.LedgerReadRequest;
 import io.regent.jepsen.client.ClientPool;
 import io.regent.jepsen.client.ClientProcess;
-import io.regent.jepsen.client.Errors;
 import io.regent.server.ledger.LedgerMode;
 import io.regent.server.ledger.LedgerServer;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 
 /**
  * {@code ledger}: processes campaign for one name and, while they hold it, append to a fenced ledger
@@ -65,15 +52,10 @@ public final class LedgerWorkload implements Workload {
     return names;
   }
 
-  private ManagedChannel channel() {
-    return NettyChannelBuilder.forAddress("127.0.0.1", ledger.port()).usePlaintext().build();
-  }
-
   @Override
   public ClientPool.Session session(ClientProcess p) {
     Contender h = new Contender(p, ttlMs, tryCampaign);
-    ManagedChannel ch = channel();
-    LedgerGrpc.LedgerBlockingStub stub = LedgerGrpc.newBlockingStub(ch);
+    LedgerCalls ledgerCalls = new LedgerCalls(p, ledger.port());
     return new ClientPool.Session() {
       private int seq;
 
@@ -85,7 +67,7 @@ public final class LedgerWorkload implements Workload {
         if (h.holding() && x < 0.75) {
           if (h.valid()) {
             p.gate().await();
-            append(h.token(), p.name() + "-" + seq++);
+            ledgerCalls.append(LEDGER_KEY, LEDGER_KEY, h.token(), p.name() + "-" + seq++);
           }
           return 30 + p.random().nextInt(70);
         }
@@ -104,22 +86,6 @@ public final class LedgerWorkload implements Workload {
         return 50 + p.random().nextInt(100);
       }
 
-      private void append(long token, String payload) {
-        ClientProcess.Invocation inv = p.invoke("append", LEDGER_KEY, List.of(token, payload));
-        try {
-          LedgerAppendResponse r = p.call(() -> stub.append(LedgerAppendRequest.newBuilder()
-              .setKey(LEDGER_KEY).setToken(token)
-              .setEntry(ByteString.copyFromUtf8(p.name() + " " + payload)).build()));
-          inv.ok(List.of(token, payload), Map.of("position", r.getPosition()));
-        } catch (StatusRuntimeException e) {
-          if (Errors.definiteFailure(e)) {
-            inv.fail(Errors.describe(e));
-          } else {
-            inv.info(Errors.describe(e));
-          }
-        }
-      }
-
       @Override
       public boolean holding() {
         return h.holding();
@@ -128,7 +94,7 @@ public final class LedgerWorkload implements Workload {
       @Override
       public void close() {
         h.close();
-        ch.shutdownNow();
+        ledgerCalls.close();
       }
     };
   }
@@ -137,23 +103,8 @@ public final class LedgerWorkload implements Workload {
   public void finalReads(ClientProcess p) {
     Contender h = new Contender(p, ttlMs, tryCampaign);
     names.forEach(h::read);
-    ManagedChannel ch = channel();
-    try {
-      ClientProcess.Invocation inv = p.invoke("read-ledger", LEDGER_KEY, null);
-      try {
-        List<LedgerEntry> entries = p.call(() -> LedgerGrpc.newBlockingStub(ch)
-            .read(LedgerReadRequest.newBuilder().setKey(LEDGER_KEY).build()).getEntriesList());
-        List<Object> value = new ArrayList<>();
-        for (LedgerEntry e : entries) {
-          String[] wp = e.getEntry().toString(StandardCharsets.UTF_8).split(" ", 2);
-          value.add(List.of(e.getToken(), wp[0], wp.length > 1 ? wp[1] : ""));
-        }
-        inv.ok(value);
-      } catch (StatusRuntimeException e) {
-        inv.fail(Errors.describe(e));
-      }
-    } finally {
-      ch.shutdownNow();
+    try (LedgerCalls ledgerCalls = new LedgerCalls(p, ledger.port())) {
+      ledgerCalls.read(LEDGER_KEY, LEDGER_KEY);
     }
   }
 

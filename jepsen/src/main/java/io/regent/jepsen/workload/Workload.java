@@ -10,7 +10,7 @@ import java.util.List;
  * so a stored history can be re-checked without the cluster.
  */
 public interface Workload extends AutoCloseable {
-  /** The workload's name: {@code election}, {@code lease-exclusivity} or {@code ledger}. */
+  /** The workload's name: one of {@link Workloads#NAMES}. */
   String name();
 
   /** The names clients campaign for (final reads cover each). */
@@ -18,6 +18,13 @@ public interface Workload extends AutoCloseable {
 
   /** A new session for a new process. */
   ClientPool.Session session(ClientProcess p);
+
+  /**
+   * A phase after the faults healed and the cluster recovered, while every client's session is still open
+   * (parked), by a fresh process: the ownership workload's quiet membership. Nothing by default.
+   */
+  default void quiet(ClientProcess p) throws InterruptedException {
+  }
 
   /** The final reads, by a fresh process, after the cluster has healed and recovered. */
   void finalReads(ClientProcess p);

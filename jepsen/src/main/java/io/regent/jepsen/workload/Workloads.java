@@ -7,9 +7,17 @@ import java.util.List;
 /** Builds a workload by name. */
 public final class Workloads {
   /** The workload names, for options and help. */
-  public static final List<String> NAMES = List.of("election", "lease-exclusivity", "ledger");
+  public static final List<String> NAMES = List.of("election", "lease-exclusivity", "ledger", "ownership");
 
   private Workloads() {
+  }
+
+  /**
+   * The hidden {@code regent server} switch of the workload's negative control (TESTS ONLY): the ownership
+   * workload's assignment skips the release rule, the others' campaigns are granted without Raft.
+   */
+  public static String negativeControlFlag(String name) {
+    return name.equals("ownership") ? "--unsafe-skip-release" : "--unsafe-local-grants";
   }
 
   /**
@@ -26,6 +34,7 @@ public final class Workloads {
       case "lease-exclusivity" -> new ExclusivityWorkload(List.of("x0", "x1"), ttlMs, tryCampaign);
       case "ledger" -> new LedgerWorkload(List.of("ledger-writer"), ttlMs, tryCampaign,
           dataRoot.resolve("ledger"));
+      case "ownership" -> new OwnershipWorkload(ttlMs, dataRoot.resolve("ownership-ledger"));
       default -> throw new IllegalArgumentException("unknown workload '" + name + "'; one of " + NAMES);
     };
   }

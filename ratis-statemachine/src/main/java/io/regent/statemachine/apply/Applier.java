@@ -3,6 +3,7 @@ package io.regent.statemachine.apply;
 import io.regent.statemachine.event.ChangeEvent;
 import io.regent.statemachine.event.ChangeEvent.Kind;
 import io.regent.statemachine.group.GroupApplier;
+import io.regent.statemachine.group.UnsafeSkipRelease;
 import io.regent.statemachine.proto.Campaign;
 import io.regent.statemachine.proto.Candidate;
 import io.regent.statemachine.proto.Checkpoint;
@@ -117,7 +118,7 @@ public final class Applier {
       granted = LeaseRecord.newBuilder().setId(index).setTtlMs(ttlMs).build();
       txn.putLease(granted);
       return granted;
-    });
+    }, UnsafeSkipRelease.enabled());
   }
 
   private Result.Builder memberApi(String id, String apiAddress) {

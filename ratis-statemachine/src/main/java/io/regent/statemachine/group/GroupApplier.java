@@ -38,18 +38,23 @@ public final class GroupApplier {
   private final long index;
   private final List<ChangeEvent> events;
   private final Function<Long, LeaseRecord> grantLease;
+  private final boolean skipReleaseRule;
 
   /**
    * @param txn the apply's transaction
    * @param index index of the entry being applied (the token of every grant it makes)
    * @param events receives one {@link Kind#GROUP_CHANGED} event per group the entry changed
    * @param grantLease grants a lease of the given TTL, ms, with id {@code index} (a join with a TTL)
+   * @param skipReleaseRule TESTS ONLY, the negative control of Jepsen's ownership workload ({@link
+   *     UnsafeSkipRelease}): a partition goes to its new target at once, before its owner released it
    */
-  public GroupApplier(StateTxn txn, long index, List<ChangeEvent> events, Function<Long, LeaseRecord> grantLease) {
+  public GroupApplier(StateTxn txn, long index, List<ChangeEvent> events, Function<Long, LeaseRecord> grantLease,
+                      boolean skipReleaseRule) {
     this.txn = txn;
     this.index = index;
     this.events = events;
     this.grantLease = grantLease;
+    this.skipReleaseRule = skipReleaseRule;
   }
 
   /** Adds a member (see {@code GroupJoin}); the result carries the member's lease id. */
@@ -200,7 +205,7 @@ public final class GroupApplier {
         b.getTargetList().stream().mapToLong(Long::longValue).toArray());
     for (int p = 0; p < target.length; p++) {
       b.setTarget(p, target[p]);
-      if (owner[p] == 0) {
+      if (owner[p] == 0 || skipReleaseRule && owner[p] != target[p]) {
         b.setOwner(p, target[p]).setToken(p, index);
       }
     }

@@ -54,6 +54,9 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
   private static final Logger LOG = LoggerFactory.getLogger(RegentStateMachine.class);
 
   private final Path lmdbDir;
+  /** Answers Ratis read-only requests; until one is set, every such request is refused. */
+  private volatile Function<Message, CompletableFuture<Message>> queries =
+      m -> CompletableFuture.failedFuture(new IllegalStateException("this node answers no read-only requests"));
   private final LeaderReadiness readiness;
   private final EventHub hub;
   private final ApplyEffects effects;
@@ -168,6 +171,19 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
       swap.readLock().unlock();
     }
     return CompletableFuture.completedFuture(Message.valueOf(UnsafeByteOperations.unsafeWrap(result.toByteArray())));
+  }
+
+  /**
+   * Sets what answers Ratis read-only requests on this node: a follower asks its leader to confirm a keepalive
+   * or read under the leadership lease (docs/architecture.md §8.1). Ratis delivers them on the ready leader.
+   */
+  public void setQueryHandler(Function<Message, CompletableFuture<Message>> handler) {
+    this.queries = handler;
+  }
+
+  @Override
+  public CompletableFuture<Message> query(Message request) {
+    return queries.apply(request);
   }
 
   @Override

@@ -12,30 +12,25 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.regent.statemachine.proto.Code;
 import io.regent.statemachine.proto.LogEntry;
+import io.regent.statemachine.support.FreshReplica;
 import io.regent.statemachine.support.Replica;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /** Entries that apply refuses: a result code, no events, and no change but the recorded applied index. */
+@ExtendWith(FreshReplica.class)
 class ApplierRefusalTest {
   private static final String NAME = "leader/db";
 
   private Replica replica;
 
   @BeforeEach
-  void open(@TempDir Path dir) {
-    replica = Replica.open(dir);
-  }
-
-  @AfterEach
-  void close() {
-    replica.close();
+  void open(Replica fresh) {
+    replica = fresh;
   }
 
   @ParameterizedTest

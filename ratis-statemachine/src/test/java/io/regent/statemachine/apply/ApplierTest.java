@@ -19,29 +19,24 @@ import io.regent.statemachine.proto.Holder;
 import io.regent.statemachine.proto.LeaseRecord;
 import io.regent.statemachine.proto.NameHolder;
 import io.regent.statemachine.proto.NameRecord;
+import io.regent.statemachine.support.FreshReplica;
 import io.regent.statemachine.support.Replica;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** Ownership rules of apply (docs/architecture.md §2.4): who holds a name, with which token, and the events it emits. */
+@ExtendWith(FreshReplica.class)
 class ApplierTest {
   private static final String NAME = "leader/db";
 
   private Replica replica;
 
   @BeforeEach
-  void open(@TempDir Path dir) {
-    replica = Replica.open(dir);
-  }
-
-  @AfterEach
-  void close() {
-    replica.close();
+  void open(Replica fresh) {
+    replica = fresh;
   }
 
   @Test

@@ -13,30 +13,25 @@ import io.regent.statemachine.proto.Campaign;
 import io.regent.statemachine.proto.Code;
 import io.regent.statemachine.proto.Holder;
 import io.regent.statemachine.proto.LogEntry;
+import io.regent.statemachine.support.FreshReplica;
 import io.regent.statemachine.support.Replica;
-import java.nio.file.Path;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * An election in two entries (docs/architecture.md, replicated state): a Campaign with a TTL grants its own
  * lease, and a Resign with revoke_lease ends it.
  */
+@ExtendWith(FreshReplica.class)
 class TwoEntryElectionTest {
   private static final String NAME = "leader/db";
 
   private Replica replica;
 
   @BeforeEach
-  void open(@TempDir Path dir) {
-    replica = Replica.open(dir);
-  }
-
-  @AfterEach
-  void close() {
-    replica.close();
+  void open(Replica fresh) {
+    replica = fresh;
   }
 
   @Test

@@ -1,11 +1,11 @@
 package io.regent.statemachine.group;
 
-import io.regent.statemachine.apply.EntryCodec;
 import io.regent.statemachine.proto.GroupJoin;
 import io.regent.statemachine.proto.GroupLeave;
 import io.regent.statemachine.proto.GroupRelease;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.ReleaseSet;
+import io.regent.statemachine.support.Entries;
 
 /** Group log entries as the proposer writes them (encoded and decoded, as through the Raft log). */
 final class GroupEntries {
@@ -13,17 +13,17 @@ final class GroupEntries {
   }
 
   static LogEntry join(String group, String member, long lease, int partitions) {
-    return logged(LogEntry.newBuilder().setGroupJoin(GroupJoin.newBuilder().setGroup(group).setMemberId(member)
+    return Entries.logged(LogEntry.newBuilder().setGroupJoin(GroupJoin.newBuilder().setGroup(group).setMemberId(member)
         .setLeaseId(lease).setPartitions(partitions)));
   }
 
   static LogEntry joinWithTtl(String group, String member, long ttlMs, int partitions) {
-    return logged(LogEntry.newBuilder().setGroupJoin(GroupJoin.newBuilder().setGroup(group).setMemberId(member)
+    return Entries.logged(LogEntry.newBuilder().setGroupJoin(GroupJoin.newBuilder().setGroup(group).setMemberId(member)
         .setTtlMs(ttlMs).setPartitions(partitions)));
   }
 
   static LogEntry leave(String group, String member, long lease) {
-    return logged(LogEntry.newBuilder().setGroupLeave(GroupLeave.newBuilder().setGroup(group).setMemberId(member)
+    return Entries.logged(LogEntry.newBuilder().setGroupLeave(GroupLeave.newBuilder().setGroup(group).setMemberId(member)
         .setLeaseId(lease)));
   }
 
@@ -33,14 +33,10 @@ final class GroupEntries {
     for (int i = 0; i < partitionTokens.length; i += 2) {
       s.addPartitions((int) partitionTokens[i]).addTokens(partitionTokens[i + 1]);
     }
-    return logged(LogEntry.newBuilder().setGroupRelease(GroupRelease.newBuilder().addSets(s)));
+    return Entries.logged(LogEntry.newBuilder().setGroupRelease(GroupRelease.newBuilder().addSets(s)));
   }
 
   static LogEntry releaseSets(ReleaseSet... sets) {
-    return logged(LogEntry.newBuilder().setGroupRelease(GroupRelease.newBuilder().addAllSets(java.util.List.of(sets))));
-  }
-
-  private static LogEntry logged(LogEntry.Builder entry) {
-    return EntryCodec.decode(EntryCodec.encode(entry));
+    return Entries.logged(LogEntry.newBuilder().setGroupRelease(GroupRelease.newBuilder().addAllSets(java.util.List.of(sets))));
   }
 }

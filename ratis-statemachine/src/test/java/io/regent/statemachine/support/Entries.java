@@ -111,7 +111,8 @@ public final class Entries {
         .setGroup(group).setMemberId(member).setLeaseId(leaseId).setPartitions(partitions)));
   }
 
-  private static LogEntry logged(LogEntry.Builder entry) {
+  /** {@code entry} encoded and decoded, as every entry passes through the Raft log. */
+  public static LogEntry logged(LogEntry.Builder entry) {
     return EntryCodec.decode(EntryCodec.encode(entry));
   }
 }

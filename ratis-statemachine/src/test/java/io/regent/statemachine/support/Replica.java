@@ -55,6 +55,19 @@ public final class Replica implements AutoCloseable {
     return out;
   }
 
+  /**
+   * Runs {@code body} as the apply of the next index (given to it), in its own write transaction that also
+   * records that index as applied: for appliers driven directly, with settings {@link Applier} does not pass.
+   */
+  public <T> T applyNext(java.util.function.BiFunction<StateTxn, Long, T> body) {
+    long index = nextIndex++;
+    return store.write(txn -> {
+      T out = body.apply(txn, index);
+      txn.setAppliedIndex(index);
+      return out;
+    });
+  }
+
   /** Grants a 10 s lease at the next index and returns its id. */
   public long grantLease() {
     return apply(Entries.grant(10_000)).result().getLeaseId();

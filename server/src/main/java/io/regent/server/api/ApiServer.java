@@ -8,6 +8,7 @@ import io.grpc.ServerInterceptor;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
+import io.regent.server.concurrent.NodeExecutors;
 import io.regent.server.limits.ConnectionLimiter;
 import io.regent.server.limits.LeaseQuota;
 import io.regent.server.limits.ServerLimits;
@@ -17,7 +18,6 @@ import io.regent.statemachine.replica.ReplicaView;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.List;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -34,6 +34,7 @@ public final class ApiServer implements AutoCloseable {
 
   private final Server server;
   private final HealthReporter health;
+  private final NodeExecutors executors;
 
   /**
    * Binds (but does not start) the API in plaintext with {@link ServerLimits#DEFAULTS}.
@@ -44,14 +45,15 @@ public final class ApiServer implements AutoCloseable {
    * @param proposer where commands go (Raft, or the single writer's local log)
    * @param minTtlMs smallest TTL a Grant may ask for, ms
    * @param unsafeLocalGrants TESTS ONLY: the Jepsen negative control (see {@code ServerConfig})
-   * @param blocking the node's blocking pool (local reads, snapshot streams, Observe deliveries)
+   * @param executors the node's (docs/architecture.md §10): its blocking pool runs local reads, snapshot streams
+   *     and Observe deliveries, its scheduler the health checks
    * @param interceptors wrap every call (metrics)
    */
   public ApiServer(InetSocketAddress address, ClusterView cluster, ReplicaView sm, Proposer proposer,
-                   Confirmer confirmer, long minTtlMs, boolean unsafeLocalGrants, ExecutorService blocking,
+                   Confirmer confirmer, long minTtlMs, boolean unsafeLocalGrants, NodeExecutors executors,
                    ServerInterceptor... interceptors) {
     this(address, InsecureServerCredentials.create(), cluster, sm, proposer, confirmer, minTtlMs, unsafeLocalGrants,
-        ServerLimits.DEFAULTS, blocking, interceptors);
+        ServerLimits.DEFAULTS, executors, interceptors);
   }
 
   /**
@@ -63,7 +65,9 @@ public final class ApiServer implements AutoCloseable {
    */
   public ApiServer(InetSocketAddress address, ServerCredentials credentials, ClusterView cluster, ReplicaView sm,
                    Proposer proposer, Confirmer confirmer, long minTtlMs, boolean unsafeLocalGrants,
-                   ServerLimits limits, ExecutorService blocking, ServerInterceptor... interceptors) {
+                   ServerLimits limits, NodeExecutors executors, ServerInterceptor... interceptors) {
+    this.executors = executors;
+    var blocking = executors.blocking();
     StateReader reader = new StateReader(confirmer, sm, blocking);
     LeaseQuota quota = new LeaseQuota(limits.maxLeasesPerConnection());
     LeaseGrants grants = new LeaseGrants(minTtlMs, limits, quota);
@@ -102,7 +106,7 @@ public final class ApiServer implements AutoCloseable {
   /** Starts serving. */
   public ApiServer start() throws IOException {
     server.start();
-    health.start();
+    health.start(executors.timers());
     return this;
   }
 

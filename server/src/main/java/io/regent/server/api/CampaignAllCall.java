@@ -16,7 +16,6 @@ import io.regent.statemachine.proto.Withdraw;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,33 +59,17 @@ final class CampaignAllCall {
         .whenComplete((r, err) -> {
           if (err != null || r.getElected() || r.getCode() != Code.OK) {
             waiter.close();
-            answer(obs, answered, err, () -> keys(req, tokenOf(Statuses.check(r))));
+            Statuses.answerOnce(obs, answered, err, () -> keys(req, tokenOf(Statuses.check(r))));
             return;
           }
           waiter.arm(r.getIndex());
           waiter.elected().whenComplete((h, e) -> {
             waiter.close();
-            answer(obs, answered, e, () -> keys(req, h.getToken()));
+            Statuses.answerOnce(obs, answered, e, () -> keys(req, h.getToken()));
           });
         });
   }
 
-  private static void answer(ServerCallStreamObserver<CampaignAllResponse> obs, AtomicBoolean answered,
-                             Throwable err, Supplier<CampaignAllResponse> response) {
-    if (!answered.compareAndSet(false, true)) {
-      return;
-    }
-    try {
-      if (err != null) {
-        obs.onError(Statuses.toStatus(err));
-        return;
-      }
-      obs.onNext(response.get());
-      obs.onCompleted();
-    } catch (RuntimeException e) {
-      obs.onError(Statuses.toStatus(e));
-    }
-  }
 
   /** One key per name: all were taken in one apply, with one token and the request's value. */
   private static CampaignAllResponse keys(CampaignAllRequest req, long token) {

@@ -17,7 +17,6 @@ import io.regent.statemachine.proto.Withdraw;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiFunction;
-import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -125,32 +124,15 @@ final class Campaigns {
         }).whenComplete((r, err) -> {
           if (err != null || r.getElected() || noWait || r.getCode() != Code.OK) {
             waiter.close();
-            answer(obs, answered, err, () -> toResponse.apply(Statuses.check(r).getElected(), holder(r)));
+            Statuses.answerOnce(obs, answered, err, () -> toResponse.apply(Statuses.check(r).getElected(), holder(r)));
             return;
           }
           waiter.arm(r.getIndex());
           waiter.elected().whenComplete((h, e) -> {
             waiter.close();
-            answer(obs, answered, e, () -> toResponse.apply(true, Keys.leaderKey(name, h)));
+            Statuses.answerOnce(obs, answered, e, () -> toResponse.apply(true, Keys.leaderKey(name, h)));
           });
         });
-  }
-
-  private static <R> void answer(ServerCallStreamObserver<R> obs, AtomicBoolean answered, Throwable err,
-                                 Supplier<R> response) {
-    if (!answered.compareAndSet(false, true)) {
-      return;
-    }
-    try {
-      if (err != null) {
-        obs.onError(Statuses.toStatus(err));
-        return;
-      }
-      obs.onNext(response.get());
-      obs.onCompleted();
-    } catch (RuntimeException e) {
-      obs.onError(Statuses.toStatus(e));
-    }
   }
 
   /** Withdraws a candidacy; resigns if the lease was elected before the withdrawal applied. */

@@ -8,8 +8,8 @@ import io.regent.api.v1.LeaseGrpc;
 import io.regent.api.v1.LockGrpc;
 import io.regent.api.v1.StatusResponse;
 import java.util.List;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,14 +31,12 @@ final class HealthReporter implements AutoCloseable {
 
   private final ClusterView view;
   private final HealthStatusManager health;
-  private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "regent-health");
-    t.setDaemon(true);
-    return t;
-  });
-  private long catchUpTarget = -1; // only on the timer thread
-  private boolean caughtUp; // only on the timer thread
-  private Boolean serving; // only on the timer thread
+  private ScheduledFuture<?> evaluations;
+  // Read and written by one evaluation at a time (a fixed-delay task never overlaps itself, and each run
+  // happens-before the next, on whichever timer thread it runs).
+  private long catchUpTarget = -1;
+  private boolean caughtUp;
+  private Boolean serving;
 
   HealthReporter(ClusterView view, HealthStatusManager health) {
     this.view = view;
@@ -46,9 +44,9 @@ final class HealthReporter implements AutoCloseable {
     SERVICES.forEach(s -> health.setStatus(s, ServingStatus.NOT_SERVING));
   }
 
-  /** Starts re-evaluating readiness every {@link #PERIOD_MS}. */
-  void start() {
-    timer.scheduleWithFixedDelay(this::evaluate, 0, PERIOD_MS, TimeUnit.MILLISECONDS);
+  /** Starts re-evaluating readiness every {@link #PERIOD_MS} on {@code timers}, the node's scheduler. */
+  void start(ScheduledExecutorService timers) {
+    evaluations = timers.scheduleWithFixedDelay(this::evaluate, 0, PERIOD_MS, TimeUnit.MILLISECONDS);
   }
 
   private void evaluate() {
@@ -80,7 +78,9 @@ final class HealthReporter implements AutoCloseable {
 
   @Override
   public void close() {
-    timer.shutdownNow();
+    if (evaluations != null) { // null when the API never started
+      evaluations.cancel(false);
+    }
     health.enterTerminalState();
   }
 }

@@ -9,7 +9,9 @@ import io.regent.statemachine.proto.Result;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /** Maps apply results and failures onto the gRPC status codes of docs/architecture.md §7, in one place. */
 final class Statuses {
@@ -69,6 +71,27 @@ final class Statuses {
       obs.onNext(response);
       obs.onCompleted();
     });
+  }
+
+  /**
+   * Answers a unary call whose outcome may arrive twice (a campaign's reply, or its election event; a cancel)
+   * with the first one only: {@code err}'s status, else the value {@code response} gives (its status if it
+   * throws). {@code answered} is the call's flag; once set, later outcomes do nothing.
+   */
+  static <R> void answerOnce(StreamObserver<R> obs, AtomicBoolean answered, Throwable err, Supplier<R> response) {
+    if (!answered.compareAndSet(false, true)) {
+      return;
+    }
+    try {
+      if (err != null) {
+        obs.onError(toStatus(err));
+        return;
+      }
+      obs.onNext(response.get());
+      obs.onCompleted();
+    } catch (RuntimeException e) {
+      obs.onError(toStatus(e));
+    }
   }
 
   /** Runs {@code body}, turning a synchronous validation failure into the call's error. */

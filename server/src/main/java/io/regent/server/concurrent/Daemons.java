@@ -18,11 +18,6 @@ public final class Daemons {
   private Daemons() {
   }
 
-  /** A single-thread scheduler whose thread is a daemon called {@code name} (as seen in thread dumps and logs). */
-  public static ScheduledExecutorService scheduler(String name) {
-    return Executors.newSingleThreadScheduledExecutor(named(name));
-  }
-
   /** A single-thread executor (tasks run one at a time, in order) whose thread is a daemon called {@code name}. */
   public static ExecutorService executor(String name) {
     return Executors.newSingleThreadExecutor(named(name));

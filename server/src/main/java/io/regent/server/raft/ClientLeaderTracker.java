@@ -1,7 +1,7 @@
 package io.regent.server.raft;
 
-import io.regent.server.concurrent.Daemons;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
@@ -26,7 +26,7 @@ public final class ClientLeaderTracker implements AutoCloseable {
   private final RaftServer server;
   private final RaftClientPool clients;
   private final Runnable onChange;
-  private final ScheduledExecutorService timer = Daemons.scheduler("regent-leader-tracker");
+  private ScheduledFuture<?> polls;
 
   private ClientLeaderTracker(RaftServer server, RaftClientPool clients, Runnable onChange) {
     this.server = server;
@@ -35,14 +35,17 @@ public final class ClientLeaderTracker implements AutoCloseable {
   }
 
   /**
-   * Starts polling.
+   * Starts polling on the node's scheduler (docs/architecture.md §10). Polls never overlap (a fixed-delay
+   * task), so {@link RaftClientPool#followLeader} is called by one poll at a time.
    *
    * @param periodMs how often to read the local leader id, ms, at least 1
-   * @param onChange run on the polling thread after the clients were pointed at a new leader
+   * @param onChange run by the poll after the clients were pointed at a new leader; must not block
+   * @param timers the node's scheduler
    */
-  public static ClientLeaderTracker start(RaftServer server, RaftClientPool clients, long periodMs, Runnable onChange) {
+  public static ClientLeaderTracker start(RaftServer server, RaftClientPool clients, long periodMs, Runnable onChange,
+                                          ScheduledExecutorService timers) {
     ClientLeaderTracker f = new ClientLeaderTracker(server, clients, onChange);
-    f.timer.scheduleWithFixedDelay(f::check, periodMs, periodMs, TimeUnit.MILLISECONDS);
+    f.polls = timers.scheduleWithFixedDelay(f::check, periodMs, periodMs, TimeUnit.MILLISECONDS);
     return f;
   }
 
@@ -64,6 +67,6 @@ public final class ClientLeaderTracker implements AutoCloseable {
 
   @Override
   public void close() {
-    timer.shutdownNow();
+    polls.cancel(false);
   }
 }

@@ -21,7 +21,9 @@ import org.slf4j.LoggerFactory;
  * is a fresh majority round by construction (Raft §5.4; docs/architecture.md §8, docs/ratis.md §2).
  *
  * <p>With a {@link LeadershipLease}, a request that arrives while this node holds it is answered at once from
- * its own state ({@link LocalConfirm}), and every round this node commits as the ready leader renews it.
+ * its own state ({@link LocalConfirm}), and every round this node commits as the ready leader renews it. On a
+ * follower, a request first asks the leader ({@link LeaderQuery}), which answers the same way under its own
+ * lease ({@link #answerForFollower}); only when it holds none does the request wait for a round.
  *
  * <p>Thread-safe; one round is in flight at a time per node, and a round stuck on a leader that is gone is
  * abandoned when this node follows another ({@link #leaderChanged}).
@@ -49,6 +51,7 @@ public final class Confirmer {
 
   private final LeadershipLease lease;
   private final LocalAnswer local;
+  private final LeaderQuery leader;
 
   /** Answers a Confirm from the leader's own state, as {@link LocalConfirm#confirm} does. */
   @FunctionalInterface
@@ -59,7 +62,7 @@ public final class Confirmer {
 
   /** A confirmer that always runs a round ({@code --confirm strict}). @param proposer submits the Confirm entries */
   public Confirmer(Proposer proposer) {
-    this(proposer, null, null);
+    this(proposer, null, null, null);
   }
 
   /**
@@ -68,11 +71,14 @@ public final class Confirmer {
    *
    * @param lease the leadership lease, or {@code null} for none (strict)
    * @param local answers a Confirm from the leader's own state under the lease (required with {@code lease})
+   * @param leader asks the leader to answer under its lease when this node is not the ready leader, or
+   *     {@code null}: a follower always waits for a round
    */
-  public Confirmer(Proposer proposer, LeadershipLease lease, LocalAnswer local) {
+  public Confirmer(Proposer proposer, LeadershipLease lease, LocalAnswer local, LeaderQuery leader) {
     this.proposer = proposer;
     this.lease = lease;
     this.local = local;
+    this.leader = leader;
   }
 
   /**
@@ -112,6 +118,32 @@ public final class Confirmer {
     Confirmation leased = underLease(renew, query, names);
     if (leased != null) {
       return CompletableFuture.completedFuture(leased);
+    }
+    Pending p = new Pending(renew, query, names, new CompletableFuture<>());
+    if (leader == null || lease == null || lease.readyLeader()) {
+      return enqueue(p);
+    }
+    // a follower: the leader's answer under its lease began after this request arrived, as a round would
+    return leader.ask(entry(List.of(p))).handle((answer, err) -> err == null && answer.isPresent()
+        ? CompletableFuture.completedFuture(Confirmation.of(answer.get())) : enqueue(p)).thenCompose(f -> f);
+  }
+
+  /**
+   * The leader's answer to a follower's {@link LeaderQuery}: as for its own clients — at once under its
+   * leadership lease, else by its next round (which began after the request arrived, and renews the lease:
+   * rounds that followers propose do not, as this node did not time them) — or {@code null} when this node is
+   * not the ready leader with a lease rule (the follower then proposes its own round).
+   */
+  public CompletableFuture<Confirmation> answerForFollower(Confirm confirm) {
+    List<Long> renew = confirm.getRenewLeaseIdsList();
+    List<Long> query = confirm.getQueryLeaseIdsList();
+    List<String> names = confirm.getQueryNamesList();
+    Confirmation leased = underLease(renew, query, names);
+    if (leased != null) {
+      return CompletableFuture.completedFuture(leased);
+    }
+    if (lease == null || !lease.readyLeader()) {
+      return CompletableFuture.completedFuture(null);
     }
     return enqueue(new Pending(renew, query, names, new CompletableFuture<>()));
   }

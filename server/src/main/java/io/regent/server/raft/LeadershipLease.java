@@ -107,6 +107,11 @@ public final class LeadershipLease {
     return t;
   }
 
+  /** Whether this node is the ready leader of its current term now (whether or not it holds the lease). */
+  public boolean readyLeader() {
+    return leadership.readyTerm() >= 0;
+  }
+
   /** How long the lease still holds, ns (at most 0 when it does not); for pacing its renewal. */
   public synchronized long remainingNanos() {
     return term < 0 ? 0 : until - nanoClock.getAsLong();

@@ -1,8 +1,10 @@
 package io.regent.server.raft;
 
-import io.regent.server.concurrent.Daemons;
+import io.regent.server.concurrent.NodeExecutors;
 import java.io.IOException;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -22,7 +24,9 @@ import org.slf4j.LoggerFactory;
  * client could stay failed (closed stream, cached connection error, stale leader) and answer every later
  * proposal with an error until the process restarted (seen in the Jepsen runs). A replacement is built
  * from the group's current configuration, so it also follows membership changes. The failed client is
- * closed only after {@code closeDelayMs}, so proposals still in flight on it can finish.
+ * closed only after {@code closeDelayMs}, so proposals still in flight on it can finish: the node's scheduler
+ * waits out the delay, its blocking pool closes the client (closing a channel to an unreachable leader
+ * blocks for seconds; docs/architecture.md §10).
  *
  * <p>Why follow the leader: a Ratis client sends to the leader it last knew. When that leader is paused or cut
  * off, each attempt waits out the request timeout (3 s) and closing its channel blocks another 3 s before
@@ -38,20 +42,25 @@ public final class RaftClientPool implements AutoCloseable {
   private final AtomicInteger next = new AtomicInteger();
   private volatile RaftPeerId leader;
   private final long closeDelayMs;
-  private final ScheduledExecutorService closer = Daemons.scheduler("raft-client-closer");
+  private final NodeExecutors executors;
+  /** Replaced clients not closed yet: {@link #close} closes them at once. */
+  private final Set<RaftClient> retired = ConcurrentHashMap.newKeySet();
 
   /**
    * @param size number of clients, at least 1
    * @param factory builds a client for the group as currently configured, sending first to the given leader
    *     ({@code null}: not known, Ratis picks a peer)
    * @param closeDelayMs how long a replaced client stays open for its in-flight proposals, ms
+   * @param executors the node's: its scheduler waits out the delay, its blocking pool closes
    */
-  public RaftClientPool(int size, Function<RaftPeerId, RaftClient> factory, long closeDelayMs) {
+  public RaftClientPool(int size, Function<RaftPeerId, RaftClient> factory, long closeDelayMs,
+                        NodeExecutors executors) {
     if (size < 1) {
       throw new IllegalArgumentException("pool size " + size + " < 1");
     }
     this.factory = factory;
     this.closeDelayMs = closeDelayMs;
+    this.executors = executors;
     this.clients = new AtomicReferenceArray<>(size);
     for (int i = 0; i < size; i++) {
       clients.set(i, factory.apply(null));
@@ -71,8 +80,8 @@ public final class RaftClientPool implements AutoCloseable {
   /**
    * Points every client at {@code newLeader}, the leader the local Raft server now follows (or is): clients
    * are replaced, the old ones closed after the close delay. Nothing happens if it is the leader already
-   * followed or {@code null} (no leader known, e.g. during an election). Called from one thread
-   * ({@link ClientLeaderTracker}'s), so the check and the update of the followed leader need no lock.
+   * followed or {@code null} (no leader known, e.g. during an election). Called by one
+   * {@link ClientLeaderTracker} poll at a time, so the check and the update of the followed leader need no lock.
    *
    * @return whether the followed leader changed
    */
@@ -104,17 +113,50 @@ public final class RaftClientPool implements AutoCloseable {
       return;
     }
     if (clients.compareAndSet(slot, failed, fresh)) {
-      closer.schedule(() -> closeQuietly(failed), closeDelayMs, TimeUnit.MILLISECONDS);
+      retired.add(failed);
+      closeLater(failed);
     } else {
       closeQuietly(fresh);
     }
   }
 
+  /** Closes {@code c} on the blocking pool after the close delay; if the pool is full, after another delay. */
+  private void closeLater(RaftClient c) {
+    try {
+      executors.timers().schedule(() -> {
+        try {
+          executors.blocking().execute(() -> {
+            if (retired.remove(c)) {
+              closeQuietly(c);
+            }
+          });
+        } catch (RejectedExecutionException full) {
+          closeLater(c);
+        }
+      }, closeDelayMs, TimeUnit.MILLISECONDS);
+    } catch (RejectedExecutionException stopped) {
+      LOG.debug("the node's executors are stopped: the pool's close closes the client");
+    }
+  }
+
+  /**
+   * Closes every client. The replaced ones still waiting for their close delay are closed on the blocking pool
+   * without waiting for them (each close to an unreachable peer can block for seconds; the node's executors,
+   * closed after this, interrupt what is left).
+   */
   @Override
   public void close() {
-    closer.shutdownNow();
     for (int i = 0; i < clients.length(); i++) {
       closeQuietly(clients.get(i));
+    }
+    for (RaftClient c : retired) {
+      if (retired.remove(c)) { // else its delayed close has it
+        try {
+          executors.blocking().execute(() -> closeQuietly(c));
+        } catch (RejectedExecutionException e) {
+          closeQuietly(c);
+        }
+      }
     }
   }
 

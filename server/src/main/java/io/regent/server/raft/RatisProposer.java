@@ -2,8 +2,10 @@ package io.regent.server.raft;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.regent.statemachine.apply.EntryCodec;
+import io.regent.statemachine.proto.Confirm;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.Result;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
@@ -20,7 +22,7 @@ import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
  * <p>Failures (no leader, no quorum, timeout) complete the future with {@link UnavailableException}: the
  * entry may or may not have been applied, and callers retry idempotent commands only.
  */
-public final class RatisProposer implements Proposer {
+public final class RatisProposer implements Proposer, LeaderQuery {
   /**
    * Resends of one proposal after a closed stream, at most: each follows at least Ratis's retry sleep
    * ({@link ProposalRetries#SLEEP_MS}) after a leader-not-ready reply, so this bounds a leader that stays not
@@ -53,6 +55,45 @@ public final class RatisProposer implements Proposer {
         throw new CompletionException(new UnavailableException("no quorum: " + rootMessage(err), err));
       }
       return decode(reply);
+    });
+  }
+
+  /**
+   * Sends {@code confirm} to the leader as a Ratis read-only request that skips Ratis's ReadIndex
+   * ({@code sendReadOnlyNonLinearizable}): the leader's state machine answers it only under its leadership
+   * lease, which is what makes the answer linearizable (docs/ratis.md §2 on why not Ratis's ReadIndex).
+   */
+  @Override
+  public CompletableFuture<Optional<Result>> ask(Confirm.Builder confirm) {
+    Message msg = Message.valueOf(UnsafeByteOperations.unsafeWrap(EntryCodec.encode(LogEntry.newBuilder()
+        .setConfirm(confirm))));
+    int slot = clients.nextSlot();
+    RaftClient client = clients.client(slot);
+    CompletableFuture<RaftClientReply> sent;
+    try {
+      sent = client.async().sendReadOnlyNonLinearizable(msg);
+    } catch (RuntimeException e) {
+      sent = CompletableFuture.failedFuture(e);
+    }
+    return sent.orTimeout(timeoutMs, TimeUnit.MILLISECONDS).handle((reply, err) -> {
+      if (err != null || !reply.isSuccess()) {
+        clients.replace(slot, client);
+      }
+      if (err != null) {
+        throw new CompletionException(new UnavailableException("no leader answered: " + rootMessage(err), err));
+      }
+      if (!reply.isSuccess()) {
+        throw new CompletionException(new UnavailableException("the leader did not answer: "
+            + (reply.getException() == null ? "unknown" : reply.getException().getMessage()), reply.getException()));
+      }
+      if (reply.getMessage().getContent().isEmpty()) {
+        return Optional.<Result>empty();
+      }
+      try {
+        return Optional.of(Result.parseFrom(reply.getMessage().getContent().toByteArray()));
+      } catch (InvalidProtocolBufferException e) {
+        throw new CompletionException(new IllegalStateException("undecodable leader answer", e));
+      }
     });
   }
 

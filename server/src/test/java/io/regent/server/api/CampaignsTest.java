@@ -3,7 +3,6 @@ package io.regent.server.api;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
-import io.grpc.stub.ServerCallStreamObserver;
 import io.regent.api.v1.LeaderKey;
 import io.regent.server.limits.LeaseQuota;
 import io.regent.server.limits.ServerLimits;
@@ -28,7 +27,7 @@ class CampaignsTest {
 
   @Test
   void theWithdrawalOfACancelledCampaignWaitsForTheCampaignsOutcome() {
-    CancellableObserver obs = new CancellableObserver();
+    FakeServerCall<LeaderKey> obs = new FakeServerCall<>();
     campaigns.campaign("jobs", 3, ByteString.EMPTY, 0, false, obs, (elected, key) -> key);
 
     obs.cancel(); // the caller went away while the Campaign is still in flight
@@ -41,68 +40,10 @@ class CampaignsTest {
 
   @Test
   void aRefusedCampaignHasNothingToWithdraw() {
-    CancellableObserver obs = new CancellableObserver();
+    FakeServerCall<LeaderKey> obs = new FakeServerCall<>();
     campaigns.campaign("jobs", 3, ByteString.EMPTY, 0, false, obs, (elected, key) -> key);
     obs.cancel();
     campaign.complete(Result.newBuilder().setCode(Code.NOT_FOUND).setIndex(5).build());
     assertThat(proposed).containsExactly(LogEntry.CommandCase.CAMPAIGN);
-  }
-
-  /** A server call whose client cancels it when the test says so. */
-  private static final class CancellableObserver extends ServerCallStreamObserver<LeaderKey> {
-    private Runnable onCancel = () -> { };
-    private boolean cancelled;
-
-    void cancel() {
-      cancelled = true;
-      onCancel.run();
-    }
-
-    @Override
-    public boolean isCancelled() {
-      return cancelled;
-    }
-
-    @Override
-    public void setOnCancelHandler(Runnable onCancelHandler) {
-      onCancel = onCancelHandler;
-    }
-
-    @Override
-    public void setCompression(String compression) {
-    }
-
-    @Override
-    public boolean isReady() {
-      return true;
-    }
-
-    @Override
-    public void setOnReadyHandler(Runnable onReadyHandler) {
-    }
-
-    @Override
-    public void request(int count) {
-    }
-
-    @Override
-    public void setMessageCompression(boolean enable) {
-    }
-
-    @Override
-    public void disableAutoInboundFlowControl() {
-    }
-
-    @Override
-    public void onNext(LeaderKey value) {
-    }
-
-    @Override
-    public void onError(Throwable t) {
-    }
-
-    @Override
-    public void onCompleted() {
-    }
   }
 }

@@ -3,19 +3,17 @@ package io.regent.server.api;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.grpc.Status;
-import io.grpc.stub.ServerCallStreamObserver;
 import io.regent.api.v1.ObserveResponse;
 import io.regent.statemachine.event.ChangeEvent;
 import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.proto.Holder;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Observe streams deliver in log order after their first message and never buffer without bound. */
 class ObserveStreamTest {
   final EventHub hub = new EventHub(100);
-  final FakeObserver obs = new FakeObserver();
+  final FakeServerCall<ObserveResponse> obs = new FakeServerCall<>();
 
   static ChangeEvent elected(String name, long index) {
     return new ChangeEvent(ChangeEvent.Kind.ELECTED, name,
@@ -64,60 +62,5 @@ class ObserveStreamTest {
     hub.publish(6, List.of(elected("jobs", 6)));
     assertThat(hub.subscribe(4, e -> { })).extracting(ChangeEvent::index).containsExactly(6L);
     assertThat(hub.subscribe(2, e -> { })).as("older than this node's history: compacted").isNull();
-  }
-
-  /** Records what the stream sends; readiness is set by the test. */
-  static final class FakeObserver extends ServerCallStreamObserver<ObserveResponse> {
-    final List<ObserveResponse> sent = new ArrayList<>();
-    boolean ready = true;
-    Throwable error;
-
-    @Override
-    public boolean isReady() {
-      return ready;
-    }
-
-    @Override
-    public void onNext(ObserveResponse value) {
-      sent.add(value);
-    }
-
-    @Override
-    public void onError(Throwable t) {
-      error = t;
-    }
-
-    @Override
-    public void onCompleted() {
-    }
-
-    @Override
-    public boolean isCancelled() {
-      return false;
-    }
-
-    @Override
-    public void setOnCancelHandler(Runnable onCancelHandler) {
-    }
-
-    @Override
-    public void setCompression(String compression) {
-    }
-
-    @Override
-    public void setOnReadyHandler(Runnable onReadyHandler) {
-    }
-
-    @Override
-    public void request(int count) {
-    }
-
-    @Override
-    public void setMessageCompression(boolean enable) {
-    }
-
-    @Override
-    public void disableAutoInboundFlowControl() {
-    }
   }
 }

@@ -29,7 +29,7 @@ class SnapshotInstallEventsTest {
   Path dir;
   RegentStore store;
   final EventHub hub = new EventHub(100);
-  final ObserveStreamTest.FakeObserver obs = new ObserveStreamTest.FakeObserver();
+  final FakeServerCall<ObserveResponse> obs = new FakeServerCall<>();
 
   @BeforeEach
   void setUp() {

@@ -8,6 +8,7 @@ import io.regent.statemachine.proto.NameHolder;
 import io.regent.statemachine.proto.Result;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -152,7 +153,7 @@ class ConfirmerTest {
     }, lease, (term, entry) -> {
       answeredLocally.add(term);
       return Confirmation.of(Result.newBuilder().setIndex(100).build());
-    });
+    }, null);
     assertThat(confirmer.confirm(List.of(), List.of()).get(5, TimeUnit.SECONDS).getIndex()).isEqualTo(1);
     assertThat(proposed).hasSize(1); // no lease yet: a round, which gives one (800 ms from before it)
 
@@ -167,5 +168,53 @@ class ConfirmerTest {
 
     now.addAndGet(TimeUnit.MILLISECONDS.toNanos(900)); // lapsed: the request waits for a round
     assertThat(confirmer.confirm(List.of(), List.of()).get(5, TimeUnit.SECONDS).getIndex()).isEqualTo(3);
+  }
+
+  /** A follower's lease: never held (it is not the ready leader), so a request asks the leader first. */
+  private static LeadershipLease followerLease() {
+    return new LeadershipLease(() -> 1, new LeadershipLease.Leadership() {
+      @Override
+      public long readyTerm() {
+        return -1;
+      }
+
+      @Override
+      public long currentTerm() {
+        return 4;
+      }
+    }, 1_000, 0.8);
+  }
+
+  @Test
+  void onAFollowerTheLeadersAnswerUnderItsLeaseNeedsNoEntry() throws Exception {
+    List<LogEntry> proposed = new CopyOnWriteArrayList<>();
+    List<LogEntry> asked = new CopyOnWriteArrayList<>();
+    Confirmer confirmer = new Confirmer(entry -> {
+      proposed.add(entry.build());
+      return CompletableFuture.completedFuture(Result.newBuilder().setIndex(1).setTerm(4).build());
+    }, followerLease(), (term, entry) -> null, confirm -> {
+      asked.add(LogEntry.newBuilder().setConfirm(confirm).build());
+      return CompletableFuture.completedFuture(Optional.of(Result.newBuilder().setIndex(42).build()));
+    });
+    assertThat(confirmer.confirm(List.of(7L), List.of()).get(5, TimeUnit.SECONDS).getIndex()).isEqualTo(42);
+    assertThat(proposed).isEmpty();
+    assertThat(asked).singleElement().satisfies(e -> assertThat(e.getConfirm().getRenewLeaseIdsList())
+        .containsExactly(7L));
+  }
+
+  @Test
+  void onAFollowerARequestWaitsForARoundWhenTheLeaderHoldsNoLeaseOrDoesNotAnswer() throws Exception {
+    List<LogEntry> proposed = new CopyOnWriteArrayList<>();
+    AtomicInteger asks = new AtomicInteger();
+    Confirmer confirmer = new Confirmer(entry -> {
+      proposed.add(entry.build());
+      return CompletableFuture.completedFuture(Result.newBuilder().setIndex(proposed.size()).setTerm(4).build());
+    }, followerLease(), (term, entry) -> null, confirm -> asks.incrementAndGet() == 1
+        ? CompletableFuture.completedFuture(Optional.empty())
+        : CompletableFuture.failedFuture(new IllegalStateException("no leader")));
+    assertThat(confirmer.confirm(List.of(), List.of()).get(5, TimeUnit.SECONDS).getIndex()).isEqualTo(1);
+    assertThat(confirmer.confirm(List.of(), List.of()).get(5, TimeUnit.SECONDS).getIndex()).isEqualTo(2);
+    assertThat(asks).hasValue(2);
+    assertThat(proposed).hasSize(2);
   }
 }

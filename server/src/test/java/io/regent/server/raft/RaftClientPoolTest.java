@@ -1,28 +1,47 @@
 package io.regent.server.raft;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
+import io.regent.server.concurrent.NodeExecutors;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.RaftPeerId;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /** The pool's clients start at the leader the local server follows, and are rebuilt when it changes. */
 class RaftClientPoolTest {
   /** Leader hints the factory was called with, one per client built. */
   final List<RaftPeerId> built = new ArrayList<>();
+  /** Each closed client, with the name of the thread that closed it. */
+  final Map<RaftClient, String> closedBy = new ConcurrentHashMap<>();
+  final NodeExecutors executors = new NodeExecutors();
+
+  @AfterEach
+  void stopExecutors() throws InterruptedException {
+    executors.close();
+  }
 
   RaftClient fake(RaftPeerId leader) {
     built.add(leader);
     return (RaftClient) Proxy.newProxyInstance(RaftClient.class.getClassLoader(), new Class<?>[] {RaftClient.class},
-        (proxy, method, args) -> method.getName().equals("getLeaderId") ? leader : null);
+        (proxy, method, args) -> switch (method.getName()) {
+          case "getLeaderId" -> leader;
+          case "close" -> closedBy.put((RaftClient) proxy, Thread.currentThread().getName());
+          case "hashCode" -> System.identityHashCode(proxy);
+          case "equals" -> proxy == args[0];
+          default -> null;
+        });
   }
 
   @Test
   void aNewLeaderReplacesEveryClientWithOneStartingAtIt() {
-    try (RaftClientPool pool = new RaftClientPool(3, this::fake, 60_000)) {
+    try (RaftClientPool pool = new RaftClientPool(3, this::fake, 60_000, executors)) {
       assertThat(built).containsExactly(null, null, null);
       RaftPeerId n2 = RaftPeerId.valueOf("n2");
       pool.followLeader(n2);
@@ -38,7 +57,7 @@ class RaftClientPoolTest {
 
   @Test
   void aClientReplacedAfterAFailureStartsAtTheFollowedLeader() {
-    try (RaftClientPool pool = new RaftClientPool(2, this::fake, 60_000)) {
+    try (RaftClientPool pool = new RaftClientPool(2, this::fake, 60_000, executors)) {
       RaftPeerId n3 = RaftPeerId.valueOf("n3");
       pool.followLeader(n3);
       RaftClient failed = pool.client(1);
@@ -48,5 +67,31 @@ class RaftClientPoolTest {
       pool.replace(1, failed);
       assertThat(built).as("a second report of the same failure builds nothing more").hasSize(2 + 2 + 1);
     }
+  }
+
+  @Test
+  void aReplacedClientIsClosedAfterTheDelayOnTheNodesBlockingPool() {
+    try (RaftClientPool pool = new RaftClientPool(1, this::fake, 20, executors)) {
+      RaftClient failed = pool.client(0);
+      pool.replace(0, failed);
+      await().until(() -> closedBy.containsKey(failed));
+      assertThat(closedBy.get(failed)).startsWith("regent-blocking-");
+      assertThat(closedBy).as("the replacement stays open").doesNotContainKey(pool.client(0));
+    }
+  }
+
+  @Test
+  void closingThePoolClosesTheReplacedClientsStillWaitingForTheirDelay() {
+    RaftClient failed;
+    RaftClient current;
+    try (RaftClientPool pool = new RaftClientPool(1, this::fake, 60_000, executors)) {
+      failed = pool.client(0);
+      pool.replace(0, failed);
+      current = pool.client(0);
+      assertThat(closedBy).isEmpty();
+    }
+    assertThat(closedBy).containsKey(current);
+    await().until(() -> closedBy.containsKey(failed));
+    assertThat(closedBy).containsOnlyKeys(failed, current);
   }
 }
