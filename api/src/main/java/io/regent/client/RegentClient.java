@@ -19,6 +19,7 @@ import io.regent.api.v1.ElectionGrpc;
 import io.regent.api.v1.FreshTokenRequest;
 import io.regent.api.v1.LeaderKey;
 import io.regent.api.v1.LeaderRequest;
+import io.regent.api.v1.LeaderResponse;
 import io.regent.api.v1.LeaseGrantRequest;
 import io.regent.api.v1.LeaseGrpc;
 import io.regent.api.v1.LeaseInfo;
@@ -297,10 +298,21 @@ public final class RegentClient implements AutoCloseable {
 
   /** The current holder of {@code name}, read linearizably; empty when none. */
   public Optional<LeaderKey> leader(String name) {
+    return leader(name, false).map(LeaderResponse::getLeader);
+  }
+
+  /**
+   * The current holder of {@code name} with the log index the answer reflects ({@code applied_index}):
+   * linearizable, or with {@code serializable} the answering node's own state, which may be stale by as much
+   * as that index is behind the cluster's (docs/architecture.md §4).
+   *
+   * @return empty when the name has no holder
+   */
+  public Optional<LeaderResponse> leader(String name, boolean serializable) {
     try {
       return Optional.of(call(ch -> ElectionGrpc.newBlockingStub(ch)
           .withDeadlineAfter(callTimeoutMs, TimeUnit.MILLISECONDS)
-          .leader(LeaderRequest.newBuilder().setName(name).build())).getLeader());
+          .leader(LeaderRequest.newBuilder().setName(name).setSerializable(serializable).build())));
     } catch (StatusRuntimeException e) {
       if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
         return Optional.empty();
@@ -391,9 +403,9 @@ public final class RegentClient implements AutoCloseable {
   }
 
   /**
-   * Runs a renewal within {@code budgetMs} (and the caller's context deadline), hedged: after half the budget
-   * (at most the attempt timeout) without an answer, or at once when the endpoint is unreachable, the next
-   * endpoint gets it too, the first attempt keeping its deadline ({@link HedgedCall}).
+   * Runs a renewal within {@code budgetMs} (and the caller's context deadline), hedged: after
+   * {@link #hedgeAfterMs} without an answer, or at once when the endpoint is unreachable, the next endpoint
+   * gets it too, the first attempt keeping its deadline ({@link HedgedCall}).
    */
   private <T> T hedged(long budgetMs, java.util.function.BiFunction<ManagedChannel, Deadline,
       com.google.common.util.concurrent.ListenableFuture<T>> rpc) {
@@ -402,8 +414,19 @@ public final class RegentClient implements AutoCloseable {
     if (outer != null && outer.isBefore(overall)) {
       overall = outer;
     }
-    long hedgeAfter = Math.min(attemptTimeoutMs, Math.max(MIN_ATTEMPT_MS, budgetMs / 2));
-    return HedgedCall.run(channels, current, overall, hedgeAfter, deadlines, rpc, idx -> current = idx, this::moveOn);
+    return HedgedCall.run(channels, current, overall, hedgeAfterMs(budgetMs, attemptTimeoutMs), deadlines, rpc,
+        idx -> current = idx, this::moveOn);
+  }
+
+  /**
+   * How long a renewal waits for its endpoint before the next one gets it too: a quarter of the budget (at
+   * least {@link #MIN_ATTEMPT_MS}, at most {@code attemptTimeoutMs}). A keepalive sent just after its node went
+   * silent has about ttl/3 left (a 2/3-ttl validity, renewed every ttl/3); the next node needs one leadership
+   * confirmation to answer, which a loaded cluster may take hundreds of ms over, so it gets three quarters of
+   * that (at half, a Jepsen client-isolate run saw an isolated holder step down: jepsen/README.md).
+   */
+  static long hedgeAfterMs(long budgetMs, long attemptTimeoutMs) {
+    return Math.min(attemptTimeoutMs, Math.max(MIN_ATTEMPT_MS, budgetMs / 4));
   }
 
   /**

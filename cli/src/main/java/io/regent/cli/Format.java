@@ -17,10 +17,15 @@ public final class Format {
   /** A leader key: {@code NAME VALUE token=N lease=L}, or {@code {"name":..,"value":..,"token":N,"lease":L}}. */
   public static String leaderKey(LeaderKey k, boolean json) {
     if (json) {
-      return Json.obj().put("name", k.getName()).put("value", k.getValue().toStringUtf8())
-          .put("token", k.getToken()).put("lease", k.getLease()).toString();
+      return leaderJson(k).toString();
     }
     return k.getName() + " " + k.getValue().toStringUtf8() + " token=" + k.getToken() + " lease=" + k.getLease();
+  }
+
+  /** A holder as a JSON object: {@code name}, {@code value}, {@code token}, {@code lease}. */
+  public static Json leaderJson(LeaderKey k) {
+    return Json.obj().put("name", k.getName()).put("value", k.getValue().toStringUtf8())
+        .put("token", k.getToken()).put("lease", k.getLease());
   }
 
   /** The line {@code regent elect} prints once elected. */

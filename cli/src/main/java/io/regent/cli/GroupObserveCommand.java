@@ -12,6 +12,7 @@ import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 
 /** {@code regent group observe GROUP MEMBER}: one line per change of a member's assignment. */
@@ -38,6 +39,10 @@ public final class GroupObserveCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (after < 0) { // the server refuses it too; a usage error needs no round trip
+      throw new ParameterException(spec.commandLine(),
+          "--after must be 0 (from the current state) or a log index, not " + after);
+    }
     PrintWriter out = spec.commandLine().getOut();
     CompletableFuture<Integer> done = new CompletableFuture<>();
     Signals.onTermination(() -> done.complete(ExitCodes.OK));

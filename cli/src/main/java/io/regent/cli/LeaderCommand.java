@@ -1,19 +1,24 @@
 package io.regent.cli;
 
 import io.regent.api.v1.LeaderKey;
+import io.regent.api.v1.LeaderResponse;
 import io.regent.client.RegentClient;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
-/** {@code regent leader NAME}: the current holder of a name, read linearizably. */
+/**
+ * {@code regent leader NAME}: the current holder of a name, read linearizably, or from the answering node's own
+ * state with {@code --serializable}; the JSON output carries the log index the answer reflects.
+ */
 @Command(name = "leader", mixinStandardHelpOptions = true,
-    description = {"Prints the current holder of NAME.", "Output: NAME VALUE token=T lease=L (or one JSON object).",
-        "Exits 3 when NAME has no holder."})
+    description = {"Prints the current holder of NAME.", "Output: NAME VALUE token=T lease=L (or one JSON object, "
+        + "with \"index\": the log index the answer reflects).", "Exits 3 when NAME has no holder."})
 public final class LeaderCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
@@ -24,15 +29,22 @@ public final class LeaderCommand implements Callable<Integer> {
   @Parameters(index = "0", paramLabel = "NAME", description = "election name")
   String name;
 
+  @Option(names = "--serializable",
+      description = "read the answering node's own state without a leadership confirmation (may be stale: see index)")
+  boolean serializable;
+
   @Override
   public Integer call() {
     try (RegentClient c = client.connect()) {
-      Optional<LeaderKey> holder = c.leader(name);
+      Optional<LeaderResponse> holder = c.leader(name, serializable);
       if (holder.isEmpty()) {
         spec.commandLine().getErr().println("no leader: nobody holds '" + name + "'");
         return ExitCodes.NOT_FOUND;
       }
-      spec.commandLine().getOut().println(Format.leaderKey(holder.get(), client.json()));
+      LeaderKey k = holder.get().getLeader();
+      spec.commandLine().getOut().println(client.json()
+          ? Format.leaderJson(k).put("index", holder.get().getAppliedIndex()).toString()
+          : Format.leaderKey(k, false));
       return ExitCodes.OK;
     }
   }

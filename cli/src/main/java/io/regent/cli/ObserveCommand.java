@@ -14,6 +14,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -40,6 +41,10 @@ public final class ObserveCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (after < 0) { // the server refuses it too; a usage error needs no round trip
+      throw new ParameterException(spec.commandLine(),
+          "--after must be 0 (from the current state) or a log index, not " + after);
+    }
     return observe(client, name, after, spec.commandLine().getOut());
   }
 

@@ -137,6 +137,21 @@ class ClientCommandsTest {
   }
 
   @Test
+  void leaderPrintsTheIndexItsAnswerReflectsAlsoWhenSerializable() {
+    LeaderKey held = client.campaign("jobs", client.grant(60_000), ByteString.copyFromUtf8("a"));
+    assertReflectsTheGrant(run("leader", "jobs", "--serializable", "-w", "json", "--endpoints", endpoint), held);
+    assertReflectsTheGrant(run("leader", "jobs", "-w", "json", "--endpoints", endpoint), held);
+  }
+
+  private void assertReflectsTheGrant(Run r, LeaderKey held) {
+    assertThat(r.code()).as(r.err()).isZero();
+    JsonObject j = JsonParser.parseString(r.out()).getAsJsonObject();
+    assertThat(j.get("token").getAsLong()).isEqualTo(held.getToken());
+    // read from state that had applied the grant, and nothing the node has not applied yet
+    assertThat(j.get("index").getAsLong()).isBetween(held.getToken(), client.status(true).getAppliedIndex());
+  }
+
+  @Test
   void lockWithoutACommandHoldsUntilSigtermThenReleases() throws Exception {
     List<String> cmd = new java.util.ArrayList<>(Launcher.javaCommand(Launcher.CLIENT_JVM));
     cmd.addAll(List.of("lock", "backups", "--ttl", "1m30s", "--endpoints", endpoint));

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -37,6 +38,8 @@ public final class Joiner {
    * @param apiAddress {@code host:port} other nodes and clients should use for the node's API
    * @param catchUpTimeoutMs how long joining may take in all (catch-up, and retries while the cluster has no
    *     leader or another change races this one), ms
+   * @throws IllegalStateException when the id is already a member and this node started with no Raft state
+   *     (its data is lost: it must be replaced, docs/operations.md)
    * @throws StatusRuntimeException when the cluster refuses (e.g. ALREADY_EXISTS: the id or Raft address is
    *     another member's), or is still unavailable at the deadline
    * @throws TimeoutException when the node has not caught up in time (it stays a learner)
@@ -44,9 +47,10 @@ public final class Joiner {
   public static void join(RegentServer node, RegentClient cluster, String apiAddress, long catchUpTimeoutMs)
       throws TimeoutException, InterruptedException {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(catchUpTimeoutMs);
+    AtomicBoolean askedToAdd = new AtomicBoolean();
     while (true) {
       try {
-        if (step(node, cluster, apiAddress, deadline)) {
+        if (step(node, cluster, apiAddress, deadline, askedToAdd)) {
           return;
         }
       } catch (StatusRuntimeException e) {
@@ -61,16 +65,28 @@ public final class Joiner {
     }
   }
 
-  /** One step towards membership, from what the cluster says now; true once the node is a voter. */
-  private static boolean step(RegentServer node, RegentClient cluster, String apiAddress, long deadline)
-      throws TimeoutException, InterruptedException {
+  /**
+   * One step towards membership, from what the cluster says now; true once the node is a voter.
+   *
+   * @param askedToAdd set once this join has asked for the addition (a member found later may be its doing)
+   */
+  private static boolean step(RegentServer node, RegentClient cluster, String apiAddress, long deadline,
+                              AtomicBoolean askedToAdd) throws TimeoutException, InterruptedException {
     String id = node.config().nodeId();
     String raftAddress = node.config().peers().get(id);
     Member self = find(cluster, id);
     if (self == null) {
       LOG.info("asking the cluster to add {} (Raft {}, API {}) as a learner", id, raftAddress, apiAddress);
+      askedToAdd.set(true);
       cluster.memberAdd(id, raftAddress, apiAddress);
       return false;
+    }
+    if (!askedToAdd.get() && node.startedWithoutRaftState()) {
+      // A member under this id took part before and this node has none of its log: its data is lost, and it
+      // would sit at applied index -1 while the leader sends from the member's old match index.
+      throw new IllegalStateException(id + " is already a member (" + self.getRole() + ") and this node has no "
+          + "Raft state: a node whose data is lost must be replaced, not rejoined: regent member remove " + id
+          + " first (docs/operations.md, \"Replace a dead node\")");
     }
     if (!self.getAddress().equals(raftAddress)) {
       throw Status.ALREADY_EXISTS.withDescription("member " + id + " exists with Raft address "

@@ -12,6 +12,7 @@ import io.regent.server.raft.ClientLeaderTracker;
 import io.regent.server.raft.LeadershipLease;
 import io.regent.server.raft.LocalConfirm;
 import io.regent.server.raft.FollowerQueries;
+import io.regent.server.raft.LostDataCheck;
 import io.regent.server.raft.ProposalRetries;
 import io.regent.server.raft.Proposer;
 import io.regent.server.raft.RaftClientPool;
@@ -27,6 +28,7 @@ import io.regent.statemachine.ratis.ApplyObserver;
 import io.regent.statemachine.ratis.RegentStateMachine;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -70,6 +72,7 @@ public final class RegentServer implements AutoCloseable {
   private final RegentStateMachine replica;
   private final Proposer proposer;
   private final Confirmer confirmer;
+  private final boolean startedWithoutRaftState;
   private MetricsHttpServer metricsHttp;
   private ApiAddressPublisher publisher;
   private ClientLeaderTracker leaderTracker;
@@ -81,6 +84,7 @@ public final class RegentServer implements AutoCloseable {
    */
   private RegentServer(ServerConfig config, Security security, boolean bootstrap) throws IOException {
     this.config = config;
+    this.startedWithoutRaftState = !Files.exists(new DataDir(config.dataDir()).raftGroup());
     NodeSecurity sec = NodeSecurity.load(security, config.nodeId());
     RaftProperties props = RaftSetup.properties(config);
     RaftGroup group = RaftSetup.group(config);
@@ -216,7 +220,21 @@ public final class RegentServer implements AutoCloseable {
    * @throws IOException also when a certificate, key or permissions file cannot be read
    */
   public static RegentServer start(ServerConfig config, Security security) throws IOException {
+    refuseIfDataLost(config, security);
     return start(new RegentServer(config, security, true));
+  }
+
+  /**
+   * Before anything is written: a first voter starting with no Raft state whose peers saw it take part has
+   * lost its data, and must be replaced instead ({@link LostDataCheck}).
+   */
+  private static void refuseIfDataLost(ServerConfig config, Security security) throws IOException {
+    if (Files.exists(new DataDir(config.dataDir()).raftGroup())) {
+      return;
+    }
+    LostDataCheck.refuseIfRemembered(RaftPeerId.valueOf(config.nodeId()), RaftSetup.group(config),
+        RaftSetup.properties(config), NodeSecurity.load(security, config.nodeId()).raftParameters(),
+        config.dataDir().toString());
   }
 
   /**
@@ -262,6 +280,11 @@ public final class RegentServer implements AutoCloseable {
   /** Port of the metrics and health endpoint, or -1 when it has none. */
   public int metricsPort() {
     return metricsHttp == null ? -1 : metricsHttp.port();
+  }
+
+  /** Whether this node started on a data directory with no Raft state (a new node, or one whose data is gone). */
+  public boolean startedWithoutRaftState() {
+    return startedWithoutRaftState;
   }
 
   /** This node's configuration. */

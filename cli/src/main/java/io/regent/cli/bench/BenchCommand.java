@@ -59,7 +59,7 @@ public final class BenchCommand implements Callable<Integer> {
 
   @Option(names = "--settle", defaultValue = "0s", converter = DurationConverter.class,
       description = "before the points, load the target (first workload, most clients) in 10 s windows until "
-          + "throughput improves by less than 3% or this long has passed: the servers' JIT warm-up; the curve "
+          + "throughput improves by less than 3%% or this long has passed: the servers' JIT warm-up; the curve "
           + "goes into every result as settle_curve (default: ${DEFAULT-VALUE}, none)")
   Duration settle;
 

@@ -1,5 +1,6 @@
 package io.regent.server.api;
 
+import io.grpc.BindableService;
 import io.grpc.InsecureServerCredentials;
 import io.grpc.Server;
 import io.grpc.ServerCredentials;
@@ -16,6 +17,7 @@ import io.regent.server.raft.Proposer;
 import io.regent.statemachine.replica.ReplicaView;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -81,22 +83,23 @@ public final class ApiServer implements AutoCloseable {
         // allows one ping per 5 minutes and answers more with GOAWAY "too_many_pings".
         .permitKeepAliveTime(PERMIT_KEEPALIVE_SECONDS, TimeUnit.SECONDS)
         .addTransportFilter(limiter)
+        .intercept(new MalformedRequests()) // first: the innermost, see its javadoc
         .intercept(limiter);
     java.util.Arrays.stream(interceptors).forEach(builder::intercept);
-    this.server = builder
-        .addService(new LeaseService(proposer, confirmer, reader, grants))
-        .addService(new ElectionService(campaigns, new Observers(reader, sm.hub(), blocking,
-            limits.observeBuffer(), limits.maxObservers()), reader, proposer,
-            new CampaignAllCall(proposer, sm.hub(), limits)))
-        .addService(new LockService(campaigns, proposer))
-        .addService(new GroupService(proposer, reader, sm, blocking, minTtlMs, limits.maxObservers()))
-        .addService(new ClusterService(cluster, confirmer))
-        .addService(new MaintenanceService(confirmer, sm, blocking))
-        .addService(health.getHealthService())
-        .addService(ProtoReflectionServiceV1.newInstance())
+    for (BindableService s : List.of(new LeaseService(proposer, confirmer, reader, grants),
+        new ElectionService(campaigns, new Observers(reader, sm.hub(), blocking, limits.observeBuffer(),
+            limits.maxObservers()), reader, proposer, new CampaignAllCall(proposer, sm.hub(), limits)),
+        new LockService(campaigns, proposer),
+        new GroupService(proposer, reader, sm, blocking, minTtlMs, limits.maxObservers()),
+        new ClusterService(cluster, confirmer),
+        new MaintenanceService(confirmer, sm, blocking),
+        health.getHealthService(),
+        ProtoReflectionServiceV1.newInstance(),
         // v1alpha too: grpcui, Evans and Postman still ask for it
-        .addService(io.grpc.protobuf.services.ProtoReflectionService.newInstance())
-        .build();
+        io.grpc.protobuf.services.ProtoReflectionService.newInstance())) {
+      builder.addService(MalformedRequests.tolerant(s));
+    }
+    this.server = builder.build();
     this.health = new HealthReporter(cluster, health);
   }
 

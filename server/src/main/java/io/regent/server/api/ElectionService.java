@@ -110,10 +110,11 @@ final class ElectionService extends ElectionGrpc.ElectionImplBase {
     Statuses.guard(obs, () -> {
       String name = Validation.name(req.getName());
       Statuses.reply(reader.holder(req.getSerializable(), name), holder -> {
-        if (holder.isEmpty()) {
+        if (holder.value().isEmpty()) {
           throw Status.NOT_FOUND.withDescription("'" + name + "' has no leader").asRuntimeException();
         }
-        return LeaderResponse.newBuilder().setLeader(Keys.leaderKey(name, holder.get())).build();
+        return LeaderResponse.newBuilder().setLeader(Keys.leaderKey(name, holder.value().get()))
+            .setAppliedIndex(holder.index()).build();
       }, obs);
     });
   }

@@ -121,9 +121,10 @@ final class LeaseService extends LeaseGrpc.LeaseImplBase {
 
   @Override
   public void leases(LeaseLeasesRequest req, StreamObserver<LeaseLeasesResponse> obs) {
-    Statuses.reply(reader.read(req.getSerializable(), txn -> txn.allLeases()), all -> {
-      LeaseLeasesResponse.Builder b = LeaseLeasesResponse.newBuilder();
-      for (LeaseRecord l : all) {
+    Statuses.reply(reader.read(req.getSerializable(), txn -> new StateReader.AtIndex<>(txn.allLeases(),
+        txn.appliedIndex())), all -> {
+      LeaseLeasesResponse.Builder b = LeaseLeasesResponse.newBuilder().setAppliedIndex(all.index());
+      for (LeaseRecord l : all.value()) {
         b.addLeases(LeaseInfo.newBuilder().setId(l.getId()).setTtlMs(l.getTtlMs()).addAllNames(l.getNamesList()));
       }
       return b.build();

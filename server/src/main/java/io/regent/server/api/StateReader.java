@@ -50,21 +50,30 @@ final class StateReader {
    * {@code serializable}. A round that was full ({@link Confirmer#MAX_NAMES_PER_ROUND}) did not carry the
    * name: then the local replica is read once it has applied the round, as {@link #read} does.
    *
-   * @return empty when the name has no holder
+   * @return the holder (empty when the name has none) and the log index the answer reflects: the round's
+   *     entry, or the local replica's applied index
    */
-  CompletableFuture<Optional<Holder>> holder(boolean serializable, String name) {
+  CompletableFuture<AtIndex<Optional<Holder>>> holder(boolean serializable, String name) {
     if (serializable) {
       return onPool(() -> stateMachine.read(txn -> localHolder(txn, name)));
     }
     return confirmer.confirmNames(List.of(name)).thenCompose(c -> {
       NameHolder answer = c.names().get(name);
       if (answer != null) {
-        return CompletableFuture.completedFuture(
-            answer.hasHolder() ? Optional.of(answer.getHolder()) : Optional.<Holder>empty());
+        return CompletableFuture.completedFuture(new AtIndex<>(
+            answer.hasHolder() ? Optional.of(answer.getHolder()) : Optional.<Holder>empty(), c.result().getIndex()));
       }
       return stateMachine.hub().awaitApplied(c.result().getIndex())
           .thenApplyAsync(applied -> stateMachine.read(txn -> localHolder(txn, name)), blocking);
     });
+  }
+
+  /**
+   * A value read from the replicated state and the log index it reflects.
+   *
+   * @param index the applied index of the state it was read from (or of the confirmation round that carried it)
+   */
+  record AtIndex<T>(T value, long index) {
   }
 
   /** Runs {@code read} on the blocking pool; a full pool fails the future (RESOURCE_EXHAUSTED), never the caller. */
@@ -76,9 +85,10 @@ final class StateReader {
     }
   }
 
-  private static Optional<Holder> localHolder(StateTxn txn, String name) {
+  private static AtIndex<Optional<Holder>> localHolder(StateTxn txn, String name) {
     NameRecord rec = txn.name(name);
-    return rec != null && rec.hasHolder() ? Optional.of(rec.getHolder()) : Optional.empty();
+    return new AtIndex<>(rec != null && rec.hasHolder() ? Optional.of(rec.getHolder()) : Optional.empty(),
+        txn.appliedIndex());
   }
 
   /** Reads the local replica at once (callers make sure it has applied what they need). */

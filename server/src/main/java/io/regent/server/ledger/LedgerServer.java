@@ -6,6 +6,7 @@ import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
+import io.regent.server.api.MalformedRequests;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
@@ -43,9 +44,10 @@ public final class LedgerServer implements AutoCloseable {
     LedgerStore store = new LedgerStore(dataDir, mode, registry);
     HealthStatusManager health = new HealthStatusManager();
     Server server = NettyServerBuilder.forAddress(address)
-        .addService(new LedgerService(store))
-        .addService(health.getHealthService())
-        .addService(ProtoReflectionServiceV1.newInstance())
+        .intercept(new MalformedRequests())
+        .addService(MalformedRequests.tolerant(new LedgerService(store)))
+        .addService(MalformedRequests.tolerant(health.getHealthService()))
+        .addService(MalformedRequests.tolerant(ProtoReflectionServiceV1.newInstance()))
         .build();
     try {
       server.start();

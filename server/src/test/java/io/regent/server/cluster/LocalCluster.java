@@ -60,6 +60,11 @@ public final class LocalCluster implements AutoCloseable {
     return c;
   }
 
+  /** Sets up {@code size} nodes under {@code dir} with default settings and starts none ({@link #startNode}). */
+  public static LocalCluster unstarted(int size, Path dir) throws IOException {
+    return new LocalCluster(size, dir, UnaryOperator.identity());
+  }
+
   /** Starts {@code size} nodes with default settings. */
   public static LocalCluster start(int size, Path dir) throws IOException {
     return start(size, dir, UnaryOperator.identity());

@@ -1,0 +1,64 @@
+package io.regent.jepsen.runner;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code jepsen/run pause}: the leader-pause check ({@link PauseCheck}); prints the verdict line. */
+@Command(name = "pause", mixinStandardHelpOptions = true,
+    description = {"Keeps leases alive through every node while the Raft leader is SIGSTOPped for 3 TTLs, "
+        + "ROUNDS times; counts spurious expiries (within one TTL of the last acknowledged keepalive; must be 0), "
+        + "expiries and client step-downs. Writes STORE/pause/<timestamp>/results.json and the node logs.",
+        "Exit codes: 0 valid, 1 invalid, 2 unknown or crashed."})
+public final class PauseCommand implements Callable<Integer> {
+  @CommandLine.Spec
+  CommandLine.Model.CommandSpec spec;
+
+  @Option(names = "--nodes", defaultValue = "3", description = "3 or 5 (default: ${DEFAULT-VALUE})")
+  int nodes;
+
+  @Option(names = "--ttl", paramLabel = "MS", defaultValue = "1800",
+      description = "lease TTL, ms (default: ${DEFAULT-VALUE}, the servers' minimum: 1.5 x their 1.2 s maximum "
+          + "election timeout)")
+  long ttlMs;
+
+  @Option(names = "--rounds", defaultValue = "3", description = "leader pauses (default: ${DEFAULT-VALUE})")
+  int rounds;
+
+  @Option(names = "--leases-per-node", defaultValue = "2",
+      description = "leases kept by the client that starts at each node (default: ${DEFAULT-VALUE})")
+  int leasesPerNode;
+
+  @Option(names = "--network", defaultValue = "auto",
+      description = "auto, netns or loopback (default: ${DEFAULT-VALUE})")
+  String network;
+
+  @Option(names = "--store", defaultValue = "${env:JEPSEN_STORE:-jepsen/store}",
+      description = "store root (default: $JEPSEN_STORE, else jepsen/store)")
+  Path store;
+
+  @Option(names = "--jar", defaultValue = "${env:REGENT_JAR:-cli/target/regent.jar}",
+      description = "the shaded server jar (default: $REGENT_JAR, else cli/target/regent.jar)")
+  Path jar;
+
+  @Override
+  public Integer call() throws Exception {
+    if (nodes != 3 && nodes != 5) {
+      throw new CommandLine.ParameterException(spec.commandLine(), "--nodes must be 3 or 5");
+    }
+    if (ttlMs < 1 || rounds < 1 || leasesPerNode < 1) {
+      throw new CommandLine.ParameterException(spec.commandLine(),
+          "--ttl, --rounds and --leases-per-node must be positive");
+    }
+    Map<String, Object> r = new PauseCheck(nodes, ttlMs, rounds, leasesPerNode, network, store, jar).run();
+    System.out.println("pause: " + r.get("valid?") + " (" + r.get("explanation") + ") -> " + r.get("store"));
+    return switch (String.valueOf(r.get("valid?"))) {
+      case "valid" -> 0;
+      case "invalid" -> 1;
+      default -> 2;
+    };
+  }
+}
