@@ -33,7 +33,10 @@ import picocli.CommandLine.Spec;
             + "stderr, exit 1.",
         "--exec -- CMD ARGS...: runs CMD with $REGENT_PARTITIONS_FILE, a file of 'PARTITION TOKEN' lines (the "
             + "partitions it may act on now), rewritten on every change, each change followed by SIGHUP to CMD "
-            + "(before a revoked partition is released). Also $REGENT_GROUP, $REGENT_MEMBER, $REGENT_LEASE_ID. "
+            + "(before a revoked partition is released); CMD must handle or ignore SIGHUP from its first "
+            + "instant, as a change can come while it starts and SIGHUP's default action ends a process (a JVM "
+            + "child: start it with the signal ignored, e.g. `nohup`, or poll the file). "
+            + "Also $REGENT_GROUP, $REGENT_MEMBER, $REGENT_LEASE_ID. "
             + "When CMD exits by itself, join leaves and exits with its status; on loss CMD gets SIGTERM."})
 public final class GroupJoinCommand implements Callable<Integer> {
   /** The environment variable that names the --exec child's partitions file. */
