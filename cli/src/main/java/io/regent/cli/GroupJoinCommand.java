@@ -33,9 +33,10 @@ import picocli.CommandLine.Spec;
             + "stderr, exit 1.",
         "--exec -- CMD ARGS...: runs CMD with $REGENT_PARTITIONS_FILE, a file of 'PARTITION TOKEN' lines (the "
             + "partitions it may act on now), rewritten on every change, each change followed by SIGHUP to CMD "
-            + "(before a revoked partition is released); CMD must handle or ignore SIGHUP from its first "
-            + "instant, as a change can come while it starts and SIGHUP's default action ends a process (a JVM "
-            + "child: start it with the signal ignored, e.g. `nohup`, or poll the file). "
+            + "(before a revoked partition is released). CMD reads the file when it starts (what was assigned "
+            + "before it started is there, unsignalled) and must handle or ignore SIGHUP from its first instant, "
+            + "as a change can come while it starts and SIGHUP's default action ends a process (a JVM child: "
+            + "start it with the signal ignored, e.g. `nohup`, or poll the file). "
             + "Also $REGENT_GROUP, $REGENT_MEMBER, $REGENT_LEASE_ID. "
             + "When CMD exits by itself, join leaves and exits with its status; on loss CMD gets SIGTERM."})
 public final class GroupJoinCommand implements Callable<Integer> {
@@ -140,8 +141,7 @@ public final class GroupJoinCommand implements Callable<Integer> {
       out.println(line);
       out.flush();
       if (file != null) {
-        write(file, owned);
-        child.hangUp();
+        child.rewrite(() -> write(file, owned));
       }
     }
   }
@@ -159,12 +159,16 @@ public final class GroupJoinCommand implements Callable<Integer> {
     }
   }
 
-  /** The --exec command: started once, told of changes by SIGHUP, stopped with SIGTERM then SIGKILL. */
+  /**
+   * The --exec command: started once, told of changes by SIGHUP, stopped with SIGTERM then SIGKILL. A rewrite
+   * of the file and the start are one after the other, never interleaved: a change either lands before the
+   * start (the child finds it in the file) or after it (the child is signalled), so none goes unannounced.
+   */
   private static final class Child {
     private volatile Process process;
 
-    void start(List<String> command, Path file, Map<String, String> env, CompletableFuture<Integer> done)
-        throws IOException {
+    synchronized void start(List<String> command, Path file, Map<String, String> env,
+        CompletableFuture<Integer> done) throws IOException {
       ProcessBuilder pb = new ProcessBuilder(command).inheritIO();
       pb.environment().putAll(env);
       pb.environment().put(PARTITIONS_FILE, file.toString());
@@ -172,7 +176,13 @@ public final class GroupJoinCommand implements Callable<Integer> {
       process.onExit().thenAccept(p -> done.complete(p.exitValue()));
     }
 
-    void hangUp() {
+    /** Rewrites the file with {@code write}, then signals the child if it has started. */
+    synchronized void rewrite(Runnable write) {
+      write.run();
+      hangUp();
+    }
+
+    private void hangUp() {
       Process p = process;
       if (p != null && p.isAlive()) {
         try {

@@ -45,8 +45,9 @@ class GroupCommandsTest {
   @Test
   void membersSharePartitionsAndTheChildSeesItsFile() throws Exception {
     Path seen = dir.resolve("seen");
-    // the child copies the partitions file on every SIGHUP
-    String script = "trap 'cp \"$REGENT_PARTITIONS_FILE\" " + seen + "' HUP; while true; do sleep 0.1; done";
+    // the child copies the partitions file when it starts (what was assigned before it) and on every SIGHUP
+    String copy = "cp \"$REGENT_PARTITIONS_FILE\" " + seen;
+    String script = "trap '" + copy + "' HUP; " + copy + "; while true; do sleep 0.1; done";
     try (ChildProcess a = regent("a", List.of("group", "join", "jobs", "a", "--partitions", "4",
              "--ttl", TTL, "--endpoints", cluster.endpoints(), "--exec", "--", "sh", "-c", script))) {
       await().atMost(WAIT).until(() -> assigned(a).size() == 4);
