@@ -45,9 +45,10 @@ class GroupCommandsTest {
   @Test
   void membersSharePartitionsAndTheChildSeesItsFile() throws Exception {
     Path seen = dir.resolve("seen");
-    // the child copies the partitions file when it starts (what was assigned before it) and on every SIGHUP
-    String copy = "cp \"$REGENT_PARTITIONS_FILE\" " + seen;
-    String script = "trap '" + copy + "' HUP; " + copy + "; while true; do sleep 0.1; done";
+    Path hup = dir.resolve("hup");
+    // the child keeps a copy of its partitions file (what it sees) and marks every SIGHUP it gets
+    String script = "trap 'touch " + hup + "' HUP; while true; do cp \"$REGENT_PARTITIONS_FILE\" " + seen
+        + ".tmp && mv " + seen + ".tmp " + seen + "; sleep 0.1; done";
     try (ChildProcess a = regent("a", List.of("group", "join", "jobs", "a", "--partitions", "4",
              "--ttl", TTL, "--endpoints", cluster.endpoints(), "--exec", "--", "sh", "-c", script))) {
       await().atMost(WAIT).until(() -> assigned(a).size() == 4);
@@ -63,6 +64,7 @@ class GroupCommandsTest {
         assertThat(a.lines()).filteredOn(l -> l.startsWith("revoked ")).hasSize(2);
         assertThat(assigned(b)).allMatch(pt -> pt[1] > first);
         await().atMost(WAIT).until(() -> Files.readAllLines(seen).size() == 2);
+        await().atMost(WAIT).until(() -> Files.exists(hup)); // b's join changed a's partitions after a's child started
         Run observe = SnapshotCommandTest.run("group", "status", "jobs", "--endpoints", cluster.endpoints());
         assertThat(observe.out()).startsWith("group jobs partitions=4 members=a,b index=");
         assertThat(b.terminate(WAIT)).isZero();

@@ -33,8 +33,24 @@ class ProposalRetriesTest {
     assertThat(ProposalRetries.within(3_000).handleAttemptFailure(event(3_100, 2)).shouldRetry()).isFalse();
   }
 
+  @Test
+  void theDummyWatchOfANewClientSleepsBetweenAttemptsAndEnds() {
+    // before: no policy for WATCH, so Ratis's default retried it for ever with no sleep (a spinning core)
+    RaftClientRequest watch = RaftClientRequest.newBuilder().setClientId(ClientId.randomId())
+        .setServerId(RaftPeerId.valueOf("n1")).setGroupId(RaftGroupId.randomId()).setCallId(2)
+        .setMessage(Message.EMPTY).setType(RaftClientRequest.watchRequestType()).build();
+    RetryPolicy.Action young = ProposalRetries.within(3_000).handleAttemptFailure(event(watch, 200, 40));
+    assertThat(young.getSleepTime().toLong(java.util.concurrent.TimeUnit.MILLISECONDS))
+        .isEqualTo(ProposalRetries.SLEEP_MS);
+    assertThat(ProposalRetries.within(3_000).handleAttemptFailure(event(watch, 3_100, 2)).shouldRetry()).isFalse();
+  }
+
   private ClientRetryEvent event(long ageMs, int attempts) {
-    return new ClientRetryEvent(attempts, write, attempts, new IOException("timed out"),
+    return event(write, ageMs, attempts);
+  }
+
+  private static ClientRetryEvent event(RaftClientRequest request, long ageMs, int attempts) {
+    return new ClientRetryEvent(attempts, request, attempts, new IOException("timed out"),
         Timestamp.currentTime().addTimeMs(-ageMs));
   }
 }
