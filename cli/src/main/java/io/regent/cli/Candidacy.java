@@ -2,6 +2,7 @@ package io.regent.cli;
 
 import com.google.protobuf.ByteString;
 import io.regent.api.v1.LeaderKey;
+import io.regent.client.LeaseKeeper;
 import io.regent.client.RegentClient;
 import java.io.PrintWriter;
 import java.time.Duration;
@@ -18,9 +19,10 @@ final class Candidacy {
    * @param command the --exec command to run as holder; empty to hold until signalled or lost
    * @param freshTokenEvery with a command: how often to take a fresh token; null for never
    * @param grantLine the line printed once elected
+   * @param suspension whether and how long the holder is suspended before the name is lost
    */
   record Run(String name, String value, Duration ttl, long lockDelayMs, List<String> command,
-             Duration freshTokenEvery, Function<LeaderKey, String> grantLine) {
+             Duration freshTokenEvery, Function<LeaderKey, String> grantLine, SuspendOptions suspension) {
   }
 
   private Candidacy() {
@@ -29,21 +31,21 @@ final class Candidacy {
   /**
    * Campaigns, prints the grant, then holds: until SIGINT/SIGTERM (exit 0), until the name is lost (exit 1,
    * after one {@code lost NAME: reason} line on stderr) or, with a command, until it exits (then its
-   * status). A command still running when the tenure ends is stopped (SIGTERM, then SIGKILL).
-   */
-  static int run(RegentClient c, Run run, PrintWriter out, PrintWriter err) throws Exception {
-    return run(c, run, null, false, out, err);
-  }
-
-  /**
-   * Like {@link #run(RegentClient, Run, PrintWriter, PrintWriter)}, waiting at most {@code timeout} (null: no
-   * limit) to be granted the name, or not at all with {@code noWait}.
+   * status). A command still running when the tenure ends is stopped (SIGTERM, then SIGKILL). While the lease
+   * is in doubt the holder is suspended (the command frozen; see {@link Tenure}). Waits at most
+   * {@code timeout} (null: no limit) to be granted the name, or not at all with {@code noWait}.
    *
    * @throws NotAcquiredException when not granted in time (exit 3); the lease is revoked
    */
   static int run(RegentClient c, Run run, Duration timeout, boolean noWait, PrintWriter out, PrintWriter err)
       throws Exception {
-    Tenure tenure = new Tenure(run.name(), err);
+    return run(c, run, timeout, noWait, LeaseKeeper.options(), out, err);
+  }
+
+  /** Like {@link #run(RegentClient, Run, Duration, boolean, PrintWriter, PrintWriter)} with the keeper's options. */
+  static int run(RegentClient c, Run run, Duration timeout, boolean noWait, LeaseKeeper.Options keeperOptions,
+                 PrintWriter out, PrintWriter err) throws Exception {
+    Tenure tenure = new Tenure(run.name(), run.suspension(), keeperOptions, err);
     try {
       LeaderKey key = tenure.campaign(c, run.ttl().toMillis(), ByteString.copyFromUtf8(run.value()),
           run.lockDelayMs(), timeout, noWait);
@@ -69,7 +71,11 @@ final class Candidacy {
   private static int execute(RegentClient c, Tenure tenure, LeaderKey key, Run run) throws Exception {
     try (TokenFile file = TokenFile.create(key.getToken());
          TokenRefresher refresher = TokenRefresher.start(c, tenure, file, run.freshTokenEvery())) {
-      ExecChild child = ExecChild.start(run.command(), key, file, () -> tenure.end(Tenure.End.FINISHED));
+      ExecChild child = tenure.startChild(
+          () -> ExecChild.start(run.command(), key, file, () -> tenure.end(Tenure.End.FINISHED)));
+      if (child == null) {
+        return ExitCodes.OK; // the tenure ended before the command could start
+      }
       if (tenure.await() == Tenure.End.FINISHED) {
         return child.await();
       }

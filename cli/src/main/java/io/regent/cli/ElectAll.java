@@ -9,20 +9,36 @@ import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * {@code regent elect --all a,b,c VALUE}: takes every name or none in one entry (CampaignAll), all with one
  * fencing token; prints one grant line per name; holds them until SIGINT/SIGTERM (resigns them all, exit 0)
- * or until the lease can no longer be vouched for ({@code lost a,b,c: reason} on stderr, exit 1).
+ * or until the lease is lost ({@code lost a,b,c: reason} on stderr, exit 1). While the lease is in doubt it is
+ * suspended ({@code suspended a,b,c: reason}, then {@code resumed a,b,c token=T lease=L} after a renewal in
+ * time; docs/architecture.md §3.6), unless {@code --no-suspend}.
  */
 final class ElectAll {
+  /**
+   * One run.
+   *
+   * @param names the names, all taken or none
+   * @param value the value published for each
+   * @param ttlMs the lease TTL, ms
+   * @param json grant lines as JSON
+   * @param suspension whether and how long the holder is suspended before the names are lost
+   */
+  record Run(List<String> names, String value, long ttlMs, boolean json, SuspendOptions suspension) {
+  }
+
   private ElectAll() {
   }
 
-  static int run(RegentClient c, List<String> names, String value, long ttlMs, boolean json, PrintWriter out,
-                 PrintWriter err) throws InterruptedException {
-    String all = String.join(",", names);
+  /** Campaigns, prints the grants, holds; {@code keeperOptions} are the lease keeper's (a pause hook in tests). */
+  static int run(RegentClient c, Run run, LeaseKeeper.Options keeperOptions, PrintWriter out, PrintWriter err)
+      throws InterruptedException {
+    String all = String.join(",", run.names());
     CountDownLatch ended = new CountDownLatch(1);
     AtomicReference<String> lost = new AtomicReference<>();
     Thread campaigner = Thread.currentThread();
@@ -36,21 +52,29 @@ final class ElectAll {
       }
     };
     Signals.onTermination(wake);
-    LeaseKeeper keeper = LeaseKeeper.grant(c, ttlMs, reason -> {
+    AtomicReference<List<LeaderKey>> held = new AtomicReference<>(List.of());
+    AtomicLong leaseId = new AtomicLong();
+    LeaseKeeper.Options options = run.suspension().apply(keeperOptions,
+        reason -> say(ended, err, "suspended " + all + ": " + reason),
+        () -> say(ended, err, "resumed " + all + held.get().stream().findFirst().map(k -> " token=" + k.getToken())
+            .orElse("") + " lease=" + leaseId.get()));
+    LeaseKeeper keeper = LeaseKeeper.grant(c, run.ttlMs(), reason -> {
       lost.compareAndSet(null, reason);
       wake.run();
-    });
+    }, options);
+    leaseId.set(keeper.leaseId());
     List<LeaderKey> keys = List.of();
     try {
       try {
-        keys = c.campaignAll(names, keeper.leaseId(), ByteString.copyFromUtf8(value));
+        keys = c.campaignAll(run.names(), keeper.leaseId(), ByteString.copyFromUtf8(run.value()));
+        held.set(keys);
       } finally {
         synchronized (campaigning) {
           campaigning.set(false);
           Thread.interrupted(); // an interrupt meant for the campaign; the latch records why
         }
       }
-      keys.forEach(k -> out.println(Format.grant(k, json)));
+      keys.forEach(k -> out.println(Format.grant(k, run.json())));
       out.flush();
       ended.await();
     } catch (StatusRuntimeException e) {
@@ -73,5 +97,13 @@ final class ElectAll {
       return ExitCodes.ERROR;
     }
     return ExitCodes.OK;
+  }
+
+  /** One suspension line on stderr, unless the run has ended. */
+  private static void say(CountDownLatch ended, PrintWriter err, String line) {
+    if (ended.getCount() > 0) {
+      err.println(line);
+      err.flush();
+    }
   }
 }

@@ -1,5 +1,6 @@
 package io.regent.cli;
 
+import io.regent.client.LeaseKeeper;
 import io.regent.client.RegentClient;
 import java.time.Duration;
 import java.util.List;
@@ -23,6 +24,12 @@ import picocli.CommandLine.Spec;
             + "and $REGENT_FENCING_TOKEN_FILE (a file that always holds the newest token) in its environment. "
             + "When leadership is lost, or on SIGINT/SIGTERM, CMD gets SIGTERM, then SIGKILL after 2 s; when CMD "
             + "exits by itself, elect resigns and exits with CMD's status.",
+        "When the lease goes 2/3 of its TTL without an acknowledged keepalive (a paused process, a Raft leader "
+            + "failover), the leader is suspended: it prints 'suspended NAME: reason' on stderr, freezes CMD and "
+            + "all it started (SIGSTOP) and goes on renewing. A renewal in time proves the lease held all along: "
+            + "CMD is thawed (SIGCONT) and 'resumed NAME token=T lease=L' printed, same token. Leadership is lost "
+            + "when the cluster says the lease ended, or after the TTL and --grace without a renewal. "
+            + "--no-suspend: lost at 2/3 TTL instead.",
         "elect --listen NAME is observe NAME.",
         "elect --all a,b,c VALUE takes every name or none at once, all with one token (one grant line each); "
             + "it waits, as one candidate, while any of them is held."})
@@ -65,28 +72,35 @@ public final class ElectCommand implements Callable<Integer> {
   @Mixin
   WaitOptions wait;
 
+  @Mixin
+  SuspendOptions suspension;
+
   @Option(names = "--no-wait", description = "ask once: if NAME is held, exit 3 naming its holder, queue nothing")
   boolean noWait;
 
   @Override
   public Integer call() throws Exception {
     if (listen) {
-      if (value != null || exec || !command.isEmpty() || noWait || wait.timeout() != null) {
+      if (value != null || exec || !command.isEmpty() || noWait || wait.timeout() != null || suspension.given()) {
         throw new ParameterException(spec.commandLine(), "--listen takes only NAME");
       }
       return ObserveCommand.observe(client, name, 0, spec.commandLine().getOut());
+    }
+    if (suspension.conflict() != null) {
+      throw new ParameterException(spec.commandLine(), suspension.conflict());
     }
     if (all != null) {
       if (value != null || exec || listen || freshTokenEvery != null) {
         throw new ParameterException(spec.commandLine(), "--all takes NAMES and one VALUE (no --exec, --listen)");
       }
       try (RegentClient c = client.connect()) {
-        return ElectAll.run(c, all, name, ttl.toMillis(), client.json(), spec.commandLine().getOut(),
-            spec.commandLine().getErr());
+        return ElectAll.run(c, new ElectAll.Run(all, name, ttl.toMillis(), client.json(), suspension),
+            LeaseKeeper.options(), spec.commandLine().getOut(), spec.commandLine().getErr());
       }
     }
     check();
-    Candidacy.Run run = new Candidacy.Run(name, value, ttl, 0, command, freshTokenEvery, k -> Format.grant(k, client.json()));
+    Candidacy.Run run = new Candidacy.Run(name, value, ttl, 0, command, freshTokenEvery,
+        k -> Format.grant(k, client.json()), suspension);
     try (RegentClient c = client.connect()) {
       return Candidacy.run(c, run, wait.timeout(), noWait, spec.commandLine().getOut(), spec.commandLine().getErr());
     }

@@ -1,18 +1,23 @@
 package io.regent.cli;
 
 import io.regent.api.v1.LeaderKey;
+import io.regent.process.ChildProcess;
 import java.io.IOException;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 /**
  * The command that {@code elect --exec} and {@code lock} run while holding a name: started with the
- * holder's environment and the same stdin/stdout/stderr, stopped with SIGTERM and, after a grace period,
- * SIGKILL (together with whatever it started).
+ * holder's environment and the same stdin/stdout/stderr; frozen (SIGSTOP) while the holder is suspended and
+ * thawed (SIGCONT) when it resumes (docs/architecture.md §3.6); stopped with SIGTERM and, after a grace period,
+ * SIGKILL. Each signal reaches the command together with whatever it started.
  */
 final class ExecChild {
   /** The fencing token of the grant. */
@@ -25,6 +30,7 @@ final class ExecChild {
   static final long GRACE_MS = 2_000;
 
   private final Process process;
+  private boolean stopping; // guarded by this: once stopped, a late suspend must not freeze it again
 
   private ExecChild(Process process) {
     this.process = process;
@@ -53,19 +59,59 @@ final class ExecChild {
     return new ExecChild(p);
   }
 
+  /** The command's process (its descendants are what it started). */
+  ProcessHandle handle() {
+    return process.toHandle();
+  }
+
   /** Waits for the command to end by itself; its exit status. */
   int await() throws InterruptedException {
     return process.waitFor();
   }
 
   /**
+   * Freezes the command and its descendants (SIGSTOP) so that none of them acts while the holder is unsure of
+   * its lease; unless it is being stopped. The command first, so it starts nothing more; then what it started,
+   * again until no new process appears.
+   */
+  synchronized void suspend() {
+    if (stopping) {
+      return;
+    }
+    Set<Long> frozen = new HashSet<>();
+    while (true) {
+      List<Long> fresh = pids();
+      fresh.removeAll(frozen);
+      if (fresh.isEmpty()) {
+        return;
+      }
+      signal("STOP", fresh);
+      frozen.addAll(fresh);
+    }
+  }
+
+  /** Thaws the command and its descendants (SIGCONT): the holder resumed; unless it is being stopped. */
+  synchronized void resume() {
+    if (!stopping) {
+      signal("CONT", pids());
+    }
+  }
+
+  /**
    * Stops the command and its descendants: SIGTERM, then SIGKILL to whatever is left after {@link #GRACE_MS}.
+   * A frozen command gets SIGCONT right after the SIGTERM, so it handles the TERM before it runs any more of its
+   * own code.
    *
    * @return the command's exit status (128 + the signal's number when a signal ended it)
    */
   int stop() throws InterruptedException {
-    List<ProcessHandle> all = Stream.concat(Stream.of(process.toHandle()), process.descendants()).toList();
-    all.forEach(ProcessHandle::destroy);
+    List<ProcessHandle> all;
+    synchronized (this) {
+      stopping = true;
+      all = handles().toList();
+      all.forEach(ProcessHandle::destroy);
+      signal("CONT", all.stream().filter(ProcessHandle::isAlive).map(ProcessHandle::pid).toList());
+    }
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(GRACE_MS);
     for (ProcessHandle h : all) {
       try {
@@ -75,5 +121,25 @@ final class ExecChild {
       }
     }
     return process.waitFor();
+  }
+
+  private Stream<ProcessHandle> handles() {
+    return Stream.concat(Stream.of(process.toHandle()), process.descendants());
+  }
+
+  private List<Long> pids() {
+    return handles().filter(ProcessHandle::isAlive).map(ProcessHandle::pid).collect(Collectors.toList());
+  }
+
+  /** {@code kill -SIGNAL pids}; one of them may have exited meanwhile (kill still signals the others). */
+  private static void signal(String signal, List<Long> pids) {
+    if (pids.isEmpty()) {
+      return;
+    }
+    try {
+      ChildProcess.kill(signal, pids);
+    } catch (IllegalStateException e) {
+      // a process of the tree exited between listing and signalling
+    }
   }
 }

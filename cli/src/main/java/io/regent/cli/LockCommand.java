@@ -20,6 +20,12 @@ import picocli.CommandLine.Spec;
             + "and $REGENT_FENCING_TOKEN_FILE in its environment. When CMD exits, releases the lock and exits with "
             + "CMD's status. When the lock is lost (prints 'lost NAME: reason' on stderr, exit 1) or on "
             + "SIGINT/SIGTERM (exit 0), CMD gets SIGTERM, then SIGKILL after 2 s.",
+        "When the lease goes 2/3 of its TTL without an acknowledged keepalive (a paused process, a Raft leader "
+            + "failover), the holder is suspended: it prints 'suspended NAME: reason' on stderr, freezes CMD and "
+            + "all it started (SIGSTOP) and goes on renewing. A renewal in time proves the lease held all along: "
+            + "CMD is thawed (SIGCONT) and 'resumed NAME token=T lease=L' printed, same token. The lock is lost "
+            + "when the cluster says the lease ended, or after the TTL and --grace without a renewal. "
+            + "--no-suspend: lost at 2/3 TTL instead.",
         "Without CMD (etcdctl lock NAME), prints the 'locked' line and holds the lock until SIGINT/SIGTERM "
             + "(releases it, exit 0) or until it is lost (exit 1).",
         "Example: regent lock backups --ttl 30s -- ./backup.sh"})
@@ -40,6 +46,9 @@ public final class LockCommand implements Callable<Integer> {
   @Mixin
   WaitOptions wait;
 
+  @Mixin
+  SuspendOptions suspension;
+
   @Option(names = "--ttl", paramLabel = "DURATION", defaultValue = "10s", converter = DurationConverter.class,
       description = "lease TTL, e.g. 3s (default: ${DEFAULT-VALUE})")
   Duration ttl;
@@ -55,9 +64,12 @@ public final class LockCommand implements Callable<Integer> {
     if (wait.timeout() != null && wait.timeout().isZero()) {
       throw new ParameterException(spec.commandLine(), "--timeout needs a positive DURATION");
     }
+    if (suspension.conflict() != null) {
+      throw new ParameterException(spec.commandLine(), suspension.conflict());
+    }
     String owner = Identity.self();
     Candidacy.Run run = new Candidacy.Run(name, owner, ttl, lockDelay.toMillis(), command, null,
-        k -> client.json() ? Format.leaderKey(k, true) : "locked " + Format.leaderKey(k, false));
+        k -> client.json() ? Format.leaderKey(k, true) : "locked " + Format.leaderKey(k, false), suspension);
     try (RegentClient c = client.connect()) {
       return Candidacy.run(c, run, wait.timeout(), false, spec.commandLine().getOut(), spec.commandLine().getErr());
     }

@@ -9,6 +9,7 @@ import io.regent.client.LeaseKeeper;
 import io.regent.client.RegentClient;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -16,6 +17,11 @@ import java.util.concurrent.atomic.AtomicReference;
  * One holder's tenure of a name, for {@code elect} and {@code lock}: a kept-alive lease and a campaign, then
  * holding until the first of SIGINT/SIGTERM, the loss of the name, or the end of the holder's work; then
  * {@link #release}. Create it on the thread that campaigns: a signal or a loss interrupts that campaign.
+ *
+ * <p>Unless told not to ({@link SuspendOptions}), a holder whose lease can no longer be vouched for is
+ * <em>suspended</em> first (docs/architecture.md §3.6): one line {@code suspended NAME: reason} on stderr, its
+ * command frozen; a renewal in time resumes it (the command thawed, {@code resumed NAME token=T lease=L}: the
+ * same lease and token); the loss comes on NOT_FOUND or after the grace.
  */
 final class Tenure {
   /** How a tenure ended. */
@@ -33,28 +39,91 @@ final class Tenure {
 
   private final String name;
   private final PrintWriter err;
+  private final LeaseKeeper.Options keeperOptions;
+  private final boolean suspends;
   private final Thread campaigner = Thread.currentThread();
   private final CountDownLatch ended = new CountDownLatch(1);
   private final AtomicReference<End> end = new AtomicReference<>();
   private boolean campaigning = true; // guarded by this
+  private boolean suspended; // guarded by this
+  private ExecChild child; // guarded by this
   private volatile LeaseKeeper keeper;
+  private volatile long leaseId;
   private volatile LeaderKey key;
 
-  /** A tenure of {@code name}; a loss is reported as one line {@code lost NAME: reason} on {@code err}. */
-  Tenure(String name, PrintWriter err) {
+  /**
+   * A tenure of {@code name}; a loss is reported as one line {@code lost NAME: reason} on {@code err}.
+   *
+   * @param suspension whether (and how long) the holder is suspended before it is lost
+   * @param keeperOptions the lease keeper's options (a pause hook in tests), to which the suspension is added
+   */
+  Tenure(String name, SuspendOptions suspension, LeaseKeeper.Options keeperOptions, PrintWriter err) {
     this.name = name;
     this.err = err;
+    this.suspends = !suspension.noSuspend;
+    this.keeperOptions = suspension.apply(keeperOptions, this::suspend, this::resume);
     Signals.onTermination(() -> end(End.SIGNALLED));
   }
 
-  /** Ends the tenure, unless it has ended already; wakes a campaign in progress. */
+  /** Ends the tenure, unless it has ended already; wakes a campaign in progress and a start put off. */
   synchronized void end(End how) {
     if (end.compareAndSet(null, how)) {
       ended.countDown();
+      notifyAll();
       if (campaigning) {
         campaigner.interrupt(); // cancels the blocking call; the server withdraws the candidacy
       }
     }
+  }
+
+  /** The keeper is in doubt: freezes the command (if any) before saying so; nothing once the tenure ended. */
+  private synchronized void suspend(String reason) {
+    if (end.get() != null) {
+      return;
+    }
+    suspended = true;
+    if (child != null) {
+      child.suspend();
+    }
+    err.println("suspended " + name + ": " + reason);
+    err.flush();
+  }
+
+  /** A renewal in time proved the lease held all along: thaws the command, then says so with the same token. */
+  private synchronized void resume() {
+    suspended = false;
+    notifyAll();
+    if (end.get() != null) {
+      return;
+    }
+    if (child != null) {
+      child.resume();
+    }
+    LeaderKey k = key;
+    err.println("resumed " + name + (k != null ? " token=" + k.getToken() : "") + " lease=" + leaseId);
+    err.flush();
+  }
+
+  /**
+   * Starts the holder's command with {@code start}, once the lease is vouched for: a start while suspended is
+   * put off until the resume, so the command never runs while the holder is unsure.
+   *
+   * @return the command; null when the tenure ended first
+   */
+  synchronized ExecChild startChild(Callable<ExecChild> start) throws Exception {
+    if (!awaitVouched()) {
+      return null;
+    }
+    child = start.call();
+    return child;
+  }
+
+  /** Waits while suspended; whether the tenure lasts. Caller holds the lock. */
+  private boolean awaitVouched() throws InterruptedException {
+    while (suspended && end.get() == null) {
+      wait();
+    }
+    return end.get() == null;
   }
 
   /** Ends the tenure as lost and says why, unless it has ended already. */
@@ -85,7 +154,8 @@ final class Tenure {
     try {
       long sent = System.nanoTime();
       CampaignResponse first = c.campaignWithTtl(name, ttlMs, value, lockDelayMs);
-      keeper = LeaseKeeper.adopt(c, first.getLease(), ttlMs, sent, this::lose);
+      leaseId = first.getLease();
+      keeper = LeaseKeeper.adopt(c, first.getLease(), ttlMs, sent, this::lose, keeperOptions);
       key = first.getElected() ? first.getLeader() : noWait ? notElected(first)
           : campaignRetrying(c, value, lockDelayMs, timeout == null ? -1 : start + timeout.toNanos(), timeout);
     } catch (StatusRuntimeException e) {
@@ -129,7 +199,8 @@ final class Tenure {
         // A call's deadline bounds one call (the client's attempt timeout can end it before --timeout does):
         // campaign again until --timeout, if any, has passed.
         boolean again = code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED;
-        if (!again || !keeper.isValid() || end.get() != null) {
+        // a suspended keeper is not valid, yet still renews: only its loss (which ends the tenure) stops us
+        if (!again || end.get() != null || (!suspends && !keeper.isValid())) {
           throw e;
         }
         try {
@@ -141,9 +212,12 @@ final class Tenure {
     }
   }
 
-  /** Runs {@code announce} (e.g. printing the grant) unless the tenure has ended; whether it ran. */
-  synchronized boolean announce(Runnable announce) {
-    if (end.get() != null) {
+  /**
+   * Runs {@code announce} (e.g. printing the grant) unless the tenure has ended; while suspended, only after
+   * the resume. Whether it ran.
+   */
+  synchronized boolean announce(Runnable announce) throws InterruptedException {
+    if (!awaitVouched()) {
       return false;
     }
     announce.run(); // under the lock: a loss is reported after the grant, never before it

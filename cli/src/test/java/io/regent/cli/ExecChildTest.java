@@ -1,12 +1,15 @@
 package io.regent.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.ByteString;
 import io.regent.api.v1.LeaderKey;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -52,11 +55,45 @@ class ExecChildTest {
     try (TokenFile file = TokenFile.create(1)) {
       ExecChild child = ExecChild.start(List.of("sh", "-c", "trap '' TERM; touch " + ready + "; while :; do sleep "
           + "0.1; done"), KEY, file, () -> { });
-      org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> Files.exists(ready));
+      await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(ready));
       long start = System.nanoTime();
 
       assertThat(child.stop()).isEqualTo(128 + 9);
       assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).isGreaterThanOrEqualTo(ExecChild.GRACE_MS);
+    }
+  }
+
+  @Test
+  void aSuspendedCommandIsFrozenWithWhatItStartedThawedOnResumeAndStoppedBySigtermWhileFrozen() throws Exception {
+    try (TokenFile file = TokenFile.create(1)) {
+      ExecChild child = ExecChild.start(List.of("sh", "-c", "sleep 1000 & wait"), KEY, file, () -> { });
+      ProcessHandle sh = child.handle();
+      ProcessHandle sleep = await().atMost(Duration.ofSeconds(10)).until(() -> sh.children().findFirst(),
+          Optional::isPresent).orElseThrow();
+
+      child.suspend();
+      await().atMost(Duration.ofSeconds(10)).until(() -> state(sh) == 'T' && state(sleep) == 'T');
+
+      child.resume();
+      await().atMost(Duration.ofSeconds(10)).until(() -> state(sh) != 'T' && state(sleep) != 'T');
+
+      child.suspend();
+      await().atMost(Duration.ofSeconds(10)).until(() -> state(sh) == 'T' && state(sleep) == 'T');
+      long start = System.nanoTime();
+      assertThat(child.stop()).as("sh ended by SIGTERM").isEqualTo(128 + 15);
+      assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("no SIGKILL needed")
+          .isLessThan(ExecChild.GRACE_MS);
+      assertThat(sleep.isAlive()).isFalse();
+    }
+  }
+
+  /** The state letter of a process (/proc/PID/stat field 3): T when stopped; '?' once it is gone. */
+  private static char state(ProcessHandle p) {
+    try {
+      String stat = Files.readString(Path.of("/proc", String.valueOf(p.pid()), "stat"));
+      return stat.substring(stat.lastIndexOf(')') + 1).trim().charAt(0);
+    } catch (java.io.IOException e) {
+      return '?';
     }
   }
 
