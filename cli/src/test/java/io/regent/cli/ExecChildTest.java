@@ -88,7 +88,7 @@ class ExecChildTest {
   }
 
   /** The state letter of a process (/proc/PID/stat field 3): T when stopped; '?' once it is gone. */
-  private static char state(ProcessHandle p) {
+  static char state(ProcessHandle p) {
     try {
       String stat = Files.readString(Path.of("/proc", String.valueOf(p.pid()), "stat"));
       return stat.substring(stat.lastIndexOf(')') + 1).trim().charAt(0);
