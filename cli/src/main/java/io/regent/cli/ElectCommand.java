@@ -18,7 +18,7 @@ import picocli.CommandLine.Spec;
     description = {"Campaigns for NAME and holds the leadership until interrupted.",
         "Campaigns for NAME with VALUE on a kept-alive lease and blocks until elected; then prints the "
         + "grant (elected NAME VALUE token=T lease=L) and holds it until SIGINT/SIGTERM (resigns, exit 0) or "
-        + "until it can no longer vouch for its lease (prints 'lost NAME: reason' on stderr, exit 1).",
+        + "until its lease is lost (prints 'lost NAME: reason' on stderr, exit 1; see suspension below).",
         "The token is the fencing token: attach it to every write at the protected resource.",
         "--exec -- CMD ARGS...: runs CMD while leader, with $REGENT_FENCING_TOKEN, $REGENT_LEASE_ID, $REGENT_NAME "
             + "and $REGENT_FENCING_TOKEN_FILE (a file that always holds the newest token) in its environment. "
@@ -29,7 +29,7 @@ import picocli.CommandLine.Spec;
             + "all it started (SIGSTOP) and goes on renewing. A renewal in time proves the lease held all along: "
             + "CMD is thawed (SIGCONT) and 'resumed NAME token=T lease=L' printed, same token. Leadership is lost "
             + "when the cluster says the lease ended, or after the TTL and --grace without a renewal. "
-            + "--no-suspend: lost at 2/3 TTL instead.",
+            + "--no-suspend: lost at 2/3 TTL instead (docs/architecture.md §3.6).",
         "elect --listen NAME is observe NAME.",
         "elect --all a,b,c VALUE takes every name or none at once, all with one token (one grant line each); "
             + "it waits, as one candidate, while any of them is held."})

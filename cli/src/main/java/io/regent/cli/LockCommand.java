@@ -25,7 +25,7 @@ import picocli.CommandLine.Spec;
             + "all it started (SIGSTOP) and goes on renewing. A renewal in time proves the lease held all along: "
             + "CMD is thawed (SIGCONT) and 'resumed NAME token=T lease=L' printed, same token. The lock is lost "
             + "when the cluster says the lease ended, or after the TTL and --grace without a renewal. "
-            + "--no-suspend: lost at 2/3 TTL instead.",
+            + "--no-suspend: lost at 2/3 TTL instead (docs/architecture.md §3.6).",
         "Without CMD (etcdctl lock NAME), prints the 'locked' line and holds the lock until SIGINT/SIGTERM "
             + "(releases it, exit 0) or until it is lost (exit 1).",
         "Example: regent lock backups --ttl 30s -- ./backup.sh"})
