@@ -79,7 +79,7 @@ class LockLeaderPauseTest {
     frozen = cluster.process(leader).orElseThrow().pid();
     ChildProcess.kill("STOP", List.of(frozen));
     // the pause itself: for three TTLs the holder must neither be lost nor lose its command
-    await().during(TTL.multipliedBy(3)).atMost(TTL.multipliedBy(3).plus(WAIT))
+    await().during(TTL.multipliedBy(3)).atMost(TTL.multipliedBy(3).plusSeconds(5))
         .until(() -> lock.alive() && sleep.isAlive() && lost().isEmpty());
     ChildProcess.kill("CONT", List.of(frozen));
     frozen = 0;
