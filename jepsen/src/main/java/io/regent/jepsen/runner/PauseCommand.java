@@ -1,10 +1,10 @@
 package io.regent.jepsen.runner;
 
-import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code jepsen/run pause}: the leader-pause check ({@link PauseCheck}); prints the verdict line. */
@@ -32,17 +32,8 @@ public final class PauseCommand implements Callable<Integer> {
       description = "leases kept by the client that starts at each node (default: ${DEFAULT-VALUE})")
   int leasesPerNode;
 
-  @Option(names = "--network", defaultValue = "auto",
-      description = "auto, netns or loopback (default: ${DEFAULT-VALUE})")
-  String network;
-
-  @Option(names = "--store", defaultValue = "${env:JEPSEN_STORE:-jepsen/store}",
-      description = "store root (default: $JEPSEN_STORE, else jepsen/store)")
-  Path store;
-
-  @Option(names = "--jar", defaultValue = "${env:REGENT_JAR:-cli/target/regent.jar}",
-      description = "the shaded server jar (default: $REGENT_JAR, else cli/target/regent.jar)")
-  Path jar;
+  @Mixin
+  ClusterOptions cluster;
 
   @Override
   public Integer call() throws Exception {
@@ -53,7 +44,8 @@ public final class PauseCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(spec.commandLine(),
           "--ttl, --rounds and --leases-per-node must be positive");
     }
-    Map<String, Object> r = new PauseCheck(nodes, ttlMs, rounds, leasesPerNode, network, store, jar).run();
+    Map<String, Object> r = new PauseCheck(nodes, ttlMs, rounds, leasesPerNode, cluster.network, cluster.store,
+        cluster.jar).run();
     System.out.println("pause: " + r.get("valid?") + " (" + r.get("explanation") + ") -> " + r.get("store"));
     return switch (String.valueOf(r.get("valid?"))) {
       case "valid" -> 0;
