@@ -30,6 +30,8 @@ class HoldingOptionsTest {
       "ledger append jobs entry                         | --token",
       "ledger append jobs entry --token 1 --ledger nope | invalid endpoint 'nope'",
       "ledger append-loop jobs --token 1 --interval 0   | --interval must be positive",
+      "ledger append-loop jobs --token 1 --ledger nope  | invalid endpoint 'nope'",
+      "ledger partition-loop orders --interval 0        | --interval must be positive",
       "ledger                                           | missing command"})
   void badOptionsAreUsageErrors(String args, String message) {
     StringWriter err = new StringWriter();
