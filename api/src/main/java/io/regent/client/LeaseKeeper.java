@@ -3,6 +3,7 @@ package io.regent.client;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
@@ -23,15 +24,28 @@ import java.util.function.LongSupplier;
  * <p>A keepalive that hangs or finds its node unreachable is retried on the client's next endpoint within the
  * time the lease has left ({@link RegentClient}), so a paused node does not cost the lease while others answer.
  *
- * <p>The step-down callback runs once, on the keeper's scheduler: after it the keeper stops renewing. The
- * clock, the scheduler and a hook run before each renewal can be injected ({@link Options}) — for tests and for
- * Jepsen's client pause.
+ * <p><b>Suspension</b> (optional, {@link Options#suspendWhenInDoubt}; Chubby's "jeopardy", Curator's SUSPENDED;
+ * docs/architecture.md §3.6): a failover can take longer than 2/3 of a short TTL (a frozen leader is noticed
+ * only after an election timeout), although the new leader keeps every lease. With suspension, the keeper
+ * that reaches the deadline only <em>suspends</em>: {@link #isValid()} is false and the application must stop
+ * acting, but the keeper goes on renewing; a keepalive sent after that and acknowledged within 2/3 ttl of its
+ * sending proves the lease never ended (an ended lease is never renewed: NOT_FOUND), so the holder
+ * <em>resumes</em> with the same lease and tokens. It steps down, for good, on NOT_FOUND or once
+ * ttl + grace has passed since the last acknowledged keepalive was sent. Without suspension (the default) the
+ * deadline is the step-down.
+ *
+ * <p>The callbacks (suspended, resumed, step-down) run in the order of the events, one at a time, on the
+ * keeper's scheduler; the step-down runs once and after it the keeper stops renewing. The clock, the scheduler
+ * and a hook run before each renewal can be injected ({@link Options}) — for tests and for Jepsen's client
+ * pause.
  */
 public final class LeaseKeeper implements AutoCloseable {
   /** Shortest deadline given to one keepalive call, ms. */
   static final long MIN_CALL_MS = 50;
   /** Pause before retrying a failed keepalive, ms (at most ttl/10). */
   static final long RETRY_MS = 100;
+  /** Shortest default grace of a suspended keeper, ms (the default is the longer of this and the TTL). */
+  static final long MIN_DEFAULT_GRACE_MS = 10_000;
 
   /** Runs on the renewal thread before each keepalive is sent; may block (a simulated process pause). */
   @FunctionalInterface
@@ -57,8 +71,38 @@ public final class LeaseKeeper implements AutoCloseable {
     private LongSupplier clock = System::nanoTime;
     private ScheduledExecutorService scheduler;
     private PauseHook pauseHook = () -> { };
+    private Consumer<String> onSuspend;
+    private Runnable onResume;
+    private long graceMs = -1;
 
     private Options() {
+    }
+
+    /**
+     * Suspends instead of stepping down at the 2/3-ttl deadline (see {@link LeaseKeeper}): {@code onSuspend} is
+     * told why when the holder must stop acting, {@code onResume} when a renewal proved the lease is still held
+     * (same lease, same fencing tokens); the step-down callback then comes only on NOT_FOUND or after the grace.
+     */
+    public Options suspendWhenInDoubt(Consumer<String> onSuspend, Runnable onResume) {
+      this.onSuspend = Objects.requireNonNull(onSuspend, "onSuspend");
+      this.onResume = Objects.requireNonNull(onResume, "onResume");
+      return this;
+    }
+
+    /**
+     * How long a suspended keeper goes on trying after a full TTL has passed since its last acknowledged
+     * keepalive was sent, ms (&gt;= 0; default: the TTL, at least {@value #MIN_DEFAULT_GRACE_MS} ms). A
+     * reachable cluster answers NOT_FOUND at once for a lease that ended, so the grace only bounds the wait
+     * for an unreachable one.
+     *
+     * @throws IllegalArgumentException for a negative grace
+     */
+    public Options grace(long graceMs) {
+      if (graceMs < 0) {
+        throw new IllegalArgumentException("grace " + graceMs + " ms < 0");
+      }
+      this.graceMs = graceMs;
+      return this;
     }
 
     /** The monotonic clock, ns (as {@link System#nanoTime}): send times and the step-down deadline. */
@@ -90,10 +134,15 @@ public final class LeaseKeeper implements AutoCloseable {
   private final LongSupplier clock;
   private final PauseHook pauseHook;
   private final Consumer<String> onStepDown;
+  private final Consumer<String> onSuspend; // null: the deadline is the step-down
+  private final Runnable onResume;
+  private final long graceMs;
   private final ScheduledExecutorService scheduler;
   private final boolean ownsScheduler;
   private boolean down; // guarded by this
+  private boolean suspended; // guarded by this
   private long lastAckSentNanos; // guarded by this
+  private CompletableFuture<Void> callbacks = CompletableFuture.completedFuture(null); // guarded by this
   private volatile Future<?> renewal;
   private volatile Future<?> watch;
 
@@ -105,6 +154,9 @@ public final class LeaseKeeper implements AutoCloseable {
     this.clock = o.clock;
     this.pauseHook = o.pauseHook;
     this.onStepDown = onStepDown;
+    this.onSuspend = o.onSuspend;
+    this.onResume = o.onResume;
+    this.graceMs = o.graceMs >= 0 ? o.graceMs : Math.max(ttlMs, MIN_DEFAULT_GRACE_MS);
     this.lastAckSentNanos = grantSentNanos;
     this.ownsScheduler = o.scheduler == null;
     // Two threads: the deadline is watched while a renewal blocks, so a slow renewal never delays the step-down.
@@ -144,7 +196,13 @@ public final class LeaseKeeper implements AutoCloseable {
    */
   public static LeaseKeeper adopt(RegentClient client, long leaseId, long ttlMs, long sentNanos,
                                   Consumer<String> onStepDown) {
-    return start(lessor(client), leaseId, ttlMs, sentNanos, options(), onStepDown);
+    return adopt(client, leaseId, ttlMs, sentNanos, onStepDown, options());
+  }
+
+  /** Like {@link #adopt(RegentClient, long, long, long, Consumer)} with injected {@code options}. */
+  public static LeaseKeeper adopt(RegentClient client, long leaseId, long ttlMs, long sentNanos,
+                                  Consumer<String> onStepDown, Options options) {
+    return start(lessor(client), leaseId, ttlMs, sentNanos, options, onStepDown);
   }
 
   private static Lessor lessor(RegentClient client) {
@@ -185,20 +243,22 @@ public final class LeaseKeeper implements AutoCloseable {
       return; // closed while paused
     }
     long sent = clock.getAsLong();
-    long validForMs;
+    long callMs;
     synchronized (this) {
       if (down) {
         return;
       }
-      validForMs = TimeUnit.NANOSECONDS.toMillis(deadlineNanos() - sent);
+      // While suspended only an answer within 2/3 ttl of this send can resume the holder: it may take ttl/3.
+      callMs = suspended ? ttlMs / 3 : TimeUnit.NANOSECONDS.toMillis(deadlineNanos() - sent);
     }
     long nextInMs;
     try {
-      lessor.keepAlive(leaseId, Math.max(MIN_CALL_MS, validForMs));
+      lessor.keepAlive(leaseId, Math.max(MIN_CALL_MS, callMs));
       if (!acknowledged(sent)) {
         return;
       }
-      nextInMs = ttlMs / 3 - TimeUnit.NANOSECONDS.toMillis(clock.getAsLong() - sent);
+      nextInMs = isSuspended() ? Math.min(RETRY_MS, ttlMs / 10)
+          : ttlMs / 3 - TimeUnit.NANOSECONDS.toMillis(clock.getAsLong() - sent);
     } catch (StatusRuntimeException e) {
       if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
         stepDown("lease " + leaseId + " expired or was revoked");
@@ -213,30 +273,80 @@ public final class LeaseKeeper implements AutoCloseable {
     }
   }
 
-  /** Counts an acknowledgement of a keepalive sent at {@code sent}, unless the deadline passed before it came. */
+  /**
+   * Counts an acknowledgement of a keepalive sent at {@code sent}. Without suspension, one that came after the
+   * deadline steps the holder down. With it, one that came after its own send's 2/3-ttl deadline vouches for
+   * nothing now and leaves the holder suspended (the lease was still held when the server answered, so the
+   * keeper tries again); one in time resumes it. Whether renewing goes on.
+   */
   private synchronized boolean acknowledged(long sent) {
     if (down) {
       return false;
     }
-    if (clock.getAsLong() - deadlineNanos() >= 0) {
+    long now = clock.getAsLong();
+    if (onSuspend == null && now - deadlineNanos() >= 0) {
+      // the holder was bound to stop at the deadline: an answer after it must not make it act again
       stepDown("lease " + leaseId + " renewed only after 2/3 of its " + ttlMs + " ms TTL had passed");
       return false;
     }
+    if (now - (sent + validityNanos()) >= 0) {
+      lastAckSentNanos = Math.max(lastAckSentNanos, sent);
+      suspend("lease " + leaseId + " renewed only after 2/3 of its " + ttlMs + " ms TTL had passed");
+      return true;
+    }
     lastAckSentNanos = Math.max(lastAckSentNanos, sent);
+    if (suspended) {
+      suspended = false;
+      callback(onResume);
+    }
     return true;
   }
 
-  /** Steps down at the deadline, or watches again until the (moved) deadline. */
+  /**
+   * At the deadline: steps down, or suspends, and steps down once ttl + grace have passed since the last
+   * acknowledged keepalive was sent; otherwise watches again until the (moved) deadline.
+   */
   private synchronized void checkDeadline() {
     if (down) {
       return;
     }
-    long left = deadlineNanos() - clock.getAsLong();
-    if (left <= 0) {
-      stepDown("lease " + leaseId + " not renewed for 2/3 of its " + ttlMs + " ms TTL");
-    } else {
+    long now = clock.getAsLong();
+    long left = deadlineNanos() - now;
+    if (left > 0) {
       watch = scheduler.schedule(this::checkDeadline, left, TimeUnit.NANOSECONDS);
+      return;
     }
+    if (onSuspend == null) {
+      stepDown("lease " + leaseId + " not renewed for 2/3 of its " + ttlMs + " ms TTL");
+      return;
+    }
+    long giveUpIn = lastAckSentNanos + TimeUnit.MILLISECONDS.toNanos(ttlMs + graceMs) - now;
+    if (giveUpIn <= 0) {
+      stepDown("lease " + leaseId + " not renewed within its " + ttlMs + " ms TTL and a grace of " + graceMs
+          + " ms");
+      return;
+    }
+    suspend("lease " + leaseId + " not renewed for 2/3 of its " + ttlMs + " ms TTL");
+    // Whichever comes first: a resume moves the deadline (the watch then re-arms), or the grace ends.
+    watch = scheduler.schedule(this::checkDeadline, Math.min(giveUpIn, TimeUnit.MILLISECONDS.toNanos(RETRY_MS)),
+        TimeUnit.NANOSECONDS);
+  }
+
+  /** Marks the holder suspended and tells the application, unless it is already; caller holds the lock. */
+  private void suspend(String reason) {
+    if (!suspended) {
+      suspended = true;
+      callback(() -> onSuspend.accept(reason));
+    }
+  }
+
+  private synchronized boolean isSuspended() {
+    return suspended;
+  }
+
+  /** Runs {@code task} on the scheduler after every callback queued before it; caller holds the lock. */
+  private void callback(Runnable task) {
+    callbacks = callbacks.thenRunAsync(task, scheduler).exceptionally(e -> null);
   }
 
   private long validityNanos() {
@@ -249,8 +359,9 @@ public final class LeaseKeeper implements AutoCloseable {
       return;
     }
     down = true;
+    suspended = false;
     cancelTasks(false);
-    scheduler.execute(() -> {
+    callback(() -> {
       try {
         onStepDown.accept(reason);
       } finally {
@@ -273,19 +384,23 @@ public final class LeaseKeeper implements AutoCloseable {
   }
 
   /**
-   * Whether the holder may still act: renewed within 2/3 ttl (measured from send time) and not lost. Once
-   * false it stays false, even if a late acknowledgement arrives; the first call that finds the deadline
-   * passed steps down.
+   * Whether the holder may act now: renewed within 2/3 ttl (measured from send time), not suspended and not
+   * lost. Without suspension, once false it stays false, even if a late acknowledgement arrives; with it, it
+   * is true again after a resume. The first call that finds the deadline passed steps down (or suspends).
    */
   public synchronized boolean isValid() {
     if (down) {
       return false;
     }
     if (clock.getAsLong() - deadlineNanos() >= 0) {
-      stepDown("lease " + leaseId + " not renewed for 2/3 of its " + ttlMs + " ms TTL");
+      if (onSuspend == null) {
+        stepDown("lease " + leaseId + " not renewed for 2/3 of its " + ttlMs + " ms TTL");
+      } else {
+        suspend("lease " + leaseId + " not renewed for 2/3 of its " + ttlMs + " ms TTL");
+      }
       return false;
     }
-    return true;
+    return !suspended;
   }
 
   /** The step-down deadline on the keeper's clock, ns: when the last acknowledged keepalive was sent + 2/3 ttl. */

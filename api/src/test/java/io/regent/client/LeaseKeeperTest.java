@@ -32,9 +32,107 @@ class LeaseKeeperTest {
     }
   };
 
+  private final List<String> events = new ArrayList<>();
+
   private LeaseKeeper start(LeaseKeeper.PauseHook hook) {
     LeaseKeeper.Options o = LeaseKeeper.options().clock(time::nanoTime).scheduler(time).pauseHook(hook);
     return LeaseKeeper.start(lessor, 7, TTL, time.nanoTime(), o, stepDowns::add);
+  }
+
+  /** A keeper that suspends at the deadline, with a grace of {@code graceMs}; events are logged in order. */
+  private LeaseKeeper startSuspending(long graceMs) {
+    LeaseKeeper.Options o = LeaseKeeper.options().clock(time::nanoTime).scheduler(time)
+        .suspendWhenInDoubt(reason -> events.add("suspended: " + reason), () -> events.add("resumed"))
+        .grace(graceMs);
+    return LeaseKeeper.start(lessor, 7, TTL, time.nanoTime(), o, reason -> events.add("down: " + reason));
+  }
+
+  private void failKeepAlives() {
+    onKeepAlive = timeout -> {
+      throw Status.UNAVAILABLE.asRuntimeException();
+    };
+  }
+
+  @Test
+  void aSuspendedKeeperResumesWithTheSameLeaseWhenARenewalIsAcknowledgedInTime() {
+    LeaseKeeper k = startSuspending(5_000);
+    failKeepAlives(); // a failover: from 1 000 ms on, no keepalive is answered
+    time.advance(1_999);
+    assertThat(k.isValid()).isTrue();
+    assertThat(events).isEmpty();
+    time.advance(1);
+    time.advance(0);
+    assertThat(k.isValid()).isFalse();
+    assertThat(events).singleElement().asString().startsWith("suspended: ").contains("not renewed for 2/3");
+    int tried = keepAliveTimeouts.size();
+    time.advance(1_000); // still renewing while suspended, each call given ttl/3
+    assertThat(keepAliveTimeouts.size()).isGreaterThan(tried + 5);
+    assertThat(keepAliveTimeouts.subList(tried, keepAliveTimeouts.size())).containsOnly(TTL / 3);
+
+    onKeepAlive = timeout -> { }; // the new leader answers, at once
+    time.advance(LeaseKeeper.RETRY_MS);
+    time.advance(0);
+    assertThat(events).hasSize(2).last().isEqualTo("resumed");
+    assertThat(k.isValid()).isTrue();
+    long resumedAt = time.nanoTime();
+    time.advance(10_000); // back to renewing every ttl/3: valid throughout, no other event
+    assertThat(k.isValid()).isTrue();
+    assertThat(events).hasSize(2);
+    assertThat(k.deadlineNanos()).isGreaterThan(resumedAt);
+  }
+
+  @Test
+  void anAcknowledgementLaterThanTwoThirdsOfItsTtlDoesNotResume() {
+    LeaseKeeper k = startSuspending(5_000);
+    failKeepAlives();
+    time.advance(2_000);
+    time.advance(0);
+    assertThat(events).singleElement().asString().startsWith("suspended");
+    // answered 2.5 s after it was sent (past that send's own deadline): it proves the lease was held then,
+    // not now — still suspended, still renewing
+    onKeepAlive = timeout -> time.jump(2_500);
+    time.advance(LeaseKeeper.RETRY_MS);
+    onKeepAlive = timeout -> failKeepAlives();
+    failKeepAlives();
+    time.advance(0);
+    assertThat(k.isValid()).isFalse();
+    assertThat(events).singleElement().asString().startsWith("suspended");
+    assertThat(time.pending()).isPositive();
+  }
+
+  @Test
+  void aSuspendedKeeperStepsDownOnNotFoundOrAfterTtlPlusGrace() {
+    LeaseKeeper gone = startSuspending(5_000);
+    failKeepAlives();
+    time.advance(2_000);
+    onKeepAlive = timeout -> {
+      throw Status.NOT_FOUND.asRuntimeException();
+    };
+    time.advance(LeaseKeeper.RETRY_MS);
+    time.advance(0);
+    assertThat(events).hasSize(2).last().asString().startsWith("down: ").contains("expired or was revoked");
+    assertThat(gone.isValid()).isFalse();
+
+    events.clear();
+    long start = time.nanoTime();
+    LeaseKeeper unreachable = startSuspending(500);
+    failKeepAlives();
+    time.advance(3_499); // last acknowledged send: the grant at `start`; ttl + grace = 3 500 ms
+    assertThat(events).singleElement().asString().startsWith("suspended");
+    time.advance(1);
+    time.advance(0);
+    assertThat(events).hasSize(2).last().asString().startsWith("down: ").contains("grace of 500 ms");
+    assertThat(time.nanoTime() - start).isEqualTo(3_500_000_000L);
+    assertThat(unreachable.isValid()).isFalse();
+    int sent = keepAliveTimeouts.size();
+    time.advance(10_000);
+    assertThat(keepAliveTimeouts).hasSize(sent);
+  }
+
+  @Test
+  void aNegativeGraceIsRefused() {
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> LeaseKeeper.options().grace(-1))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("grace -1 ms");
   }
 
   @Test

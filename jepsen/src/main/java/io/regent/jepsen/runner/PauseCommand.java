@@ -11,7 +11,9 @@ import picocli.CommandLine.Option;
 @Command(name = "pause", mixinStandardHelpOptions = true,
     description = {"Keeps leases alive through every node while the Raft leader is SIGSTOPped for 3 TTLs, "
         + "ROUNDS times; counts spurious expiries (within one TTL of the last acknowledged keepalive; must be 0), "
-        + "expiries and client step-downs. Writes STORE/pause/<timestamp>/results.json and the node logs.",
+        + "expiries and client step-downs (all must be 0) and client suspensions (allowed: a keeper without an "
+        + "acknowledgement for 2/3 TTL stops acting until a renewal is acknowledged, as regent lock does). "
+        + "Writes STORE/pause/<timestamp>/results.json and the node logs.",
         "Exit codes: 0 valid, 1 invalid, 2 unknown or crashed."})
 public final class PauseCommand implements Callable<Integer> {
   @CommandLine.Spec
@@ -32,6 +34,11 @@ public final class PauseCommand implements Callable<Integer> {
       description = "leases kept by the client that starts at each node (default: ${DEFAULT-VALUE})")
   int leasesPerNode;
 
+  @Option(names = "--no-suspend", negatable = false,
+      description = "keepers step down at 2/3 TTL without an acknowledgement instead of suspending (the rule "
+          + "before suspension; fails when a failover takes longer than that)")
+  boolean noSuspend;
+
   @Mixin
   ClusterOptions cluster;
 
@@ -45,7 +52,7 @@ public final class PauseCommand implements Callable<Integer> {
           "--ttl, --rounds and --leases-per-node must be positive");
     }
     Map<String, Object> r = new PauseCheck(nodes, ttlMs, rounds, leasesPerNode, cluster.network, cluster.store,
-        cluster.jar).run();
+        cluster.jar, !noSuspend).run();
     System.out.println("pause: " + r.get("valid?") + " (" + r.get("explanation") + ") -> " + r.get("store"));
     return switch (String.valueOf(r.get("valid?"))) {
       case "valid" -> 0;
