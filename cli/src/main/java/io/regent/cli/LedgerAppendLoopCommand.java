@@ -31,17 +31,10 @@ public final class LedgerAppendLoopCommand implements Callable<Integer> {
   CommandSpec spec;
 
   @Mixin
-  LedgerOptions ledger;
+  LedgerLoopOptions loop;
 
   @Parameters(index = "0", paramLabel = "KEY", description = "ledger key")
   String key;
-
-  @Option(names = "--interval", paramLabel = "DURATION", defaultValue = "200ms", converter = DurationConverter.class,
-      description = "pause between attempts (default: ${DEFAULT-VALUE})")
-  Duration interval;
-
-  @Option(names = "--id", paramLabel = "ID", description = "writer id in each entry (default: host:pid)")
-  String id;
 
   @Option(names = "--token", paramLabel = "N", description = "a fixed fencing token instead of the environment's")
   Long token;
@@ -50,27 +43,23 @@ public final class LedgerAppendLoopCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
-    if (interval.isZero()) {
-      throw new ParameterException(spec.commandLine(), "--interval must be positive");
-    }
+    Duration interval = loop.interval();
     lastToken = initialToken();
-    if (id == null) {
-      id = Identity.self();
-    }
+    String id = loop.id();
     PrintWriter out = spec.commandLine().getOut();
-    try (LedgerClient c = ledger.connect()) {
+    try (LedgerClient c = loop.ledger.connect()) {
       for (long n = 1; ; n++) {
-        out.println(attempt(c, n, currentToken()));
+        out.println(attempt(c, id + " #" + n, currentToken()));
         out.flush();
         Thread.sleep(interval.toMillis());
       }
     }
   }
 
-  /** One append; the line that reports it. */
-  private String attempt(LedgerClient c, long n, long t) {
-    LedgerAttempt a = LedgerAttempt.append(c, key, id + " #" + n, t);
-    return ledger.json() ? a.json().toString() : a.text(a.entry());
+  /** One append of {@code entry}; the line that reports it. */
+  private String attempt(LedgerClient c, String entry, long t) {
+    LedgerAttempt a = LedgerAttempt.append(c, key, entry, t);
+    return loop.ledger.json() ? a.json().toString() : a.text(a.entry());
   }
 
   private long initialToken() {

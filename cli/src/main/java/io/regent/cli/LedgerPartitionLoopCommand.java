@@ -13,7 +13,6 @@ import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -37,33 +36,22 @@ public final class LedgerPartitionLoopCommand implements Callable<Integer> {
   CommandSpec spec;
 
   @Mixin
-  LedgerOptions ledger;
+  LedgerLoopOptions loop;
 
   @Parameters(index = "0", paramLabel = "PREFIX", description = "ledger keys are PREFIX/PARTITION")
   String prefix;
-
-  @Option(names = "--interval", paramLabel = "DURATION", defaultValue = "200ms", converter = DurationConverter.class,
-      description = "pause between rounds (default: ${DEFAULT-VALUE})")
-  Duration interval;
-
-  @Option(names = "--id", paramLabel = "ID", description = "writer id in each entry (default: host:pid)")
-  String id;
 
   private final Object wake = new Object();
 
   @Override
   public Integer call() throws Exception {
-    if (interval.isZero()) {
-      throw new ParameterException(spec.commandLine(), "--interval must be positive");
-    }
+    Duration interval = loop.interval();
     String file = System.getenv(GroupJoinCommand.PARTITIONS_FILE);
     if (file == null || file.isBlank()) {
       throw new ParameterException(spec.commandLine(), "no partitions file: run under `regent group join --exec`, "
           + "which sets $" + GroupJoinCommand.PARTITIONS_FILE);
     }
-    if (id == null) {
-      id = Identity.self();
-    }
+    String id = loop.id();
     try {
       // a change of the partitions file: write with the new assignment now (the JVM's default would exit)
       sun.misc.Signal.handle(new sun.misc.Signal("HUP"), sig -> {
@@ -75,12 +63,12 @@ public final class LedgerPartitionLoopCommand implements Callable<Integer> {
       // no SIGHUP here: the next round comes after the interval anyway
     }
     PrintWriter out = spec.commandLine().getOut();
-    try (LedgerClient c = ledger.connect()) {
+    try (LedgerClient c = loop.ledger.connect()) {
       for (long n = 1; ; n++) {
         for (Map.Entry<Integer, Long> p : read(Path.of(file)).entrySet()) {
           String key = prefix + "/" + p.getKey();
           LedgerAttempt a = LedgerAttempt.append(c, key, id + " #" + n, p.getValue());
-          out.println(ledger.json() ? a.json().put("key", key).toString() : a.text(key + " " + a.entry()));
+          out.println(loop.ledger.json() ? a.json().put("key", key).toString() : a.text(key + " " + a.entry()));
         }
         out.flush();
         synchronized (wake) {

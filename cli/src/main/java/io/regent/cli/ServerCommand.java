@@ -7,7 +7,6 @@ import io.regent.server.RegentServer;
 import io.regent.server.ServerConfig;
 import io.regent.server.raft.ApiAddressPublisher;
 import io.regent.server.single.SingleWriterServer;
-import io.regent.statemachine.group.UnsafeSkipRelease;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -135,7 +134,6 @@ public final class ServerCommand implements Callable<Integer> {
       LogFiles.writeTo(logDir.toAbsolutePath());
     }
     if (unsafeSkipRelease) {
-      UnsafeSkipRelease.enable();
       System.err.println("WARNING: --unsafe-skip-release: ownership groups move partitions before their owner "
           + "released them, breaking the release rule; it exists only as a negative control of the Jepsen tests");
     }
@@ -150,7 +148,7 @@ public final class ServerCommand implements Callable<Integer> {
         throw new ParameterException(spec.commandLine(), "TLS and --permissions are not available with "
             + "--single-writer");
       }
-      return serve(SingleWriterServer.start(apiHost, apiPort, dataDir.toAbsolutePath()));
+      return serve(SingleWriterServer.start(apiHost, apiPort, dataDir.toAbsolutePath(), unsafeSkipRelease));
     }
     if (id == null || (peers == null) == (raft == null)) {
       throw usage("--id and either --peers (the voters of a new cluster) or --raft (a node joining a cluster, or "
@@ -170,7 +168,8 @@ public final class ServerCommand implements Callable<Integer> {
       } else {
         b.raftAddress(raft);
       }
-      config = b.apiHost(apiHost).apiPort(apiPort).unsafeLocalGrants(unsafeLocalGrants).metricsPort(metricsPort)
+      config = b.apiHost(apiHost).apiPort(apiPort).unsafeLocalGrants(unsafeLocalGrants)
+          .unsafeSkipRelease(unsafeSkipRelease).metricsPort(metricsPort)
           .limits(limitOptions.limits()).confirm(confirmRule()).build();
     } catch (ServerConfig.InvalidSettingException e) {
       throw usage(e.getMessage(), e.settings().toArray(String[]::new));

@@ -34,7 +34,11 @@ class HoldingOptionsTest {
       "ledger serve --data-dir d --port 70000           | --port must be within 0..65535",
       "ledger append jobs entry                         | --token",
       "ledger append jobs entry --token 1 --ledger nope | invalid endpoint 'nope'",
-      "ledger append-loop jobs --token 1 --interval 0   | --interval must be positive",
+      "ledger append-loop jobs --token 1 --interval 0   | --interval must be at least 1ms",
+      "ledger append-loop jobs --token 1 --interval 0.5ms | --interval must be at least 1ms",
+      "ledger append-loop jobs --token 1 --ledger nope  | invalid endpoint 'nope'",
+      "ledger partition-loop orders --interval 0        | --interval must be at least 1ms",
+      "ledger partition-loop orders --interval 500us    | --interval must be at least 1ms",
       "ledger                                           | missing command"})
   void badOptionsAreUsageErrors(String args, String message) {
     StringWriter err = new StringWriter();

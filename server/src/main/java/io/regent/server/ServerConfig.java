@@ -22,6 +22,10 @@ import java.util.regex.Pattern;
  * @param requestTimeoutMs how long a proposal may take before the API answers UNAVAILABLE
  * @param unsafeLocalGrants TESTS ONLY (the Jepsen negative control): a Campaign on a name this node sees
  *     as free is answered "elected" at once, from local state, without Raft; breaks every guarantee
+ * @param unsafeSkipRelease TESTS ONLY (the negative control of Jepsen's ownership workload, {@code
+ *     --unsafe-skip-release}): this node's state machine applies ownership-group entries with the release rule of
+ *     docs/ownership.md skipped, so a rebalance moves a partition before its owner released it; every node of the
+ *     cluster must get the same value, or their replicas diverge
  * @param metricsPort port of the HTTP endpoint serving {@code /metrics}, {@code /healthz} and {@code /readyz}
  *     on {@code apiHost}; -1 (the default) serves none, 0 picks a free port
  * @param limits limits of the public API ({@link ServerLimits#DEFAULTS} unless set)
@@ -31,7 +35,7 @@ import java.util.regex.Pattern;
 public record ServerConfig(String nodeId, Map<String, String> peers, String apiHost, int apiPort, Path dataDir,
                            long electionTimeoutMinMs, long electionTimeoutMaxMs, long snapshotThreshold,
                            long logSegmentBytes, long requestTimeoutMs, boolean unsafeLocalGrants,
-                           int metricsPort, ServerLimits limits, ConfirmRule confirm) {
+                           boolean unsafeSkipRelease, int metricsPort, ServerLimits limits, ConfirmRule confirm) {
 
   /** Default election timeouts: 600–1200 ms, so the minimum TTL is 1.8 s (tests can use 2–3 s TTLs). */
   public static final long DEFAULT_ELECTION_MIN_MS = 600;
@@ -89,7 +93,8 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
   public Builder toBuilder() {
     Builder b = new Builder(nodeId, dataDir).peers(peers).apiHost(apiHost).apiPort(apiPort)
         .electionTimeout(electionTimeoutMinMs, electionTimeoutMaxMs).snapshots(snapshotThreshold, logSegmentBytes)
-        .requestTimeoutMs(requestTimeoutMs).unsafeLocalGrants(unsafeLocalGrants).metricsPort(metricsPort);
+        .requestTimeoutMs(requestTimeoutMs).unsafeLocalGrants(unsafeLocalGrants).unsafeSkipRelease(unsafeSkipRelease)
+        .metricsPort(metricsPort);
     return b.limits(limits).confirm(confirm);
   }
 
@@ -118,6 +123,7 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
     private long logSegmentBytes = 8L << 20;
     private long requestTimeoutMs = 10_000;
     private boolean unsafeLocalGrants;
+    private boolean unsafeSkipRelease;
     private int metricsPort = -1;
     private ServerLimits limits = ServerLimits.DEFAULTS;
     private ConfirmRule confirm = ConfirmRule.LEASE;
@@ -235,6 +241,12 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
       return this;
     }
 
+    /** TESTS ONLY: the ownership workload's negative control (see {@link ServerConfig}'s {@code unsafeSkipRelease}). */
+    public Builder unsafeSkipRelease(boolean unsafe) {
+      this.unsafeSkipRelease = unsafe;
+      return this;
+    }
+
     /** Port of the metrics and health endpoint (-1, the default: none; 0: a free port). */
     public Builder metricsPort(int port) {
       this.metricsPort = port;
@@ -261,7 +273,8 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
      */
     public ServerConfig build() {
       return new ServerConfig(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs,
-          snapshotThreshold, logSegmentBytes, requestTimeoutMs, unsafeLocalGrants, metricsPort, limits, confirm);
+          snapshotThreshold, logSegmentBytes, requestTimeoutMs, unsafeLocalGrants, unsafeSkipRelease, metricsPort, limits,
+          confirm);
     }
   }
 

@@ -35,7 +35,9 @@ import java.util.concurrent.TimeUnit;
  * the Raft leader is stopped with {@code SIGSTOP} for 3 TTLs, then resumed, {@code rounds} times; a separate
  * client asks every {@link #WATCH_MS} ms whether each lease still exists. {@link LeaseSurvival} judges: no
  * lease may expire, no keeper may step down, and in particular no lease may expire within one TTL of its last
- * acknowledged keepalive (a spurious expiry). Writes {@code results.json} and the node logs under
+ * acknowledged keepalive (a spurious expiry). The keepers suspend while in doubt (docs/architecture.md §3.6), as
+ * {@code regent lock} does, unless {@code suspend} is off: then the 2/3-TTL deadline is their step-down, which a
+ * failover longer than that fails. Writes {@code results.json} and the node logs under
  * {@code STORE/pause/<timestamp>/}.
  */
 final class PauseCheck {
@@ -49,8 +51,11 @@ final class PauseCheck {
   private final String network;
   private final Path storeRoot;
   private final Path jarSource;
+  private final boolean suspend;
 
-  PauseCheck(int nodes, long ttlMs, int rounds, int leasesPerNode, String network, Path storeRoot, Path jar) {
+  PauseCheck(int nodes, long ttlMs, int rounds, int leasesPerNode, String network, Path storeRoot, Path jar,
+             boolean suspend) {
+    this.suspend = suspend;
     this.nodes = nodes;
     this.ttlMs = ttlMs;
     this.rounds = rounds;
@@ -69,6 +74,7 @@ final class PauseCheck {
     Map<String, Object> results = new LinkedHashMap<>();
     results.put("store", dir.toString());
     results.put("ttl-ms", ttlMs);
+    results.put("suspend?", suspend);
     try (RunLock lock = RunLock.acquire(Duration.ofMinutes(10))) {
       Path jar = Files.copy(jarSource, data.resolve("regent.jar")); // a concurrent build may rewrite the original
       ClusterSpec spec = new ClusterSpec(nodes, false, network, jar, dir, data, ClusterSpec.DEFAULT_JVM, List.of());
@@ -106,7 +112,11 @@ final class PauseCheck {
         clients.add(c);
         for (int j = 0; j < leasesPerNode; j++) {
           Kept k = new Kept(cluster.nodes().get(i).id());
-          k.keeper = LeaseKeeper.grant(c, ttlMs, reason -> k.stepDown = reason);
+          LeaseKeeper.Options o = LeaseKeeper.options();
+          if (suspend) {
+            o.suspendWhenInDoubt(reason -> k.suspended(), k::resumed);
+          }
+          k.keeper = LeaseKeeper.grant(c, ttlMs, reason -> k.stepDown = reason, o);
           kept.add(k);
         }
       }
@@ -150,7 +160,7 @@ final class PauseCheck {
         Long seen = expirySeen.get(k.keeper.leaseId());
         LeaseSurvival.Lease l = new LeaseSurvival.Lease(k.keeper.leaseId(), k.via,
             k.keeper.deadlineNanos() - validity, seen == null ? OptionalLong.empty() : OptionalLong.of(seen),
-            k.stepDown);
+            k.stepDown, k.suspensions(), k.longestSuspension(System.nanoTime()));
         leases.add(l);
         Map<String, Object> row = new LinkedHashMap<>();
         row.put("lease", l.id());
@@ -159,6 +169,8 @@ final class PauseCheck {
         row.put("expiry-seen-ms", seen == null ? null : ms(seen - start));
         row.put("spurious?", l.spurious(TimeUnit.MILLISECONDS.toNanos(ttlMs)));
         row.put("step-down", k.stepDown);
+        row.put("suspensions", l.suspensions());
+        row.put("longest-suspension-ms", ms(l.longestSuspensionNanos()));
         rows.add(row);
       }
       LeaseSurvival.Outcome o = LeaseSurvival.judge(leases, TimeUnit.MILLISECONDS.toNanos(ttlMs), pauses.size());
@@ -167,6 +179,8 @@ final class PauseCheck {
       results.put("spurious-expiries", o.spurious());
       results.put("expiries", o.expired());
       results.put("step-downs", o.stepDowns());
+      results.put("suspensions", o.suspensions());
+      results.put("longest-suspension-ms", ms(o.longestSuspensionNanos()));
       results.put("pauses", pauses);
       results.put("leases", rows);
     } finally {
@@ -187,9 +201,31 @@ final class PauseCheck {
     final String via;
     volatile LeaseKeeper keeper;
     volatile String stepDown;
+    private int suspensions; // guarded by this
+    private long suspendedSince = -1; // guarded by this; -1 while not suspended
+    private long longest; // guarded by this
 
     Kept(String via) {
       this.via = via;
+    }
+
+    synchronized void suspended() {
+      suspensions++;
+      suspendedSince = System.nanoTime();
+    }
+
+    synchronized void resumed() {
+      longest = Math.max(longest, System.nanoTime() - suspendedSince);
+      suspendedSince = -1;
+    }
+
+    synchronized int suspensions() {
+      return suspensions;
+    }
+
+    /** The longest suspension, one still going counted until {@code now}, ns. */
+    synchronized long longestSuspension(long now) {
+      return suspendedSince < 0 ? longest : Math.max(longest, now - suspendedSince);
     }
   }
 }

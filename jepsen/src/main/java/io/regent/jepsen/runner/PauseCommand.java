@@ -1,17 +1,19 @@
 package io.regent.jepsen.runner;
 
-import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code jepsen/run pause}: the leader-pause check ({@link PauseCheck}); prints the verdict line. */
 @Command(name = "pause", mixinStandardHelpOptions = true,
     description = {"Keeps leases alive through every node while the Raft leader is SIGSTOPped for 3 TTLs, "
         + "ROUNDS times; counts spurious expiries (within one TTL of the last acknowledged keepalive; must be 0), "
-        + "expiries and client step-downs. Writes STORE/pause/<timestamp>/results.json and the node logs.",
+        + "expiries and client step-downs (all must be 0) and client suspensions (allowed: a keeper without an "
+        + "acknowledgement for 2/3 TTL stops acting until a renewal is acknowledged, as regent lock does). "
+        + "Writes STORE/pause/<timestamp>/results.json and the node logs.",
         "Exit codes: 0 valid, 1 invalid, 2 unknown or crashed."})
 public final class PauseCommand implements Callable<Integer> {
   @CommandLine.Spec
@@ -32,17 +34,13 @@ public final class PauseCommand implements Callable<Integer> {
       description = "leases kept by the client that starts at each node (default: ${DEFAULT-VALUE})")
   int leasesPerNode;
 
-  @Option(names = "--network", defaultValue = "auto",
-      description = "auto, netns or loopback (default: ${DEFAULT-VALUE})")
-  String network;
+  @Option(names = "--no-suspend", negatable = false,
+      description = "keepers step down at 2/3 TTL without an acknowledgement instead of suspending (the rule "
+          + "before suspension; fails when a failover takes longer than that)")
+  boolean noSuspend;
 
-  @Option(names = "--store", defaultValue = "${env:JEPSEN_STORE:-jepsen/store}",
-      description = "store root (default: $JEPSEN_STORE, else jepsen/store)")
-  Path store;
-
-  @Option(names = "--jar", defaultValue = "${env:REGENT_JAR:-cli/target/regent.jar}",
-      description = "the shaded server jar (default: $REGENT_JAR, else cli/target/regent.jar)")
-  Path jar;
+  @Mixin
+  ClusterOptions cluster;
 
   @Override
   public Integer call() throws Exception {
@@ -53,7 +51,8 @@ public final class PauseCommand implements Callable<Integer> {
       throw new CommandLine.ParameterException(spec.commandLine(),
           "--ttl, --rounds and --leases-per-node must be positive");
     }
-    Map<String, Object> r = new PauseCheck(nodes, ttlMs, rounds, leasesPerNode, network, store, jar).run();
+    Map<String, Object> r = new PauseCheck(nodes, ttlMs, rounds, leasesPerNode, cluster.network, cluster.store,
+        cluster.jar, !noSuspend).run();
     System.out.println("pause: " + r.get("valid?") + " (" + r.get("explanation") + ") -> " + r.get("store"));
     return switch (String.valueOf(r.get("valid?"))) {
       case "valid" -> 0;

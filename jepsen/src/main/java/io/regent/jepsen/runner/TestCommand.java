@@ -2,13 +2,13 @@ package io.regent.jepsen.runner;
 
 import io.regent.jepsen.nemesis.NemesisScheduler;
 import io.regent.jepsen.workload.Workloads;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code jepsen/run test}: one run; prints the verdict and the store directory. */
@@ -54,9 +54,8 @@ public final class TestCommand implements Callable<Integer> {
       description = "cluster, or single-writer (one `regent server --single-writer`) (default: ${DEFAULT-VALUE})")
   String target;
 
-  @Option(names = "--network", defaultValue = "auto",
-      description = "auto (namespaces when root and `ip netns` work), netns or loopback (default: ${DEFAULT-VALUE})")
-  String network;
+  @Mixin
+  ClusterOptions cluster;
 
   @Option(names = "--ttl", paramLabel = "MS", defaultValue = "3000", description = "lease TTL (default: ${DEFAULT-VALUE})")
   long ttlMs;
@@ -64,14 +63,6 @@ public final class TestCommand implements Callable<Integer> {
   @Option(names = "--op-timeout", paramLabel = "MS", defaultValue = "5000",
       description = "deadline of one operation; then :info and the process retires (default: ${DEFAULT-VALUE})")
   long opTimeoutMs;
-
-  @Option(names = "--store", defaultValue = "${env:JEPSEN_STORE:-jepsen/store}",
-      description = "store root (default: $JEPSEN_STORE, else jepsen/store)")
-  Path store;
-
-  @Option(names = "--jar", defaultValue = "${env:REGENT_JAR:-cli/target/regent.jar}",
-      description = "the shaded server jar (default: $REGENT_JAR, else cli/target/regent.jar)")
-  Path jar;
 
   @Option(names = "--seed", description = "random seed (default: the clock)")
   Long seed;
@@ -121,7 +112,7 @@ public final class TestCommand implements Callable<Integer> {
       }
     }
     return new RunOptions(workload, nodes, Duration.ofSeconds(timeLimit), faults, concurrency, negativeControl,
-        singleWriter, network, ttlMs, Duration.ofMillis(opTimeoutMs), store, jar,
+        singleWriter, cluster.network, ttlMs, Duration.ofMillis(opTimeoutMs), cluster.store, cluster.jar,
         seed != null ? seed : System.currentTimeMillis(), Duration.ofSeconds(checkTime),
         Duration.ofSeconds(recoveryTimeout), tryCampaign);
   }

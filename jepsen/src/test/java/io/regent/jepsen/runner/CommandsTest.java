@@ -38,6 +38,11 @@ class CommandsTest {
     assertThat(o.timeLimit().toSeconds()).isEqualTo(90);
     assertThat(o.testName()).isEqualTo("ledger-5n-kill+partition-negative-control");
     assertThat(o.seed()).isEqualTo(9);
+    assertThat(o.network()).isEqualTo("auto");
+    assertThat(o.storeRoot()).isNotNull();
+    new CommandLine(t).parseArgs("--network", "loopback", "--store", "s", "--jar", "r.jar");
+    assertThat(t.options()).extracting(RunOptions::network, RunOptions::storeRoot, RunOptions::jar)
+        .containsExactly("loopback", Path.of("s"), Path.of("r.jar"));
   }
 
   @Test

@@ -3,7 +3,6 @@ package io.regent.statemachine.apply;
 import io.regent.statemachine.event.ChangeEvent;
 import io.regent.statemachine.event.ChangeEvent.Kind;
 import io.regent.statemachine.group.GroupApplier;
-import io.regent.statemachine.group.UnsafeSkipRelease;
 import io.regent.statemachine.proto.Campaign;
 import io.regent.statemachine.proto.Candidate;
 import io.regent.statemachine.proto.Checkpoint;
@@ -42,6 +41,7 @@ public final class Applier {
   private final StateTxn txn;
   private final long index;
   private final long term;
+  private final boolean unsafeSkipRelease;
   private final List<ChangeEvent> events = new ArrayList<>();
   private final List<Long> ended = new ArrayList<>();
   private final List<LeaseRecord> renewed = new ArrayList<>();
@@ -49,18 +49,28 @@ public final class Applier {
   private final List<NameRecord> lockDelays = new ArrayList<>();
   private LeaseRecord granted;
 
-  private Applier(StateTxn txn, long index, long term) {
+  private Applier(StateTxn txn, long index, long term, boolean unsafeSkipRelease) {
     this.txn = txn;
     this.index = index;
     this.term = term;
+    this.unsafeSkipRelease = unsafeSkipRelease;
   }
 
   /**
    * Applies {@code entry}, found in the log at {@code index} with {@code term}, within {@code txn} (the
-   * caller commits and records the applied index).
+   * caller commits and records the applied index), keeping every rule.
    */
   public static ApplyOutcome apply(StateTxn txn, LogEntry entry, long index, long term) {
-    Applier a = new Applier(txn, index, term);
+    return apply(txn, entry, index, term, false);
+  }
+
+  /**
+   * As {@link #apply(StateTxn, LogEntry, long, long)}; {@code unsafeSkipRelease} is TESTS ONLY, the negative
+   * control of Jepsen's ownership workload: ownership groups skip the release rule (see {@link GroupApplier}).
+   * Every replica of a log must apply it with the same value.
+   */
+  public static ApplyOutcome apply(StateTxn txn, LogEntry entry, long index, long term, boolean unsafeSkipRelease) {
+    Applier a = new Applier(txn, index, term, unsafeSkipRelease);
     Result result = a.dispatch(entry).setIndex(index).build();
     return new ApplyOutcome(result, List.copyOf(a.events), a.granted, List.copyOf(a.ended),
         List.copyOf(a.renewed), List.copyOf(a.queried), List.copyOf(a.lockDelays));
@@ -118,7 +128,7 @@ public final class Applier {
       granted = LeaseRecord.newBuilder().setId(index).setTtlMs(ttlMs).build();
       txn.putLease(granted);
       return granted;
-    }, UnsafeSkipRelease.enabled());
+    }, unsafeSkipRelease);
   }
 
   private Result.Builder memberApi(String id, String apiAddress) {

@@ -45,8 +45,11 @@ public final class GroupApplier {
    * @param index index of the entry being applied (the token of every grant it makes)
    * @param events receives one {@link Kind#GROUP_CHANGED} event per group the entry changed
    * @param grantLease grants a lease of the given TTL, ms, with id {@code index} (a join with a TTL)
-   * @param skipReleaseRule TESTS ONLY, the negative control of Jepsen's ownership workload ({@link
-   *     UnsafeSkipRelease}): a partition goes to its new target at once, before its owner released it
+   * @param skipReleaseRule TESTS ONLY, the negative control of Jepsen's ownership workload (the hidden {@code
+   *     regent server --unsafe-skip-release}, given to every node of the cluster so that the replicas still apply
+   *     alike): a rebalance hands a partition to its new target in the same entry, before the old owner released
+   *     it and while its lease still runs, the very move the release rule of docs/ownership.md forbids, so that
+   *     two members believe they own one partition at once and the workload's checker must say so
    */
   public GroupApplier(StateTxn txn, long index, List<ChangeEvent> events, Function<Long, LeaseRecord> grantLease,
                       boolean skipReleaseRule) {

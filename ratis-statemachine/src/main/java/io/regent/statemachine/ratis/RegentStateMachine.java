@@ -61,6 +61,7 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
   private final EventHub hub;
   private final ApplyEffects effects;
   private final ApplyObserver observer;
+  private final boolean unsafeSkipRelease;
   private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
   private final ReadWriteLock swap = new ReentrantReadWriteLock();
   private volatile RegentStore store;
@@ -73,18 +74,23 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
    * @param hub receives the events of every apply
    */
   public RegentStateMachine(Path lmdbDir, LeaseTimekeeper timekeeper, EventHub hub) {
-    this(lmdbDir, timekeeper, hub, ApplyObserver.NONE);
+    this(lmdbDir, timekeeper, hub, ApplyObserver.NONE, false);
   }
 
   /**
    * A state machine whose applies {@code observer} watches (metrics); otherwise as above.
+   *
+   * @param unsafeSkipRelease TESTS ONLY: apply with the release rule of ownership groups skipped ({@link
+   *     Applier#apply(StateTxn, LogEntry, long, long, boolean)}); every node of the cluster must get the same value
    */
-  public RegentStateMachine(Path lmdbDir, LeaseTimekeeper timekeeper, EventHub hub, ApplyObserver observer) {
+  public RegentStateMachine(Path lmdbDir, LeaseTimekeeper timekeeper, EventHub hub, ApplyObserver observer,
+                            boolean unsafeSkipRelease) {
     this.lmdbDir = lmdbDir;
     this.readiness = new LeaderReadiness(timekeeper, this);
     this.hub = hub;
     this.effects = new ApplyEffects(timekeeper, hub);
     this.observer = observer;
+    this.unsafeSkipRelease = unsafeSkipRelease;
   }
 
   @Override
@@ -160,7 +166,7 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
         if (index <= txn.appliedIndex()) {
           return null; // replayed after restart: its effects are already in LMDB
         }
-        ApplyOutcome o = Applier.apply(txn, command, index, term);
+        ApplyOutcome o = Applier.apply(txn, command, index, term, unsafeSkipRelease);
         txn.setAppliedIndex(index);
         return o;
       });

@@ -2,6 +2,7 @@ package io.regent.statemachine.group;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.regent.statemachine.apply.Applier;
 import io.regent.statemachine.proto.Code;
 import io.regent.statemachine.proto.GroupRecord;
 import io.regent.statemachine.proto.Result;
@@ -14,10 +15,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The negative control of Jepsen's ownership workload ({@link UnsafeSkipRelease}): with the release rule
- * skipped, a join hands the newcomer its share in the join's own entry, while the old owner has released
- * nothing and its lease runs on. Driven through {@link GroupApplier} directly: the process-wide switch is
- * never turned on in a test JVM.
+ * The negative control of Jepsen's ownership workload ({@code regent server --unsafe-skip-release}): with the
+ * release rule skipped, a join hands the newcomer its share in the join's own entry, while the old owner has
+ * released nothing and its lease runs on. The rule is a setting of each apply, so replicas in one JVM can differ.
  */
 class SkipReleaseRuleTest {
   @TempDir
@@ -57,5 +57,26 @@ class SkipReleaseRuleTest {
           .join(GroupEntries.join("g", "b", b, 0).getGroupJoin()).build());
       assertThat(r.read(txn -> txn.group("g")).getOwnerList()).containsOnly(a);
     }
+  }
+
+  @Test
+  void eachApplyFollowsItsOwnSettingInOneJvm() {
+    try (Replica unsafe = Replica.open(dir.resolve("unsafe")); Replica safe = Replica.open(dir.resolve("safe"))) {
+      assertThat(ownersAfterTwoJoins(unsafe, true)).as("moved before a released").containsOnly("a", "b");
+      assertThat(ownersAfterTwoJoins(safe, false)).as("waits for a's release").containsOnly("a");
+      assertThat(ownersAfterTwoJoins(unsafe, true)).as("still unsafe after the safe one ran").containsOnly("a", "b");
+    }
+  }
+
+  /** Joins a (4 partitions) then b to a new group through {@link Applier}; the owner of each partition after. */
+  private static List<String> ownersAfterTwoJoins(Replica r, boolean skipReleaseRule) {
+    String group = "g" + r.nextIndex();
+    long a = r.grantLease();
+    long b = r.grantLease();
+    r.apply(GroupEntries.join(group, "a", a, 4));
+    r.applyNext((txn, index) -> Applier.apply(txn, GroupEntries.join(group, "b", b, 0), index, Replica.TERM,
+        skipReleaseRule));
+    return r.read(txn -> txn.group(group)).getOwnerList().stream().map(o -> o == a ? "a" : o == b ? "b" : "?")
+        .toList();
   }
 }

@@ -1,5 +1,6 @@
 package io.regent.server.concurrent;
 
+import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -43,6 +44,24 @@ public final class Daemons {
         new ArrayBlockingQueue<>(queue), numbered(name), new ThreadPoolExecutor.AbortPolicy());
     p.allowCoreThreadTimeOut(true);
     return p;
+  }
+
+  /**
+   * Runs every task at once, each on a daemon thread of its own called {@code name-1}, {@code name-2}, ..., and
+   * waits up to {@code timeoutMs} for all of them: for the blocking steps of a node's close, which must end in
+   * bounded time while the node's own executors are being stopped. A task still running then goes on alone.
+   *
+   * @return whether every task ended within {@code timeoutMs}
+   * @throws InterruptedException when interrupted while waiting (the tasks go on)
+   */
+  public static boolean runAll(String name, List<Runnable> tasks, long timeoutMs) throws InterruptedException {
+    if (tasks.isEmpty()) {
+      return true;
+    }
+    ExecutorService threads = Executors.newFixedThreadPool(tasks.size(), numbered(name));
+    tasks.forEach(threads::execute);
+    threads.shutdown();
+    return threads.awaitTermination(timeoutMs, TimeUnit.MILLISECONDS);
   }
 
   private static ThreadFactory numbered(String name) {

@@ -1,7 +1,10 @@
 package io.regent.server.raft;
 
+import io.regent.server.concurrent.Daemons;
 import io.regent.server.concurrent.NodeExecutors;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
@@ -36,6 +39,13 @@ import org.slf4j.LoggerFactory;
  */
 public final class RaftClientPool implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RaftClientPool.class);
+  /**
+   * How long {@link #close} waits for its clients' closes, ms. A Ratis client closes the channels to its peers in
+   * parallel, each in at most 3 s (graceful) + 2 s (forced) and its admin channel after its client channel when
+   * they differ (Ratis {@code GrpcUtil.shutdownManagedChannel}): 10 s covers one client, and the clients close
+   * in parallel.
+   */
+  static final long CLOSE_WAIT_MS = 10_000;
 
   private final Function<RaftPeerId, RaftClient> factory;
   private final AtomicReferenceArray<RaftClient> clients;
@@ -43,6 +53,7 @@ public final class RaftClientPool implements AutoCloseable {
   private volatile RaftPeerId leader;
   private final long closeDelayMs;
   private final NodeExecutors executors;
+  private final long closeWaitMs;
   /** Replaced clients not closed yet: {@link #close} closes them at once. */
   private final Set<RaftClient> retired = ConcurrentHashMap.newKeySet();
 
@@ -51,16 +62,24 @@ public final class RaftClientPool implements AutoCloseable {
    * @param factory builds a client for the group as currently configured, sending first to the given leader
    *     ({@code null}: not known, Ratis picks a peer)
    * @param closeDelayMs how long a replaced client stays open for its in-flight proposals, ms
-   * @param executors the node's: its scheduler waits out the delay, its blocking pool closes
+   * @param executors the node's: its scheduler waits out the delay, its blocking pool closes (but {@link #close}
+   *     needs neither)
    */
   public RaftClientPool(int size, Function<RaftPeerId, RaftClient> factory, long closeDelayMs,
                         NodeExecutors executors) {
+    this(size, factory, closeDelayMs, executors, CLOSE_WAIT_MS);
+  }
+
+  /** As above, with {@link #close} waiting up to {@code closeWaitMs} (tests). */
+  RaftClientPool(int size, Function<RaftPeerId, RaftClient> factory, long closeDelayMs, NodeExecutors executors,
+                 long closeWaitMs) {
     if (size < 1) {
       throw new IllegalArgumentException("pool size " + size + " < 1");
     }
     this.factory = factory;
     this.closeDelayMs = closeDelayMs;
     this.executors = executors;
+    this.closeWaitMs = closeWaitMs;
     this.clients = new AtomicReferenceArray<>(size);
     for (int i = 0; i < size; i++) {
       clients.set(i, factory.apply(null));
@@ -140,23 +159,29 @@ public final class RaftClientPool implements AutoCloseable {
   }
 
   /**
-   * Closes every client. The replaced ones still waiting for their close delay are closed on the blocking pool
-   * without waiting for them (each close to an unreachable peer can block for seconds; the node's executors,
-   * closed after this, interrupt what is left).
+   * Closes every client this pool still owns, the replaced ones waiting for their close delay included, all at
+   * once on threads of this close ({@link Daemons#runAll}), and returns when they are closed or after
+   * {@link #CLOSE_WAIT_MS} (a close still blocked on an unreachable peer then finishes alone). It needs none of
+   * the node's executors, which the node stops right after (docs/architecture.md §10).
    */
   @Override
   public void close() {
+    List<Runnable> closes = new ArrayList<>();
     for (int i = 0; i < clients.length(); i++) {
-      closeQuietly(clients.get(i));
+      RaftClient c = clients.get(i);
+      closes.add(() -> closeQuietly(c));
     }
     for (RaftClient c : retired) {
       if (retired.remove(c)) { // else its delayed close has it
-        try {
-          executors.blocking().execute(() -> closeQuietly(c));
-        } catch (RejectedExecutionException e) {
-          closeQuietly(c);
-        }
+        closes.add(() -> closeQuietly(c));
       }
+    }
+    try {
+      if (!Daemons.runAll("regent-raft-client-close", closes, closeWaitMs)) {
+        LOG.warn("{} Ratis clients not closed after {} ms; their closes go on", closes.size(), closeWaitMs);
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // the closes go on
     }
   }
 

@@ -34,6 +34,7 @@ public final class SingleWriterLog implements Proposer, ReplicaView, AutoCloseab
   private final RegentStore store;
   private final EventHub hub;
   private final ApplyEffects effects;
+  private final boolean unsafeSkipRelease;
   private final ExecutorService writer = Daemons.executor("regent-single-writer");
 
   /**
@@ -41,6 +42,15 @@ public final class SingleWriterLog implements Proposer, ReplicaView, AutoCloseab
    * {@link #TERM}: every lease gets a full TTL from now, as after any leader change.
    */
   public SingleWriterLog(Path lmdbDir, LeaseTimekeeper timekeeper, EventHub hub) {
+    this(lmdbDir, timekeeper, hub, false);
+  }
+
+  /**
+   * As above; {@code unsafeSkipRelease} is TESTS ONLY: apply with the release rule of ownership groups skipped
+   * ({@link Applier#apply(StateTxn, LogEntry, long, long, boolean)}).
+   */
+  public SingleWriterLog(Path lmdbDir, LeaseTimekeeper timekeeper, EventHub hub, boolean unsafeSkipRelease) {
+    this.unsafeSkipRelease = unsafeSkipRelease;
     this.store = RegentStore.openDurable(lmdbDir);
     this.hub = hub;
     this.effects = new ApplyEffects(timekeeper, hub);
@@ -55,7 +65,7 @@ public final class SingleWriterLog implements Proposer, ReplicaView, AutoCloseab
       long[] index = new long[1];
       ApplyOutcome out = store.write(txn -> {
         index[0] = txn.appliedIndex() + 1;
-        ApplyOutcome o = Applier.apply(txn, e, index[0], TERM);
+        ApplyOutcome o = Applier.apply(txn, e, index[0], TERM, unsafeSkipRelease);
         txn.setAppliedIndex(index[0]);
         return o;
       });

@@ -29,9 +29,9 @@ public final class SingleWriterServer implements AutoCloseable {
   private final SingleWriterLog log;
   private final ApiServer api;
 
-  private SingleWriterServer(String apiHost, int apiPort, Path dataDir) {
+  private SingleWriterServer(String apiHost, int apiPort, Path dataDir, boolean unsafeSkipRelease) {
     this.lessor = new Lessor(System::nanoTime, executors.timers(), 50, 500);
-    this.log = new SingleWriterLog(new DataDir(dataDir).lmdb(), lessor, new EventHub(10_000));
+    this.log = new SingleWriterLog(new DataDir(dataDir).lmdb(), lessor, new EventHub(10_000), unsafeSkipRelease);
     lessor.setProposer(log);
     String address = apiHost + ":" + apiPort;
     this.api = new ApiServer(new InetSocketAddress(apiHost, apiPort), () -> status(address), log, log,
@@ -44,7 +44,16 @@ public final class SingleWriterServer implements AutoCloseable {
    * @param apiPort port of the public gRPC API (0 picks a free one)
    */
   public static SingleWriterServer start(String apiHost, int apiPort, Path dataDir) throws IOException {
-    SingleWriterServer s = new SingleWriterServer(apiHost, apiPort, dataDir);
+    return start(apiHost, apiPort, dataDir, false);
+  }
+
+  /**
+   * As above; {@code unsafeSkipRelease} is TESTS ONLY, the negative control of Jepsen's ownership workload
+   * ({@code regent server --single-writer --unsafe-skip-release}): ownership groups skip the release rule.
+   */
+  public static SingleWriterServer start(String apiHost, int apiPort, Path dataDir, boolean unsafeSkipRelease)
+      throws IOException {
+    SingleWriterServer s = new SingleWriterServer(apiHost, apiPort, dataDir, unsafeSkipRelease);
     s.api.start();
     LOG.info("single writer serving the API on {}:{} (no Raft; every command fsynced before its reply)", apiHost,
         s.api.port());

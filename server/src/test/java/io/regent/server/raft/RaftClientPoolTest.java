@@ -5,10 +5,13 @@ import static org.awaitility.Awaitility.await;
 
 import io.regent.server.concurrent.NodeExecutors;
 import java.lang.reflect.Proxy;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.junit.jupiter.api.AfterEach;
@@ -81,7 +84,7 @@ class RaftClientPoolTest {
   }
 
   @Test
-  void closingThePoolClosesTheReplacedClientsStillWaitingForTheirDelay() {
+  void closingThePoolClosesTheReplacedClientsStillWaitingForTheirDelayItself() {
     RaftClient failed;
     RaftClient current;
     try (RaftClientPool pool = new RaftClientPool(1, this::fake, 60_000, executors)) {
@@ -90,8 +93,43 @@ class RaftClientPoolTest {
       current = pool.client(0);
       assertThat(closedBy).isEmpty();
     }
-    assertThat(closedBy).containsKey(current);
-    await().until(() -> closedBy.containsKey(failed));
-    assertThat(closedBy).containsOnlyKeys(failed, current);
+    assertThat(closedBy).as("closed before close returned, by the close, not handed to the blocking pool")
+        .containsOnlyKeys(failed, current);
+    assertThat(closedBy.values()).allMatch(t -> t.startsWith("regent-raft-client-close-"));
+  }
+
+  @Test
+  void closingThePoolClosesAPendingReplacedClientWhenTheNodesExecutorsAreStopped() throws Exception {
+    RaftClientPool pool = new RaftClientPool(2, this::fake, 60_000, executors);
+    RaftClient failed = pool.client(1);
+    pool.replace(1, failed);
+    executors.close();
+    pool.close();
+    assertThat(closedBy).containsOnlyKeys(failed, pool.client(0), pool.client(1));
+  }
+
+  @Test
+  void aCloseThatBlocksHoldsUpThePoolsCloseOnlyForTheWaitAndNotTheOthers() {
+    CountDownLatch unblock = new CountDownLatch(1);
+    RaftClient stuck = (RaftClient) Proxy.newProxyInstance(RaftClient.class.getClassLoader(),
+        new Class<?>[] {RaftClient.class}, (proxy, method, args) -> switch (method.getName()) {
+          case "close" -> unblock.await(1, TimeUnit.MINUTES); // a channel to an unreachable peer
+          case "hashCode" -> System.identityHashCode(proxy);
+          case "equals" -> proxy == args[0];
+          default -> null;
+        });
+    List<RaftClient> made = new ArrayList<>(List.of(stuck));
+    RaftClientPool pool = new RaftClientPool(1, leader -> made.isEmpty() ? fake(leader) : made.remove(0), 60_000,
+        executors, 200);
+    try {
+      pool.replace(0, stuck);
+      RaftClient current = pool.client(0);
+      long start = System.nanoTime();
+      pool.close();
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+      assertThat(closedBy).as("closed in parallel with the stuck one").containsOnlyKeys(current);
+    } finally {
+      unblock.countDown();
+    }
   }
 }
