@@ -78,6 +78,25 @@ final class NodeProcess implements AutoCloseable {
     process.close();
   }
 
+  /**
+   * The node's thread dump ({@code jcmd PID Thread.print}), for a test to print when the node does not get where
+   * it should; the error instead when jcmd fails.
+   */
+  String threadDump() {
+    try {
+      Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+          String.valueOf(process.pid()), "Thread.print").redirectErrorStream(true).start();
+      String dump = new String(jcmd.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+      jcmd.waitFor();
+      return dump;
+    } catch (IOException e) {
+      return "no thread dump: " + e;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "no thread dump: interrupted";
+    }
+  }
+
   /** The snapshot file a {@code holdSnapshot} node printed it holds open, or null. */
   String heldSnapshot() {
     return lines().stream().filter(l -> l.startsWith(SNAPSHOT_HELD)).map(l -> l.substring(SNAPSHOT_HELD.length()))

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,8 +31,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code kill -9} of a real node process while it writes a snapshot: the restarted node starts, rejoins, and
  * every acknowledged holder and token is still there; new tokens are above all of them.
  *
- * <p>The kill lands in the write every time: the node snapshots every {@link #THRESHOLD} entries a state of
- * several MB while a writer keeps the log moving, and its first snapshot write is held open by {@link
+ * <p>The kill lands in the write every time: the node snapshots every {@link #THRESHOLD} entries while a writer
+ * keeps the log moving, and its first snapshot write is held open by {@link
  * io.regent.statemachine.ratis.SnapshotFailpoint} between the snapshot file and its {@code .md5}; the node says
  * so and the test kills it there. (Polling the directory for a write in progress, as this test did, missed a
  * write of a few milliseconds for 30 s on a loaded machine.) {@link SnapshotLeftoversTest} makes the other
@@ -40,7 +41,7 @@ import org.junit.jupiter.api.io.TempDir;
 class SnapshotKillTest {
   static final long THRESHOLD = 40;
   static final long NEVER = Long.MAX_VALUE / 2;
-  static final int BIG_NAMES = 150;
+  static final int NAMES_BEFORE = 150;
 
   @TempDir
   Path dir;
@@ -80,9 +81,12 @@ class SnapshotKillTest {
     victim = NodeProcess.start("n2", peers, api[2], victimDir, THRESHOLD, true);
 
     Map<String, LeaderKey> acked = new ConcurrentHashMap<>();
-    byte[] big = new byte[60 * 1024]; // a state of ~9 MB: each snapshot copies and checksums all of it
-    for (int i = 0; i < BIG_NAMES; i++) {
-      acked.put("big-" + i, client.campaign("big-" + i, client.grant(600_000), ByteString.copyFrom(big)));
+    // Small values: the failpoint, not the size of the state, makes the kill land in the write. A state of 9 MB
+    // (60 KiB values) made the restarted victim, which replays its log and snapshots every THRESHOLD entries,
+    // miss catching up within 60 s in a clean-clone CI run.
+    byte[] value = new byte[1024];
+    for (int i = 0; i < NAMES_BEFORE; i++) {
+      acked.put("before-" + i, client.campaign("before-" + i, client.grant(600_000), ByteString.copyFrom(value)));
     }
 
     AtomicBoolean writing = new AtomicBoolean(true);
@@ -99,8 +103,13 @@ class SnapshotKillTest {
     writer.start();
     try {
       // the victim was started holding its first snapshot write open
-      await("n2 holding a snapshot write open").atMost(Duration.ofSeconds(120))
-          .until(() -> victim.heldSnapshot() != null);
+      try {
+        await("n2 holding a snapshot write open").atMost(Duration.ofSeconds(120))
+            .until(() -> victim.heldSnapshot() != null);
+      } catch (ConditionTimeoutException e) {
+        System.out.println("n2 wrote no snapshot; its threads:\n" + victim.threadDump());
+        throw e;
+      }
       assertThat(SnapshotFiles.writing(victimDir)).as("a snapshot file without its .md5: " + SnapshotFiles.names(
           victimDir)).isTrue();
       victim.kill9();
@@ -120,9 +129,15 @@ class SnapshotKillTest {
       ClusterGrpc.ClusterBlockingStub cluster = ClusterGrpc.newBlockingStub(channel);
       ElectionGrpc.ElectionBlockingStub election = ElectionGrpc.newBlockingStub(channel);
       long commit = client.status().getCommitIndex();
-      await("n2 caught up").atMost(Duration.ofSeconds(60)).ignoreExceptions()
-          .until(() -> cluster.status(StatusRequest.newBuilder().setSerializable(true).build()).getAppliedIndex()
-              >= commit);
+      try {
+        await("n2 caught up").atMost(Duration.ofSeconds(60)).ignoreExceptions()
+            .until(() -> cluster.status(StatusRequest.newBuilder().setSerializable(true).build()).getAppliedIndex()
+                >= commit);
+      } catch (ConditionTimeoutException e) {
+        System.out.println("n2 did not catch up with commit index " + commit + "; its threads:\n"
+            + victim.threadDump());
+        throw e;
+      }
       for (Map.Entry<String, LeaderKey> a : acked.entrySet()) {
         LeaderKey local = election.leader(LeaderRequest.newBuilder().setName(a.getKey()).setSerializable(true)
             .build()).getLeader();
