@@ -117,13 +117,16 @@ class LimitsTest {
     ElectionGrpc.ElectionStub stub = ElectionGrpc.newStub(channel());
     List<CompletableFuture<CampaignResponse>> waiting = new ArrayList<>();
     List<Long> waitingLeases = new ArrayList<>();
+    // One at a time: each queued before the next is sent, so that waiting.get(0) is first in line (two campaigns in
+    // flight together may be applied in either order: a clean-clone run saw the second elected by the resign,
+    // and the first then waited for ever); and both queued before the third arrives, or the third could take a
+    // free place.
     for (int i = 0; i < 2; i++) {
-      waitingLeases.add(a.grant(60_000));
-      waiting.add(campaign(stub, "queue", waitingLeases.get(i)));
+      long lease = a.grant(60_000);
+      waitingLeases.add(lease);
+      waiting.add(campaign(stub, "queue", lease));
+      await().atMost(Duration.ofSeconds(30)).until(() -> a.timeToLive(lease).getNamesCount() == 1);
     }
-    // Both candidacies must be queued before the third arrives, or the third could take a free place.
-    await().atMost(Duration.ofSeconds(30)).until(() -> waitingLeases.stream()
-        .allMatch(id -> a.timeToLive(id).getNamesCount() == 1));
     long third = client().grant(60_000);
     assertExhausted(() -> campaign(stub, "queue", third).get(30, TimeUnit.SECONDS), "--max-candidates 2");
     assertThat(a.timeToLive(third).getNamesList()).isEmpty();
