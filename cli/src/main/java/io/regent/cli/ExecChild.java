@@ -2,14 +2,13 @@ package io.regent.cli;
 
 import io.regent.api.v1.LeaderKey;
 import io.regent.process.ChildProcess;
+import io.regent.process.ProcessExit;
 import java.io.IOException;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -100,7 +99,8 @@ final class ExecChild {
   /**
    * Stops the command and its descendants: SIGTERM, then SIGKILL to whatever is left after {@link #GRACE_MS}.
    * A frozen command gets SIGCONT right after the SIGTERM, so it handles the TERM before it runs any more of its
-   * own code.
+   * own code. What the command started is not this JVM's child: whether it ended is judged by
+   * {@link ProcessExit}, which does not wait for its reaping.
    *
    * @return the command's exit status (128 + the signal's number when a signal ended it)
    */
@@ -114,9 +114,7 @@ final class ExecChild {
     }
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(GRACE_MS);
     for (ProcessHandle h : all) {
-      try {
-        h.onExit().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-      } catch (TimeoutException | ExecutionException e) {
+      if (!ProcessExit.await(h, deadline)) {
         h.destroyForcibly();
       }
     }

@@ -10,6 +10,7 @@ import io.regent.api.v1.StatusRequest;
 import io.regent.api.v1.StatusResponse;
 import io.regent.client.RegentClient;
 import io.regent.process.ChildProcess;
+import io.regent.process.ProcessExit;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.Reader;
@@ -283,10 +284,9 @@ final class ProcessCluster {
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMs);
     for (int i = 0; i < handles.size(); i++) {
       ProcessHandle h = handles.get(i);
-      try {
-        h.onExit().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      if (awaitEnd(h, deadline)) {
         err.println("stopped " + stopping.get(i).id() + " (pid " + h.pid() + ")");
-      } catch (Exception e) {
+      } else {
         h.destroyForcibly();
         err.println("killed " + stopping.get(i).id() + " (pid " + h.pid() + "): it did not stop within "
             + graceMs / 1000 + " s");
@@ -296,6 +296,16 @@ final class ProcessCluster {
       Files.deleteIfExists(pidFile(n));
     }
     err.flush();
+  }
+
+  /** A node is not this JVM's child: {@link ProcessExit} judges its end. Interrupted: it is killed, as are the rest. */
+  private static boolean awaitEnd(ProcessHandle node, long deadlineNanos) {
+    try {
+      return ProcessExit.await(node, deadlineNanos);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
   }
 
   static boolean portFree(int port) {

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.ByteString;
 import io.regent.api.v1.LeaderKey;
+import io.regent.process.ProcessExit;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -83,7 +84,7 @@ class ExecChildTest {
       assertThat(child.stop()).as("sh ended by SIGTERM").isEqualTo(128 + 15);
       assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start)).as("no SIGKILL needed")
           .isLessThan(ExecChild.GRACE_MS);
-      assertThat(sleep.isAlive()).isFalse();
+      assertThat(ProcessExit.ended(sleep)).as("what it started ended").isTrue();
     }
   }
 

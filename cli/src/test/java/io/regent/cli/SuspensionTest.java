@@ -6,6 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.regent.client.LeaseKeeper;
 import io.regent.client.RegentClient;
+import io.regent.process.ProcessExit;
 import io.regent.server.RegentServer;
 import io.regent.server.ServerConfig;
 import java.io.PrintWriter;
@@ -106,7 +107,7 @@ class SuspensionTest {
     assertThat(err.toString().lines().toList()).last().asString()
         .startsWith("lost jobs: lease ").endsWith(" expired or was revoked");
     assertThat(sh.isAlive()).isFalse();
-    assertThat(sleep.isAlive()).isFalse();
+    assertThat(ProcessExit.ended(sleep)).isTrue();
   }
 
   @Test
