@@ -19,6 +19,13 @@ import org.slf4j.LoggerFactory;
  * new leader from its first AppendEntries (Raft §5.2), about an election timeout after the old leader went
  * silent. On a change it also tells {@code onChange} (the {@link Confirmer}, whose round in flight went to the
  * old leader).
+ *
+ * <p>It does both again when this node itself becomes the <em>ready</em> leader (Ratis: its startup entry
+ * applied). It learns that it leads when it wins the election, before it is ready, and a round restarted then
+ * goes to itself and gets a leader-not-ready reply; Ratis's retry of it on the same client was seen to take
+ * 5.9 s, past the minimum TTL, while every keepalive at this node waited for that round (LeaderPauseTest, strict
+ * rule: two leases expired 3.0 s after this node was ready). Restarted after readiness, through fresh clients,
+ * the round commits at once.
  */
 public final class ClientLeaderTracker implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ClientLeaderTracker.class);
@@ -27,6 +34,8 @@ public final class ClientLeaderTracker implements AutoCloseable {
   private final RaftClientPool clients;
   private final Runnable onChange;
   private ScheduledFuture<?> polls;
+  /** Whether this node was the ready leader at the last poll (polls never overlap). */
+  private boolean readyLeader;
 
   private ClientLeaderTracker(RaftServer server, RaftClientPool clients, Runnable onChange) {
     this.server = server;
@@ -49,14 +58,22 @@ public final class ClientLeaderTracker implements AutoCloseable {
     return f;
   }
 
-  private void check() {
+  /** One poll (tests call it directly). */
+  void check() {
     try {
       Division division = server.getDivision(RaftSetup.GROUP_ID);
       RaftPeerId leader = division.getInfo().getLeaderId();
       // A joining node hears from the leader before it has applied a configuration that names it; a Ratis
       // client told to start at a peer missing from its group fails every call ("Server n1 not found"). Follow
       // it at a later poll, once the configuration is in.
-      if (leader != null && division.getGroup().getPeer(leader) != null && clients.followLeader(leader)) {
+      boolean followed = leader != null && division.getGroup().getPeer(leader) != null && clients.followLeader(leader);
+      boolean ready = division.getInfo().isLeaderReady();
+      boolean becameReady = ready && !readyLeader;
+      readyLeader = ready;
+      if (becameReady && !followed) {
+        clients.renewAll();
+      }
+      if (followed || becameReady) {
         onChange.run();
       }
     } catch (Exception e) {

@@ -190,7 +190,9 @@ public final class Confirmer {
   }
 
   /**
-   * The leader this node follows changed: the round in flight is abandoned, not waited out. It was sent to the
+   * The leader this node follows changed, or this node became the ready leader (its own round, sent before it
+   * was ready, may hang on a leader-not-ready reply; {@link ClientLeaderTracker}): the round in flight is
+   * abandoned, not waited out. It was sent to the
    * old leader, and when that one is paused rather than dead the Ratis client waits for its request timeout
    * and a channel close (seconds) while the new leader's lease deadlines run. Its requests go at once into a
    * new round, through clients that already follow the new leader: that round begins after they arrived, so it
@@ -206,7 +208,8 @@ public final class Confirmer {
       waiting.addAll(0, inFlight.batch);
       next = nextRound();
     }
-    LOG.info("leader changed: confirmation round of {} requests restarted at the new leader", next.batch.size());
+    LOG.info("leader changed or became ready: confirmation round of {} requests restarted at the leader",
+        next.batch.size());
     propose(next);
   }
 
