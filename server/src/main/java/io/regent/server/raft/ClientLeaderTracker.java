@@ -17,8 +17,8 @@ import org.slf4j.LoggerFactory;
  * <p>It polls the local division every {@code periodMs}: Ratis has no listener for leader changes outside the
  * state machine, and a read of the division's leader id costs nothing next to a proposal. A follower learns the
  * new leader from its first AppendEntries (Raft §5.2), about an election timeout after the old leader went
- * silent. On a change it also tells {@code onChange} (the {@link Confirmer}, whose round in flight went to the
- * old leader).
+ * silent. On a change it also tells {@code onChange} (the {@link Confirmer}, whose round in flight and whose
+ * questions to the leader went to the old leader).
  *
  * <p>It does both again when this node itself becomes the <em>ready</em> leader (Ratis: its startup entry
  * applied). It learns that it leads when it wins the election, before it is ready, and a round restarted then

@@ -4,8 +4,11 @@ import io.regent.statemachine.proto.Confirm;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.Result;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
@@ -25,8 +28,8 @@ import org.slf4j.LoggerFactory;
  * follower, a request first asks the leader ({@link LeaderQuery}), which answers the same way under its own
  * lease ({@link #answerForFollower}); only when it holds none does the request wait for a round.
  *
- * <p>Thread-safe; one round is in flight at a time per node, and a round stuck on a leader that is gone is
- * abandoned when this node follows another ({@link #leaderChanged}).
+ * <p>Thread-safe; one round is in flight at a time per node, and a round or a follower's question stuck on a
+ * leader that is gone is abandoned when this node follows another ({@link #leaderChanged}).
  */
 public final class Confirmer {
   /**
@@ -48,6 +51,11 @@ public final class Confirmer {
   private List<Pending> waiting = new ArrayList<>();
   /** The round whose outcome answers its requests, or null when none is in flight. */
   private Round inFlight;
+  /**
+   * A follower's requests whose question to the leader ({@link LeaderQuery}) has no answer yet; taken out by the
+   * answer or by a leader change, whichever comes first ({@link #leaderChanged}). Guarded by this.
+   */
+  private final Set<Pending> asking = Collections.newSetFromMap(new IdentityHashMap<>());
 
   private final LeadershipLease lease;
   private final LocalAnswer local;
@@ -124,8 +132,28 @@ public final class Confirmer {
       return enqueue(p);
     }
     // a follower: the leader's answer under its lease began after this request arrived, as a round would
-    return leader.ask(entry(List.of(p))).handle((answer, err) -> err == null && answer.isPresent()
-        ? CompletableFuture.completedFuture(Confirmation.of(answer.get())) : enqueue(p)).thenCompose(f -> f);
+    synchronized (this) {
+      asking.add(p);
+    }
+    CompletableFuture<Optional<Result>> asked;
+    try {
+      asked = leader.ask(entry(List.of(p)));
+    } catch (RuntimeException e) {
+      asked = CompletableFuture.failedFuture(e);
+    }
+    asked.whenComplete((answer, err) -> {
+      synchronized (this) {
+        if (!asking.remove(p)) {
+          return; // a leader change moved it into a round
+        }
+      }
+      if (err == null && answer.isPresent()) {
+        p.future.complete(Confirmation.of(answer.get()));
+      } else {
+        enqueue(p);
+      }
+    });
+    return p.future;
   }
 
   /**
@@ -198,18 +226,29 @@ public final class Confirmer {
    * new round, through clients that already follow the new leader: that round begins after they arrived, so it
    * answers them as well. The abandoned round may still commit later (a Confirm changes no replicated state);
    * if it succeeds first, its answer is as good.
+   *
+   * <p>A follower's questions to the old leader ({@link LeaderQuery}) are stuck the same way, each for up to the
+   * proposal timeout (a clean-clone LeaderPauseTest run: two keepalives that asked the frozen leader just before
+   * the new one was elected hung 3 s, and their leases expired 3.0 s after the new leader was ready). They go
+   * into the same new round: it too began after they arrived. A late answer to such a question is dropped.
    */
   public void leaderChanged() {
     Round next;
+    int asked;
     synchronized (this) {
-      if (inFlight == null) {
+      if (inFlight == null && asking.isEmpty()) {
         return;
       }
-      waiting.addAll(0, inFlight.batch);
+      if (inFlight != null) {
+        waiting.addAll(0, inFlight.batch);
+      }
+      asked = asking.size();
+      waiting.addAll(asking);
+      asking.clear();
       next = nextRound();
     }
-    LOG.info("leader changed or became ready: confirmation round of {} requests restarted at the leader",
-        next.batch.size());
+    LOG.info("leader changed or became ready: confirmation round of {} requests restarted at the leader"
+        + " ({} of them had asked the old leader)", next.batch.size(), asked);
     propose(next);
   }
 

@@ -217,4 +217,36 @@ class ConfirmerTest {
     assertThat(asks).hasValue(2);
     assertThat(proposed).hasSize(2);
   }
+  /**
+   * A follower's question to a leader that was then frozen hangs for the Ratis request timeout (3 s, the
+   * minimum TTL); when this node follows a new leader the request goes into a round at once (a clean-clone
+   * LeaderPauseTest run, lease rule: leases 3 and 6, whose keepalives asked the frozen node 1 s before the new
+   * leader was ready, expired 3.0 s after it was).
+   */
+  @Test
+  void onAFollowerAQuestionToAnOldLeaderIsMovedIntoARoundWhenTheLeaderChanges() throws Exception {
+    List<LogEntry> proposed = new CopyOnWriteArrayList<>();
+    List<CompletableFuture<Optional<Result>>> asked = new CopyOnWriteArrayList<>();
+    Confirmer confirmer = new Confirmer(entry -> {
+      proposed.add(entry.build());
+      return CompletableFuture.completedFuture(Result.newBuilder().setIndex(9).setTerm(5).build());
+    }, followerLease(), (term, entry) -> null, confirm -> {
+      CompletableFuture<Optional<Result>> f = new CompletableFuture<>();
+      asked.add(f);
+      return f;
+    });
+    CompletableFuture<Result> renewal = confirmer.confirm(List.of(3L), List.of());
+    assertThat(asked).hasSize(1);
+    assertThat(renewal).isNotDone();
+
+    confirmer.leaderChanged();
+    // before the fix it waited for the old leader's answer or the ask's timeout
+    assertThat(renewal.get(5, TimeUnit.SECONDS).getIndex()).isEqualTo(9);
+    assertThat(proposed).singleElement().satisfies(e -> assertThat(e.getConfirm().getRenewLeaseIdsList())
+        .containsExactly(3L));
+
+    // the old leader's late failure starts no second round
+    asked.get(0).completeExceptionally(new IllegalStateException("request timeout"));
+    assertThat(proposed).hasSize(1);
+  }
 }
