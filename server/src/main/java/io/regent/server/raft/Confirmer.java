@@ -139,6 +139,7 @@ public final class Confirmer {
     try {
       asked = leader.ask(entry(List.of(p)));
     } catch (RuntimeException e) {
+      // the request must still end: through a round, as after any failed question
       asked = CompletableFuture.failedFuture(e);
     }
     asked.whenComplete((answer, err) -> {

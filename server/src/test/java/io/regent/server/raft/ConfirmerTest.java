@@ -217,6 +217,7 @@ class ConfirmerTest {
     assertThat(asks).hasValue(2);
     assertThat(proposed).hasSize(2);
   }
+
   /**
    * A follower's question to a leader that was then frozen hangs for the Ratis request timeout (3 s, the
    * minimum TTL); when this node follows a new leader the request goes into a round at once (a clean-clone
