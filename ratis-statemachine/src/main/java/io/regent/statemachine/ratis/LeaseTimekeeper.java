@@ -44,8 +44,9 @@ public interface LeaseTimekeeper {
    * @param renew leases to renew (deadline = now + ttl) unless already marked expiring
    * @param query leases whose remaining time is asked, without renewal
    * @return remaining time in ms per lease id, in the order renew then query; -1 when this node cannot
-   *     vouch for it (not the ready leader of {@code term}), -2 when the lease is expiring (its deadline has
-   *     passed; its Expire may not have applied yet)
+   *     vouch for it (not the ready leader of {@code term}, or a lease to renew that it does not track: an
+   *     entry applied after the caller read the lease ended it), -2 when the lease is expiring (its deadline
+   *     has passed; its Expire may not have applied yet)
    */
   long[] confirm(long term, List<LeaseRecord> renew, List<LeaseRecord> query);
 

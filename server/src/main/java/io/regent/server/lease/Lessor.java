@@ -164,11 +164,15 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
         d = new LeaseExpiry.Deadline(d.ttlMs(), d.deadline(), d.expiring(), l.getRenewedIndex(), false);
         expiry.update(l.getId(), d);
       }
-      if (term != readyTerm || (d != null && d.checkpointed())) {
-        // a renewal that cleared no checkpoint (one without an entry, under the leadership lease) cannot vouch
-        // for a lease with a checkpoint in the state or on its way: its successor would resume from it
+      if (term != readyTerm || d == null || d.checkpointed()) {
+        // Untracked in the ready term: an applied entry ended the lease after the caller read it (a keepalive
+        // answered under the leadership lease reads an older snapshot than the apply thread's), and its names
+        // may have passed on; only a round, which reads the state after that entry, may answer (etcd's Renew
+        // refuses a lease missing from its map). A renewal that cleared no checkpoint (one without an entry)
+        // cannot vouch for a lease with a checkpoint in the state or on its way: its successor would resume
+        // from it.
         out[i++] = -1;
-      } else if (d != null && d.expiring()) {
+      } else if (d.expiring()) {
         out[i++] = -2;
       } else {
         expiry.live(l.getId(), l.getTtlMs(), now + ms(l.getTtlMs()), l.getRenewedIndex(), false);

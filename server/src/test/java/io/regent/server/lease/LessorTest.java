@@ -348,4 +348,20 @@ class LessorTest {
     lessor.tick();
     assertThat(proposed).isEmpty();
   }
+
+  /**
+   * A keepalive read from the state before the lease's Expire applied reaches the lease clock after it (the
+   * apply thread ended the lease in between): the clock must not vouch for a lease it no longer tracks, nor
+   * start tracking it again (etcd's Renew refuses a lease missing from its map).
+   */
+  @Test
+  void aKeepaliveOfALeaseEndedByAnAppliedEntryIsRefusedAndNotTrackedAgain() {
+    lessor.onLeaderReady(2, List.of(lease(1, 2000)), List.of());
+    lessor.onEnded(List.of(1L));
+    assertThat(lessor.confirm(2, List.of(lease(1, 2000)), List.of())).containsExactly(-1);
+    assertThat(lessor.checkpointed(1)).as("unknown again: a local answer needs a round").isTrue();
+    advanceMs(5000);
+    lessor.tick();
+    assertThat(proposed).as("not tracked again: no second Expire").isEmpty();
+  }
 }
