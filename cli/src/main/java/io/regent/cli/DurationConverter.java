@@ -1,6 +1,6 @@
 package io.regent.cli;
 
-import io.regent.server.Durations;
+import io.regent.server.config.Durations;
 import java.time.Duration;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;

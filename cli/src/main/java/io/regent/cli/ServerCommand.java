@@ -2,10 +2,10 @@ package io.regent.cli;
 
 import io.regent.client.RegentClient;
 import io.regent.server.Joiner;
-import io.regent.server.ConfirmRule;
+import io.regent.server.config.ConfirmRule;
 import io.regent.server.RegentServer;
-import io.regent.server.ServerConfig;
-import io.regent.server.raft.ApiAddressPublisher;
+import io.regent.server.config.ServerConfig;
+import io.regent.server.ratis.ApiAddressPublisher;
 import io.regent.server.single.SingleWriterServer;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;

@@ -7,7 +7,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.regent.cli.SnapshotCommandTest.Run;
 import io.regent.server.RegentServer;
-import io.regent.server.ServerConfig;
+import io.regent.server.config.ServerConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.regent.client.RegentClient;
 import io.regent.server.RegentServer;
-import io.regent.server.ServerConfig;
+import io.regent.server.config.ServerConfig;
 import io.regent.server.ledger.LedgerMode;
 import io.regent.server.ledger.LedgerServer;
 import java.io.IOException;

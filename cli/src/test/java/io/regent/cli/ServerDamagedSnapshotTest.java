@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.google.protobuf.ByteString;
 import io.regent.client.RegentClient;
 import io.regent.server.RegentServer;
-import io.regent.server.ServerConfig;
+import io.regent.server.config.ServerConfig;
 import io.regent.server.storage.DataDir;
 import io.regent.statemachine.store.DataDirDamagedException;
 import java.io.RandomAccessFile;

@@ -8,7 +8,7 @@ import io.regent.client.LeaseKeeper;
 import io.regent.client.RegentClient;
 import io.regent.process.ProcessExit;
 import io.regent.server.RegentServer;
-import io.regent.server.ServerConfig;
+import io.regent.server.config.ServerConfig;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;

@@ -8,7 +8,7 @@ import io.regent.fencing.FencingMode;
 import io.regent.fencing.JdbcFence;
 import io.regent.fencing.StaleTokenException;
 import io.regent.server.RegentServer;
-import io.regent.server.ServerConfig;
+import io.regent.server.config.ServerConfig;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;

@@ -4,7 +4,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.regent.api.v1.Member;
 import io.regent.client.RegentClient;
-import io.regent.server.raft.RaftSetup;
+import io.regent.server.ratis.RaftSetup;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.concurrent.TimeUnit;

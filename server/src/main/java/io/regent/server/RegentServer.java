@@ -1,25 +1,26 @@
 package io.regent.server;
 
+import io.regent.server.config.ServerConfig;
 import io.grpc.ServerInterceptor;
 import io.regent.server.api.ApiServer;
 import io.regent.server.concurrent.NodeExecutors;
 import io.regent.server.lease.Lessor;
 import io.regent.server.metrics.MetricsHttpServer;
 import io.regent.server.metrics.RegentMetrics;
-import io.regent.server.raft.ApiAddressPublisher;
-import io.regent.server.raft.Confirmer;
-import io.regent.server.raft.ClientLeaderTracker;
-import io.regent.server.raft.LeadershipLease;
-import io.regent.server.raft.LocalConfirm;
-import io.regent.server.raft.FollowerQueries;
-import io.regent.server.raft.LostDataCheck;
-import io.regent.server.raft.ProposalRetries;
-import io.regent.server.raft.Proposer;
-import io.regent.server.raft.RaftClientPool;
-import io.regent.server.raft.RaftClusterView;
-import io.regent.server.raft.RaftMembership;
-import io.regent.server.raft.RaftSetup;
-import io.regent.server.raft.RatisProposer;
+import io.regent.server.ratis.ApiAddressPublisher;
+import io.regent.server.confirm.Confirmer;
+import io.regent.server.ratis.ClientLeaderTracker;
+import io.regent.server.confirm.LeadershipLease;
+import io.regent.server.confirm.LocalConfirm;
+import io.regent.server.ratis.FollowerQueries;
+import io.regent.server.ratis.LocalDivision;
+import io.regent.server.ratis.LostDataCheck;
+import io.regent.server.confirm.Proposer;
+import io.regent.server.ratis.RaftClientPool;
+import io.regent.server.ratis.RaftClusterView;
+import io.regent.server.ratis.RaftMembership;
+import io.regent.server.ratis.RaftSetup;
+import io.regent.server.ratis.RatisProposer;
 import io.regent.server.security.NodeSecurity;
 import io.regent.server.security.Security;
 import io.regent.server.storage.DataDir;
@@ -35,7 +36,6 @@ import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.RaftGroup;
-import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.retry.RetryPolicies;
 import org.apache.ratis.server.RaftServer;
@@ -96,7 +96,9 @@ public final class RegentServer implements AutoCloseable {
         config.unsafeSkipRelease());
     this.raft = RaftServer.newBuilder().setServerId(RaftPeerId.valueOf(config.nodeId())).setGroup(initial)
         .setProperties(props).setParameters(sec.raftParameters()).setStateMachine(sm).setOption(RaftStorage.StartupOption.RECOVER).build();
-    this.clients = new RaftClientPool(RAFT_CLIENTS, leader -> proposalClient(props, sec, group, leader),
+    LocalDivision division = new LocalDivision(raft, group);
+    this.clients = new RaftClientPool(RAFT_CLIENTS,
+        leader -> division.proposalClient(props, sec.raftParameters(), leader, config.requestTimeoutMs()),
         config.requestTimeoutMs(), executors);
     RatisProposer proposer = new RatisProposer(clients, config.requestTimeoutMs());
     lessor.setProposer(proposer);
@@ -106,13 +108,13 @@ public final class RegentServer implements AutoCloseable {
       interceptors.add(metrics.grpcInterceptor()); // added last, runs first: it also times refused calls
     }
     LeadershipLease lease = config.confirm().strict() ? null : new LeadershipLease(System::nanoTime,
-        leadership(), config.electionTimeoutMinMs(), config.confirm().leaseFactor());
+        division.leadership(), config.electionTimeoutMinMs(), config.confirm().leaseFactor());
     Confirmer confirmer = lease == null ? new Confirmer(proposer)
-        : new Confirmer(proposer, lease, new LocalConfirm(sm, lessor, this::commitIndex)::confirm, proposer);
+        : new Confirmer(proposer, lease, new LocalConfirm(sm, lessor, division::commitIndex)::confirm, proposer);
     sm.setQueryHandler(new FollowerQueries(confirmer)::answer);
     this.membership = new RaftMembership(raft, () -> RaftClient.newBuilder()
         .setProperties(RaftSetup.adminProperties(props)).setParameters(sec.raftParameters())
-        .setRaftGroup(currentGroup(group))
+        .setRaftGroup(division.currentGroup())
         .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(20,
             TimeDuration.valueOf(250, TimeUnit.MILLISECONDS)))
         .build(), proposer, confirmer, sm, RaftSetup.ADMIN_TIMEOUT_MS, lease, executors.blocking());
@@ -134,80 +136,6 @@ public final class RegentServer implements AutoCloseable {
     if (config.unsafeLocalGrants()) {
       LOG.warn("UNSAFE: --unsafe-local-grants is on; this node grants names without Raft (negative control)");
     }
-  }
-
-  /** The local Raft log's commit index, or {@code Long.MAX_VALUE} when the server is not up (no local answer). */
-  private long commitIndex() {
-    try {
-      return raft.getDivision(RaftSetup.GROUP_ID).getRaftLog().getLastCommittedIndex();
-    } catch (IOException e) {
-      return Long.MAX_VALUE;
-    }
-  }
-
-  /** The local Raft server's term, and whether it is its ready leader (the leadership lease asks). */
-  private LeadershipLease.Leadership leadership() {
-    return new LeadershipLease.Leadership() {
-      @Override
-      public long readyTerm() {
-        try {
-          var info = raft.getDivision(RaftSetup.GROUP_ID).getInfo();
-          long term = info.getCurrentTerm();
-          boolean ready = info.isLeader() && info.isLeaderReady();
-          // read twice: a step-down and a re-election between the reads must not pass for readiness in term
-          return ready && info.getCurrentTerm() == term ? term : -1;
-        } catch (IOException e) {
-          return -1; // not started yet, or closed
-        }
-      }
-
-      @Override
-      public long currentTerm() {
-        try {
-          return raft.getDivision(RaftSetup.GROUP_ID).getInfo().getCurrentTerm();
-        } catch (IOException e) {
-          return -1;
-        }
-      }
-    };
-  }
-
-  /**
-   * A Ratis client for proposals, for the group as this node knows it now, sending first to {@code leader} if
-   * that group names it (a Ratis client started at a peer outside its group fails every call; the leader may
-   * have been removed since it was learnt).
-   */
-  private RaftClient proposalClient(RaftProperties props, NodeSecurity sec, RaftGroup startup, RaftPeerId leader) {
-    RaftGroup now = currentGroup(startup);
-    return RaftClient.newBuilder().setProperties(props).setParameters(sec.raftParameters()).setRaftGroup(now)
-        .setLeaderId(leader != null && now.getPeer(leader) != null ? leader : null)
-        .setRetryPolicy(ProposalRetries.within(config.requestTimeoutMs()))
-        .build();
-  }
-
-  /**
-   * The group as this node's Raft server knows it now (it follows membership changes), else {@code initial}
-   * (this node and its startup peers: a joining node knows no group until a member adds it). A peer named in
-   * this node's startup peers keeps the address given there: the configuration in the log carries the
-   * addresses the proposing leader used, and this node may reach a peer by another route (a proxy, another
-   * interface).
-   */
-  private RaftGroup currentGroup(RaftGroup initial) {
-    RaftGroup now;
-    try {
-      now = raft.getDivision(RaftSetup.GROUP_ID).getGroup();
-    } catch (IOException | RuntimeException e) {
-      return initial; // not started yet
-    }
-    if (now.getPeers().isEmpty()) {
-      return initial;
-    }
-    List<RaftPeer> peers = new ArrayList<>();
-    for (RaftPeer p : now.getPeers()) {
-      RaftPeer own = initial.getPeer(p.getId());
-      peers.add(own == null ? p : RaftPeer.newBuilder(p).setAddress(own.getAddress()).build());
-    }
-    return RaftGroup.valueOf(now.getGroupId(), peers);
   }
 
   /** Builds and starts a node with plaintext ports and no permission checks: Raft first, then the API. */

@@ -1,7 +1,7 @@
 package io.regent.bench.load;
 
 import io.regent.bench.ratis.BareRatisServer;
-import io.regent.server.raft.RaftSetup;
+import io.regent.server.ratis.RaftSetup;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.regent.bench.ratis;
 
-import io.regent.server.ServerConfig;
-import io.regent.server.raft.RaftSetup;
+import io.regent.server.config.ServerConfig;
+import io.regent.server.ratis.RaftSetup;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;

@@ -8,7 +8,7 @@ import io.regent.client.GroupClient;
 import io.regent.jepsen.client.ClientPool;
 import io.regent.jepsen.client.ClientProcess;
 import io.regent.jepsen.client.Errors;
-import io.regent.server.ServerConfig;
+import io.regent.server.config.ServerConfig;
 import io.regent.server.ledger.LedgerMode;
 import io.regent.server.ledger.LedgerServer;
 import java.io.IOException;

@@ -1,5 +1,6 @@
 package io.regent.statemachine.apply;
 
+import io.regent.statemachine.limits.Limits;
 import io.regent.statemachine.event.ChangeEvent;
 import io.regent.statemachine.event.ChangeEvent.Kind;
 import io.regent.statemachine.group.GroupApplier;

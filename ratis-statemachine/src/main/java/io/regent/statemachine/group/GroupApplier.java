@@ -1,6 +1,6 @@
 package io.regent.statemachine.group;
 
-import io.regent.statemachine.apply.Limits;
+import io.regent.statemachine.limits.Limits;
 import io.regent.statemachine.event.ChangeEvent;
 import io.regent.statemachine.event.ChangeEvent.Kind;
 import io.regent.statemachine.proto.Code;

@@ -1,6 +1,6 @@
 package io.regent.statemachine.group;
 
-import io.regent.statemachine.apply.Limits;
+import io.regent.statemachine.limits.Limits;
 import java.nio.charset.StandardCharsets;
 
 /** Limits of ownership groups (docs/ownership.md), enforced at the API and again, deterministically, at apply. */

@@ -1,5 +1,7 @@
 package io.regent.statemachine.ratis;
 
+import io.regent.statemachine.replica.LeaderReadiness;
+import io.regent.statemachine.replica.LeaseTimekeeper;
 import io.regent.statemachine.apply.Applier;
 import io.regent.statemachine.apply.ApplyOutcome;
 import io.regent.statemachine.apply.EntryCodec;

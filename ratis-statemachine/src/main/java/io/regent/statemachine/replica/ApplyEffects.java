@@ -4,7 +4,7 @@ import io.regent.statemachine.apply.ApplyOutcome;
 import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.proto.LeaseStatus;
 import io.regent.statemachine.proto.Result;
-import io.regent.statemachine.ratis.LeaseTimekeeper;
+import io.regent.statemachine.replica.LeaseTimekeeper;
 import java.util.List;
 
 /**

@@ -1,5 +1,6 @@
 package io.regent.statemachine.apply;
 
+import io.regent.statemachine.limits.Limits;
 import static io.regent.statemachine.support.Entries.campaign;
 import static io.regent.statemachine.support.Entries.expire;
 import static io.regent.statemachine.support.Entries.freshToken;

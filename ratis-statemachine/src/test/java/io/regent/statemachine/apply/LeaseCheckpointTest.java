@@ -1,5 +1,6 @@
 package io.regent.statemachine.apply;
 
+import io.regent.statemachine.limits.Limits;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.regent.statemachine.proto.Code;

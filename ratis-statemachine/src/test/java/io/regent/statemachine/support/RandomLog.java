@@ -2,7 +2,7 @@ package io.regent.statemachine.support;
 
 import io.regent.statemachine.apply.ApplyOutcome;
 import io.regent.statemachine.apply.EntryCodec;
-import io.regent.statemachine.apply.Limits;
+import io.regent.statemachine.limits.Limits;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.NameRecord;
 import java.util.ArrayList;

@@ -1,5 +1,6 @@
 package io.regent.server.api;
 
+import io.regent.server.membership.ClusterView;
 import io.grpc.BindableService;
 import io.grpc.InsecureServerCredentials;
 import io.grpc.Server;
@@ -12,8 +13,8 @@ import io.regent.server.concurrent.NodeExecutors;
 import io.regent.server.limits.ConnectionLimiter;
 import io.regent.server.limits.LeaseQuota;
 import io.regent.server.limits.ServerLimits;
-import io.regent.server.raft.Confirmer;
-import io.regent.server.raft.Proposer;
+import io.regent.server.confirm.Confirmer;
+import io.regent.server.confirm.Proposer;
 import io.regent.statemachine.replica.ReplicaView;
 import java.io.IOException;
 import java.net.InetSocketAddress;

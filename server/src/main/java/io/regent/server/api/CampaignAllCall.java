@@ -5,7 +5,7 @@ import io.regent.api.v1.CampaignAllRequest;
 import io.regent.api.v1.CampaignAllResponse;
 import io.regent.api.v1.LeaderKey;
 import io.regent.server.limits.ServerLimits;
-import io.regent.server.raft.Proposer;
+import io.regent.server.confirm.Proposer;
 import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.proto.CampaignAll;
 import io.regent.statemachine.proto.Code;

@@ -5,7 +5,7 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.regent.api.v1.LeaderKey;
 import io.regent.server.limits.ServerLimits;
-import io.regent.server.raft.Proposer;
+import io.regent.server.confirm.Proposer;
 import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.proto.Campaign;
 import io.regent.statemachine.proto.Code;

@@ -1,5 +1,7 @@
 package io.regent.server.api;
 
+import io.regent.server.membership.ClusterView;
+import io.regent.server.membership.Membership;
 import io.grpc.stub.StreamObserver;
 import io.regent.api.v1.ClusterGrpc;
 import io.regent.api.v1.MemberAddRequest;
@@ -15,7 +17,7 @@ import io.regent.api.v1.StatusResponse;
 import io.regent.api.v1.TransferLeadershipRequest;
 import io.regent.api.v1.TransferLeadershipResponse;
 import io.regent.client.MemberArgs;
-import io.regent.server.raft.Confirmer;
+import io.regent.server.confirm.Confirmer;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 

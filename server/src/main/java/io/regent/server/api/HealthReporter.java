@@ -1,5 +1,6 @@
 package io.regent.server.api;
 
+import io.regent.server.membership.ClusterView;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.regent.api.v1.ClusterGrpc;

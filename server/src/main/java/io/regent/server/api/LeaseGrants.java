@@ -4,7 +4,7 @@ import io.grpc.Status;
 import io.regent.server.limits.ConnectionLimiter;
 import io.regent.server.limits.LeaseQuota;
 import io.regent.server.limits.ServerLimits;
-import io.regent.statemachine.apply.Limits;
+import io.regent.statemachine.limits.Limits;
 import io.regent.statemachine.proto.Code;
 import io.regent.statemachine.proto.Result;
 import java.util.concurrent.CompletableFuture;

@@ -7,7 +7,7 @@ import io.grpc.stub.StreamObserver;
 import io.regent.api.v1.MaintenanceGrpc;
 import io.regent.api.v1.SnapshotChunk;
 import io.regent.api.v1.SnapshotRequest;
-import io.regent.server.raft.Confirmer;
+import io.regent.server.confirm.Confirmer;
 import io.regent.statemachine.proto.LeaseRecord;
 import io.regent.statemachine.proto.NameRecord;
 import io.regent.statemachine.replica.ReplicaView;

@@ -1,6 +1,6 @@
 package io.regent.server.api;
 
-import io.regent.server.raft.Confirmer;
+import io.regent.server.confirm.Confirmer;
 import io.regent.statemachine.proto.Holder;
 import io.regent.statemachine.proto.NameHolder;
 import io.regent.statemachine.proto.NameRecord;

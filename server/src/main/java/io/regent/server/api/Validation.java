@@ -2,7 +2,7 @@ package io.regent.server.api;
 
 import com.google.protobuf.ByteString;
 import io.regent.api.v1.LeaderKey;
-import io.regent.statemachine.apply.Limits;
+import io.regent.statemachine.limits.Limits;
 
 /** Request validation of the public API; failures are INVALID_ARGUMENT and change nothing. */
 final class Validation {

@@ -1,7 +1,7 @@
 package io.regent.server.lease;
 
-import io.regent.server.raft.Proposer;
-import io.regent.statemachine.apply.Limits;
+import io.regent.server.confirm.Proposer;
+import io.regent.statemachine.limits.Limits;
 import io.regent.statemachine.proto.Checkpoint;
 import io.regent.statemachine.proto.Code;
 import io.regent.statemachine.proto.EndLockDelay;
@@ -11,7 +11,7 @@ import io.regent.statemachine.proto.LeaseRecord;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.NameRecord;
 import io.regent.statemachine.proto.Result;
-import io.regent.statemachine.ratis.LeaseTimekeeper;
+import io.regent.statemachine.replica.LeaseTimekeeper;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;

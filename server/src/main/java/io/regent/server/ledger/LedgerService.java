@@ -8,7 +8,7 @@ import io.regent.api.v1.LedgerGrpc;
 import io.regent.api.v1.LedgerReadRequest;
 import io.regent.api.v1.LedgerReadResponse;
 import io.regent.fencing.StaleTokenException;
-import io.regent.statemachine.apply.Limits;
+import io.regent.statemachine.limits.Limits;
 import java.nio.charset.StandardCharsets;
 
 /**

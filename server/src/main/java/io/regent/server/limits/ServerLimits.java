@@ -1,6 +1,6 @@
 package io.regent.server.limits;
 
-import io.regent.statemachine.apply.Limits;
+import io.regent.statemachine.limits.Limits;
 
 /**
  * Resource limits of one node's public API. Exceeding one answers {@code RESOURCE_EXHAUSTED} with a message

@@ -1,15 +1,15 @@
 package io.regent.server.single;
 
 import io.regent.server.concurrent.Daemons;
-import io.regent.server.raft.Proposer;
+import io.regent.server.confirm.Proposer;
 import io.regent.statemachine.apply.Applier;
 import io.regent.statemachine.apply.ApplyOutcome;
 import io.regent.statemachine.apply.EntryCodec;
 import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.Result;
-import io.regent.statemachine.ratis.LeaderReadiness;
-import io.regent.statemachine.ratis.LeaseTimekeeper;
+import io.regent.statemachine.replica.LeaderReadiness;
+import io.regent.statemachine.replica.LeaseTimekeeper;
 import io.regent.statemachine.replica.ApplyEffects;
 import io.regent.statemachine.replica.ReplicaView;
 import io.regent.statemachine.store.RegentStore;

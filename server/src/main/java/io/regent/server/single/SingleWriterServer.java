@@ -2,11 +2,11 @@ package io.regent.server.single;
 
 import io.regent.api.v1.Member;
 import io.regent.api.v1.StatusResponse;
-import io.regent.server.ServerConfig;
+import io.regent.server.config.ServerConfig;
 import io.regent.server.api.ApiServer;
 import io.regent.server.concurrent.NodeExecutors;
 import io.regent.server.lease.Lessor;
-import io.regent.server.raft.Confirmer;
+import io.regent.server.confirm.Confirmer;
 import io.regent.server.storage.DataDir;
 import io.regent.statemachine.event.EventHub;
 import java.io.IOException;

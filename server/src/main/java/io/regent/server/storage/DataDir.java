@@ -1,9 +1,10 @@
 package io.regent.server.storage;
 
-import io.regent.server.raft.RaftSetup;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.UUID;
 import java.util.stream.Stream;
 
 /**
@@ -21,6 +22,11 @@ import java.util.stream.Stream;
 public record DataDir(Path root) {
   /** Name of LMDB's data file inside {@link #lmdb()}. */
   public static final String LMDB_FILE = "data.mdb";
+  /**
+   * The fixed id of Regent's Raft group: Ratis names the group's storage directory after it, so it must never
+   * change across restarts or releases (docs/ratis.md §12). The Ratis adapter builds its group id from it.
+   */
+  public static final UUID RAFT_GROUP_UUID = UUID.nameUUIDFromBytes("regent".getBytes(StandardCharsets.UTF_8));
 
   /** The directory of the live LMDB environment. */
   public Path lmdb() {
@@ -39,7 +45,7 @@ public record DataDir(Path root) {
 
   /** Ratis's directory of Regent's group: named after the fixed group id (docs/ratis.md §12). */
   public Path raftGroup() {
-    return raft().resolve(RaftSetup.GROUP_ID.getUuid().toString());
+    return raft().resolve(RAFT_GROUP_UUID.toString());
   }
 
   /** Ratis's state-machine snapshot directory of Regent's group. */

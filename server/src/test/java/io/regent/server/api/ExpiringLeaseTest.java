@@ -13,7 +13,7 @@ import io.regent.api.v1.LeaseTimeToLiveResponse;
 import io.regent.server.lease.FixedTimekeeper;
 import io.regent.server.limits.LeaseQuota;
 import io.regent.server.limits.ServerLimits;
-import io.regent.server.raft.Confirmer;
+import io.regent.server.confirm.Confirmer;
 import io.regent.server.single.SingleWriterLog;
 import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.proto.Grant;

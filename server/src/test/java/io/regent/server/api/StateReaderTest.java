@@ -3,7 +3,7 @@ package io.regent.server.api;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.grpc.Status;
-import io.regent.server.raft.Confirmer;
+import io.regent.server.confirm.Confirmer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.RejectedExecutionException;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,6 @@
 package io.regent.server.api;
 
+import io.regent.server.config.ServerConfig;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.regent.api.v1.PartitionOwner;

@@ -1,6 +1,6 @@
 package io.regent.server.cluster;
 
-import io.regent.server.ServerConfig;
+import io.regent.server.config.ServerConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

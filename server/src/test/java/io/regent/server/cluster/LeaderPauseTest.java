@@ -1,5 +1,7 @@
 package io.regent.server.cluster;
 
+import io.regent.server.ratis.ProposalRetries;
+import io.regent.server.ratis.RatisProposer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -7,7 +9,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.regent.client.LeaseKeeper;
 import io.regent.client.RegentClient;
-import io.regent.server.ConfirmRule;
+import io.regent.server.config.ConfirmRule;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

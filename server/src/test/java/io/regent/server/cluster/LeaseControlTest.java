@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.grpc.StatusRuntimeException;
 import io.regent.client.RegentClient;
-import io.regent.server.ConfirmRule;
+import io.regent.server.config.ConfirmRule;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;

@@ -4,8 +4,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.regent.client.RegentClient;
 import io.regent.server.RegentServer;
-import io.regent.server.ServerConfig;
-import io.regent.server.raft.RaftSetup;
+import io.regent.server.config.ServerConfig;
+import io.regent.server.ratis.RaftSetup;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;

@@ -7,7 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.regent.client.RegentClient;
 import io.regent.server.Joiner;
 import io.regent.server.RegentServer;
-import io.regent.server.raft.RaftSetup;
+import io.regent.server.ratis.RaftSetup;
 import io.regent.server.storage.DataDir;
 import java.io.IOException;
 import java.nio.file.Files;

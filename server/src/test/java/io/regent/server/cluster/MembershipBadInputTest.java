@@ -1,5 +1,6 @@
 package io.regent.server.cluster;
 
+import io.regent.server.membership.Membership;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;

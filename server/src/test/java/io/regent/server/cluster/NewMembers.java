@@ -3,7 +3,7 @@ package io.regent.server.cluster;
 import io.regent.client.RegentClient;
 import io.regent.server.Joiner;
 import io.regent.server.RegentServer;
-import io.regent.server.ServerConfig;
+import io.regent.server.config.ServerConfig;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;

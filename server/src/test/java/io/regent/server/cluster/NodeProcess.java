@@ -2,7 +2,7 @@ package io.regent.server.cluster;
 
 import io.regent.process.ChildProcess;
 import io.regent.server.RegentServer;
-import io.regent.server.ServerConfig;
+import io.regent.server.config.ServerConfig;
 import io.regent.statemachine.ratis.SnapshotFailpoint;
 import java.io.IOException;
 import java.nio.file.Path;

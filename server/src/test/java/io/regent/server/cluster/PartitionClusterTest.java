@@ -9,7 +9,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.regent.api.v1.LeaderKey;
 import io.regent.client.RegentClient;
-import io.regent.server.ConfirmRule;
+import io.regent.server.config.ConfirmRule;
 import java.time.Duration;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import com.google.protobuf.ByteString;
 import io.regent.api.v1.LeaseInfo;
 import io.regent.client.RegentClient;
-import io.regent.server.raft.RaftSetup;
+import io.regent.server.ratis.RaftSetup;
 import java.time.Duration;
 import java.util.List;
 import org.apache.ratis.server.RaftServer;

@@ -13,7 +13,7 @@ import io.regent.api.v1.LeaderRequest;
 import io.regent.api.v1.StatusRequest;
 import io.regent.client.RegentClient;
 import io.regent.server.RegentServer;
-import io.regent.server.ServerConfig;
+import io.regent.server.config.ServerConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;

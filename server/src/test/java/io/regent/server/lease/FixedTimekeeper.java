@@ -2,7 +2,7 @@ package io.regent.server.lease;
 
 import io.regent.statemachine.proto.LeaseRecord;
 import io.regent.statemachine.proto.NameRecord;
-import io.regent.statemachine.ratis.LeaseTimekeeper;
+import io.regent.statemachine.replica.LeaseTimekeeper;
 import java.util.Arrays;
 import java.util.List;
 import java.util.function.BooleanSupplier;

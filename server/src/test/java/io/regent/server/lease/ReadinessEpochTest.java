@@ -6,7 +6,7 @@ import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.proto.LeaseRecord;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.Result;
-import io.regent.statemachine.ratis.LeaderReadiness;
+import io.regent.statemachine.replica.LeaderReadiness;
 import io.regent.statemachine.replica.ReplicaView;
 import io.regent.statemachine.store.RegentStore;
 import io.regent.statemachine.store.StateTxn;

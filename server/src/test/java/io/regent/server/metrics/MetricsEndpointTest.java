@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.ByteString;
 import io.regent.client.RegentClient;
-import io.regent.server.ServerConfig;
+import io.regent.server.config.ServerConfig;
 import io.regent.server.cluster.ClusterFixture;
 import io.regent.server.cluster.LocalCluster;
 import java.net.URI;

@@ -11,7 +11,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.regent.client.RegentClient;
 import io.regent.server.RegentServer;
-import io.regent.server.ServerConfig;
+import io.regent.server.config.ServerConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

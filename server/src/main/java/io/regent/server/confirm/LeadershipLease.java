@@ -1,0 +1,142 @@
+package io.regent.server.confirm;
+
+import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
+
+/**
+ * The leader's leadership lease (docs/architecture.md, "The leadership lease"; Raft thesis §6.4): while it
+ * holds, no other leader can have committed anything, so a keepalive or a linearizable read that reaches this
+ * node is confirmed at once, without a log entry.
+ *
+ * <p>The rule: let p be this node's monotonic time just before it proposes a Confirm entry while it is the
+ * ready leader of term T. When that entry commits in term T, a majority received an AppendEntries sent after
+ * p, and each of those followers refuses to vote for another candidate for one minimum election timeout after
+ * it heard from this leader (Ratis 3.3.0 {@code VoteContext} in the pre-vote phase). So this node holds the lease
+ * until p + {@code factor} × minimum election timeout, for as long as it is still the ready leader of T. The
+ * factor is below 1 by a margin for clock-rate drift between nodes ({@link #SAFE_FACTOR}).
+ *
+ * <p>Thread-safe.
+ */
+public final class LeadershipLease {
+  /**
+   * Share of the minimum election timeout the lease lasts: 0.8 leaves a 20 % margin, so clocks whose rates
+   * differ by up to 25 % (far beyond any quartz or NTP-slewed clock; Spanner assumes 200 ppm) keep it safe.
+   */
+  public static final double SAFE_FACTOR = 0.8;
+
+  /** The local Raft server's term and role. */
+  public interface Leadership {
+    /** The current term when this node is the ready leader of it, else -1. */
+    long readyTerm();
+
+    /** The current term, whatever this node's role. */
+    long currentTerm();
+  }
+
+  /**
+   * What {@link #begin} saw: the time a round was proposed and the term this node was the ready leader of
+   * then (-1: none, the round cannot give a lease).
+   */
+  public record Start(long nanos, long term) {
+  }
+
+  private final LongSupplier nanoClock;
+  private final Leadership leadership;
+  private final long lengthNanos;
+  private long term = -1;
+  private long until;
+  private int suspended;
+  /** Terms up to this one never give a lease again: a leadership transfer ran in one of them. */
+  private long yieldedTerm = -1;
+
+  /**
+   * @param nanoClock monotonic clock, ns ({@code System::nanoTime})
+   * @param leadership the local Raft server's role
+   * @param minElectionTimeoutMs the minimum election timeout of every voter, ms
+   * @param factor length of the lease as a share of {@code minElectionTimeoutMs}; at most {@link #SAFE_FACTOR}
+   *     unless the node runs the unsafe negative control
+   */
+  public LeadershipLease(LongSupplier nanoClock, Leadership leadership, long minElectionTimeoutMs, double factor) {
+    if (!(factor > 0)) {
+      throw new IllegalArgumentException("leadership lease factor " + factor + " must be above 0");
+    }
+    this.nanoClock = nanoClock;
+    this.leadership = leadership;
+    this.lengthNanos = (long) (TimeUnit.MILLISECONDS.toNanos(minElectionTimeoutMs) * factor);
+  }
+
+  /** Call just before proposing a Confirm entry; hand the result to {@link #committed}. */
+  public Start begin() {
+    long now = nanoClock.getAsLong();
+    return new Start(now, leadership.readyTerm());
+  }
+
+  /**
+   * The entry proposed after {@code start} committed in {@code entryTerm}. It extends the lease only when it is
+   * an entry of the term this node was the ready leader of at {@code start}: then this node appended it, after
+   * {@code start}.
+   */
+  public synchronized void committed(Start start, long entryTerm) {
+    if (start.term() < 0 || entryTerm != start.term() || suspended > 0 || start.term() <= yieldedTerm) {
+      return;
+    }
+    long end = start.nanos() + lengthNanos;
+    if (start.term() > term || (start.term() == term && end - until > 0)) {
+      term = start.term();
+      until = end;
+    }
+  }
+
+  /**
+   * The term whose lease this node holds now, or -1: it must be the ready leader of that term, before the
+   * lease's end, and no leadership transfer may be under way ({@link #suspend}).
+   */
+  public long heldTerm() {
+    long t;
+    long end;
+    synchronized (this) {
+      if (term < 0 || suspended > 0 || term <= yieldedTerm) {
+        return -1;
+      }
+      t = term;
+      end = until;
+    }
+    if (nanoClock.getAsLong() - end >= 0 || leadership.readyTerm() != t) {
+      return -1;
+    }
+    return t;
+  }
+
+  /** Whether this node is the ready leader of its current term now (whether or not it holds the lease). */
+  public boolean readyLeader() {
+    return leadership.readyTerm() >= 0;
+  }
+
+  /** How long the lease still holds, ns (at most 0 when it does not); for pacing its renewal. */
+  public synchronized long remainingNanos() {
+    return term < 0 ? 0 : until - nanoClock.getAsLong();
+  }
+
+  /** Length of a lease, ns. */
+  public long lengthNanos() {
+    return lengthNanos;
+  }
+
+  /**
+   * A leadership transfer is starting: hold no lease until {@link #resume}. The transferee starts its election
+   * without the pre-vote (Ratis {@code TransferLeadership} sends StartLeaderElection, whose election is forced),
+   * so followers vote for it at once, whatever they last heard from this leader.
+   */
+  public synchronized void suspend() {
+    suspended++;
+  }
+
+  /**
+   * The transfer {@link #suspend} announced has ended, in success or not. No term up to the current one gives a
+   * lease again: the transfer ran in one of them, and a forced candidate may still win later in the next.
+   */
+  public synchronized void resume() {
+    suspended--;
+    yieldedTerm = Math.max(yieldedTerm, leadership.currentTerm());
+  }
+}

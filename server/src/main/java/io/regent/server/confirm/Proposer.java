@@ -1,0 +1,26 @@
+package io.regent.server.confirm;
+
+import io.regent.statemachine.proto.LogEntry;
+import io.regent.statemachine.proto.Result;
+import java.util.concurrent.CompletableFuture;
+
+/** Something that replicates a log entry and completes with its apply result (Ratis in production). */
+@FunctionalInterface
+public interface Proposer {
+  /**
+   * Proposes {@code entry}; the future fails with {@link UnavailableException} when it could not be
+   * committed in time (it may still be applied later).
+   */
+  CompletableFuture<Result> propose(LogEntry.Builder entry);
+
+  /** The cluster could not commit the entry in time (no leader or no quorum); retry later. */
+  final class UnavailableException extends RuntimeException {
+    /**
+     * @param message why, for the client's UNAVAILABLE status
+     * @param cause what the replication layer reported, or null
+     */
+    public UnavailableException(String message, Throwable cause) {
+      super(message, cause);
+    }
+  }
+}

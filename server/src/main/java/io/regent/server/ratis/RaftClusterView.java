@@ -1,0 +1,68 @@
+package io.regent.server.ratis;
+
+import io.regent.api.v1.StatusResponse;
+import io.regent.client.RegentVersion;
+import io.regent.server.membership.ClusterView;
+import io.regent.server.membership.Membership;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.io.UncheckedIOException;
+import org.apache.ratis.server.DivisionInfo;
+import org.apache.ratis.server.RaftServer;
+
+/** The Raft group as the local Ratis division sees it (its current configuration, not the startup peers). */
+public final class RaftClusterView implements ClusterView {
+  private final RaftServer server;
+  private final RaftMembership membership;
+  private final Path stateFile;
+
+  /**
+   * @param server the local Ratis server of {@link RaftSetup#GROUP_ID}
+   * @param membership the members and their changes
+   */
+  public RaftClusterView(RaftServer server, RaftMembership membership) {
+    this(server, membership, null);
+  }
+
+  /** Like the two-argument constructor, reporting the size of {@code stateFile} (null: 0) in Status. */
+  public RaftClusterView(RaftServer server, RaftMembership membership, Path stateFile) {
+    this.server = server;
+    this.membership = membership;
+    this.stateFile = stateFile;
+  }
+
+  private long stateBytes() {
+    try {
+      return stateFile == null ? 0 : Files.size(stateFile);
+    } catch (IOException e) {
+      return 0; // not created yet, or being replaced by a snapshot install
+    }
+  }
+
+  @Override
+  public StatusResponse status() {
+    try {
+      var division = server.getDivision(RaftSetup.GROUP_ID);
+      DivisionInfo info = division.getInfo();
+      return StatusResponse.newBuilder()
+          .setNode(server.getId().toString())
+          .setLeader(info.getLeaderId() == null ? "" : info.getLeaderId().toString())
+          .setTerm(info.getCurrentTerm())
+          .setCommitIndex(division.getRaftLog().getLastCommittedIndex())
+          .setAppliedIndex(info.getLastAppliedIndex())
+          .setRole(info.getCurrentRole().name())
+          .addAllMembers(membership.members())
+          .setVersion(RegentVersion.current())
+          .setDbSizeBytes(stateBytes())
+          .build();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  @Override
+  public Membership membership() {
+    return membership;
+  }
+}

@@ -1,0 +1,95 @@
+package io.regent.server.ratis;
+
+import io.regent.server.config.ServerConfig;
+import io.regent.server.storage.DataDir;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.RaftConfigKeys;
+import org.apache.ratis.client.RaftClientConfigKeys;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.grpc.GrpcConfigKeys;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftGroupId;
+import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.rpc.SupportedRpcType;
+import org.apache.ratis.server.RaftServerConfigKeys;
+import org.apache.ratis.util.SizeInBytes;
+import org.apache.ratis.util.TimeDuration;
+
+/** Translates a {@link ServerConfig} into Ratis properties and the Raft group. */
+public final class RaftSetup {
+  /** Fixed group id ({@link DataDir#RAFT_GROUP_UUID}): the storage subdirectory is named after it. */
+  public static final RaftGroupId GROUP_ID = RaftGroupId.valueOf(DataDir.RAFT_GROUP_UUID);
+
+  /** Upper bound of one membership change or leadership transfer, ms. */
+  public static final long ADMIN_TIMEOUT_MS = 60_000;
+
+  private RaftSetup() {
+  }
+
+  /** The Raft group of every configured peer. */
+  public static RaftGroup group(ServerConfig config) {
+    List<RaftPeer> peers = config.peers().entrySet().stream()
+        .map(e -> RaftPeer.newBuilder().setId(e.getKey()).setAddress(e.getValue()).build())
+        .toList();
+    return RaftGroup.valueOf(GROUP_ID, peers);
+  }
+
+  /** Ratis server and client properties for this node. */
+  public static RaftProperties properties(ServerConfig config) {
+    RaftProperties p = new RaftProperties();
+    RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
+    RaftServerConfigKeys.setStorageDir(p, List.of(new DataDir(config.dataDir()).raft().toFile()));
+    int port = Integer.parseInt(config.peers().get(config.nodeId()).replaceAll(".*:", ""));
+    GrpcConfigKeys.Server.setPort(p, port);
+    RaftServerConfigKeys.Rpc.setTimeoutMin(p, ms(config.electionTimeoutMinMs()));
+    RaftServerConfigKeys.Rpc.setTimeoutMax(p, ms(config.electionTimeoutMaxMs()));
+    // Ratis's default read path is not linearizable (docs/ratis.md §1). Regent's API confirms leadership with a
+    // Confirm entry of its own, but any Ratis read-only request must also be linearizable.
+    RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
+    // The leadership lease needs every election to begin with a pre-vote, where followers that heard from their
+    // leader within the minimum election timeout refuse (docs/architecture.md, "The leadership lease"). It is
+    // Ratis's default; set here so that nobody turns it off unknowingly.
+    RaftServerConfigKeys.LeaderElection.setPreVote(p, true);
+    RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);
+    RaftServerConfigKeys.Snapshot.setAutoTriggerThreshold(p, config.snapshotThreshold());
+    RaftServerConfigKeys.Snapshot.setRetentionFileNum(p, 2);
+    RaftServerConfigKeys.Log.setPurgeUptoSnapshotIndex(p, true);
+    RaftServerConfigKeys.Log.setPurgeGap(p, (int) Math.max(1, Math.min(1024, config.snapshotThreshold())));
+    RaftServerConfigKeys.Log.setSegmentSizeMax(p, SizeInBytes.valueOf(config.logSegmentBytes()));
+    // Ratis appends a metadata entry (the commit index) after commits by default: one more log entry, one
+    // more append round per write at low load (docs/ratis.md §6: a log index per operation of 2.0). Raft does not need it.
+    RaftServerConfigKeys.Log.setLogMetadataEnabled(p, false);
+    RaftClientConfigKeys.Rpc.setRequestTimeout(p, ms(Math.min(3000, config.requestTimeoutMs())));
+    overrides(p, System.getProperties());
+    return p;
+  }
+
+  /**
+   * Sets every {@code raft.*} key of {@code jvm} on {@code p}, over the values above: Ratis tuning without a
+   * release, e.g. {@code JAVA_TOOL_OPTIONS=-Draft.server.log.appender.wait-time.min=1ms} for the A/B runs of
+   * docs/performance.md. Ratis parses and checks each value when it reads its key.
+   */
+  static void overrides(RaftProperties p, java.util.Properties jvm) {
+    for (String key : jvm.stringPropertyNames()) {
+      if (key.startsWith("raft.")) {
+        p.set(key, jvm.getProperty(key));
+      }
+    }
+  }
+
+  /**
+   * Properties of the Ratis clients that change the configuration or move leadership: a request may wait for
+   * a new member to catch up (Ratis stages new peers before committing the configuration), so it may take up to
+   * {@link #ADMIN_TIMEOUT_MS} instead of the proposals' few seconds.
+   */
+  public static RaftProperties adminProperties(RaftProperties props) {
+    RaftProperties p = new RaftProperties(props);
+    RaftClientConfigKeys.Rpc.setRequestTimeout(p, ms(ADMIN_TIMEOUT_MS));
+    return p;
+  }
+
+  private static TimeDuration ms(long millis) {
+    return TimeDuration.valueOf(millis, TimeUnit.MILLISECONDS);
+  }
+}

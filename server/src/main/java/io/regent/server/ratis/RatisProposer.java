@@ -1,0 +1,160 @@
+package io.regent.server.ratis;
+
+import io.regent.server.confirm.Confirmer;
+import io.regent.server.confirm.LeaderQuery;
+import io.regent.server.confirm.Proposer;
+import com.google.protobuf.InvalidProtocolBufferException;
+import io.regent.statemachine.apply.EntryCodec;
+import io.regent.statemachine.proto.Confirm;
+import io.regent.statemachine.proto.LogEntry;
+import io.regent.statemachine.proto.Result;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.protocol.Message;
+import org.apache.ratis.protocol.RaftClientReply;
+import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
+import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
+
+/**
+ * Submits log entries through Ratis (which routes them to the current leader) and decodes the apply result.
+ * Proposals go through a {@link RaftClientPool}; a client whose proposal failed is replaced.
+ *
+ * <p>Failures (no leader, no quorum, timeout) complete the future with {@link UnavailableException}: the
+ * entry may or may not have been applied, and callers retry idempotent commands only.
+ */
+public final class RatisProposer implements Proposer, LeaderQuery {
+  /**
+   * Resends of one proposal after a closed stream, at most: each follows at least Ratis's retry sleep
+   * ({@link ProposalRetries#SLEEP_MS}) after a leader-not-ready reply, so this bounds a leader that stays not
+   * ready, not the proposal timeout.
+   */
+  static final int MAX_RESENDS = 20;
+
+  private final RaftClientPool clients;
+  private final long timeoutMs;
+
+  /**
+   * @param clients Ratis clients for the group (each with a bounded retry policy)
+   * @param timeoutMs upper bound on one proposal, ms
+   */
+  public RatisProposer(RaftClientPool clients, long timeoutMs) {
+    this.clients = clients;
+    this.timeoutMs = timeoutMs;
+  }
+
+  /**
+   * Proposes {@code entry}; completes with the leader's apply result once it is committed and applied, or
+   * with {@link UnavailableException} (never throws).
+   */
+  @Override
+  public CompletableFuture<Result> propose(LogEntry.Builder entry) {
+    Message msg = Message.valueOf(UnsafeByteOperations.unsafeWrap(EntryCodec.encode(entry)));
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+    return send(msg, deadline, MAX_RESENDS).handle((reply, err) -> {
+      if (err != null) {
+        throw new CompletionException(new UnavailableException("no quorum: " + rootMessage(err), err));
+      }
+      return decode(reply);
+    });
+  }
+
+  /**
+   * Sends {@code confirm} to the leader as a Ratis read-only request that skips Ratis's ReadIndex
+   * ({@code sendReadOnlyNonLinearizable}): the leader's state machine answers it only under its leadership
+   * lease, which is what makes the answer linearizable (docs/ratis.md §2 on why not Ratis's ReadIndex).
+   */
+  @Override
+  public CompletableFuture<Optional<Result>> ask(Confirm.Builder confirm) {
+    Message msg = Message.valueOf(UnsafeByteOperations.unsafeWrap(EntryCodec.encode(LogEntry.newBuilder()
+        .setConfirm(confirm))));
+    int slot = clients.nextSlot();
+    RaftClient client = clients.client(slot);
+    CompletableFuture<RaftClientReply> sent;
+    try {
+      sent = client.async().sendReadOnlyNonLinearizable(msg);
+    } catch (RuntimeException e) {
+      sent = CompletableFuture.failedFuture(e);
+    }
+    return sent.orTimeout(timeoutMs, TimeUnit.MILLISECONDS).handle((reply, err) -> {
+      if (err != null || !reply.isSuccess()) {
+        clients.replace(slot, client);
+      }
+      if (err != null) {
+        throw new CompletionException(new UnavailableException("no leader answered: " + rootMessage(err), err));
+      }
+      if (!reply.isSuccess()) {
+        throw new CompletionException(new UnavailableException("the leader did not answer: "
+            + (reply.getException() == null ? "unknown" : reply.getException().getMessage()), reply.getException()));
+      }
+      if (reply.getMessage().getContent().isEmpty()) {
+        return Optional.<Result>empty();
+      }
+      try {
+        return Optional.of(Result.parseFrom(reply.getMessage().getContent().toByteArray()));
+      } catch (InvalidProtocolBufferException e) {
+        throw new CompletionException(new IllegalStateException("undecodable leader answer", e));
+      }
+    });
+  }
+
+  /**
+   * Sends {@code msg} through the next client; when the client's stream to the leader was closed under it
+   * ({@link AlreadyClosedException}, which {@link ProposalRetries} does not let Ratis retry), sends it again
+   * through the fresh client that replaced it, while {@code deadline} (System.nanoTime) has not passed. Ratis
+   * itself would resend it too, with the same call id, but to a random other peer.
+   */
+  private CompletableFuture<RaftClientReply> send(Message msg, long deadline, int resends) {
+    int slot = clients.nextSlot();
+    RaftClient client = clients.client(slot);
+    CompletableFuture<RaftClientReply> sent;
+    try {
+      sent = client.async().send(msg);
+    } catch (RuntimeException e) {
+      // e.g. the client was closed meanwhile: fail the future, never the caller, so that callers that
+      // chain on the future (the Confirmer's rounds) always see an outcome
+      sent = CompletableFuture.failedFuture(e);
+    }
+    long left = deadline - System.nanoTime();
+    return sent.orTimeout(Math.max(1, left), TimeUnit.NANOSECONDS).handle((reply, err) -> {
+      if (err != null || !reply.isSuccess()) {
+        clients.replace(slot, client);
+      }
+      if (err != null && resends > 0 && closed(err) && deadline - System.nanoTime() > 0) {
+        return send(msg, deadline, resends - 1);
+      }
+      return err == null ? CompletableFuture.completedFuture(reply) : CompletableFuture.<RaftClientReply>failedFuture(err);
+    }).thenCompose(f -> f);
+  }
+
+  private static boolean closed(Throwable err) {
+    for (Throwable c = err; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (c instanceof AlreadyClosedException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static Result decode(RaftClientReply reply) {
+    if (!reply.isSuccess()) {
+      throw new CompletionException(new UnavailableException("proposal failed: "
+          + (reply.getException() == null ? "unknown" : reply.getException().getMessage()), reply.getException()));
+    }
+    try {
+      return Result.parseFrom(reply.getMessage().getContent().toByteArray());
+    } catch (InvalidProtocolBufferException e) {
+      throw new CompletionException(new IllegalStateException("undecodable apply result", e));
+    }
+  }
+
+  private static String rootMessage(Throwable t) {
+    Throwable c = t;
+    while (c.getCause() != null && c.getCause() != c) {
+      c = c.getCause();
+    }
+    return c.getClass().getSimpleName() + (c.getMessage() == null ? "" : ": " + c.getMessage());
+  }
+}

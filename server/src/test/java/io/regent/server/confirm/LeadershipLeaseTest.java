@@ -1,0 +1,80 @@
+package io.regent.server.confirm;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+/** The leadership lease holds from a round this leader committed in its term, for 0.8 election timeouts. */
+class LeadershipLeaseTest {
+  private final AtomicLong now = new AtomicLong(1_000_000_000L);
+  private final AtomicLong ready = new AtomicLong(4);
+  private final AtomicLong term = new AtomicLong(4);
+  private final LeadershipLease lease = new LeadershipLease(now::get, new LeadershipLease.Leadership() {
+    @Override
+    public long readyTerm() {
+      return ready.get();
+    }
+
+    @Override
+    public long currentTerm() {
+      return term.get();
+    }
+  }, 600, LeadershipLease.SAFE_FACTOR);
+
+  private void advanceMs(long ms) {
+    now.addAndGet(TimeUnit.MILLISECONDS.toNanos(ms));
+  }
+
+  @Test
+  void holdsFromTheProposalTimeForEightTenthsOfTheMinimumElectionTimeout() {
+    assertThat(lease.heldTerm()).isEqualTo(-1); // no round yet
+    LeadershipLease.Start start = lease.begin();
+    advanceMs(100); // the round took 100 ms to commit: the lease still counts from before it was proposed
+    lease.committed(start, 4);
+    assertThat(lease.heldTerm()).isEqualTo(4);
+    advanceMs(379);
+    assertThat(lease.heldTerm()).isEqualTo(4);
+    advanceMs(1); // 480 ms after the proposal
+    assertThat(lease.heldTerm()).isEqualTo(-1);
+  }
+
+  @Test
+  void aRoundCommittedInAnotherTermGivesNoLease() {
+    LeadershipLease.Start start = lease.begin();
+    lease.committed(start, 5); // a later leader committed it
+    assertThat(lease.heldTerm()).isEqualTo(-1);
+    ready.set(-1);
+    LeadershipLease.Start notLeader = lease.begin();
+    ready.set(4);
+    lease.committed(notLeader, 4); // proposed while this node was not the ready leader
+    assertThat(lease.heldTerm()).isEqualTo(-1);
+  }
+
+  @Test
+  void endsAtOnceWhenTheNodeIsNoLongerTheReadyLeaderOfItsTerm() {
+    lease.committed(lease.begin(), 4);
+    ready.set(-1);
+    assertThat(lease.heldTerm()).isEqualTo(-1);
+    ready.set(6); // leader again, of a later term: the old lease is not its own
+    assertThat(lease.heldTerm()).isEqualTo(-1);
+  }
+
+  @Test
+  void aTransferEndsTheLeaseForEveryTermUpToTheCurrentOne() {
+    lease.committed(lease.begin(), 4);
+    lease.suspend();
+    assertThat(lease.heldTerm()).isEqualTo(-1);
+    LeadershipLease.Start during = lease.begin();
+    lease.committed(during, 4);
+    lease.resume(); // the transfer failed: still leader of term 4
+    assertThat(lease.heldTerm()).isEqualTo(-1);
+    lease.committed(lease.begin(), 4);
+    assertThat(lease.heldTerm()).isEqualTo(-1);
+    ready.set(7);
+    term.set(7);
+    lease.committed(lease.begin(), 7); // a later term of its own: a fresh lease
+    assertThat(lease.heldTerm()).isEqualTo(7);
+  }
+}
