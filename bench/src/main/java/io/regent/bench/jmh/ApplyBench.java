@@ -59,7 +59,7 @@ public class ApplyBench {
     dir = Stores.tempDir("regent-apply");
     store = Stores.open(dir, sync);
     index = 1;
-    lease = Stores.apply(store, Stores.grant(3_600_000), index++).granted().getId();
+    lease = Stores.apply(store, Stores.grant(3_600_000), index++).grants().get(0).getId();
     freshHolderToken = Stores.apply(store, Stores.campaign("fresh", lease), index++).result().getName().getHolder()
         .getToken();
   }
@@ -108,7 +108,7 @@ public class ApplyBench {
   public ApplyOutcome grantRevoke() {
     if (batch == null) {
       ApplyOutcome o = Stores.apply(store, Stores.grant(10_000), index++);
-      batch = new long[] {o.granted().getId()};
+      batch = new long[] {o.grants().get(0).getId()};
       return o;
     }
     ApplyOutcome o = Stores.apply(store, LogEntry.newBuilder().setRevoke(Revoke.newBuilder().setLeaseId(batch[0])),

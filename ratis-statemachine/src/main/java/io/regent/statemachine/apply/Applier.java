@@ -4,6 +4,7 @@ import io.regent.statemachine.limits.Limits;
 import io.regent.statemachine.event.ChangeEvent;
 import io.regent.statemachine.event.ChangeEvent.Kind;
 import io.regent.statemachine.group.GroupApplier;
+import io.regent.statemachine.proto.Batch;
 import io.regent.statemachine.proto.Campaign;
 import io.regent.statemachine.proto.Candidate;
 import io.regent.statemachine.proto.Checkpoint;
@@ -25,7 +26,9 @@ import io.regent.statemachine.proto.Withdraw;
 import io.regent.statemachine.store.StateTxn;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.TreeSet;
 
 /**
@@ -48,7 +51,7 @@ public final class Applier {
   private final List<LeaseRecord> renewed = new ArrayList<>();
   private final List<LeaseRecord> queried = new ArrayList<>();
   private final List<NameRecord> lockDelays = new ArrayList<>();
-  private LeaseRecord granted;
+  private final List<LeaseRecord> grants = new ArrayList<>();
 
   private Applier(StateTxn txn, long index, long term, boolean unsafeSkipRelease) {
     this.txn = txn;
@@ -72,14 +75,69 @@ public final class Applier {
    */
   public static ApplyOutcome apply(StateTxn txn, LogEntry entry, long index, long term, boolean unsafeSkipRelease) {
     Applier a = new Applier(txn, index, term, unsafeSkipRelease);
-    Result result = a.dispatch(entry).setIndex(index).build();
-    return new ApplyOutcome(result, List.copyOf(a.events), a.granted, List.copyOf(a.ended),
+    Result result = (entry.getVersion() == EntryCodec.BATCH_VERSION && entry.hasBatch() ? a.batch(entry.getBatch())
+        : a.dispatch(entry)).setIndex(index).build();
+    return new ApplyOutcome(result, List.copyOf(a.events), List.copyOf(a.grants), List.copyOf(a.ended),
         List.copyOf(a.renewed), List.copyOf(a.queried), List.copyOf(a.lockDelays));
+  }
+
+  /**
+   * Applies a batch entry's operations in order, each in a nested transaction, each with its own result
+   * (docs/architecture.md §2.6). The token rule holds literally: an operation that would give a name (or move
+   * a group's partitions) a token an earlier operation of the batch already gave it — two grants of one name at
+   * one index — is undone and answered {@link Code#BATCH_CONFLICT}, for its proposer to send again alone. Only
+   * the operations {@link EntryCodec#batchable} admits may be in a batch; any other is refused.
+   */
+  private Result.Builder batch(Batch b) {
+    Set<String> tokened = new HashSet<>();
+    Result.Builder out = Result.newBuilder();
+    for (LogEntry op : b.getEntriesList()) {
+      Result[] result = new Result[1];
+      txn.nested(child -> {
+        if (!EntryCodec.batchable(op) || op.getVersion() != EntryCodec.VERSION) {
+          result[0] = error(Code.INVALID_ARGUMENT, "a " + op.getCommandCase() + " entry of version "
+              + op.getVersion() + " cannot be part of a batch").setIndex(index).build();
+          return false;
+        }
+        Applier a = new Applier(child, index, term, unsafeSkipRelease);
+        Result r = a.dispatch(op).setIndex(index).build();
+        Set<String> given = tokensGiven(a.events);
+        if (given.stream().anyMatch(tokened::contains)) {
+          result[0] = error(Code.BATCH_CONFLICT, "another operation of this batch changed the same owner")
+              .setIndex(index).build();
+          return false;
+        }
+        tokened.addAll(given);
+        events.addAll(a.events);
+        grants.addAll(a.grants);
+        ended.addAll(a.ended);
+        lockDelays.addAll(a.lockDelays);
+        result[0] = r;
+        return true;
+      });
+      out.addResults(result[0]);
+    }
+    return out;
+  }
+
+  /** The names given this entry's index as their token, and the groups whose partitions moved, by {@code events}. */
+  private static Set<String> tokensGiven(List<ChangeEvent> events) {
+    Set<String> given = new HashSet<>();
+    for (ChangeEvent e : events) {
+      switch (e.kind()) {
+        case ELECTED, TOKEN_REFRESHED -> given.add("name/" + e.name());
+        case GROUP_CHANGED -> given.add("group/" + e.name());
+        default -> {
+        }
+      }
+    }
+    return given;
   }
 
   private Result.Builder dispatch(LogEntry e) {
     if (e.getVersion() != EntryCodec.VERSION) {
-      return error(Code.INVALID_ARGUMENT, "unknown log-entry version " + e.getVersion());
+      return error(Code.INVALID_ARGUMENT, "unknown log-entry version " + e.getVersion()
+          + (e.hasBatch() ? " for a batch" : ""));
     }
     return switch (e.getCommandCase()) {
       case GRANT -> grant(e.getGrant().getTtlMs(), e.getGrant().getMaxLeases());
@@ -98,6 +156,7 @@ public final class Applier {
       case GROUP_LEAVE -> groups().leave(e.getGroupLeave());
       case GROUP_RELEASE -> groups().release(e.getGroupRelease());
       case CAMPAIGN_ALL -> new AllNames(txn, index, events).campaign(e.getCampaignAll());
+      case BATCH -> error(Code.INVALID_ARGUMENT, "a batch entry must have version " + EntryCodec.BATCH_VERSION);
       case COMMAND_NOT_SET -> error(Code.INVALID_ARGUMENT, "log entry has no command");
     };
   }
@@ -107,9 +166,27 @@ public final class Applier {
     if (refusal != null) {
       return refusal;
     }
-    granted = LeaseRecord.newBuilder().setId(index).setTtlMs(ttlMs).build();
+    long id = nextLeaseId();
+    LeaseRecord granted = LeaseRecord.newBuilder().setId(id).setTtlMs(ttlMs).build();
     txn.putLease(granted);
-    return Result.newBuilder().setLeaseId(index);
+    grants.add(granted);
+    return Result.newBuilder().setLeaseId(id);
+  }
+
+  /**
+   * The id of a lease this entry grants now: the entry's index, unless an earlier operation of the same batch
+   * entry took it — then one above the largest id granted so far (docs/architecture.md §2.2). Unique and
+   * increasing; in a log without batch entries always the index, as before.
+   */
+  private long peekLeaseId() {
+    return Math.max(index, txn.lastLeaseId() + 1);
+  }
+
+  /** Takes {@link #peekLeaseId()} for a lease being stored. */
+  private long nextLeaseId() {
+    long id = peekLeaseId();
+    txn.setLastLeaseId(id);
+    return id;
   }
 
   /** Why a lease of {@code ttlMs} may not be granted now, or {@code null} when it may. */
@@ -126,8 +203,9 @@ public final class Applier {
 
   private GroupApplier groups() {
     return new GroupApplier(txn, index, events, ttlMs -> {
-      granted = LeaseRecord.newBuilder().setId(index).setTtlMs(ttlMs).build();
+      LeaseRecord granted = LeaseRecord.newBuilder().setId(nextLeaseId()).setTtlMs(ttlMs).build();
       txn.putLease(granted);
+      grants.add(granted);
       return granted;
     }, unsafeSkipRelease);
   }
@@ -232,7 +310,7 @@ public final class Applier {
       if (refusal != null) {
         return refusal;
       }
-      lease = LeaseRecord.newBuilder().setId(index).setTtlMs(c.getTtlMs()).build();
+      lease = LeaseRecord.newBuilder().setId(peekLeaseId()).setTtlMs(c.getTtlMs()).build();
     } else {
       lease = txn.lease(c.getLeaseId());
       if (lease == null) {
@@ -278,7 +356,8 @@ public final class Applier {
       result = nameResult(queued);
     }
     if (ownLease) {
-      granted = registered;
+      txn.setLastLeaseId(leaseId);
+      grants.add(registered);
       result.setLeaseId(leaseId);
     }
     return result;

@@ -36,9 +36,7 @@ public final class ApplyEffects {
       hub.publish(index, List.of());
       return Result.newBuilder().setIndex(index).build();
     }
-    if (out.granted() != null) {
-      timekeeper.onGranted(out.granted());
-    }
+    out.grants().forEach(timekeeper::onGranted);
     if (!out.ended().isEmpty()) {
       timekeeper.onEnded(out.ended());
     }

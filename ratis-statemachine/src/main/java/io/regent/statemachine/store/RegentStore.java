@@ -139,14 +139,14 @@ public final class RegentStore implements AutoCloseable {
   /** Runs {@code body} in a read-only transaction and returns its result. */
   public <T> T read(Function<StateTxn, T> body) {
     try (Txn<byte[]> txn = env.txnRead()) {
-      return body.apply(new StateTxn(txn, meta, leases, names));
+      return body.apply(new StateTxn(env, txn, meta, leases, names));
     }
   }
 
   /** Runs {@code body} in a write transaction, commits it (durably unless unsynced), and returns its result. */
   public <T> T write(Function<StateTxn, T> body) {
     try (Txn<byte[]> txn = env.txnWrite()) {
-      T result = body.apply(new StateTxn(txn, meta, leases, names));
+      T result = body.apply(new StateTxn(env, txn, meta, leases, names));
       txn.commit();
       return result;
     }

@@ -12,8 +12,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 import org.lmdbjava.CursorIterable;
 import org.lmdbjava.Dbi;
+import org.lmdbjava.Env;
 import org.lmdbjava.KeyRange;
 import org.lmdbjava.Txn;
 
@@ -26,6 +28,8 @@ import org.lmdbjava.Txn;
  */
 public final class StateTxn {
   private static final byte[] APPLIED_INDEX = "appliedIndex".getBytes(StandardCharsets.US_ASCII);
+  /** The largest lease id granted so far (absent in states written before batch entries: read as 0). */
+  private static final byte[] LAST_LEASE_ID = "lastLeaseId".getBytes(StandardCharsets.US_ASCII);
   /** Prefix of the meta keys holding members' API addresses ({@code member-api/<id>}). */
   private static final String MEMBER_API = "member-api/";
   /** Prefix of the meta keys holding ownership groups ({@code group/} + SHA-256 of the group name). */
@@ -33,23 +37,54 @@ public final class StateTxn {
   /** Longest member id stored: keeps the meta key well under LMDB's 511-byte limit. */
   public static final int MAX_MEMBER_ID_BYTES = 128;
 
+  private final Env<byte[]> env;
   private final Txn<byte[]> txn;
   private final Dbi<byte[]> meta;
   private final Dbi<byte[]> leases;
   private final Dbi<byte[]> names;
 
-  StateTxn(Txn<byte[]> txn, Dbi<byte[]> meta, Dbi<byte[]> leases, Dbi<byte[]> names) {
+  StateTxn(Env<byte[]> env, Txn<byte[]> txn, Dbi<byte[]> meta, Dbi<byte[]> leases, Dbi<byte[]> names) {
+    this.env = env;
     this.txn = txn;
     this.meta = meta;
     this.leases = leases;
     this.names = names;
   }
 
-  /** Index of the last log entry applied to this state; 0 for an empty state. */
+  /** Whether this is a read transaction (a Confirm answered without an entry applies in one). */
   public boolean readOnly() {
     return txn.isReadOnly();
   }
 
+  /**
+   * Runs {@code body} in a child of this write transaction (an LMDB nested transaction): what it wrote becomes
+   * part of this transaction when it returns true, and is discarded when it returns false. Apply uses it to
+   * refuse one operation of a batch entry after running it, leaving the others' changes in place.
+   *
+   * @return what {@code body} returned
+   */
+  public boolean nested(Predicate<StateTxn> body) {
+    try (Txn<byte[]> child = env.txn(txn)) {
+      boolean keep = body.test(new StateTxn(env, child, meta, leases, names));
+      if (keep) {
+        child.commit();
+      }
+      return keep;
+    }
+  }
+
+  /** The largest lease id granted so far, 0 when none was recorded (docs/architecture.md §2.2). */
+  public long lastLeaseId() {
+    byte[] v = meta.get(txn, LAST_LEASE_ID);
+    return v == null ? 0 : ByteBuffer.wrap(v).getLong();
+  }
+
+  /** Records {@code id} as the largest lease id granted so far. */
+  public void setLastLeaseId(long id) {
+    meta.put(txn, LAST_LEASE_ID, longKey(id));
+  }
+
+  /** Index of the last log entry applied to this state; 0 for an empty state. */
   public long appliedIndex() {
     byte[] v = meta.get(txn, APPLIED_INDEX);
     return v == null ? 0 : ByteBuffer.wrap(v).getLong();

@@ -39,7 +39,7 @@ class ApplierRefusalTest {
   void grantRejectsTtlOutOfRange(long ttlMs) {
     // Rule: a TTL outside (0, 3_600_000] ms is INVALID_ARGUMENT and grants nothing.
     replica.grantLease();
-    assertThat(assertRefused(grant(ttlMs), Code.INVALID_ARGUMENT).granted()).isNull();
+    assertThat(assertRefused(grant(ttlMs), Code.INVALID_ARGUMENT).grants()).isEmpty();
   }
 
   @Test

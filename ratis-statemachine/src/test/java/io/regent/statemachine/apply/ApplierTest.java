@@ -47,7 +47,7 @@ class ApplierTest {
     replica.apply(confirm());
     ApplyOutcome out = replica.apply(grant(Limits.MAX_TTL_MS));
     assertThat(out.result().getCode()).isEqualTo(Code.OK);
-    assertThat(out.result().getLeaseId()).isEqualTo(out.granted().getId()).isEqualTo(3);
+    assertThat(out.result().getLeaseId()).isEqualTo(out.grants().get(0).getId()).isEqualTo(3);
     assertThat(replica.lease(3).getTtlMs()).isEqualTo(Limits.MAX_TTL_MS);
   }
 

@@ -45,7 +45,7 @@ class TwoEntryElectionTest {
     assertThat(out.result().getLeaseId()).isEqualTo(index);
     assertThat(h.getLeaseId()).isEqualTo(index);
     assertThat(h.getToken()).isEqualTo(index);
-    assertThat(out.granted().getId()).isEqualTo(index);
+    assertThat(out.grants().get(0).getId()).isEqualTo(index);
     assertThat(replica.lease(index).getTtlMs()).isEqualTo(5_000);
     assertThat(replica.lease(index).getNamesList()).containsExactly(NAME);
   }
@@ -74,7 +74,7 @@ class TwoEntryElectionTest {
     ApplyOutcome noWait = replica.apply(campaignWithTtl(NAME, 5_000, "b", 0, true));
     assertThat(noWait.result().getElected()).isFalse();
     assertThat(noWait.result().getLeaseId()).isZero();
-    assertThat(noWait.granted()).isNull();
+    assertThat(noWait.grants()).isEmpty();
     // TTL out of range, lease limit reached, both a lease id and a TTL.
     assertThat(replica.apply(campaignWithTtl("other", Limits.MAX_TTL_MS + 1, "b", 0, false)).result().getCode())
         .isEqualTo(Code.INVALID_ARGUMENT);

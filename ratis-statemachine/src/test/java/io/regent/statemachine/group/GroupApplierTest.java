@@ -93,7 +93,7 @@ class GroupApplierTest {
     long index = r.nextIndex();
     var out = r.apply(GroupEntries.joinWithTtl("g", "a", 5000, 2));
     assertThat(out.result().getLeaseId()).isEqualTo(index);
-    assertThat(out.granted().getId()).isEqualTo(index);
+    assertThat(out.grants().get(0).getId()).isEqualTo(index);
     assertThat(r.lease(index).getTtlMs()).isEqualTo(5000);
     assertThat(group(r, "g").getOwnerList()).containsOnly(index);
   }

@@ -111,6 +111,13 @@ public final class Entries {
         .setGroup(group).setMemberId(member).setLeaseId(leaseId).setPartitions(partitions)));
   }
 
+  /** One batch entry holding {@code ops} in order (docs/architecture.md §2.6), as the log carries it. */
+  public static LogEntry batch(LogEntry... ops) {
+    io.regent.statemachine.proto.Batch.Builder b = io.regent.statemachine.proto.Batch.newBuilder();
+    Arrays.stream(ops).forEach(b::addEntries);
+    return logged(LogEntry.newBuilder().setBatch(b));
+  }
+
   /** {@code entry} encoded and decoded, as every entry passes through the Raft log. */
   public static LogEntry logged(LogEntry.Builder entry) {
     return EntryCodec.decode(EntryCodec.encode(entry));

@@ -63,12 +63,11 @@ final class ApplyMetrics implements ApplyObserver {
       return; // a replay after a restart: counted and timed when it was first applied
     }
     timers.get(command.getCommandCase()).record(nanos, TimeUnit.NANOSECONDS);
-    if (outcome.granted() != null) {
-      grants.increment();
-    }
+    grants.increment(outcome.grants().size());
     switch (command.getCommandCase()) {
       case EXPIRE -> expiries.increment(outcome.ended().size());
-      case REVOKE -> revocations.increment(outcome.ended().size());
+      // a batch ends leases only by its revokes (and resigns that revoke): their owners gave them up
+      case REVOKE, BATCH -> revocations.increment(outcome.ended().size());
       default -> { }
     }
     for (ChangeEvent e : outcome.events()) {
