@@ -73,6 +73,11 @@ public final class ServerCommand implements Callable<Integer> {
           + "(default: none)")
   int metricsPort;
 
+  @Option(names = "--proposal-batch", paramLabel = "N", defaultValue = "64",
+      description = "client operations packed into one Raft entry at most, 1..1024 (default 64; 1: one entry "
+          + "per operation). A lone operation never waits: a batch forms only behind entries in flight.")
+  int proposalBatch;
+
   @Option(names = "--single-writer", arity = "0..1", fallbackValue = "true", paramLabel = "true|false",
       description = "one process, no Raft: the baseline of the comparisons "
       + "(same API and tokens; every command fsynced before its reply; unavailable while down)")
@@ -170,7 +175,7 @@ public final class ServerCommand implements Callable<Integer> {
       }
       config = b.apiHost(apiHost).apiPort(apiPort).unsafeLocalGrants(unsafeLocalGrants)
           .unsafeSkipRelease(unsafeSkipRelease).metricsPort(metricsPort)
-          .limits(limitOptions.limits()).confirm(confirmRule()).build();
+          .limits(limitOptions.limits()).confirm(confirmRule()).proposalBatch(proposalBatch).build();
     } catch (ServerConfig.InvalidSettingException e) {
       throw usage(e.getMessage(), e.settings().toArray(String[]::new));
     } catch (IllegalArgumentException e) {

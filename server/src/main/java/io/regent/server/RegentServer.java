@@ -3,6 +3,7 @@ package io.regent.server;
 import io.regent.server.config.ServerConfig;
 import io.grpc.ServerInterceptor;
 import io.regent.server.api.ApiServer;
+import io.regent.server.batch.ProposalBatcher;
 import io.regent.server.concurrent.NodeExecutors;
 import io.regent.server.lease.Lessor;
 import io.regent.server.metrics.MetricsHttpServer;
@@ -58,6 +59,10 @@ public final class RegentServer implements AutoCloseable {
   static final long CHECKPOINT_INTERVAL_MS = 500;
   /** Ratis clients proposals are spread over (docs/ratis.md §13: more connections, more throughput). */
   static final int RAFT_CLIENTS = 4;
+  /** Bytes of the operations of one batch entry, about (docs/architecture.md §2.6). */
+  static final int BATCH_MAX_BYTES = 1 << 20;
+  /** Entries of client operations unanswered at once before operations wait to be batched. */
+  static final int BATCH_IN_FLIGHT = 2;
   /** How often the Ratis clients' leader is checked against the local server's, ms. */
   static final long LEADER_POLL_MS = 50;
 
@@ -121,8 +126,12 @@ public final class RegentServer implements AutoCloseable {
     this.replica = sm;
     this.proposer = proposer;
     this.confirmer = confirmer;
+    // client operations are batched; the node's own entries (expiries, rounds, membership) go alone
+    Proposer operations = config.proposalBatch() == 1 ? proposer
+        : new ProposalBatcher(proposer, config.proposalBatch(), BATCH_MAX_BYTES, BATCH_IN_FLIGHT);
     this.api = new ApiServer(new InetSocketAddress(config.apiHost(), config.apiPort()), sec.apiCredentials(),
-        new RaftClusterView(raft, membership, new DataDir(config.dataDir()).lmdbFile()), sm, proposer, confirmer, config.minTtlMs(),
+        new RaftClusterView(raft, membership, new DataDir(config.dataDir()).lmdbFile()), sm, operations, confirmer,
+        config.minTtlMs(),
         config.unsafeLocalGrants(), config.limits(), executors,
         interceptors.toArray(ServerInterceptor[]::new));
     if (metrics != null) {

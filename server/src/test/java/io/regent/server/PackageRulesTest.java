@@ -23,7 +23,7 @@ class PackageRulesTest {
       List.of("io.regent.server.single..", "io.regent.server.ratis..", "io.regent.server.metrics..",
           "io.regent.server.security..", "io.regent.server.ledger.."),
       List.of("io.regent.server.api.."),
-      List.of("io.regent.server.lease..", "io.regent.server.config.."),
+      List.of("io.regent.server.lease..", "io.regent.server.config..", "io.regent.server.batch.."),
       List.of("io.regent.server.confirm..", "io.regent.server.limits..", "io.regent.server.membership..",
           "io.regent.server.storage..", "io.regent.server.concurrent.."));
 

@@ -31,16 +31,23 @@ import java.util.regex.Pattern;
  * @param limits limits of the public API ({@link ServerLimits#DEFAULTS} unless set)
  * @param confirm how leadership is confirmed before keepalives and linearizable reads ({@link ConfirmRule#LEASE}
  *     unless set; {@code null} means that)
+ * @param proposalBatch client operations packed into one Raft entry at most, 1..{@value #MAX_PROPOSAL_BATCH}
+ *     (docs/architecture.md §2.6; 1: every operation its own entry, as before batch entries)
  */
 public record ServerConfig(String nodeId, Map<String, String> peers, String apiHost, int apiPort, Path dataDir,
                            long electionTimeoutMinMs, long electionTimeoutMaxMs, long snapshotThreshold,
                            long logSegmentBytes, long requestTimeoutMs, boolean unsafeLocalGrants,
-                           boolean unsafeSkipRelease, int metricsPort, ServerLimits limits, ConfirmRule confirm) {
+                           boolean unsafeSkipRelease, int metricsPort, ServerLimits limits, ConfirmRule confirm,
+                           int proposalBatch) {
 
   /** Default election timeouts: 600–1200 ms, so the minimum TTL is 1.8 s (tests can use 2–3 s TTLs). */
   public static final long DEFAULT_ELECTION_MIN_MS = 600;
   /** See {@link #DEFAULT_ELECTION_MIN_MS}. */
   public static final long DEFAULT_ELECTION_MAX_MS = 1200;
+  /** Default of {@code proposalBatch}: operations per batch entry. */
+  public static final int DEFAULT_PROPOSAL_BATCH = 64;
+  /** Largest {@code proposalBatch}. */
+  public static final int MAX_PROPOSAL_BATCH = 1024;
 
   /**
    * Validates the settings.
@@ -65,6 +72,10 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
     }
     if (confirm == null) {
       confirm = ConfirmRule.LEASE;
+    }
+    if (proposalBatch < 1 || proposalBatch > MAX_PROPOSAL_BATCH) {
+      throw new InvalidSettingException("proposal batch " + proposalBatch + " is outside 1.." + MAX_PROPOSAL_BATCH,
+          "proposal-batch");
     }
   }
 
@@ -95,7 +106,7 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
         .electionTimeout(electionTimeoutMinMs, electionTimeoutMaxMs).snapshots(snapshotThreshold, logSegmentBytes)
         .requestTimeoutMs(requestTimeoutMs).unsafeLocalGrants(unsafeLocalGrants).unsafeSkipRelease(unsafeSkipRelease)
         .metricsPort(metricsPort);
-    return b.limits(limits).confirm(confirm);
+    return b.limits(limits).confirm(confirm).proposalBatch(proposalBatch);
   }
 
   /** Smallest TTL a lease may have: 1.5 x the maximum election timeout, in ms (etcd's minimum-TTL rule). */
@@ -127,6 +138,7 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
     private int metricsPort = -1;
     private ServerLimits limits = ServerLimits.DEFAULTS;
     private ConfirmRule confirm = ConfirmRule.LEASE;
+    private int proposalBatch = DEFAULT_PROPOSAL_BATCH;
 
     private Builder(String nodeId, Path dataDir) {
       this.nodeId = nodeId;
@@ -265,6 +277,12 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
       return this;
     }
 
+    /** Client operations per Raft entry, at most ({@code --proposal-batch}; 1: no batching). */
+    public Builder proposalBatch(int ops) {
+      this.proposalBatch = ops;
+      return this;
+    }
+
     /**
      * The settings.
      *
@@ -274,7 +292,7 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
     public ServerConfig build() {
       return new ServerConfig(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs,
           snapshotThreshold, logSegmentBytes, requestTimeoutMs, unsafeLocalGrants, unsafeSkipRelease, metricsPort, limits,
-          confirm);
+          confirm, proposalBatch);
     }
   }
 

@@ -25,7 +25,7 @@ class ServerConfigTest {
     assertThat(c.confirm()).isEqualTo(ConfirmRule.LEASE);
     assertThat(c.toBuilder().metricsPort(0).build()).isEqualTo(new ServerConfig(c.nodeId(), c.peers(), c.apiHost(),
         c.apiPort(), c.dataDir(), 600, 1200, c.snapshotThreshold(), c.logSegmentBytes(), c.requestTimeoutMs(), false,
-        false, 0, c.limits(), ConfirmRule.LEASE));
+        false, 0, c.limits(), ConfirmRule.LEASE, ServerConfig.DEFAULT_PROPOSAL_BATCH));
     assertThat(c.unsafeSkipRelease()).as("the release rule is kept unless asked").isFalse();
     assertThat(c.toBuilder().unsafeSkipRelease(true).build().toBuilder().build().unsafeSkipRelease()).isTrue();
   }
