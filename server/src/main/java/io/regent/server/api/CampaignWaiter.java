@@ -37,6 +37,8 @@ final class CampaignWaiter implements Consumer<ChangeEvent>, EventHub.InstallLis
   /** The last snapshot installed before the Campaign's index was known: its index and verdict. */
   private long installedAt = -1;
   private Runnable installedVerdict;
+  /** Whether an outcome was handed over: the first one judged stands, whichever pool thread runs first. */
+  private boolean settled;
 
   /**
    * Listens on {@code hub} at once, for the campaign of lease {@code leaseId} for {@code name}.
@@ -113,13 +115,17 @@ final class CampaignWaiter implements Consumer<ChangeEvent>, EventHub.InstallLis
 
   /** The hub dropped this waiter because it threw: the campaign ends rather than wait for events it will miss. */
   @Override
-  public void dropped(RuntimeException cause) {
+  public synchronized void dropped(RuntimeException cause) {
     settle(() -> elected.completeExceptionally(Status.INTERNAL.withDescription("waiting for '" + name
         + "' failed (" + cause + "); campaign again with lease " + leaseId).asRuntimeException()));
   }
 
   /** Completes {@link #elected} on the executor, which runs what the caller chained on it (the gRPC answer). */
   private void settle(Runnable outcome) {
+    if (settled) {
+      return;
+    }
+    settled = true;
     try {
       executor.execute(outcome);
     } catch (RejectedExecutionException e) {

@@ -10,6 +10,7 @@ import io.regent.statemachine.proto.Holder;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Queue;
+import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import org.junit.jupiter.api.Test;
 
@@ -25,11 +26,17 @@ class CampaignWaiterTest {
         Holder.newBuilder().setLeaseId(lease).setToken(index).build(), index, lease);
   }
 
+  /** Lease 7's waiter for "jobs", its Campaign applied at 5, settling on {@code pool}. */
+  CampaignWaiter armed(Executor pool) {
+    CampaignWaiter w = new CampaignWaiter(hub, "jobs", 7, pool);
+    w.arm(5);
+    return w;
+  }
+
   @Test
   void theElectionIsHandedToTheExecutorNotAnsweredOnTheApplyThread() {
     Queue<Runnable> pool = new ArrayDeque<>();
-    CampaignWaiter w = new CampaignWaiter(hub, "jobs", 7, pool::add);
-    w.arm(5);
+    CampaignWaiter w = armed(pool::add);
     hub.publish(6, List.of(elected(6, 7)));
     assertThat(w.elected()).as("answered on the thread that published").isNotDone();
 
@@ -38,11 +45,19 @@ class CampaignWaiterTest {
   }
 
   @Test
+  void theFirstOutcomeStandsWhicheverPoolThreadRunsFirst() {
+    Queue<Runnable> pool = new ArrayDeque<>();
+    CampaignWaiter w = armed(pool::add);
+    hub.publish(6, List.of(elected(6, 7)));
+    hub.publish(8, List.of(new ChangeEvent(ChangeEvent.Kind.LEASE_ENDED, "", null, 8, 7)));
+    assertThat(pool).as("only the election was handed over").hasSize(1);
+  }
+
+  @Test
   void anElectedCallerIsAnsweredEvenWhenThePoolIsFull() {
-    CampaignWaiter w = new CampaignWaiter(hub, "jobs", 7, task -> {
+    CampaignWaiter w = armed(task -> {
       throw new RejectedExecutionException("the blocking pool is full");
     });
-    w.arm(5);
     assertThatCode(() -> hub.publish(6, List.of(elected(6, 7)))).doesNotThrowAnyException();
     assertThat(w.elected()).isCompletedWithValueMatching(h -> h.getToken() == 6);
   }
