@@ -6,7 +6,9 @@ import static org.awaitility.Awaitility.await;
 import com.google.protobuf.ByteString;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
+import io.regent.api.v1.GroupWatchResponse;
 import io.regent.api.v1.LeaderKey;
+import io.regent.api.v1.ObserveResponse;
 import io.regent.client.GroupClient;
 import io.regent.client.RegentClient;
 import io.regent.server.raft.RaftSetup;
@@ -19,8 +21,11 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.ToLongFunction;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -52,9 +57,9 @@ class StreamOverloadClusterTest {
         GroupClient localGroups = new GroupClient(local);
         for (int s = 0; s < STREAMS_PER_KIND_PER_NODE; s++) {
           Stream w = new Stream();
-          localGroups.watch("g", "m0", 0, w.observer(r -> r.getIndex()));
+          localGroups.watch("g", "m0", 0, w.observer(GroupWatchResponse::getIndex));
           Stream o = new Stream();
-          local.observe("jobs", 0, o.observer(r -> r.getIndex()));
+          local.observe("jobs", 0, o.observer(ObserveResponse::getIndex));
           streams.add(w);
           streams.add(o);
         }
@@ -71,8 +76,9 @@ class StreamOverloadClusterTest {
       writer.resign(held); // the waiter's election and both ownership events, on every replica's apply thread
       groups.join("g", "m1", 0, waiter); // a group change on every replica's apply thread
 
-      assertThat(queued.get()).extracting(LeaderKey::getLease).isEqualTo(waiter);
+      assertThat(queued.get(1, TimeUnit.MINUTES)).extracting(LeaderKey::getLease).isEqualTo(waiter);
       await().atMost(Duration.ofMinutes(1)).untilAsserted(() -> assertThat(streams).allSatisfy(s -> {
+        assertThat(s.error.get()).as("the stream ended").isNotNull();
         Status status = Status.fromThrowable(s.error.get());
         assertThat(status.getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
         assertThat(status.getDescription()).contains("resume with --after " + s.lastIndex.get());
@@ -89,8 +95,9 @@ class StreamOverloadClusterTest {
 
   /** Fills {@code pool}: each of its threads waits for {@code release}, then its queue takes no-ops until it refuses. */
   private static void saturate(ExecutorService pool, CountDownLatch release) throws InterruptedException {
-    CountDownLatch busy = new CountDownLatch(8);
-    for (int t = 0; t < 8; t++) {
+    int threads = ((ThreadPoolExecutor) pool).getMaximumPoolSize();
+    CountDownLatch busy = new CountDownLatch(threads);
+    for (int t = 0; t < threads; t++) {
       pool.execute(() -> {
         busy.countDown();
         try {
@@ -119,7 +126,7 @@ class StreamOverloadClusterTest {
     final AtomicLong lastIndex = new AtomicLong();
     final AtomicReference<Throwable> error = new AtomicReference<>();
 
-    <T> StreamObserver<T> observer(java.util.function.ToLongFunction<T> index) {
+    <T> StreamObserver<T> observer(ToLongFunction<T> index) {
       return new StreamObserver<>() {
         @Override
         public void onNext(T value) {
