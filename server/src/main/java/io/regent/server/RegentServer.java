@@ -230,6 +230,11 @@ public final class RegentServer implements AutoCloseable {
     return config;
   }
 
+  /** This node's own executors (docs/architecture.md §10): tests saturate its blocking pool through it. */
+  public NodeExecutors executors() {
+    return executors;
+  }
+
   /** The underlying Ratis server (status, tests). */
   public RaftServer raft() {
     return raft;

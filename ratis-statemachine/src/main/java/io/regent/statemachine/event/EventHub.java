@@ -9,6 +9,8 @@ import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Fans the events of local applies out to subscribers, keeps a bounded history so that streams can resume
@@ -16,8 +18,16 @@ import java.util.function.Consumer;
  *
  * <p>Not replicated: each node has its own history, starting at the index its state had when it started
  * (or installed a snapshot). Listeners run on the apply thread and must not block.
+ *
+ * <p>Nothing a listener does leaves the hub: {@link #publish} and {@link #installed} run inside
+ * {@code applyTransaction}, after the entry's LMDB commit, where an exception stops the Ratis server
+ * (docs/architecture.md §9, docs/ratis.md §11) — on every replica, since every replica applies the same entry. A
+ * listener that throws is logged and dropped; one that is {@link Droppable} is then told, so that what it serves
+ * ends.
  */
 public final class EventHub {
+  private static final Logger LOG = LoggerFactory.getLogger(EventHub.class);
+
   private final int historyCapacity;
   private final ArrayDeque<ChangeEvent> history = new ArrayDeque<>();
   private final List<Consumer<ChangeEvent>> listeners = new CopyOnWriteArrayList<>();
@@ -47,6 +57,18 @@ public final class EventHub {
   }
 
   /**
+   * A listener that serves something outside the hub (a stream, a waiting call): when it throws, the hub drops it
+   * and tells it, so that what it serves ends instead of waiting for events that no longer come.
+   */
+  public interface Droppable {
+    /**
+     * The hub unsubscribed this listener because it threw {@code cause}. Runs on the apply thread: must not block;
+     * what it throws is logged and goes no further.
+     */
+    void dropped(RuntimeException cause);
+  }
+
+  /**
    * Declares that the local state starts at {@code index} (node start): the history before it is unknown here,
    * so resumption from an older index reports {@code compacted}.
    */
@@ -65,7 +87,7 @@ public final class EventHub {
     reset(installed.appliedIndex());
     for (Consumer<ChangeEvent> l : listeners) {
       if (l instanceof InstallListener i) {
-        i.stateInstalled(installed);
+        notify(l, () -> i.stateInstalled(installed));
       }
     }
   }
@@ -82,7 +104,7 @@ public final class EventHub {
         }
       }
       for (ChangeEvent e : events) {
-        listeners.forEach(l -> l.accept(e));
+        listeners.forEach(l -> notify(l, () -> l.accept(e)));
       }
       advance(index);
     }
@@ -137,7 +159,32 @@ public final class EventHub {
   private void advance(long index) {
     applied = Math.max(applied, index);
     Map<Long, List<CompletableFuture<Long>>> done = appliedWaiters.headMap(applied, true);
-    done.values().forEach(fs -> fs.forEach(f -> f.complete(applied)));
+    for (List<CompletableFuture<Long>> fs : done.values()) {
+      for (CompletableFuture<Long> f : fs) {
+        try {
+          f.complete(applied);
+        } catch (RuntimeException e) { // an async dependent whose executor refused it throws out of complete
+          LOG.error("a reader waiting for index {} failed on the apply thread: {}", applied, e.toString(), e);
+        }
+      }
+    }
     done.clear();
+  }
+
+  /** Runs one callback of {@code listener}; if it throws, the listener is dropped and the apply goes on. */
+  private void notify(Consumer<ChangeEvent> listener, Runnable callback) {
+    try {
+      callback.run();
+    } catch (RuntimeException e) {
+      listeners.remove(listener);
+      LOG.error("event listener {} threw on the apply thread and was dropped: {}", listener, e.toString(), e);
+      if (listener instanceof Droppable d) {
+        try {
+          d.dropped(e);
+        } catch (RuntimeException again) {
+          LOG.error("dropped event listener {} threw again while ending: {}", listener, again.toString(), again);
+        }
+      }
+    }
   }
 }

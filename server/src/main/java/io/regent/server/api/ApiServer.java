@@ -46,8 +46,8 @@ public final class ApiServer implements AutoCloseable {
    * @param proposer where commands go (Raft, or the single writer's local log)
    * @param minTtlMs smallest TTL a Grant may ask for, ms
    * @param unsafeLocalGrants TESTS ONLY: the Jepsen negative control (see {@code ServerConfig})
-   * @param executors the node's (docs/architecture.md §10): its blocking pool runs local reads, snapshot streams
-   *     and Observe deliveries, its scheduler the health checks
+   * @param executors the node's (docs/architecture.md §10): its blocking pool runs local reads, snapshot streams,
+   *     Observe and Group.Watch deliveries and the answers of waiting campaigns, its scheduler the health checks
    * @param interceptors wrap every call (metrics)
    */
   public ApiServer(InetSocketAddress address, ClusterView cluster, ReplicaView sm, Proposer proposer,
@@ -73,7 +73,7 @@ public final class ApiServer implements AutoCloseable {
     LeaseQuota quota = new LeaseQuota(limits.maxLeasesPerConnection());
     LeaseGrants grants = new LeaseGrants(minTtlMs, limits, quota);
     Campaigns campaigns = new Campaigns(proposer, sm.hub(), unsafeLocalGrants ? new UnsafeLocalGrants(sm) : null,
-        limits, grants);
+        limits, grants, blocking);
     sm.hub().listen(quota);
     ConnectionLimiter limiter = new ConnectionLimiter(limits, System::nanoTime, quota::forget);
     HealthStatusManager health = new HealthStatusManager();
@@ -89,7 +89,7 @@ public final class ApiServer implements AutoCloseable {
     java.util.Arrays.stream(interceptors).forEach(builder::intercept);
     for (BindableService s : List.of(new LeaseService(proposer, confirmer, reader, grants),
         new ElectionService(campaigns, new Observers(reader, sm.hub(), blocking, limits.observeBuffer(),
-            limits.maxObservers()), reader, proposer, new CampaignAllCall(proposer, sm.hub(), limits)),
+            limits.maxObservers()), reader, proposer, new CampaignAllCall(proposer, sm.hub(), limits, blocking)),
         new LockService(campaigns, proposer),
         new GroupService(proposer, reader, sm, blocking, minTtlMs, limits.maxObservers()),
         new ClusterService(cluster, confirmer),

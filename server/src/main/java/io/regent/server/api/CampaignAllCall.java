@@ -15,6 +15,7 @@ import io.regent.statemachine.proto.Result;
 import io.regent.statemachine.proto.Withdraw;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -31,11 +32,17 @@ final class CampaignAllCall {
   private final Proposer proposer;
   private final EventHub hub;
   private final ServerLimits limits;
+  private final Executor executor;
 
-  CampaignAllCall(Proposer proposer, EventHub hub, ServerLimits limits) {
+  /**
+   * @param limits the names limit, stamped on each CampaignAll entry and judged at apply
+   * @param executor where a waiting campaign is answered, off the apply thread (the node's blocking pool)
+   */
+  CampaignAllCall(Proposer proposer, EventHub hub, ServerLimits limits, Executor executor) {
     this.proposer = proposer;
     this.hub = hub;
     this.limits = limits;
+    this.executor = executor;
   }
 
   void campaign(CampaignAllRequest req, ServerCallStreamObserver<CampaignAllResponse> obs) {
@@ -46,7 +53,7 @@ final class CampaignAllCall {
     Validation.value(req.getValue());
     Validation.lease(req.getLease());
     String first = req.getNames(0);
-    CampaignWaiter waiter = new CampaignWaiter(hub, first, req.getLease());
+    CampaignWaiter waiter = new CampaignWaiter(hub, first, req.getLease(), executor);
     AtomicBoolean answered = new AtomicBoolean();
     obs.setOnCancelHandler(() -> {
       waiter.close();

@@ -10,6 +10,8 @@ import io.regent.statemachine.store.StateTxn;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 
 /**
@@ -19,22 +21,35 @@ import java.util.function.Consumer;
  * Campaign's own index is known and only later events count, so an older election of the same lease is
  * never mistaken for this one. A snapshot installed on this node replaces the events of the entries it
  * covers: the waiter then judges from the installed state instead (elected, lease gone, or still waiting).
+ *
+ * <p>The outcome is settled on {@code executor}, not on the thread that learned it: that is the apply thread,
+ * and settling it answers the caller's gRPC call (docs/architecture.md §9). A listener the hub drops ends the
+ * campaign with INTERNAL.
  */
-final class CampaignWaiter implements Consumer<ChangeEvent>, EventHub.InstallListener {
+final class CampaignWaiter implements Consumer<ChangeEvent>, EventHub.InstallListener, EventHub.Droppable {
   private final EventHub hub;
   private final String name;
   private final long leaseId;
+  private final Executor executor;
   private final CompletableFuture<Holder> elected = new CompletableFuture<>();
   private final List<ChangeEvent> early = new ArrayList<>();
   private long afterIndex = -1;
   /** The last snapshot installed before the Campaign's index was known: its index and verdict. */
   private long installedAt = -1;
   private Runnable installedVerdict;
+  /** Whether an outcome was handed over: the first one judged stands, whichever pool thread runs first. */
+  private boolean settled;
 
-  CampaignWaiter(EventHub hub, String name, long leaseId) {
+  /**
+   * Listens on {@code hub} at once, for the campaign of lease {@code leaseId} for {@code name}.
+   *
+   * @param executor where the outcome is settled (the node's blocking pool)
+   */
+  CampaignWaiter(EventHub hub, String name, long leaseId, Executor executor) {
     this.hub = hub;
     this.name = name;
     this.leaseId = leaseId;
+    this.executor = executor;
     hub.listen(this);
   }
 
@@ -74,7 +89,7 @@ final class CampaignWaiter implements Consumer<ChangeEvent>, EventHub.InstallLis
     NameRecord rec = installed.name(name);
     if (rec != null && rec.hasHolder() && rec.getHolder().getLeaseId() == leaseId) {
       Holder h = rec.getHolder();
-      return () -> elected.complete(h);
+      return () -> settle(() -> elected.complete(h));
     }
     if (installed.lease(leaseId) == null) {
       return this::leaseEnded;
@@ -87,15 +102,37 @@ final class CampaignWaiter implements Consumer<ChangeEvent>, EventHub.InstallLis
       return;
     }
     if (e.kind() == Kind.ELECTED && e.name().equals(name)) {
-      elected.complete(e.holder());
+      settle(() -> elected.complete(e.holder()));
     } else if (e.kind() == Kind.LEASE_ENDED) {
       leaseEnded();
     }
   }
 
   private void leaseEnded() {
-    elected.completeExceptionally(Status.NOT_FOUND
-        .withDescription("lease " + leaseId + " ended while campaigning for '" + name + "'").asRuntimeException());
+    settle(() -> elected.completeExceptionally(Status.NOT_FOUND
+        .withDescription("lease " + leaseId + " ended while campaigning for '" + name + "'").asRuntimeException()));
+  }
+
+  /** The hub dropped this waiter because it threw: the campaign ends rather than wait for events it will miss. */
+  @Override
+  public synchronized void dropped(RuntimeException cause) {
+    settle(() -> elected.completeExceptionally(Status.INTERNAL.withDescription("waiting for '" + name
+        + "' failed (" + cause + "); campaign again with lease " + leaseId).asRuntimeException()));
+  }
+
+  /** Completes {@link #elected} on the executor, which runs what the caller chained on it (the gRPC answer). */
+  private void settle(Runnable outcome) {
+    if (settled) {
+      return;
+    }
+    settled = true;
+    try {
+      executor.execute(outcome);
+    } catch (RejectedExecutionException e) {
+      // The pool is full: answer here all the same, one gRPC send that does not block. Refusing instead would
+      // leave an elected caller holding the name without knowing it (§4.4).
+      outcome.run();
+    }
   }
 
   /** Completes with the new holder (this lease), or fails NOT_FOUND when the lease ended first. */

@@ -15,6 +15,7 @@ import io.regent.statemachine.proto.Resign;
 import io.regent.statemachine.proto.Result;
 import io.regent.statemachine.proto.Withdraw;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiFunction;
 import org.slf4j.Logger;
@@ -33,19 +34,22 @@ final class Campaigns {
   private final UnsafeLocalGrants unsafe;
   private final ServerLimits limits;
   private final LeaseGrants grants;
+  private final Executor executor;
 
   /**
    * @param unsafe the negative-control mode, or {@code null} (always, outside tests)
    * @param limits names and candidates limits, stamped on each Campaign entry and judged at apply
    * @param grants the lease rules a campaign with a TTL goes through
+   * @param executor where a waiting campaign is answered, off the apply thread (the node's blocking pool)
    */
   Campaigns(Proposer proposer, EventHub hub, UnsafeLocalGrants unsafe, ServerLimits limits,
-            LeaseGrants grants) {
+            LeaseGrants grants, Executor executor) {
     this.proposer = proposer;
     this.hub = hub;
     this.unsafe = unsafe;
     this.limits = limits;
     this.grants = grants;
+    this.executor = executor;
   }
 
   /** The answer to a campaign with a TTL: elected, the holder after it (or null), and the lease it granted. */
@@ -98,7 +102,7 @@ final class Campaigns {
         return;
       }
     }
-    CampaignWaiter waiter = new CampaignWaiter(hub, name, lease);
+    CampaignWaiter waiter = new CampaignWaiter(hub, name, lease, executor);
     AtomicBoolean answered = new AtomicBoolean();
     CompletableFuture<Result> proposed = new CompletableFuture<>();
     obs.setOnCancelHandler(() -> {

@@ -9,9 +9,6 @@ import io.regent.statemachine.store.StateTxn;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
 
 /**
  * One Observe stream: ownership events of one name, in log order, through a bounded buffer.
@@ -21,17 +18,12 @@ import java.util.function.Consumer;
  * call {@link ServerCallStreamObserver#isReady is ready} (gRPC flow control: the reader's window and
  * gRPC's own small send buffer), so a reader that stops reading never makes the server serialize more; and
  * a stream whose queue reaches {@code capacity} is ended with RESOURCE_EXHAUSTED, telling the client the
- * index to resume after. Deliveries are coalesced: at most one drain task per stream is pending.
+ * index to resume after. Deliveries are coalesced, and a refused drain ends the stream ({@link EventStream}).
  */
-final class ObserveStream implements Consumer<ChangeEvent>, EventHub.InstallListener {
+final class ObserveStream extends EventStream<ObserveResponse> implements EventHub.InstallListener {
   private final String name;
-  private final ServerCallStreamObserver<ObserveResponse> obs;
-  private final EventHub hub;
-  private final Executor executor;
   private final int capacity;
-  private final Runnable onClosed;
   private final ArrayDeque<ChangeEvent> queue = new ArrayDeque<>();
-  private final AtomicBoolean drainPending = new AtomicBoolean();
   /** The first message (current state), sent before any queued event; null once sent or when resuming. */
   private ObserveResponse first;
   /** Long.MAX_VALUE until {@link #start}: events are held back, then judged against the first message. */
@@ -40,7 +32,6 @@ final class ObserveStream implements Consumer<ChangeEvent>, EventHub.InstallList
   private long lastSentIndex;
   /** Index of the last snapshot installed while this stream was open (0: none). */
   private long installedAt;
-  private boolean closed;
 
   /**
    * @param capacity events this stream may have queued before it is ended with RESOURCE_EXHAUSTED
@@ -48,14 +39,9 @@ final class ObserveStream implements Consumer<ChangeEvent>, EventHub.InstallList
    */
   ObserveStream(String name, ServerCallStreamObserver<ObserveResponse> obs, EventHub hub, Executor executor,
                 int capacity, Runnable onClosed) {
+    super("observe stream of '" + name + "'", obs, hub, executor, onClosed);
     this.name = name;
-    this.obs = obs;
-    this.hub = hub;
-    this.executor = executor;
     this.capacity = capacity;
-    this.onClosed = onClosed;
-    obs.setOnCancelHandler(this::close);
-    obs.setOnReadyHandler(this::scheduleDrain);
   }
 
   /**
@@ -84,12 +70,12 @@ final class ObserveStream implements Consumer<ChangeEvent>, EventHub.InstallList
       return;
     }
     synchronized (this) {
-      if (closed || (skipUpTo != Long.MAX_VALUE && e.index() <= skipUpTo)) {
+      if (closed() || (skipUpTo != Long.MAX_VALUE && e.index() <= skipUpTo)) {
         return;
       }
       if (queue.size() >= capacity) {
-        fail(Status.RESOURCE_EXHAUSTED.withDescription("observe stream of '" + name + "' fell " + capacity
-            + " events behind and was closed; resume with --after " + lastSentIndex));
+        end(Status.RESOURCE_EXHAUSTED, "observe stream of '" + name + "' fell " + capacity
+            + " events behind and was closed");
         return;
       }
       queue.add(e);
@@ -106,7 +92,7 @@ final class ObserveStream implements Consumer<ChangeEvent>, EventHub.InstallList
     long index = installed.appliedIndex();
     ObserveResponse current = Events.current(name, installed.name(name), index, true);
     synchronized (this) {
-      if (closed) {
+      if (closed()) {
         return;
       }
       installedAt = index;
@@ -122,55 +108,31 @@ final class ObserveStream implements Consumer<ChangeEvent>, EventHub.InstallList
     return queue.size();
   }
 
-  private void scheduleDrain() {
-    if (drainPending.compareAndSet(false, true)) {
-      try {
-        executor.execute(() -> {
-          drainPending.set(false);
-          drain();
-        });
-      } catch (RejectedExecutionException e) {
-        // the node's blocking pool is saturated; this may run on the apply thread, which must never fail
-        synchronized (this) {
-          fail(Status.RESOURCE_EXHAUSTED.withDescription("node overloaded: observe stream of '" + name
-              + "' closed; resume with --after " + lastSentIndex));
-        }
-      }
-    }
-  }
-
-  private synchronized void drain() {
-    if (closed || skipUpTo == Long.MAX_VALUE) {
+  @Override
+  synchronized void drain() {
+    if (skipUpTo == Long.MAX_VALUE) {
       return;
     }
-    if (first != null && obs.isReady()) {
-      obs.onNext(first);
+    if (first != null && ready()) {
+      send(first);
       lastSentIndex = first.getIndex();
       first = null;
     }
-    while (first == null && !queue.isEmpty() && obs.isReady() && !closed) {
+    while (first == null && !queue.isEmpty() && ready()) {
       ChangeEvent e = queue.poll();
-      obs.onNext(Events.toResponse(e));
+      send(Events.toResponse(e));
       lastSentIndex = e.index();
     }
   }
 
-  /** Ends the stream with an error status. */
-  synchronized void fail(Status status) {
-    if (!closed) {
-      close();
-      obs.onError(status.asRuntimeException());
-    }
+  @Override
+  synchronized long resumeAfter() {
+    return lastSentIndex;
   }
 
-  private synchronized void close() {
-    if (closed) {
-      return;
-    }
-    closed = true;
+  @Override
+  void released() {
     queue.clear();
     first = null;
-    hub.unsubscribe(this);
-    onClosed.run();
   }
 }

@@ -7,7 +7,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The threads of one node's own work (docs/architecture.md §10): one scheduler for every timer, and one
  * bounded pool for work that blocks or must stay off the threads that called it (LMDB reads, snapshot
- * streams, membership changes, the metrics endpoint, Observe deliveries, closing replaced Ratis clients).
+ * streams, membership changes, the metrics endpoint, Observe and Group.Watch deliveries, the answers of waiting
+ * campaigns, closing replaced Ratis clients).
  * Built by the node and passed to each component by constructor; Ratis's and gRPC's own threads are not here.
  *
  * <p>Timer tasks must be short and must not block: a task that needs to block hands itself to

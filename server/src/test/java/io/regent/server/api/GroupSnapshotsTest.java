@@ -74,14 +74,16 @@ class GroupSnapshotsTest {
     }
   }
 
-  private static GroupRecord group(List<Long> owner, List<Long> target, List<Long> token) {
+  /** Group "g" of 4 partitions, members "a" (lease 1) and "b" (lease 2), with these owners, targets, tokens. */
+  static GroupRecord group(List<Long> owner, List<Long> target, List<Long> token) {
     return GroupRecord.newBuilder().setName("g").setPartitions(4)
         .addMembers(GroupMember.newBuilder().setId("a").setLeaseId(1).setJoinedIndex(1))
         .addMembers(GroupMember.newBuilder().setId("b").setLeaseId(2).setJoinedIndex(4))
         .addAllOwner(owner).addAllTarget(target).addAllToken(token).build();
   }
 
-  private static void put(RegentStore store, long index, GroupRecord g) {
+  /** Writes {@code g} (none if null) to {@code store} as applied at {@code index}. */
+  static void put(RegentStore store, long index, GroupRecord g) {
     store.write(txn -> {
       if (g != null) {
         txn.putGroup(g);
@@ -91,7 +93,8 @@ class GroupSnapshotsTest {
     });
   }
 
-  private static ReplicaView counting(RegentStore store, AtomicInteger reads) {
+  /** A replica over {@code store} that counts its reads in {@code reads}. */
+  static ReplicaView counting(RegentStore store, AtomicInteger reads) {
     EventHub hub = new EventHub(1);
     return new ReplicaView() {
       @Override

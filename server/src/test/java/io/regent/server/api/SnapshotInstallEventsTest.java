@@ -93,7 +93,7 @@ class SnapshotInstallEventsTest {
 
   @Test
   void aWaiterWhoseLeaseHoldsTheNameInTheInstalledStateIsElected() {
-    CampaignWaiter w = new CampaignWaiter(hub, "jobs", 7);
+    CampaignWaiter w = new CampaignWaiter(hub, "jobs", 7, Runnable::run);
     w.arm(5);
     install(7, 7);
     assertThat(w.elected()).isCompletedWithValueMatching(h -> h.getLeaseId() == 7 && h.getToken() == 15);
@@ -101,7 +101,7 @@ class SnapshotInstallEventsTest {
 
   @Test
   void aWaiterWhoseLeaseIsGoneInTheInstalledStateFailsNotFound() {
-    CampaignWaiter w = new CampaignWaiter(hub, "jobs", 7);
+    CampaignWaiter w = new CampaignWaiter(hub, "jobs", 7, Runnable::run);
     w.arm(5);
     install(8, 8);
     assertThat(w.elected()).isCompletedExceptionally();
@@ -110,7 +110,7 @@ class SnapshotInstallEventsTest {
 
   @Test
   void aWaiterStillQueuedInTheInstalledStateKeepsWaitingForLaterEvents() {
-    CampaignWaiter w = new CampaignWaiter(hub, "jobs", 7);
+    CampaignWaiter w = new CampaignWaiter(hub, "jobs", 7, Runnable::run);
     w.arm(5);
     install(8, 7, 8);
     assertThat(w.elected()).isNotDone();
@@ -121,8 +121,8 @@ class SnapshotInstallEventsTest {
 
   @Test
   void aWaiterArmedAfterTheInstallJudgesFromItWhenItIncludesTheCampaign() {
-    CampaignWaiter included = new CampaignWaiter(hub, "jobs", 7);
-    CampaignWaiter later = new CampaignWaiter(hub, "jobs", 7);
+    CampaignWaiter included = new CampaignWaiter(hub, "jobs", 7, Runnable::run);
+    CampaignWaiter later = new CampaignWaiter(hub, "jobs", 7, Runnable::run);
     install(7, 7);
     included.arm(12); // the Campaign applied at 12, inside the snapshot
     later.arm(25); // a Campaign applied after the snapshot: only its own later events count
