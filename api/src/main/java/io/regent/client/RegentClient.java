@@ -260,8 +260,15 @@ public final class RegentClient implements AutoCloseable {
       ch = open(endpoints.get(endpoint), -1);
       syncChannel = ch;
     }
-    var reply = ClusterGrpc.newFutureStub(ch).withDeadlineAfter(callTimeoutMs, TimeUnit.MILLISECONDS)
-        .memberList(MemberListRequest.getDefaultInstance());
+    // Outside the context of the call whose reply triggered it, which is cancelled when that call ends.
+    com.google.common.util.concurrent.ListenableFuture<MemberListResponse> reply;
+    Context previous = Context.ROOT.attach();
+    try {
+      reply = ClusterGrpc.newFutureStub(ch).withDeadlineAfter(callTimeoutMs, TimeUnit.MILLISECONDS)
+          .memberList(MemberListRequest.getDefaultInstance());
+    } finally {
+      Context.ROOT.detach(previous);
+    }
     reply.addListener(() -> {
       try {
         boolean complete = true;
