@@ -524,9 +524,11 @@ public final class RegentClient implements AutoCloseable {
    * The answering node's view of the cluster; with {@code serializable}, its own view without a leadership
    * confirmation (it answers even when cut off from the leader, and may be behind).
    */
-  public StatusResponse status(boolean serializable) { // not routed to the leader: it asks the answering node
+  public StatusResponse status(boolean serializable) {
+    // not routed to the leader: it asks the answering node for its own view
     return call(callTimeoutMs, true, false, ch -> ClusterGrpc.newBlockingStub(ch)
-        .withDeadlineAfter(callTimeoutMs, TimeUnit.MILLISECONDS).status(StatusRequest.newBuilder().setSerializable(serializable).build()));
+        .withDeadlineAfter(callTimeoutMs, TimeUnit.MILLISECONDS)
+        .status(StatusRequest.newBuilder().setSerializable(serializable).build()));
   }
 
   /** Deadline of membership changes, ms: adding a member may wait for it to catch up. */
@@ -580,7 +582,8 @@ public final class RegentClient implements AutoCloseable {
     if (outer != null && outer.isBefore(overall)) {
       overall = outer;
     }
-    return HedgedCall.run(channels, start(true), overall, hedgeAfterMs(budgetMs, attemptTimeoutMs), deadlines, rpc,
+    int start = start(true);
+    return HedgedCall.run(channels, start, overall, hedgeAfterMs(budgetMs, attemptTimeoutMs), deadlines, rpc,
         idx -> current = idx, idx -> {
           routing.failed(idx);
           moveOn(idx);
@@ -621,9 +624,9 @@ public final class RegentClient implements AutoCloseable {
   }
 
   /**
-   * Runs {@code rpc} from the current endpoint (or the leader's) on: the next endpoint is tried after UNAVAILABLE, and after
-   * DEADLINE_EXCEEDED when {@code retryOnTimeout}, with passes and pauses of the {@link RetryPolicy}, until
-   * {@code budgetMs} (or the caller's context deadline) has passed.
+   * Runs {@code rpc} from the current endpoint (or the leader's) on: the next endpoint is tried after
+   * UNAVAILABLE, and after DEADLINE_EXCEEDED when {@code retryOnTimeout}, with passes and pauses of the
+   * {@link RetryPolicy}, until {@code budgetMs} (or the caller's context deadline) has passed.
    *
    * @param retryOnTimeout whether the call is safe to repeat after a timeout; each attempt then gets half of
    *     what is left of the budget (at least {@link #MIN_ATTEMPT_MS}, at most the attempt timeout)
@@ -640,8 +643,8 @@ public final class RegentClient implements AutoCloseable {
     int n = channels.size(); // endpoints learnt during the call are tried by the next one
     for (int pass = 0; pass < retry.rounds(); pass++) {
       for (int i = 0; i < n; i++) {
-        List<ManagedChannel> chs = channels;
         int idx = pass == 0 && i == 0 ? start(toLeader) : current;
+        List<ManagedChannel> chs = channels; // read after idx: an index the routing names is in it already
         Deadline attempt = overall;
         long leftMs = overall.timeRemaining(TimeUnit.MILLISECONDS);
         boolean lastTry = pass == retry.rounds() - 1 && i == n - 1;
