@@ -60,8 +60,24 @@ import java.util.function.Function;
 
 /**
  * A Regent client over a list of endpoints ({@code host:port} of any nodes' public API). Every node accepts
- * every call (writes are forwarded to the Raft leader), so the client sticks to one endpoint and moves to the
- * next when it is unreachable or hangs (docs/architecture.md §7):
+ * every call (a follower forwards writes to the Raft leader), but the leader answers writes and linearizable
+ * reads one network hop sooner, so the client routes them there (docs/api.md, "Leader-aware routing"):
+ *
+ * <ul>
+ *   <li>Every reply, refusals included, names the leader and the Raft term in its {@link LeaderMetadata}; the
+ *       client keeps the leader of the highest term and, when one of its endpoints reaches it, starts writes
+ *       and linearizable reads (and keepalives, campaigns, membership changes) there, the other endpoints
+ *       following in their order as fallback. With no leader known, and for serializable reads,
+ *       {@link #status} and streams (Observe, Watch), calls start at the current endpoint, as before.
+ *   <li>When the leader's endpoint fails (below), calls start at the current endpoint again until a reply names
+ *       a leader of a new term or the leader itself answers again.
+ *   <li>A client given one endpoint learns the others (etcd's auto-sync, Kafka's bootstrap servers): after its
+ *       first reply it reads the member list and adds every member's published API address as an endpoint
+ *       ({@link Builder#discoverEndpoints}), again after a new term.
+ * </ul>
+ *
+ * <p>Failover is as it always was: the client moves on to the next endpoint when one is unreachable or hangs
+ * (docs/architecture.md §7):
  *
  * <ul>
  *   <li>UNAVAILABLE (refused, reset, or a transport that the channel keepalive found dead): every call moves
@@ -90,8 +106,27 @@ public final class RegentClient implements AutoCloseable {
   /** Shortest deadline of one attempt when a call is retried on another endpoint, ms. */
   static final long MIN_ATTEMPT_MS = 50;
 
-  private final List<ManagedChannel> channels = new ArrayList<>();
-  private final List<String> endpoints;
+  /** Shortest interval between two member-list reads of a client that discovers endpoints, ns. */
+  static final long SYNC_RETRY_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+  /** One per endpoint, in the order of {@link #endpoints}; replaced (never changed) when an endpoint is learnt. */
+  private volatile List<ManagedChannel> channels = List.of();
+  private volatile List<String> endpoints = List.of();
+  private final ChannelCredentials credentials;
+  private final Duration connectTimeout;
+  private final Duration keepAliveTime;
+  private final Duration keepAliveTimeout;
+  private final Executor executor;
+  private final LeaderRouting routing;
+  private final boolean preferLeader;
+  private final boolean discover;
+  /** Whether the member list should be read (again): at first, after a new term, after an incomplete list. */
+  private volatile boolean syncWanted;
+  private final java.util.concurrent.atomic.AtomicBoolean syncing = new java.util.concurrent.atomic.AtomicBoolean();
+  private volatile long nextSyncNanos = System.nanoTime();
+  /** The connection of its own that a member-list read in flight uses (closed with the client). */
+  private volatile ManagedChannel syncChannel;
+  private volatile boolean closed;
   private final long callTimeoutMs;
   private final long attemptTimeoutMs;
   private final long campaignTimeoutMs;
@@ -108,34 +143,151 @@ public final class RegentClient implements AutoCloseable {
     if (b.endpoints.isEmpty()) {
       throw new IllegalArgumentException("at least one endpoint is required");
     }
-    this.endpoints = List.copyOf(b.endpoints);
     this.callTimeoutMs = b.callTimeout.toMillis();
     this.attemptTimeoutMs = b.attemptTimeout.toMillis();
     this.campaignTimeoutMs = b.campaignTimeout.toMillis();
     this.retry = b.retry;
-    for (String e : endpoints) {
-      int colon = e.lastIndexOf(':');
-      int port;
-      try {
-        port = colon <= 0 ? -1 : Integer.parseInt(e.substring(colon + 1));
-      } catch (NumberFormatException ex) {
-        port = -1;
-      }
-      if (port < 1 || port > 65_535) {
+    this.credentials = credentials;
+    this.connectTimeout = b.connectTimeout;
+    this.keepAliveTime = b.keepAliveTime;
+    this.keepAliveTimeout = b.keepAliveTimeout;
+    this.executor = b.executor;
+    this.preferLeader = b.preferLeader;
+    this.discover = b.discover != null ? b.discover : b.endpoints.size() == 1;
+    this.syncWanted = discover;
+    List<String> given = List.copyOf(b.endpoints);
+    for (String e : given) {
+      if (port(e) < 0) {
         throw new IllegalArgumentException("endpoint '" + e + "' is not host:port");
       }
-      NettyChannelBuilder nb = NettyChannelBuilder.forAddress(e.substring(0, colon), port, credentials)
-          .withOption(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE,
-              b.connectTimeout.toMillis()))
-          // Pings on a connection with calls in flight: a paused node or a silently dropped link turns into
-          // UNAVAILABLE (then failover) for a blocking campaign or an Observe stream, which have no short deadline.
-          .keepAliveTime(b.keepAliveTime.toMillis(), TimeUnit.MILLISECONDS)
-          .keepAliveTimeout(b.keepAliveTimeout.toMillis(), TimeUnit.MILLISECONDS);
-      if (b.executor != null) {
-        nb.executor(b.executor);
-      }
-      channels.add(nb.build());
     }
+    this.routing = new LeaderRouting(given);
+    List<ManagedChannel> opened = new ArrayList<>();
+    for (int i = 0; i < given.size(); i++) {
+      opened.add(open(given.get(i), i));
+    }
+    this.channels = List.copyOf(opened);
+    this.endpoints = given;
+  }
+
+  /** The port of {@code host:port}, or -1 when it is not one. */
+  private static int port(String endpoint) {
+    int colon = endpoint.lastIndexOf(':');
+    int port;
+    try {
+      port = colon <= 0 ? -1 : Integer.parseInt(endpoint.substring(colon + 1));
+    } catch (NumberFormatException ex) {
+      port = -1;
+    }
+    return port < 1 || port > 65_535 ? -1 : port;
+  }
+
+  /**
+   * A channel to {@code endpoint} ({@code host:port}, checked), connecting lazily; with {@code index} >= 0 it
+   * reports its replies' leader hints to the routing as that endpoint's.
+   */
+  private ManagedChannel open(String endpoint, int index) {
+    NettyChannelBuilder nb = NettyChannelBuilder.forAddress(endpoint.substring(0, endpoint.lastIndexOf(':')),
+            port(endpoint), credentials)
+        .withOption(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE,
+            connectTimeout.toMillis()))
+        // Pings on a connection with calls in flight: a paused node or a silently dropped link turns into
+        // UNAVAILABLE (then failover) for a blocking campaign or an Observe stream, which have no short deadline.
+        .keepAliveTime(keepAliveTime.toMillis(), TimeUnit.MILLISECONDS)
+        .keepAliveTimeout(keepAliveTimeout.toMillis(), TimeUnit.MILLISECONDS);
+    if (index >= 0) {
+      nb.intercept(new LeaderHintInterceptor(index, this::hint));
+    }
+    if (executor != null) {
+      nb.executor(executor);
+    }
+    return nb.build();
+  }
+
+  /** A reply's leader hint (on gRPC's callback thread: nothing here blocks). */
+  private void hint(int endpoint, LeaderRouting.Hint h) {
+    boolean newTerm = routing.observe(endpoint, h);
+    if (!discover) {
+      return;
+    }
+    if (newTerm) {
+      syncWanted = true;
+    }
+    LeaderRouting.Hint unreached = routing.unreachedLeader();
+    if (unreached != null) {
+      learn(unreached.leaderId(), unreached.leaderApi());
+    }
+    if (syncWanted) {
+      sync(endpoint);
+    }
+  }
+
+  /**
+   * Adds {@code apiAddress} as the endpoint of member {@code id}, unless an endpoint already reaches that member
+   * or has that address, or the address is not {@code host:port}.
+   */
+  private synchronized void learn(String id, String apiAddress) {
+    if (closed || apiAddress.isEmpty() || port(apiAddress) < 0 || routing.endpointOf(id) >= 0
+        || endpoints.contains(apiAddress)) {
+      return;
+    }
+    List<ManagedChannel> chs = new ArrayList<>(channels);
+    chs.add(open(apiAddress, chs.size()));
+    List<String> eps = new ArrayList<>(endpoints);
+    eps.add(apiAddress);
+    channels = List.copyOf(chs); // before the routing can name the new index
+    endpoints = List.copyOf(eps);
+    routing.endpointsChanged(endpoints);
+  }
+
+  /**
+   * Reads the member list from the node at {@code endpoint}, on a connection of its own (so that it takes
+   * nothing from the per-connection budgets of the client's calls), and learns every member's API address; at
+   * most one read at a time and one per {@link #SYNC_RETRY_NANOS}. A list with a member that has not published
+   * its address yet, or a failed read, is read again at a later reply.
+   */
+  private void sync(int endpoint) {
+    long now = System.nanoTime();
+    if (now - nextSyncNanos < 0 || !syncing.compareAndSet(false, true)) {
+      return;
+    }
+    ManagedChannel ch;
+    synchronized (this) {
+      if (closed) {
+        syncing.set(false);
+        return;
+      }
+      ch = open(endpoints.get(endpoint), -1);
+      syncChannel = ch;
+    }
+    // Outside the context of the call whose reply triggered it, which is cancelled when that call ends.
+    com.google.common.util.concurrent.ListenableFuture<MemberListResponse> reply;
+    Context previous = Context.ROOT.attach();
+    try {
+      reply = ClusterGrpc.newFutureStub(ch).withDeadlineAfter(callTimeoutMs, TimeUnit.MILLISECONDS)
+          .memberList(MemberListRequest.getDefaultInstance());
+    } finally {
+      Context.ROOT.detach(previous);
+    }
+    reply.addListener(() -> {
+      try {
+        boolean complete = true;
+        for (Member m : reply.get().getMembersList()) {
+          complete &= !m.getApiAddress().isEmpty();
+          learn(m.getId(), m.getApiAddress());
+        }
+        syncWanted = !complete;
+      } catch (Exception e) {
+        // unreachable, no quorum, or closed: read again at a later reply
+        if (e instanceof InterruptedException) {
+          Thread.currentThread().interrupt();
+        }
+      } finally {
+        nextSyncNanos = System.nanoTime() + SYNC_RETRY_NANOS;
+        ch.shutdownNow();
+        syncing.set(false);
+      }
+    }, com.google.common.util.concurrent.MoreExecutors.directExecutor());
   }
 
   /** Connects (lazily, in plaintext) to {@code endpoints}, each {@code host:port}. */
@@ -153,9 +305,22 @@ public final class RegentClient implements AutoCloseable {
     return connect(List.of(endpoints.split(",")));
   }
 
-  /** The endpoints this client uses. */
+  /**
+   * The endpoints this client uses, in order: those it was given, then those it learnt (see
+   * {@link Builder#discoverEndpoints}); the list only grows.
+   */
   public List<String> endpoints() {
     return endpoints;
+  }
+
+  /**
+   * The endpoint ({@code host:port}) that calls for the Raft leader go to now, if the replies named a leader
+   * that one of the endpoints reaches and that endpoint has not failed since; empty otherwise (calls then start
+   * at the current endpoint).
+   */
+  public Optional<String> leaderEndpoint() {
+    int i = preferLeader ? routing.leader() : -1;
+    return i < 0 ? Optional.empty() : Optional.of(endpoints.get(i));
   }
 
   /**
@@ -242,7 +407,7 @@ public final class RegentClient implements AutoCloseable {
    */
   public LeaderKey campaign(String name, long leaseId, ByteString value, long lockDelayMs, Duration timeout) {
     // One attempt may take the whole wait: a campaign is not moved on for taking long, only for a dead node.
-    return call(timeout.toMillis(), false, ch -> ElectionGrpc.newBlockingStub(ch)
+    return call(timeout.toMillis(), false, true, ch -> ElectionGrpc.newBlockingStub(ch)
         .withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS).campaign(CampaignRequest.newBuilder()
         .setName(name).setLease(leaseId).setValue(value).setLockDelayMs(lockDelayMs).build())).getLeader();
   }
@@ -310,7 +475,7 @@ public final class RegentClient implements AutoCloseable {
    */
   public Optional<LeaderResponse> leader(String name, boolean serializable) {
     try {
-      return Optional.of(call(ch -> ElectionGrpc.newBlockingStub(ch)
+      return Optional.of(call(callTimeoutMs, true, !serializable, ch -> ElectionGrpc.newBlockingStub(ch)
           .withDeadlineAfter(callTimeoutMs, TimeUnit.MILLISECONDS)
           .leader(LeaderRequest.newBuilder().setName(name).setSerializable(serializable).build())));
     } catch (StatusRuntimeException e) {
@@ -327,7 +492,7 @@ public final class RegentClient implements AutoCloseable {
    */
   public Runnable observe(String name, long afterIndex, StreamObserver<ObserveResponse> observer) {
     var ctx = io.grpc.Context.current().withCancellation();
-    ctx.run(() -> ElectionGrpc.newStub(channels.get(current)).observe(ObserveRequest.newBuilder().setName(name)
+    ctx.run(() -> ElectionGrpc.newStub(currentChannel()).observe(ObserveRequest.newBuilder().setName(name)
         .setAfterIndex(afterIndex).build(), observer));
     return () -> ctx.cancel(null);
   }
@@ -336,6 +501,7 @@ public final class RegentClient implements AutoCloseable {
   ManagedChannel currentChannel() {
     return channels.get(current);
   }
+
 
   /** Index of the endpoint calls start at (an Observe stream is opened there). */
   int currentEndpoint() {
@@ -359,7 +525,9 @@ public final class RegentClient implements AutoCloseable {
    * confirmation (it answers even when cut off from the leader, and may be behind).
    */
   public StatusResponse status(boolean serializable) {
-    return call(ch -> ClusterGrpc.newBlockingStub(ch).withDeadlineAfter(callTimeoutMs, TimeUnit.MILLISECONDS)
+    // not routed to the leader: it asks the answering node for its own view
+    return call(callTimeoutMs, true, false, ch -> ClusterGrpc.newBlockingStub(ch)
+        .withDeadlineAfter(callTimeoutMs, TimeUnit.MILLISECONDS)
         .status(StatusRequest.newBuilder().setSerializable(serializable).build()));
   }
 
@@ -414,8 +582,12 @@ public final class RegentClient implements AutoCloseable {
     if (outer != null && outer.isBefore(overall)) {
       overall = outer;
     }
-    return HedgedCall.run(channels, current, overall, hedgeAfterMs(budgetMs, attemptTimeoutMs), deadlines, rpc,
-        idx -> current = idx, this::moveOn);
+    int start = start(true);
+    return HedgedCall.run(channels, start, overall, hedgeAfterMs(budgetMs, attemptTimeoutMs), deadlines, rpc,
+        idx -> current = idx, idx -> {
+          routing.failed(idx);
+          moveOn(idx);
+        });
   }
 
   /**
@@ -434,38 +606,45 @@ public final class RegentClient implements AutoCloseable {
    * the other clients of this package, e.g. {@link GroupClient}.
    */
   <T> T call(Function<ManagedChannel, T> rpc) {
-    return call(callTimeoutMs, true, rpc);
-  }
-
-  /** Runs a call that is safe to repeat within {@code budgetMs}, moving on when an endpoint fails or hangs. */
-  private <T> T call(long budgetMs, Function<ManagedChannel, T> rpc) {
-    return call(budgetMs, true, rpc);
+    return call(callTimeoutMs, true, true, rpc);
   }
 
   /** Runs a call that must not be re-sent after a timeout: it moves on only from an unreachable endpoint. */
   private <T> T callOnce(long budgetMs, Function<ManagedChannel, T> rpc) {
-    return call(budgetMs, false, rpc);
+    return call(budgetMs, false, true, rpc);
   }
 
   /**
-   * Runs {@code rpc} from the current endpoint on: the next endpoint is tried after UNAVAILABLE, and after
-   * DEADLINE_EXCEEDED when {@code retryOnTimeout}, with passes and pauses of the {@link RetryPolicy}, until
-   * {@code budgetMs} (or the caller's context deadline) has passed.
+   * The endpoint a call starts at: with {@code toLeader} (and {@link Builder#preferLeader}) the leader's when
+   * the routing knows it, else the current one.
+   */
+  private int start(boolean toLeader) {
+    int c = current;
+    return toLeader && preferLeader ? routing.start(c) : c;
+  }
+
+  /**
+   * Runs {@code rpc} from the current endpoint (or the leader's) on: the next endpoint is tried after
+   * UNAVAILABLE, and after DEADLINE_EXCEEDED when {@code retryOnTimeout}, with passes and pauses of the
+   * {@link RetryPolicy}, until {@code budgetMs} (or the caller's context deadline) has passed.
    *
    * @param retryOnTimeout whether the call is safe to repeat after a timeout; each attempt then gets half of
    *     what is left of the budget (at least {@link #MIN_ATTEMPT_MS}, at most the attempt timeout)
+   * @param toLeader whether the first attempt goes to the Raft leader's endpoint when it is known (writes and
+   *     linearizable reads); the others follow in the endpoints' order from there
    */
-  private <T> T call(long budgetMs, boolean retryOnTimeout, Function<ManagedChannel, T> rpc) {
+  private <T> T call(long budgetMs, boolean retryOnTimeout, boolean toLeader, Function<ManagedChannel, T> rpc) {
     Deadline overall = Deadline.after(Math.max(1, budgetMs), TimeUnit.MILLISECONDS);
     Deadline outer = Context.current().getDeadline();
     if (outer != null && outer.isBefore(overall)) {
       overall = outer;
     }
     StatusRuntimeException last = null;
-    int n = channels.size();
+    int n = channels.size(); // endpoints learnt during the call are tried by the next one
     for (int pass = 0; pass < retry.rounds(); pass++) {
       for (int i = 0; i < n; i++) {
-        int idx = current;
+        int idx = pass == 0 && i == 0 ? start(toLeader) : current;
+        List<ManagedChannel> chs = channels; // read after idx: an index the routing names is in it already
         Deadline attempt = overall;
         long leftMs = overall.timeRemaining(TimeUnit.MILLISECONDS);
         boolean lastTry = pass == retry.rounds() - 1 && i == n - 1;
@@ -474,7 +653,7 @@ public final class RegentClient implements AutoCloseable {
               TimeUnit.MILLISECONDS);
         }
         try {
-          return attempt(attempt, () -> rpc.apply(channels.get(idx)));
+          return attempt(attempt, () -> rpc.apply(chs.get(idx)));
         } catch (StatusRuntimeException e) {
           Status.Code code = e.getStatus().getCode();
           boolean hung = code == Status.Code.DEADLINE_EXCEEDED;
@@ -482,7 +661,8 @@ public final class RegentClient implements AutoCloseable {
             throw e;
           }
           // The next call starts elsewhere, even when this one is not re-sent.
-          current = (idx + 1) % n;
+          routing.failed(idx);
+          current = (idx + 1) % chs.size();
           if ((hung && !retryOnTimeout) || overall.isExpired()) {
             throw e;
           }
@@ -524,6 +704,13 @@ public final class RegentClient implements AutoCloseable {
 
   @Override
   public void close() {
+    synchronized (this) {
+      closed = true;
+      ManagedChannel sc = syncChannel;
+      if (sc != null) {
+        sc.shutdownNow();
+      }
+    }
     channels.forEach(ManagedChannel::shutdownNow);
     deadlines.shutdownNow();
   }
@@ -546,6 +733,8 @@ public final class RegentClient implements AutoCloseable {
     private Duration keepAliveTimeout = Duration.ofSeconds(5);
     private RetryPolicy retry = RetryPolicy.ONCE;
     private Executor executor;
+    private boolean preferLeader = true;
+    private Boolean discover;
 
     private Builder() {
     }
@@ -591,6 +780,29 @@ public final class RegentClient implements AutoCloseable {
     /** Passes over the endpoints and the pauses between them ({@link RetryPolicy#ONCE} by default). */
     public Builder retry(RetryPolicy policy) {
       this.retry = java.util.Objects.requireNonNull(policy, "policy");
+      return this;
+    }
+
+    /**
+     * Whether writes and linearizable reads go first to the Raft leader's endpoint, learnt from the replies'
+     * {@link LeaderMetadata}; default true. False keeps the endpoints' order for every call (a client that
+     * should spread its calls over the nodes, or stick to one).
+     */
+    public Builder preferLeader(boolean prefer) {
+      this.preferLeader = prefer;
+      return this;
+    }
+
+    /**
+     * Whether the client learns the cluster's other endpoints: after its first reply (and after a new Raft term)
+     * it reads the member list and adds each member's published API address, and adds the leader's address
+     * when a reply names a leader that no endpoint reaches. Default: true when the client was given exactly
+     * one endpoint (a bootstrap address), false for a list (taken as the endpoints to use: proxies, a subset).
+     * The learnt addresses are those the nodes advertise ({@code --api-host}, or their Raft host): they must be
+     * reachable from the client, and with TLS match the nodes' certificates.
+     */
+    public Builder discoverEndpoints(boolean discover) {
+      this.discover = discover;
       return this;
     }
 

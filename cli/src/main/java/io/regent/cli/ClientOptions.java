@@ -109,14 +109,29 @@ public final class ClientOptions {
     return connect(endpointList());
   }
 
-  /** A client over {@code endpoints}, with the TLS settings of {@link #credentials()}; close it when done. */
+  /**
+   * A client over {@code endpoints}, with the TLS settings of {@link #credentials()}; close it when done. Given
+   * one endpoint, it learns the cluster's others ({@code RegentClient.Builder#discoverEndpoints}).
+   */
   public RegentClient connect(List<String> endpoints) {
+    return builder(endpoints).build();
+  }
+
+  /**
+   * A client of {@code endpoint} alone, which learns no other endpoint: for the commands that ask each endpoint
+   * in turn ({@code endpoint status}, {@code endpoint health}).
+   */
+  public RegentClient connectOnly(String endpoint) {
+    return builder(List.of(endpoint)).discoverEndpoints(false).build();
+  }
+
+  private RegentClient.Builder builder(List<String> endpoints) {
     Path[] files = tlsFiles();
     if (dialTimeout.isZero() || dialTimeout.isNegative() || commandTimeout.isZero() || commandTimeout.isNegative()) {
       throw new ParameterException(mixee.commandLine(), "--dial-timeout and --command-timeout must be positive");
     }
     return RegentClient.builder().endpoints(endpoints).caCert(files[0]).clientCert(files[1], files[2])
-        .connectTimeout(dialTimeout).callTimeout(commandTimeout).build();
+        .connectTimeout(dialTimeout).callTimeout(commandTimeout);
   }
 
   /**

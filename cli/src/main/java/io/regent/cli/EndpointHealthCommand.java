@@ -32,7 +32,7 @@ public final class EndpointHealthCommand implements Callable<Integer> {
     for (String endpoint : client.endpointList()) {
       long start = System.nanoTime();
       String error = null;
-      try (RegentClient c = client.connect(java.util.List.of(endpoint))) {
+      try (RegentClient c = client.connectOnly(endpoint)) {
         StatusResponse s = c.status();
         if (s.getLeader().isEmpty()) {
           error = "no Raft leader";

@@ -4,7 +4,6 @@ import io.grpc.StatusRuntimeException;
 import io.regent.api.v1.StatusResponse;
 import io.regent.client.RegentClient;
 import java.io.PrintWriter;
-import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -34,7 +33,7 @@ public final class EndpointStatusCommand implements Callable<Integer> {
     int code = ExitCodes.OK;
     for (String endpoint : client.endpointList()) {
       StatusResponse s;
-      try (RegentClient c = client.connect(List.of(endpoint))) {
+      try (RegentClient c = client.connectOnly(endpoint)) {
         s = c.status(true);
       } catch (StatusRuntimeException e) {
         err.println("error: " + endpoint + ": " + ExitCodes.message(e));

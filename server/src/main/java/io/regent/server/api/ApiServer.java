@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The public gRPC endpoint of one node: services Lease, Election, Lock, Group, Cluster, health and reflection, behind
- * the limits of {@link ServerLimits}.
+ * the limits of {@link ServerLimits}; every reply names the Raft leader ({@link LeaderHeaders}).
  */
 public final class ApiServer implements AutoCloseable {
   /** HTTP/2 streams a connection may open beyond the call limit, so that excess calls reach the server and
@@ -87,6 +87,8 @@ public final class ApiServer implements AutoCloseable {
         .intercept(new MalformedRequests()) // first: the innermost, see its javadoc
         .intercept(limiter);
     java.util.Arrays.stream(interceptors).forEach(builder::intercept);
+    // Last, so outermost: every reply names the leader, the refusals of the limits and permission checks too.
+    builder.intercept(new LeaderHeaders(cluster, sm, System::nanoTime));
     for (BindableService s : List.of(new LeaseService(proposer, confirmer, reader, grants),
         new ElectionService(campaigns, new Observers(reader, sm.hub(), blocking, limits.observeBuffer(),
             limits.maxObservers()), reader, proposer, new CampaignAllCall(proposer, sm.hub(), limits, blocking)),

@@ -2,12 +2,14 @@ package io.regent.server.ratis;
 
 import io.regent.api.v1.StatusResponse;
 import io.regent.client.RegentVersion;
+import io.regent.server.membership.RaftLeader;
 import io.regent.server.membership.ClusterView;
 import io.regent.server.membership.Membership;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.io.UncheckedIOException;
+import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
 
@@ -58,6 +60,22 @@ public final class RaftClusterView implements ClusterView {
           .build();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  @Override
+  public RaftLeader raftLeader() {
+    try {
+      DivisionInfo info = server.getDivision(RaftSetup.GROUP_ID).getInfo();
+      long term;
+      RaftPeerId leader;
+      do { // read the term twice: a leader id read across a term change would be paired with the wrong term
+        term = info.getCurrentTerm();
+        leader = info.getLeaderId();
+      } while (term != info.getCurrentTerm());
+      return new RaftLeader(server.getId().toString(), leader == null ? null : leader.toString(), term);
+    } catch (IOException e) {
+      return null; // not started yet, or closed
     }
   }
 

@@ -169,9 +169,12 @@ public final class LocalCluster implements AutoCloseable {
     return "127.0.0.1:" + apiPorts[i];
   }
 
-  /** A client of node {@code i} only (closed with the cluster). */
+  /**
+   * A client of node {@code i} only (closed with the cluster): it learns no other endpoint, so its calls reach
+   * node {@code i} or fail.
+   */
   public RegentClient clientOf(int i) {
-    RegentClient c = RegentClient.connect(endpoint(i));
+    RegentClient c = RegentClient.builder().endpoints(List.of(endpoint(i))).discoverEndpoints(false).build();
     clients.add(c);
     return c;
   }

@@ -149,7 +149,9 @@ class RecipesClusterTest {
 
   @Test
   void anObserverResumingAtANodeThatRestartedSinceGetsTheChangeOrTheCurrentStateMarkedCompacted() throws Exception {
-    try (RegentClient watcher = RegentClient.connect(List.of(cluster.endpoint(follower)))) {
+    // pinned: a client that discovered the other endpoints would resume elsewhere, not at the restarted node
+    try (RegentClient watcher = RegentClient.builder().endpoints(List.of(cluster.endpoint(follower)))
+        .discoverEndpoints(false).build()) {
       List<ObserveResponse> seen = new CopyOnWriteArrayList<>();
       try (ResumingObserver o = ResumingObserver.start(watcher, "restarted", 0, seen::add);
            LeaseKeeper k = LeaseKeeper.grant(client, 10_000, r -> { })) {

@@ -11,7 +11,7 @@ import io.regent.api.v1.LeaderKey;
 import io.regent.api.v1.ObserveResponse;
 import io.regent.client.GroupClient;
 import io.regent.client.RegentClient;
-import io.regent.server.raft.RaftSetup;
+import io.regent.server.ratis.RaftSetup;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,0 +1,299 @@
+package io.regent.client;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.grpc.ForwardingServerCall.SimpleForwardingServerCall;
+import io.grpc.Metadata;
+import io.grpc.Server;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerInterceptors;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.grpc.stub.StreamObserver;
+import io.regent.api.v1.ClusterGrpc;
+import io.regent.api.v1.LeaseGrantRequest;
+import io.regent.api.v1.LeaseGrantResponse;
+import io.regent.api.v1.LeaseGrpc;
+import io.regent.api.v1.LeaseKeepAliveRequest;
+import io.regent.api.v1.LeaseKeepAliveResponse;
+import io.regent.api.v1.LeaseTimeToLiveRequest;
+import io.regent.api.v1.LeaseTimeToLiveResponse;
+import io.regent.api.v1.Member;
+import io.regent.api.v1.MemberListRequest;
+import io.regent.api.v1.MemberListResponse;
+import io.regent.api.v1.StatusRequest;
+import io.regent.api.v1.StatusResponse;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link RegentClient}'s routing against three fake nodes on loopback that answer with the
+ * {@link LeaderMetadata} the test sets: a leader learnt from a reply gets the next call, an unknown leader keeps
+ * today's order, an unreachable leader falls back to the others, a timed-out grant is not re-sent, and a client
+ * given one endpoint learns the others.
+ */
+class LeaderRoutingClientTest {
+  private static final Duration WAIT = Duration.ofSeconds(10);
+
+  /** A fake node: counts calls, answers with the hint it is set to, and can hang its grants. */
+  static final class FakeNode {
+    final String id;
+    final Server server;
+    final AtomicInteger grants = new AtomicInteger();
+    final AtomicInteger reads = new AtomicInteger();
+    final AtomicInteger keepAlives = new AtomicInteger();
+    final AtomicInteger statuses = new AtomicInteger();
+    final AtomicInteger memberLists = new AtomicInteger();
+    volatile LeaderRouting.Hint hint;
+    volatile boolean hangGrants;
+    volatile List<Member> members = List.of();
+
+    FakeNode(String id) throws Exception {
+      this.id = id;
+      ServerInterceptor headers = new ServerInterceptor() {
+        @Override
+        public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata h,
+                                                           ServerCallHandler<Q, R> next) {
+          return next.startCall(new SimpleForwardingServerCall<>(call) {
+            boolean sent;
+
+            @Override
+            public void sendHeaders(Metadata md) {
+              sent = true;
+              write(md);
+              super.sendHeaders(md);
+            }
+
+            @Override
+            public void close(Status status, Metadata trailers) {
+              if (!sent) {
+                write(trailers);
+              }
+              super.close(status, trailers);
+            }
+          }, h);
+        }
+      };
+      LeaseGrpc.LeaseImplBase lease = new LeaseGrpc.LeaseImplBase() {
+        @Override
+        public void grant(LeaseGrantRequest req, StreamObserver<LeaseGrantResponse> obs) {
+          grants.incrementAndGet();
+          if (!hangGrants) {
+            obs.onNext(LeaseGrantResponse.newBuilder().setId(grants.get()).build());
+            obs.onCompleted();
+          }
+        }
+
+        @Override
+        public void timeToLive(LeaseTimeToLiveRequest req, StreamObserver<LeaseTimeToLiveResponse> obs) {
+          reads.incrementAndGet();
+          obs.onNext(LeaseTimeToLiveResponse.newBuilder().setId(req.getId()).build());
+          obs.onCompleted();
+        }
+
+        @Override
+        public void keepAlive(LeaseKeepAliveRequest req, StreamObserver<LeaseKeepAliveResponse> obs) {
+          keepAlives.incrementAndGet();
+          obs.onNext(LeaseKeepAliveResponse.newBuilder().setTtlMs(1_000).build());
+          obs.onCompleted();
+        }
+      };
+      ClusterGrpc.ClusterImplBase cluster = new ClusterGrpc.ClusterImplBase() {
+        @Override
+        public void status(StatusRequest req, StreamObserver<StatusResponse> obs) {
+          statuses.incrementAndGet();
+          obs.onNext(StatusResponse.newBuilder().setNode(FakeNode.this.id).build());
+          obs.onCompleted();
+        }
+
+        @Override
+        public void memberList(MemberListRequest req, StreamObserver<MemberListResponse> obs) {
+          memberLists.incrementAndGet();
+          obs.onNext(MemberListResponse.newBuilder().addAllMembers(members).build());
+          obs.onCompleted();
+        }
+      };
+      this.server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
+          .addService(ServerInterceptors.intercept(lease, headers))
+          .addService(ServerInterceptors.intercept(cluster, headers)).build().start();
+    }
+
+    String endpoint() {
+      return "127.0.0.1:" + server.getPort();
+    }
+
+    void write(Metadata md) {
+      LeaderRouting.Hint h = hint;
+      if (h == null) {
+        return;
+      }
+      md.put(LeaderMetadata.NODE, id);
+      md.put(LeaderMetadata.TERM, Long.toString(h.term()));
+      if (h.leaderId() != null) {
+        md.put(LeaderMetadata.LEADER_ID, h.leaderId());
+      }
+      if (h.leaderApi() != null) {
+        md.put(LeaderMetadata.LEADER, h.leaderApi());
+      }
+    }
+  }
+
+  final List<FakeNode> nodes = new ArrayList<>();
+  final List<RegentClient> clients = new ArrayList<>();
+
+  List<FakeNode> start(int n) throws Exception {
+    for (int i = 0; i < n; i++) {
+      nodes.add(new FakeNode("n" + i));
+    }
+    return nodes;
+  }
+
+  /** Every node names {@code leader} (an index) as the leader of {@code term}; -1: no leader known. */
+  void lead(int leader, long term) {
+    for (FakeNode f : nodes) {
+      f.hint = new LeaderRouting.Hint(f.id, term, leader < 0 ? null : nodes.get(leader).id,
+          leader < 0 ? null : nodes.get(leader).endpoint());
+    }
+  }
+
+  RegentClient client(RegentClient.Builder b) {
+    RegentClient c = b.build();
+    clients.add(c);
+    return c;
+  }
+
+  RegentClient clientOfAll() {
+    return client(RegentClient.builder().endpoints(nodes.stream().map(FakeNode::endpoint).toList()));
+  }
+
+  @AfterEach
+  void stop() {
+    clients.forEach(RegentClient::close);
+    nodes.forEach(f -> f.server.shutdownNow());
+  }
+
+  @Test
+  void aLeaderLearntFromAReplyGetsTheNextCalls() throws Exception {
+    start(3);
+    lead(2, 5);
+    RegentClient c = clientOfAll();
+    c.timeToLive(1); // today's order: the first endpoint, whose reply names n2
+    assertThat(nodes.get(0).reads).hasValue(1);
+    assertThat(c.leaderEndpoint()).contains(nodes.get(2).endpoint());
+    c.status(true); // the answering node's view: not routed, it goes to the current endpoint
+    assertThat(nodes.get(0).statuses).hasValue(1);
+    for (int i = 0; i < 5; i++) {
+      c.timeToLive(1);
+      c.grant(1_000);
+      c.keepAlive(1, 1_000);
+    }
+    assertThat(nodes.get(2).reads).hasValue(5);
+    assertThat(nodes.get(2).grants).hasValue(5);
+    assertThat(nodes.get(2).keepAlives).hasValue(5);
+    assertThat(nodes.get(0).reads).hasValue(1);
+    assertThat(nodes.get(1).reads).hasValue(0);
+  }
+
+  @Test
+  void withNoLeaderKnownCallsKeepTodaysOrder() throws Exception {
+    start(3);
+    lead(-1, 5); // an election
+    RegentClient c = clientOfAll();
+    for (int i = 0; i < 3; i++) {
+      c.timeToLive(1);
+      c.grant(1_000);
+    }
+    assertThat(nodes.get(0).reads).hasValue(3);
+    assertThat(nodes.get(0).grants).hasValue(3);
+    assertThat(c.leaderEndpoint()).isEmpty();
+    // nor with a preferLeader(false) client, whatever the replies say
+    lead(2, 6);
+    RegentClient spread = client(RegentClient.builder().endpoints(nodes.stream().map(FakeNode::endpoint).toList())
+        .preferLeader(false));
+    spread.timeToLive(1);
+    spread.timeToLive(1);
+    assertThat(nodes.get(0).reads).hasValue(5);
+    assertThat(nodes.get(2).reads).hasValue(0);
+  }
+
+  @Test
+  void anUnavailableLeaderFallsBackToTheOthersUntilANewLeaderIsNamed() throws Exception {
+    start(3);
+    lead(1, 5);
+    RegentClient c = clientOfAll();
+    c.timeToLive(1);
+    assertThat(c.leaderEndpoint()).contains(nodes.get(1).endpoint());
+    nodes.get(1).server.shutdownNow().awaitTermination();
+    c.timeToLive(1); // UNAVAILABLE at n1, then the next endpoint, n2
+    assertThat(nodes.get(2).reads).hasValue(1);
+    assertThat(c.leaderEndpoint()).as("suspect until a new term").isEmpty();
+    c.timeToLive(1); // n2 still names n1 (no election yet): no attempt at n1
+    assertThat(nodes.get(2).reads).hasValue(2);
+    lead(0, 6);
+    c.timeToLive(1); // n2 names the new leader n0
+    c.timeToLive(1);
+    assertThat(nodes.get(0).reads).hasValue(2); // the first call, then this one
+    assertThat(c.leaderEndpoint()).contains(nodes.get(0).endpoint());
+  }
+
+  @Test
+  void aGrantThatTimedOutAtTheLeaderIsNotResentAndTheNextCallGoesToAnother() throws Exception {
+    start(3);
+    lead(2, 5);
+    RegentClient c = client(RegentClient.builder().endpoints(nodes.stream().map(FakeNode::endpoint).toList())
+        .callTimeout(Duration.ofMillis(500)));
+    c.timeToLive(1);
+    nodes.get(2).hangGrants = true;
+    assertThatThrownBy(() -> c.grant(1_000)).isInstanceOfSatisfying(StatusRuntimeException.class,
+        e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED));
+    assertThat(nodes.get(2).grants).hasValue(1);
+    assertThat(nodes.get(0).grants.get() + nodes.get(1).grants.get()).as("not re-sent").isZero();
+    c.grant(1_000); // the endpoint after the hung one, n0
+    assertThat(nodes.get(0).grants).hasValue(1);
+  }
+
+  @Test
+  void aClientGivenOneEndpointLearnsTheOthersAndSurvivesItsLoss() throws Exception {
+    start(3);
+    lead(0, 5);
+    List<Member> members = IntStream.range(0, 3).mapToObj(i -> Member.newBuilder().setId(nodes.get(i).id)
+        .setApiAddress(nodes.get(i).endpoint()).build()).toList();
+    nodes.forEach(f -> f.members = members);
+    RegentClient c = client(RegentClient.builder().endpoints(List.of(nodes.get(0).endpoint())));
+    c.timeToLive(1);
+    await().atMost(WAIT).until(() -> c.endpoints().size() == 3);
+    assertThat(c.endpoints()).containsExactlyElementsOf(nodes.stream().map(FakeNode::endpoint).toList());
+    assertThat(nodes.get(0).memberLists).hasValue(1);
+    nodes.get(0).server.shutdownNow().awaitTermination();
+    lead(2, 6);
+    c.timeToLive(1); // n0 refused: n1 answers, naming n2
+    c.grant(1_000);
+    assertThat(nodes.get(1).reads).hasValue(1);
+    assertThat(nodes.get(2).grants).hasValue(1);
+  }
+
+  @Test
+  void aClientGivenAListLearnsNoOtherEndpoint() throws Exception {
+    start(3);
+    lead(2, 5);
+    RegentClient c = client(RegentClient.builder().endpoints(List.of(nodes.get(0).endpoint(),
+        nodes.get(1).endpoint())));
+    c.timeToLive(1);
+    c.timeToLive(1);
+    assertThat(c.endpoints()).hasSize(2);
+    assertThat(c.leaderEndpoint()).isEmpty(); // n2 is not among them
+    assertThat(nodes.get(0).reads).hasValue(2);
+    assertThat(nodes.get(0).memberLists).hasValue(0);
+  }
+}

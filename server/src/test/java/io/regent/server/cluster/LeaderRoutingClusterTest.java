@@ -1,0 +1,191 @@
+package io.regent.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import com.google.protobuf.ByteString;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.grpc.stub.MetadataUtils;
+import io.regent.api.v1.LeaderKey;
+import io.regent.api.v1.LeaseGrantRequest;
+import io.regent.api.v1.LeaseGrpc;
+import io.regent.client.LeaderMetadata;
+import io.regent.client.LeaseKeeper;
+import io.regent.client.RegentClient;
+import io.regent.server.ratis.RaftSetup;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Leader-aware clients on an in-JVM 3-node cluster (docs/api.md, "Leader-aware routing"): every reply names the
+ * Raft leader, a follower's refusal too; a client whose endpoint list puts the followers first sends its writes
+ * and linearizable reads to the leader (counted per node by each node's request metrics); a client given one
+ * endpoint learns the others and keeps its lease and name when that node stops.
+ */
+class LeaderRoutingClusterTest {
+  private static final Duration WAIT = Duration.ofSeconds(60);
+  private static final long TTL_MS = 10_000;
+  private static final int CALLS = 20;
+
+  @RegisterExtension
+  final ClusterFixture clusters = ClusterFixture.perTest();
+  final HttpClient http = HttpClient.newHttpClient();
+
+  @Test
+  void everyReplyNamesTheLeaderAFollowersRefusalToo() throws Exception {
+    LocalCluster cluster = clusters.start(3);
+    int leader = cluster.awaitLeader();
+    int follower = (leader + 1) % 3;
+    String term = Long.toString(cluster.node(leader).raft().getDivision(RaftSetup.GROUP_ID).getInfo()
+        .getCurrentTerm());
+    String[] hostPort = cluster.endpoint(follower).split(":");
+    ManagedChannel ch = NettyChannelBuilder.forAddress(hostPort[0], Integer.parseInt(hostPort[1])).usePlaintext()
+        .build();
+    try {
+      AtomicReference<Metadata> headers = new AtomicReference<>();
+      AtomicReference<Metadata> trailers = new AtomicReference<>();
+      var lease = LeaseGrpc.newBlockingStub(ch).withInterceptors(
+          MetadataUtils.newCaptureMetadataInterceptor(headers, trailers));
+      // the leader publishes its API address through Raft shortly after it starts
+      await().atMost(WAIT).untilAsserted(() -> {
+        lease.grant(LeaseGrantRequest.newBuilder().setTtlMs(TTL_MS).build());
+        assertThat(headers.get().get(LeaderMetadata.LEADER)).isEqualTo(cluster.endpoint(leader));
+      });
+      assertThat(headers.get().get(LeaderMetadata.NODE)).isEqualTo(LocalCluster.id(follower));
+      assertThat(headers.get().get(LeaderMetadata.LEADER_ID)).isEqualTo(LocalCluster.id(leader));
+      assertThat(headers.get().get(LeaderMetadata.TERM)).isEqualTo(term);
+
+      headers.set(null);
+      assertThatThrownBy(() -> lease.grant(LeaseGrantRequest.newBuilder().setTtlMs(1).build()))
+          .isInstanceOfSatisfying(StatusRuntimeException.class,
+              e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT));
+      assertThat(headers.get()).as("a refusal has no headers, only trailers").isNull();
+      assertThat(trailers.get().get(LeaderMetadata.LEADER)).isEqualTo(cluster.endpoint(leader));
+      assertThat(trailers.get().get(LeaderMetadata.LEADER_ID)).isEqualTo(LocalCluster.id(leader));
+      assertThat(trailers.get().get(LeaderMetadata.NODE)).isEqualTo(LocalCluster.id(follower));
+      assertThat(trailers.get().get(LeaderMetadata.TERM)).isEqualTo(term);
+    } finally {
+      ch.shutdownNow();
+    }
+  }
+
+  @Test
+  void aClientWithTheFollowersFirstSendsItsWritesAndReadsToTheLeader() throws Exception {
+    LocalCluster cluster = clusters.start(3, c -> c.metricsPort(0));
+    for (int round = 0; ; round++) {
+      int leader = cluster.awaitLeader();
+      long term = term(cluster, leader);
+      List<String> followersFirst = new ArrayList<>();
+      for (int i = 1; i <= 3; i++) {
+        followersFirst.add(cluster.endpoint((leader + i) % 3)); // the leader last
+      }
+      try (RegentClient client = RegentClient.connect(followersFirst)) {
+        // the first reply (from a follower) names the leader once it has published its address
+        await().atMost(WAIT).until(() -> {
+          client.leases();
+          return client.leaderEndpoint();
+        }, Optional.of(cluster.endpoint(leader))::equals);
+        long[] grantsBefore = counts(cluster, "regent.v1.Lease/Grant");
+        long[] readsBefore = counts(cluster, "regent.v1.Lease/Leases");
+        long[] keepAlivesBefore = counts(cluster, "regent.v1.Lease/KeepAlive");
+        for (int i = 0; i < CALLS; i++) {
+          long id = client.grant(TTL_MS);
+          client.keepAlive(id, 20_000); // no hedge to another node within 5 s
+          client.leases();
+        }
+        long[] grants = minus(counts(cluster, "regent.v1.Lease/Grant"), grantsBefore);
+        long[] reads = minus(counts(cluster, "regent.v1.Lease/Leases"), readsBefore);
+        long[] keepAlives = minus(counts(cluster, "regent.v1.Lease/KeepAlive"), keepAlivesBefore);
+        if (term(cluster, leader) != term && round < 3) {
+          continue; // an election on a loaded machine moved the leader meanwhile: measure again
+        }
+        long[] expected = new long[3];
+        expected[leader] = CALLS;
+        assertThat(grants).as("grants per node, n%d leading", leader).containsExactly(expected);
+        assertThat(reads).as("linearizable reads per node").containsExactly(expected);
+        assertThat(keepAlives).as("keepalives per node").containsExactly(expected);
+        return;
+      }
+    }
+  }
+
+  @Test
+  void aClientGivenOneEndpointLearnsTheOthersAndSurvivesThatNodeStopping() throws Exception {
+    LocalCluster cluster = clusters.start(3);
+    int leader = cluster.awaitLeader();
+    try (RegentClient client = RegentClient.connect(cluster.endpoint(leader))) {
+      // every node publishes its address after it starts; the client reads the list again until all are in
+      await().atMost(WAIT).until(() -> {
+        client.leases();
+        return client.endpoints().size() == 3;
+      });
+      assertThat(client.endpoints()).containsExactlyInAnyOrder(cluster.endpoint(0), cluster.endpoint(1),
+          cluster.endpoint(2));
+      List<String> stepDowns = new CopyOnWriteArrayList<>();
+      try (LeaseKeeper keeper = LeaseKeeper.grant(client, TTL_MS, stepDowns::add)) {
+        LeaderKey key = client.campaign("held", keeper.leaseId(), ByteString.copyFromUtf8("a"));
+        cluster.stopNode(leader); // the client's only given endpoint, and the Raft leader
+        int next = cluster.awaitLeader();
+        await().atMost(WAIT).ignoreExceptions().until(() -> client.leader("held"), Optional.of(key)::equals);
+        assertThat(client.grant(TTL_MS)).isPositive();
+        await().atMost(WAIT).ignoreExceptions().until(() -> {
+          client.leases();
+          return client.leaderEndpoint();
+        }, Optional.of(cluster.endpoint(next))::equals);
+        // a renewal acknowledged after the stop, by the new leader
+        long renewedAfter = System.nanoTime();
+        await().atMost(WAIT).until(() -> keeper.deadlineNanos() - renewedAfter > TTL_MS * 2 / 3 * 1_000_000L);
+        assertThat(keeper.isValid()).isTrue();
+        assertThat(stepDowns).isEmpty();
+      }
+    }
+  }
+
+  private static long term(LocalCluster cluster, int node) {
+    try {
+      return cluster.node(node).raft().getDivision(RaftSetup.GROUP_ID).getInfo().getCurrentTerm();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Calls of {@code method} each node has finished (any status), from its {@code /metrics}. */
+  private long[] counts(LocalCluster cluster, String method) throws Exception {
+    long[] out = new long[cluster.size()];
+    for (int i = 0; i < cluster.size(); i++) {
+      String body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + cluster.node(i).metricsPort()
+          + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
+      for (String line : body.split("\n")) {
+        if (line.startsWith("regent_grpc_requests_seconds_count{") && line.contains("method=\"" + method + "\"")) {
+          out[i] += (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+        }
+      }
+    }
+    return out;
+  }
+
+  private static long[] minus(long[] a, long[] b) {
+    long[] out = new long[a.length];
+    for (int i = 0; i < a.length; i++) {
+      out[i] = a[i] - b[i];
+    }
+    return out;
+  }
+}
