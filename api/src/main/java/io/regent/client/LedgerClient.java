@@ -6,10 +6,12 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.regent.api.v1.LedgerAppendRequest;
+import io.regent.api.v1.LedgerAppendResponse;
 import io.regent.api.v1.LedgerEntry;
 import io.regent.api.v1.LedgerGrpc;
 import io.regent.api.v1.LedgerReadRequest;
 import io.regent.fencing.FencingMode;
+import io.regent.fencing.IdempotencyKeyReusedException;
 import io.regent.fencing.StaleTokenException;
 import java.util.List;
 import java.util.Locale;
@@ -53,14 +55,34 @@ public final class LedgerClient implements AutoCloseable {
    * @throws StatusRuntimeException for any other failure (INVALID_ARGUMENT, UNAVAILABLE, ...)
    */
   public long append(String key, long token, ByteString entry) {
+    return append(key, token, entry, "").getPosition();
+  }
+
+  /**
+   * Appends {@code entry} to {@code key} with fencing token {@code token} at most once per idempotency key
+   * (Stripe's idempotency keys): send the same key with every retry of this append, e.g. after
+   * {@code UNAVAILABLE} or {@code DEADLINE_EXCEEDED}, when the first may have been stored; the ledger answers a
+   * retry with the first append's position ({@code replayed} true) and stores nothing.
+   *
+   * @param idempotencyKey the client's name for this append, at most 255 characters; empty for none
+   * @return {@code position} (1 for the key's first entry; the first append's for a replay) and {@code replayed}
+   * @throws StaleTokenException when the ledger refused the token; nothing was stored
+   * @throws IdempotencyKeyReusedException when the ledger holds {@code idempotencyKey} for another entry of
+   *     {@code key} ({@code ALREADY_EXISTS}); nothing was stored
+   * @throws StatusRuntimeException for any other failure (INVALID_ARGUMENT, UNAVAILABLE, ...)
+   */
+  public LedgerAppendResponse append(String key, long token, ByteString entry, String idempotencyKey) {
     try {
       return LedgerGrpc.newBlockingStub(channel).withDeadlineAfter(CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS)
-          .append(LedgerAppendRequest.newBuilder().setKey(key).setToken(token).setEntry(entry).build())
-          .getPosition();
+          .append(LedgerAppendRequest.newBuilder().setKey(key).setToken(token).setEntry(entry)
+              .setIdempotencyKey(idempotencyKey).build());
     } catch (StatusRuntimeException e) {
       Optional<StaleTokenException> stale = stale(key, token, e);
       if (stale.isPresent()) {
         throw stale.get();
+      }
+      if (e.getStatus().getCode() == Status.Code.ALREADY_EXISTS && !idempotencyKey.isEmpty()) {
+        throw new IdempotencyKeyReusedException(key, idempotencyKey);
       }
       throw e;
     }

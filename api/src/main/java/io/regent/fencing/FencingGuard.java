@@ -12,7 +12,8 @@ import java.util.function.Supplier;
  *
  * <p>Usage: {@code guard.admit("orders", token, () -> db.save(order))}. The write runs only if τ passes
  * the mode's rule against H, and H becomes τ atomically with it (see {@link FenceStore}). Every refusal
- * increments {@value FenceMetrics#REJECTED}.
+ * increments {@value FenceMetrics#REJECTED}. {@link #write} adds an idempotency key, so that a retried write
+ * runs its effect once and is answered with the first result.
  *
  * <p>Thread-safe when its store is.
  */
@@ -55,6 +56,53 @@ public final class FencingGuard {
     }
     try {
       return store.admit(key, token, mode, write);
+    } catch (StaleTokenException e) {
+      rejected.increment();
+      throw e;
+    }
+  }
+
+  /**
+   * An idempotent {@link #admit}: runs {@code effect} at most once per idempotency key, however often the write
+   * is retried. In one atomic step (one transaction) with respect to every other write to {@code key}, the
+   * store looks the idempotency key up, checks the token and runs the effect:
+   * <ul>
+   *   <li>the key is on record with {@code requestHash}: returns the result of its first write; the effect does
+   *       not run and the token is not checked (the write it repeats was admitted when it was made);
+   *   <li>the key is on record with another hash: {@link IdempotencyKeyReusedException};
+   *   <li>the key is not on record (or has expired): as {@link #admit}, and on success records the key, the
+   *       hash and the result, together with the effect and H.
+   * </ul>
+   * Stripe's idempotency keys are the model (see {@link IdempotencyKeys}): result stored with the effect, the
+   * same key with other parameters refused, keys kept for a retention (24 h by default, see the store).
+   *
+   * <p>Usage: {@code guard.write("orders", token, requestId, IdempotencyKeys.sha256(orderJson), () ->
+   * db.save(order))}, with the same {@code requestId} on every retry.
+   *
+   * @param key the resource key; not null; idempotency keys are scoped to it
+   * @param token τ: the fencing token of the writer, at least 1
+   * @param idempotencyKey the client's name for this request: 1 to 255 characters, the same on every retry
+   * @param requestHash a digest of the request's parameters (e.g. {@link IdempotencyKeys#sha256(String...)}),
+   *     1 to 255 characters; what tells a retry from another request under the same key
+   * @param effect the guarded write; if it throws, nothing is recorded and the exception propagates
+   * @return what {@code effect} returned, now or at the key's first write
+   * @throws StaleTokenException naming τ and H when the key is not on record and the token is refused; the
+   *     effect did not run and no key was recorded (counted in {@value FenceMetrics#REJECTED})
+   * @throws IdempotencyKeyReusedException when the key is on record with another request hash; the effect
+   *     did not run
+   * @throws IllegalArgumentException when {@code token} is below 1, or the key or hash is empty or too long
+   * @throws UnsupportedOperationException when the store keeps no idempotency records
+   */
+  public <T> T write(String key, long token, String idempotencyKey, String requestHash, Supplier<T> effect) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(effect, "effect");
+    if (token < 1) {
+      throw new IllegalArgumentException("fencing token must be at least 1, got " + token);
+    }
+    IdempotencyKeys.checkKey(idempotencyKey);
+    IdempotencyKeys.checkHash(requestHash);
+    try {
+      return store.write(key, token, mode, idempotencyKey, requestHash, effect);
     } catch (StaleTokenException e) {
       rejected.increment();
       throw e;

@@ -135,6 +135,18 @@ public final class Format {
     return "appended " + key + " position=" + position + " token=" + token;
   }
 
+  /**
+   * An idempotent append: {@code appended jobs position=3 token=412 replayed=false}, {@code replayed=true} when
+   * the ledger answered with an earlier append of the same idempotency key (nothing stored).
+   */
+  public static String appended(String key, long position, long token, boolean replayed, boolean json) {
+    if (json) {
+      return Json.obj().put("key", key).put("position", position).put("token", token).put("replayed", replayed)
+          .toString();
+    }
+    return appended(key, position, token, false) + " replayed=" + replayed;
+  }
+
   private static String names(List<String> names) {
     return names.isEmpty() ? "" : " names=" + String.join(",", names);
   }

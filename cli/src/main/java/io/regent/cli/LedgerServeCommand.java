@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -45,6 +46,12 @@ public final class LedgerServeCommand implements Callable<Integer> {
       description = "LMDB directory; reopening it keeps every entry and every H")
   Path dataDir;
 
+  @Option(names = "--idempotency-retention", paramLabel = "DURATION", defaultValue = "24h",
+      converter = DurationConverter.class,
+      description = "how long an append's idempotency key is remembered (default: ${DEFAULT-VALUE}, as Stripe keeps "
+          + "its keys); at least the clients' longest retry window")
+  Duration idempotencyRetention;
+
   @ArgGroup(exclusive = true)
   Mode mode = new Mode();
 
@@ -66,12 +73,16 @@ public final class LedgerServeCommand implements Callable<Integer> {
     if (port < 0 || port > 65_535) {
       throw new ParameterException(spec.commandLine(), "--port must be within 0..65535");
     }
+    if (idempotencyRetention.isNegative() || idempotencyRetention.isZero()) {
+      throw new ParameterException(spec.commandLine(), "--idempotency-retention must be positive");
+    }
     PrintWriter out = spec.commandLine().getOut();
     LedgerMode m = mode.value();
     MeterRegistry registry = new SimpleMeterRegistry();
     LedgerServer server;
     try {
-      server = LedgerServer.start(new InetSocketAddress(ProcessCluster.HOST, port), dataDir, m, registry);
+      server = LedgerServer.start(new InetSocketAddress(ProcessCluster.HOST, port), dataDir, m, registry,
+          idempotencyRetention);
     } catch (IOException e) {
       throw new IOException("cannot serve the ledger on port " + port + ": " + e.getMessage(), e);
     }

@@ -6,10 +6,13 @@ import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Metrics;
+import io.regent.fencing.IdempotencyKeys;
 import io.regent.server.api.MalformedRequests;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -38,10 +41,32 @@ public final class LedgerServer implements AutoCloseable {
     return start(new InetSocketAddress("127.0.0.1", port), dataDir, mode, Metrics.globalRegistry);
   }
 
-  /** Starts a ledger on {@code address}, counting rejections in {@code registry} (tag {@code store=lmdb}). */
+  /**
+   * Starts a ledger on {@code address}, counting rejections in {@code registry} (tag {@code store=lmdb}), keeping
+   * idempotency keys for {@link IdempotencyKeys#DEFAULT_RETENTION} (24 h).
+   */
   public static LedgerServer start(InetSocketAddress address, Path dataDir, LedgerMode mode,
                                    MeterRegistry registry) throws IOException {
-    LedgerStore store = new LedgerStore(dataDir, mode, registry);
+    return start(address, dataDir, mode, registry, IdempotencyKeys.DEFAULT_RETENTION);
+  }
+
+  /**
+   * As {@link #start(InetSocketAddress, Path, LedgerMode, MeterRegistry)}, keeping each append's idempotency key
+   * for {@code idempotencyRetention} after the append (Stripe keeps its keys 24 h; it must be at least the
+   * clients' longest retry window).
+   *
+   * @throws IllegalArgumentException when {@code idempotencyRetention} is not positive
+   */
+  public static LedgerServer start(InetSocketAddress address, Path dataDir, LedgerMode mode,
+                                   MeterRegistry registry, Duration idempotencyRetention) throws IOException {
+    return start(address, dataDir, mode, registry, idempotencyRetention, Clock.systemUTC());
+  }
+
+  /** As above, on {@code clock} (tests of expiry). */
+  static LedgerServer start(InetSocketAddress address, Path dataDir, LedgerMode mode, MeterRegistry registry,
+                            Duration idempotencyRetention, Clock clock) throws IOException {
+    LedgerStore store = new LedgerStore(dataDir, mode, registry, idempotencyRetention, clock,
+        LedgerFailpoint.fromSystem());
     HealthStatusManager health = new HealthStatusManager();
     Server server = NettyServerBuilder.forAddress(address)
         .intercept(new MalformedRequests())
@@ -56,6 +81,16 @@ public final class LedgerServer implements AutoCloseable {
       throw e;
     }
     return new LedgerServer(server, store);
+  }
+
+  /** Drops every expired idempotency key now (appends drop a few each); returns how many. */
+  int purgeExpiredIdempotencyKeys() {
+    return store.purgeExpired();
+  }
+
+  /** How many idempotency keys are stored. */
+  long idempotencyKeys() {
+    return store.idempotencyRecords();
   }
 
   /** The bound port. */

@@ -7,13 +7,17 @@ import io.regent.api.v1.LedgerAppendResponse;
 import io.regent.api.v1.LedgerGrpc;
 import io.regent.api.v1.LedgerReadRequest;
 import io.regent.api.v1.LedgerReadResponse;
+import io.regent.fencing.IdempotencyKeyReusedException;
+import io.regent.fencing.IdempotencyKeys;
 import io.regent.fencing.StaleTokenException;
 import io.regent.statemachine.limits.Limits;
 import java.nio.charset.StandardCharsets;
 
 /**
  * The {@code regent.v1.Ledger} service. A stale token is {@code FAILED_PRECONDITION} whose description is
- * the {@link StaleTokenException} message (it names τ and H), which the CLI turns into exit code 4.
+ * the {@link StaleTokenException} message (it names τ and H), which the CLI turns into exit code 4. An
+ * idempotency key reused for another entry is {@code ALREADY_EXISTS} whose description is the {@link
+ * IdempotencyKeyReusedException} message (it names the key).
  */
 final class LedgerService extends LedgerGrpc.LedgerImplBase {
   private final LedgerStore store;
@@ -31,18 +35,29 @@ final class LedgerService extends LedgerGrpc.LedgerImplBase {
     if (invalid == null) {
       invalid = Limits.checkValue(req.getEntry().size());
     }
+    if (invalid == null && !req.getIdempotencyKey().isEmpty()) {
+      try {
+        IdempotencyKeys.checkKey(req.getIdempotencyKey());
+      } catch (IllegalArgumentException e) {
+        invalid = e.getMessage();
+      }
+    }
     if (invalid != null) {
       obs.onError(Status.INVALID_ARGUMENT.withDescription(invalid).asRuntimeException());
       return;
     }
-    long position;
+    LedgerStore.Appended appended;
     try {
-      position = store.append(req.getKey(), req.getToken(), req.getEntry().toByteArray());
+      appended = store.append(req.getKey(), req.getToken(), req.getEntry().toByteArray(), req.getIdempotencyKey());
     } catch (StaleTokenException e) {
       obs.onError(Status.FAILED_PRECONDITION.withDescription(e.getMessage()).asRuntimeException());
       return;
+    } catch (IdempotencyKeyReusedException e) {
+      obs.onError(Status.ALREADY_EXISTS.withDescription(e.getMessage()).asRuntimeException());
+      return;
     }
-    obs.onNext(LedgerAppendResponse.newBuilder().setPosition(position).build());
+    obs.onNext(LedgerAppendResponse.newBuilder().setPosition(appended.position()).setReplayed(appended.replayed())
+        .build());
     obs.onCompleted();
   }
 
