@@ -10,6 +10,10 @@
  *
  * <p>{@link io.regent.fencing.FencingGuard} over a {@link io.regent.fencing.FenceStore} (e.g.
  * {@link io.regent.fencing.InMemoryFenceStore}) guards writes made in the same process;
- * {@link io.regent.fencing.JdbcFence} guards writes to a SQL database inside the same transaction.
+ * {@link io.regent.fencing.JdbcFence} guards writes to a SQL database inside the same transaction. Both also
+ * make a write idempotent ({@code write} with an idempotency key and a request hash; rules in
+ * {@link io.regent.fencing.IdempotencyKeys}, after Stripe's idempotency keys): a retry runs the effect once and
+ * gets the first result, the key reused for another request is refused
+ * ({@link io.regent.fencing.IdempotencyKeyReusedException}).
  */
 package io.regent.fencing;

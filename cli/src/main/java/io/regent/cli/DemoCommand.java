@@ -22,7 +22,8 @@ import picocli.CommandLine.Spec;
             + "node-a is frozen with SIGSTOP beyond its lease TTL, node-b is elected with a larger token and "
             + "appends; node-a is resumed and every write it attempts is rejected by the ledger, while node-a "
             + "notices that its lease is gone and steps down. Then the Raft leader itself is killed and the next "
-            + "grant's token is larger still. Always stops what it started; keeps the node logs only when something "
+            + "grant's token is larger still; that holder sends one append twice with an idempotency key, and "
+            + "the ledger stores it once. Always stops what it started; keeps the node logs only when something "
             + "failed.",
         "Exits 0 when every check holds, 1 otherwise. `regent demo ownership`: the same for an ownership group."})
 public final class DemoCommand implements Callable<Integer> {

@@ -3,6 +3,8 @@ package io.regent.cli;
 import com.google.protobuf.ByteString;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.regent.api.v1.LedgerAppendResponse;
+import io.regent.client.LedgerClient;
 import io.regent.client.LeaderElection;
 import io.regent.client.RegentClient;
 import java.io.PrintWriter;
@@ -78,6 +80,7 @@ final class DemoScript implements DemoCommand.Script {
       n.check(tokenC > z.tokenB(), "node-c's token %d > node-b's token %d", tokenC, z.tokenB());
       n.say("      node-c was elected %d ms after the kill, under the new Raft leader %s, with token %d: tokens are "
           + "log indexes, so they keep growing across Raft leaders.", failoverC, client.status().getLeader(), tokenC);
+      retriedAppend(ledger, tokenC);
       c.close();
       ledgerServer.terminate(10_000);
       List<String> stopped = new ArrayList<>();
@@ -93,6 +96,32 @@ final class DemoScript implements DemoCommand.Script {
       n.say("summary: Raft leader killed -> next grant in %d ms; cluster start took %d ms", failoverC, up.millis());
       succeeded = true;
     }
+  }
+
+  /**
+   * node-c sends one append twice with the same idempotency key, as a client whose answer was lost retries: the
+   * ledger stores it once and answers the retry with the first append's position.
+   */
+  private void retriedAppend(String ledger, long token) {
+    String key = "node-c-1";
+    n.say("      node-c appends \"node-c #1\" with its token and an idempotency key, then sends the same append again, "
+        + "as a client does whose answer was lost (a timeout, a ledger crash after its commit):");
+    n.say("      regent ledger append jobs \"node-c #1\" --token %d --idempotency-key %s --ledger %s   (twice)", token,
+        key, ledger);
+    ByteString entry = ByteString.copyFromUtf8("node-c #1");
+    long stored;
+    LedgerAppendResponse first;
+    LedgerAppendResponse retry;
+    try (LedgerClient c = LedgerClient.connect(ledger)) {
+      first = c.append("jobs", token, entry, key);
+      retry = c.append("jobs", token, entry, key);
+      stored = c.read("jobs").stream().filter(e -> e.getEntry().equals(entry)).count();
+    }
+    n.say("    [node-c] %s", Format.appended("jobs", first.getPosition(), token, first.getReplayed(), false));
+    n.say("    [node-c] %s", Format.appended("jobs", retry.getPosition(), token, retry.getReplayed(), false));
+    n.check(!first.getReplayed() && retry.getReplayed() && retry.getPosition() == first.getPosition() && stored == 1,
+        "the retried append (idempotency key %s) was applied once: position %d both times, %d \"node-c #1\" entry "
+            + "in `regent ledger read jobs`", key, first.getPosition(), stored);
   }
 
   @Override
