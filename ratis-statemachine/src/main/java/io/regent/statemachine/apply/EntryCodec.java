@@ -32,7 +32,7 @@ public final class EntryCodec {
    * Timer entries (Expire, EndLockDelay, checkpoints), Confirm rounds, FreshToken, ownership groups, CampaignAll
    * and member records always go alone.
    */
-  public static boolean batchable(LogEntry op) {
+  public static boolean batchable(io.regent.statemachine.proto.LogEntryOrBuilder op) {
     return switch (op.getCommandCase()) {
       case GRANT, REVOKE, CAMPAIGN, PROCLAIM, RESIGN, WITHDRAW -> true;
       default -> false;

@@ -58,10 +58,10 @@ public final class ProposalBatcher implements Proposer {
   /** Proposes {@code entry}, alone or in a batch; the answer is its own result, as from {@code next}. */
   @Override
   public CompletableFuture<Result> propose(LogEntry.Builder entry) {
-    LogEntry op = entry.setVersion(EntryCodec.VERSION).build();
-    if (!EntryCodec.batchable(op)) {
-      return next.propose(op.toBuilder());
+    if (!EntryCodec.batchable(entry)) {
+      return next.propose(entry); // no copy: the node's rounds and timer entries pass straight through
     }
+    LogEntry op = entry.setVersion(EntryCodec.VERSION).build();
     Pending p = new Pending(op, op.getSerializedSize(), new CompletableFuture<>());
     List<Pending> send;
     synchronized (this) {
