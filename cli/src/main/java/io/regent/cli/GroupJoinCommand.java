@@ -36,7 +36,8 @@ import picocli.CommandLine.Spec;
             + "(before a revoked partition is released). CMD reads the file when it starts (what was assigned "
             + "before it started is there, unsignalled) and must handle or ignore SIGHUP from its first instant, "
             + "as a change can come while it starts and SIGHUP's default action ends a process (a JVM child: "
-            + "start it with the signal ignored, e.g. `nohup`, or poll the file). "
+            + "start it with the signal ignored, e.g. `nohup`, or poll the file). CMD starts with SIGHUP at its "
+            + "default even when regent runs under nohup (through `env --default-signal=HUP`). "
             + "Also $REGENT_GROUP, $REGENT_MEMBER, $REGENT_LEASE_ID. "
             + "When CMD exits by itself, join leaves and exits with its status; on loss CMD gets SIGTERM."})
 public final class GroupJoinCommand implements Callable<Integer> {
@@ -85,7 +86,7 @@ public final class GroupJoinCommand implements Callable<Integer> {
          PartitionOwnership o = PartitionOwnership.join(c, group, member, partitions, ttl.toMillis(),
              new Printer(group, out, err, done, child, file))) {
       if (exec) {
-        child.start(command, file, Map.of("REGENT_GROUP", group, "REGENT_MEMBER", member,
+        child.start(HangupReset.wrap(command, err), file, Map.of("REGENT_GROUP", group, "REGENT_MEMBER", member,
             "REGENT_LEASE_ID", String.valueOf(o.leaseId())), done);
       }
       int code = done.get();

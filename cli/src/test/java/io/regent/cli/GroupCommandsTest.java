@@ -49,7 +49,9 @@ class GroupCommandsTest {
     // the child keeps a copy of its partitions file (what it sees) and marks every SIGHUP it gets
     String script = "trap 'touch " + hup + "' HUP; while true; do cp \"$REGENT_PARTITIONS_FILE\" " + seen
         + ".tmp && mv " + seen + ".tmp " + seen + "; sleep 0.1; done";
-    try (ChildProcess a = regent("a", List.of("group", "join", "jobs", "a", "--partitions", "4",
+    // a runs with SIGHUP ignored, as under nohup: its shell child must still be able to trap it
+    try (ChildProcess a = regent("a", List.of("env", "--ignore-signal=HUP"), List.of("group", "join", "jobs", "a",
+             "--partitions", "4",
              "--ttl", TTL, "--endpoints", cluster.endpoints(), "--exec", "--", "sh", "-c", script))) {
       await().atMost(WAIT).until(() -> assigned(a).size() == 4);
       await().atMost(WAIT).until(() -> Files.exists(seen) && Files.readAllLines(seen).size() == 4);
@@ -100,7 +102,13 @@ class GroupCommandsTest {
 
   /** Starts {@code regent ARGS...} on this JVM's java and class path, its output echoed with a label. */
   private static ChildProcess regent(String label, List<String> args) throws IOException {
-    List<String> cmd = new ArrayList<>(Launcher.javaCommand(Launcher.CLIENT_JVM));
+    return regent(label, List.of(), args);
+  }
+
+  /** As {@link #regent(String, List)}, the JVM started through {@code prefix} (e.g. {@code env ...}). */
+  private static ChildProcess regent(String label, List<String> prefix, List<String> args) throws IOException {
+    List<String> cmd = new ArrayList<>(prefix);
+    cmd.addAll(Launcher.javaCommand(Launcher.CLIENT_JVM));
     cmd.addAll(args);
     return ChildProcess.builder(label, cmd)
         .captureOutput(line -> System.out.println("[" + label + "] " + line)).start();
