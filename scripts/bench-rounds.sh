@@ -6,10 +6,13 @@
 #
 #   scripts/bench-rounds.sh [WORK_DIR]     (default /tmp/regent-rounds)
 #
-# Environment: ROUNDS (2), TARGETS ("regent-3 ratis-3 etcd-3"; also regent-5, ratis-5, and regentlease-3/-5:
-# Regent with `--confirm lease`), WORKLOADS
-# ("campaign,leader-read,campaign4"), CLIENTS ("1,16,64"), DURATION (6s) and WARMUP (2s) per point, SETTLE
-# (60s at most), REGENT_JAR. Stops only the processes it started (their DIR/*.pid).
+# Environment: ROUNDS (2), TARGETS ("regent-3 ratis-3 etcd-3"; also regent-5, ratis-5, regentlease-3/-5:
+# Regent with `--confirm lease`, and regentnobatch-3/-5: Regent with `--proposal-batch 1`, one entry per
+# operation, the A/B of batching), WORKLOADS ("campaign,leader-read,campaign4"), CLIENTS ("1,16,64"),
+# DURATION (6s) and WARMUP (2s) per point, SETTLE_MIN (180s: every fresh cluster is loaded at least this long
+# first — on 2 cores a new cluster was still getting faster after 60 s) and SETTLE (240s at most), REGENT_JAR.
+# After each target's points, which node led goes into run.log. Stops only the processes it started
+# (their DIR/*.pid).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mkdir -p "${1:-/tmp/regent-rounds}" && cd "${1:-/tmp/regent-rounds}" && pwd)
@@ -20,7 +23,8 @@ workloads=${WORKLOADS:-campaign,leader-read,campaign4}
 clients=${CLIENTS:-1,16,64}
 duration=${DURATION:-6s}
 warmup=${WARMUP:-2s}
-settle=${SETTLE:-60s}
+settle=${SETTLE:-240s}
+settle_min=${SETTLE_MIN:-180s}
 results=$work/results.jsonl
 opens=(--add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED)
 note() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$work/run.log" >&2; }
@@ -33,13 +37,16 @@ up() { # TARGET DIR -> prints endpoints
     regentlease) java "${opens[@]}" -jar "$jar" cluster up --dir "$2" --nodes "$n" --base-port 27000 \
             --confirm lease >&2
             cat "$2/endpoints" ;;
+    regentnobatch) REGENT_PROPOSAL_BATCH=1 java "${opens[@]}" -jar "$jar" cluster up --dir "$2" --nodes "$n" \
+            --base-port 27000 >&2
+            cat "$2/endpoints" ;;
     ratis) REGENT_JAR=$jar "$root/scripts/ratis-cluster.sh" up "$2" "$n" >&2; sleep 3; cat "$2/endpoints" ;;
     etcd) "$root/scripts/etcd-cluster.sh" up "$2" >&2; cat "$2/endpoints" ;;
   esac
 }
 down() {
   case ${1%-*} in
-    regent|regentlease) java "${opens[@]}" -jar "$jar" cluster down --dir "$2" >&2 || true ;;
+    regent|regentlease|regentnobatch) java "${opens[@]}" -jar "$jar" cluster down --dir "$2" >&2 || true ;;
     ratis) "$root/scripts/ratis-cluster.sh" down "$2" >&2 ;;
     etcd) "$root/scripts/etcd-cluster.sh" down "$2" >&2 ;;
   esac
@@ -53,9 +60,17 @@ for ((r = 1; r <= rounds; r++)); do
     endpoints=$(up "$t" "$dir" | tail -1)
     note "round $r: $t $workloads x clients $clients (settle up to $settle)"
     kind=${t%-*}
-    java "${opens[@]}" -jar "$jar" bench --target "${kind%lease}" --endpoints "$endpoints" --workload "$workloads" \
-      --clients "$clients" --duration "$duration" --warmup "$warmup" --settle "$settle" --pid-dir "$dir" \
-      --label "$t-r$r" --quiet -w json >>"$results" 2>>"$work/run.log" || note "bench failed: $t"
+    kind=${kind%lease}
+    kind=${kind%nobatch}
+    java "${opens[@]}" -jar "$jar" bench --target "$kind" --endpoints "$endpoints" --workload "$workloads" \
+      --clients "$clients" --duration "$duration" --warmup "$warmup" --settle "$settle" --settle-min "$settle_min" \
+      --pid-dir "$dir" --label "$t-r$r" --quiet -w json >>"$results" 2>>"$work/run.log" || note "bench failed: $t"
+    case $kind in
+      regent) note "round $r: $t led by: $(java "${opens[@]}" -jar "$jar" status --endpoints "$endpoints" 2>&1 \
+                | tr '\n' ' ')" ;;
+      etcd) note "round $r: $t status: $(ETCDCTL_API=3 etcdctl --endpoints "$endpoints" endpoint status 2>&1 \
+                | tr '\n' ' ')" ;;
+    esac
     down "$t" "$dir"
   done
 done

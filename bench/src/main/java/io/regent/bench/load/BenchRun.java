@@ -40,6 +40,9 @@ public final class BenchRun {
   private final Config c;
   private final PrintWriter progress;
   private volatile boolean running = true;
+  /** CPU time of this JVM when measuring began (ns), and its average use while measuring (cores). */
+  private long generatorCpuFrom;
+  private double generatorCores;
 
   /** @param progress where the once-a-second progress line goes; null for none */
   public BenchRun(Config config, PrintWriter progress) {
@@ -121,6 +124,8 @@ public final class BenchRun {
         extras.put("lost_leases", keepalive.lost.get());
         keepalive.teardown();
       }
+      // the load generator shares the 2 cores with the servers: what it took is part of every figure
+      extras.put("generator_cpu_cores", BenchResult.round(generatorCores));
       extras.put("load1", BenchResult.round(ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage()));
       return new BenchResult(OffsetDateTime.now().truncatedTo(ChronoUnit.SECONDS).toString(), c.label(), c.target(),
           c.workload(), c.clients(), c.rate(), seconds, stats.total(), stats.errors(), extras);
@@ -155,6 +160,7 @@ public final class BenchRun {
         stats.startMeasuring();
         load.start();
         measuredFrom = tickStart = now;
+        generatorCpuFrom = processCpuNanos();
         continue;
       }
       if (measuredFrom != 0 && now >= end) {
@@ -172,8 +178,15 @@ public final class BenchRun {
     }
     stats.tick();
     double seconds = (System.nanoTime() - measuredFrom) / 1e9;
+    generatorCores = (processCpuNanos() - generatorCpuFrom) / 1e9 / seconds;
     stats.stopMeasuring();
     return seconds;
+  }
+
+  /** CPU time of this load-generator JVM, all threads, in ns. */
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
   }
 
   private void report(Histogram h, double interval, double elapsed, boolean measuring, long errors) {

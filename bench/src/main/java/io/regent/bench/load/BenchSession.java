@@ -20,17 +20,20 @@ public final class BenchSession {
   }
 
   /**
-   * Runs {@code warm} in windows of {@code window} until a window's throughput is within
-   * {@link #STILL_IMPROVING} of the best so far, or {@code max} has passed; returns each window's throughput
-   * (ops/s), the warm-up curve.
+   * Runs {@code warm} in windows of {@code window} for at least {@code min}, then until a window's throughput
+   * is within {@link #STILL_IMPROVING} of the best so far, or {@code max} has passed; returns each window's
+   * throughput (ops/s), the warm-up curve. A floor exists because on 2 cores a fresh 3-node cluster was still
+   * getting faster after 60 s while single windows had already looked flat (docs/performance.md, method).
    */
-  public static List<Double> settle(BenchRun.Config warm, Duration window, Duration max, PrintWriter progress)
-      throws Exception {
+  public static List<Double> settle(BenchRun.Config warm, Duration window, Duration min, Duration max,
+      PrintWriter progress) throws Exception {
     List<Double> curve = new ArrayList<>();
     BenchRun.Config w = new BenchRun.Config(warm.target(), warm.endpoints(), warm.workload(), warm.clients(), window,
         Duration.ZERO, warm.rate(), warm.leases(), warm.ttlMs(), null, warm.label() + "-settle", warm.partitions(),
         warm.members());
-    long deadline = System.nanoTime() + max.toNanos();
+    long start = System.nanoTime();
+    long floor = start + min.toNanos();
+    long deadline = start + Math.max(min.toNanos(), max.toNanos());
     double best = 0;
     while (System.nanoTime() < deadline) {
       double t = new BenchRun(w, null).run().throughput();
@@ -40,7 +43,7 @@ public final class BenchSession {
             warm.workload(), warm.clients(), curve.size(), t);
         progress.flush();
       }
-      if (curve.size() >= 2 && t <= best * (1 + STILL_IMPROVING)) {
+      if (curve.size() >= 2 && System.nanoTime() >= floor && t <= best * (1 + STILL_IMPROVING)) {
         break;
       }
       best = Math.max(best, t);

@@ -63,6 +63,11 @@ public final class BenchCommand implements Callable<Integer> {
           + "goes into every result as settle_curve (default: ${DEFAULT-VALUE}, none)")
   Duration settle;
 
+  @Option(names = "--settle-min", defaultValue = "0s", converter = DurationConverter.class,
+      description = "with --settle: load at least this long before the 3%% rule may stop it (the method's fixed "
+          + "warm-up, e.g. 180s; --settle then also runs at least this long) (default: ${DEFAULT-VALUE})")
+  Duration settleMin;
+
   @Option(names = "--duration", defaultValue = "10s", converter = DurationConverter.class,
       description = "measured time (default: ${DEFAULT-VALUE})")
   Duration duration;
@@ -108,10 +113,10 @@ public final class BenchCommand implements Callable<Integer> {
     List<BenchRun.Config> points = points();
     PrintWriter progress = quiet ? null : spec.commandLine().getErr();
     List<Double> curve = List.of();
-    if (!settle.isZero()) {
+    if (!settle.isZero() || !settleMin.isZero()) {
       BenchRun.Config most = points.stream().filter(p -> p.workload().equals(points.get(0).workload()))
           .max(Comparator.comparingInt(BenchRun.Config::clients)).orElseThrow();
-      curve = BenchSession.settle(most, Duration.ofSeconds(10), settle, progress);
+      curve = BenchSession.settle(most, Duration.ofSeconds(10), settleMin, settle, progress);
     }
     List<Double> settleCurve = curve;
     boolean[] spurious = {false};
