@@ -62,7 +62,8 @@ final class DemoOwnership implements DemoCommand.Script {
 
     n.say("[2/6] 3 workers join group \"%s\" of %d partitions, each running a writer that appends \"wN #round\" to "
         + "orders/P of every partition P it owns, with P's token, every 300 ms:", GROUP, PARTITIONS);
-    n.say("      regent group join %s wN --partitions %d --ttl %s --exec -- regent ledger partition-loop %s "
+    n.say("      regent group join %s wN --partitions %d --ttl %s --reload-signal none --exec -- "
+        + "regent ledger partition-loop %s "
         + "--ledger %s --id wN", GROUP, PARTITIONS, ttl, GROUP, ledger);
     Map<String, DemoProcess> workers = new HashMap<>();
     for (String w : WORKERS) {
@@ -157,10 +158,9 @@ final class DemoOwnership implements DemoCommand.Script {
    */
   private DemoProcess worker(String id, String endpoints, String ledger) throws Exception {
     List<String> args = new ArrayList<>(List.of("group", "join", GROUP, id, "--partitions", String.valueOf(PARTITIONS),
-        "--ttl", ttl, "--endpoints", endpoints, "--exec", "--",
-        // SIGHUP ignored from the start: the first change's SIGHUP may come before the writer's JVM has installed
-        // its handler, and the JVM's default is to exit (the writer reads its file every round anyway)
-        "sh", "-c", "trap '' HUP; exec \"$@\"", "writer"));
+        // no signal and no restart on a change: the writer reads its file every round anyway, and a JVM
+        // restarted on every move would be slow on a small machine
+        "--ttl", ttl, "--endpoints", endpoints, "--reload-signal", "none", "--exec", "--"));
     args.addAll(Launcher.javaCommand(Launcher.CLIENT_JVM));
     args.addAll(List.of("ledger", "partition-loop", GROUP, "--ledger", ledger, "--interval", "300ms", "--id", id));
     return processes.start(id, l -> !l.startsWith("admitted ") && !l.startsWith("failed ") && !l.startsWith("assigned ")

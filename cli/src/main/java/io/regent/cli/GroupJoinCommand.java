@@ -14,7 +14,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -32,14 +31,14 @@ import picocli.CommandLine.Spec;
             + "When the lease can no longer be vouched for: every partition is revoked, 'lost GROUP: reason' on "
             + "stderr, exit 1.",
         "--exec -- CMD ARGS...: runs CMD with $REGENT_PARTITIONS_FILE, a file of 'PARTITION TOKEN' lines (the "
-            + "partitions it may act on now), rewritten on every change, each change followed by SIGHUP to CMD "
-            + "(before a revoked partition is released). CMD reads the file when it starts (what was assigned "
-            + "before it started is there, unsignalled) and must handle or ignore SIGHUP from its first instant, "
-            + "as a change can come while it starts and SIGHUP's default action ends a process (a JVM child: "
-            + "start it with the signal ignored, e.g. `nohup`, or poll the file). CMD starts with SIGHUP at its "
-            + "default even when regent runs under nohup (through `env --default-signal=HUP`). "
+            + "partitions it may act on now), rewritten on every change; then, before a revoked partition is "
+            + "released, CMD is restarted (the default: SIGTERM, SIGKILL after 2 s, started again; it reads the "
+            + "file when it starts), or sent --reload-signal SIG, or told nothing (--reload-signal none: it polls "
+            + "the file). A CMD given a signal must handle or ignore it from its first instant (a change can come "
+            + "while it starts); it starts with SIGHUP at its default even under nohup. "
             + "Also $REGENT_GROUP, $REGENT_MEMBER, $REGENT_LEASE_ID. "
-            + "When CMD exits by itself, join leaves and exits with its status; on loss CMD gets SIGTERM."})
+            + "When CMD exits by itself, join leaves and exits with its status (one line on stderr when a signal "
+            + "ended it); on loss CMD gets SIGTERM."})
 public final class GroupJoinCommand implements Callable<Integer> {
   /** The environment variable that names the --exec child's partitions file. */
   static final String PARTITIONS_FILE = "REGENT_PARTITIONS_FILE";
@@ -70,30 +69,46 @@ public final class GroupJoinCommand implements Callable<Integer> {
   @Option(names = "--exec", description = "run the command given after -- (see above)")
   boolean exec;
 
+  @Option(names = "--reload-signal", paramLabel = "SIG",
+      description = "with --exec: on a change send CMD this signal (HUP, USR1, USR2, INT, QUIT, ALRM, TERM, WINCH) "
+          + "instead of restarting it, or none (CMD polls its file) (default: restart)")
+  String reloadSignal;
+
   @Override
   public Integer call() throws Exception {
     if (exec == command.isEmpty()) {
       throw new ParameterException(spec.commandLine(), exec ? "--exec needs a command after --"
           : "unexpected argument '" + command.get(0) + "' (a command goes after --exec --)");
     }
+    ReloadSignal reload = ReloadSignal.RESTART;
+    if (reloadSignal != null) {
+      if (!exec) {
+        throw new ParameterException(spec.commandLine(), "--reload-signal needs --exec");
+      }
+      try {
+        reload = ReloadSignal.parse(reloadSignal);
+      } catch (IllegalArgumentException e) {
+        throw new ParameterException(spec.commandLine(), e.getMessage());
+      }
+    }
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     CompletableFuture<Integer> done = new CompletableFuture<>();
     Signals.onTermination(() -> done.complete(ExitCodes.OK));
     Path file = exec ? Files.createTempFile("regent-partitions-", ".txt") : null;
-    Child child = new Child();
+    PartitionsChild child = exec ? new PartitionsChild(command, file, reload, err, done) : null;
     try (RegentClient c = client.connect();
          PartitionOwnership o = PartitionOwnership.join(c, group, member, partitions, ttl.toMillis(),
              new Printer(group, out, err, done, child, file))) {
-      if (exec) {
-        child.start(HangupReset.wrap(command, err), file, Map.of("REGENT_GROUP", group, "REGENT_MEMBER", member,
-            "REGENT_LEASE_ID", String.valueOf(o.leaseId())), done);
+      if (child != null) {
+        child.start(Map.of("REGENT_GROUP", group, "REGENT_MEMBER", member, "REGENT_LEASE_ID",
+            String.valueOf(o.leaseId())));
       }
-      int code = done.get();
-      child.stop();
-      return code;
+      return done.get();
     } finally {
-      child.stop();
+      if (child != null) {
+        child.stop();
+      }
       if (file != null) {
         Files.deleteIfExists(file);
       }
@@ -106,11 +121,12 @@ public final class GroupJoinCommand implements Callable<Integer> {
     private final PrintWriter out;
     private final PrintWriter err;
     private final CompletableFuture<Integer> done;
-    private final Child child;
+    private final PartitionsChild child;
     private final Path file;
     private final Map<Integer, Long> owned = new java.util.TreeMap<>();
 
-    Printer(String group, PrintWriter out, PrintWriter err, CompletableFuture<Integer> done, Child child, Path file) {
+    Printer(String group, PrintWriter out, PrintWriter err, CompletableFuture<Integer> done, PartitionsChild child,
+        Path file) {
       this.group = group;
       this.out = out;
       this.err = err;
@@ -141,7 +157,7 @@ public final class GroupJoinCommand implements Callable<Integer> {
     private void changed(String line) {
       out.println(line);
       out.flush();
-      if (file != null) {
+      if (child != null) {
         child.rewrite(() -> write(file, owned));
       }
     }
@@ -157,53 +173,6 @@ public final class GroupJoinCommand implements Callable<Integer> {
       Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     } catch (IOException e) {
       throw new UncheckedIOException("cannot write " + file, e);
-    }
-  }
-
-  /**
-   * The --exec command: started once, told of changes by SIGHUP, stopped with SIGTERM then SIGKILL. A rewrite
-   * of the file and the start are one after the other, never interleaved: a change either lands before the
-   * start (the child finds it in the file) or after it (the child is signalled), so none goes unannounced.
-   */
-  private static final class Child {
-    private volatile Process process;
-
-    synchronized void start(List<String> command, Path file, Map<String, String> env,
-        CompletableFuture<Integer> done) throws IOException {
-      ProcessBuilder pb = new ProcessBuilder(command).inheritIO();
-      pb.environment().putAll(env);
-      pb.environment().put(PARTITIONS_FILE, file.toString());
-      process = pb.start();
-      process.onExit().thenAccept(p -> done.complete(p.exitValue()));
-    }
-
-    /** Rewrites the file with {@code write}, then signals the child if it has started. */
-    synchronized void rewrite(Runnable write) {
-      write.run();
-      hangUp();
-    }
-
-    private void hangUp() {
-      Process p = process;
-      if (p != null && p.isAlive()) {
-        try {
-          new ProcessBuilder("kill", "-HUP", String.valueOf(p.pid())).inheritIO().start().waitFor(5, TimeUnit.SECONDS);
-        } catch (IOException e) {
-          throw new UncheckedIOException(e);
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-        }
-      }
-    }
-
-    void stop() throws InterruptedException {
-      Process p = process;
-      if (p != null && p.isAlive()) {
-        p.destroy();
-        if (!p.waitFor(2, TimeUnit.SECONDS)) {
-          p.destroyForcibly().waitFor();
-        }
-      }
     }
   }
 }

@@ -30,7 +30,8 @@ import picocli.CommandLine.Spec;
         "One line per attempt: 'admitted PREFIX/P ID #n token=T position=X', 'rejected PREFIX/P ID #n token=T "
             + "highest=H' or 'failed PREFIX/P ID #n token=T: REASON'. SIGHUP starts the next round at once. Never "
             + "exits on a rejection; stop it with a signal.",
-        "Example: regent group join orders w1 --partitions 16 --exec -- regent ledger partition-loop orders --id w1"})
+        "Example: regent group join orders w1 --partitions 16 --reload-signal none --exec -- regent ledger "
+            + "partition-loop orders --id w1"})
 public final class LedgerPartitionLoopCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;

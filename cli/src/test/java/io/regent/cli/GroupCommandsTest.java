@@ -52,7 +52,8 @@ class GroupCommandsTest {
     // a runs with SIGHUP ignored, as under nohup: its shell child must still be able to trap it
     try (ChildProcess a = regent("a", List.of("env", "--ignore-signal=HUP"), List.of("group", "join", "jobs", "a",
              "--partitions", "4",
-             "--ttl", TTL, "--endpoints", cluster.endpoints(), "--exec", "--", "sh", "-c", script))) {
+             "--ttl", TTL, "--endpoints", cluster.endpoints(), "--reload-signal", "HUP", "--exec", "--", "sh", "-c",
+             script))) {
       await().atMost(WAIT).until(() -> assigned(a).size() == 4);
       await().atMost(WAIT).until(() -> Files.exists(seen) && Files.readAllLines(seen).size() == 4);
       Run status = SnapshotCommandTest.run("group", "status", "jobs", "-w", "json", "--endpoints", cluster.endpoints());
@@ -76,6 +77,60 @@ class GroupCommandsTest {
           .isEqualTo(ExitCodes.NOT_FOUND);
       assertThat(a.terminate(WAIT)).isZero();
     }
+  }
+
+  @Test
+  void aChildWithoutAHandlerIsRestartedOnEachChange() throws Exception {
+    Path starts = dir.resolve("starts");
+    Path seen = dir.resolve("plain-seen");
+    // a plain program (no SIGHUP handler): every start is recorded with the file it found, then it sleeps
+    String script = "echo start >> " + starts + "; cp \"$REGENT_PARTITIONS_FILE\" " + seen + ".tmp && mv " + seen
+        + ".tmp " + seen + "; exec sleep 600";
+    try (ChildProcess a = regent("a", List.of("group", "join", "plain", "a", "--partitions", "2", "--ttl", TTL,
+        "--endpoints", cluster.endpoints(), "--exec", "--", "sh", "-c", script))) {
+      await().atMost(WAIT).until(() -> assigned(a).size() == 2);
+      await().atMost(WAIT).until(() -> Files.exists(seen) && Files.readAllLines(seen).size() == 2);
+      int before = Files.readAllLines(starts).size();
+      try (ChildProcess b = regent("b", List.of("group", "join", "plain", "b", "--ttl", TTL,
+          "--endpoints", cluster.endpoints()))) {
+        await().atMost(WAIT).until(() -> assigned(b).size() == 1);
+        await().atMost(WAIT).until(() -> Files.readAllLines(seen).size() == 1);
+        assertThat(Files.readAllLines(starts).size()).isGreaterThan(before);
+        assertThat(a.alive()).isTrue(); // the member stayed: a restart is not the child ending by itself
+        assertThat(b.terminate(WAIT)).isZero();
+      }
+      assertThat(a.terminate(WAIT)).isZero();
+    }
+  }
+
+  @Test
+  void aChildEndedByItsReloadSignalIsNamedAndEndsTheMember() throws Exception {
+    try (ChildProcess a = regent("a", List.of("group", "join", "sig", "a", "--partitions", "2", "--ttl", TTL,
+        "--endpoints", cluster.endpoints(), "--reload-signal", "hup", "--exec", "--", "sleep", "600"))) {
+      await().atMost(WAIT).until(() -> !assigned(a).isEmpty());
+      // the first change after the child started ends it: a's own later assignment, or b's join (which
+      // creates the group again if a has already left it)
+      try (ChildProcess b = regent("b", List.of("group", "join", "sig", "b", "--partitions", "2", "--ttl", TTL,
+          "--endpoints", cluster.endpoints()))) {
+        assertThat(a.awaitExit(WAIT)).isEqualTo(129);
+        assertThat(a.lines()).anyMatch(l -> l.startsWith("child ended by SIGHUP (exit 129), the --reload-signal"));
+        assertThat(b.terminate(WAIT)).isZero();
+      }
+    }
+  }
+
+  @Test
+  void aBadReloadSignalIsAUsageError() {
+    Run bad = SnapshotCommandTest.run("group", "join", "bad", "a", "--partitions", "2", "--endpoints",
+        cluster.endpoints(), "--reload-signal", "KILL", "--exec", "--", "true");
+    assertThat(bad.code()).isEqualTo(2);
+    assertThat(bad.err()).startsWith("error: --reload-signal must be none or one of ALRM, HUP").doesNotContain("\n");
+    Run without = SnapshotCommandTest.run("group", "join", "bad", "a", "--partitions", "2", "--endpoints",
+        cluster.endpoints(), "--reload-signal", "HUP");
+    assertThat(without.code()).isEqualTo(2);
+    assertThat(without.err()).startsWith("error: --reload-signal needs --exec");
+    assertThat(SnapshotCommandTest.run("group", "status", "bad", "--endpoints", cluster.endpoints()).code())
+        .isEqualTo(ExitCodes.NOT_FOUND); // nothing was created
   }
 
   @Test
