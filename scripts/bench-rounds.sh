@@ -37,8 +37,8 @@ up() { # TARGET DIR -> prints endpoints
     regentlease) java "${opens[@]}" -jar "$jar" cluster up --dir "$2" --nodes "$n" --base-port 27000 \
             --confirm lease >&2
             cat "$2/endpoints" ;;
-    regentnobatch) REGENT_PROPOSAL_BATCH=1 java "${opens[@]}" -jar "$jar" cluster up --dir "$2" --nodes "$n" \
-            --base-port 27000 >&2
+    regentnobatch) java "${opens[@]}" -jar "$jar" cluster up --dir "$2" --nodes "$n" --base-port 27000 \
+            --proposal-batch 1 >&2
             cat "$2/endpoints" ;;
     ratis) REGENT_JAR=$jar "$root/scripts/ratis-cluster.sh" up "$2" "$n" >&2; sleep 3; cat "$2/endpoints" ;;
     etcd) "$root/scripts/etcd-cluster.sh" up "$2" >&2; cat "$2/endpoints" ;;

@@ -50,6 +50,11 @@ public final class ClusterUpCommand implements Callable<Integer> {
           + "An existing DIR keeps its own setting")
   String confirm;
 
+  @Option(names = "--proposal-batch", paramLabel = "N",
+      description = "start every node with `regent server --proposal-batch N`, 1..1024 (1: one Raft entry per "
+          + "operation; default: the server's own). An existing DIR keeps its own setting")
+  Integer proposalBatch;
+
   @Option(names = {"-w", "--write-out"}, paramLabel = "FORMAT", defaultValue = "simple",
       description = "output format: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE})")
   ClientOptions.Output output = ClientOptions.Output.simple;
@@ -65,8 +70,11 @@ public final class ClusterUpCommand implements Callable<Integer> {
     if (confirm != null && !confirm.equals("lease") && !confirm.equals("strict")) {
       throw new ParameterException(spec.commandLine(), "--confirm must be 'lease' or 'strict', not '" + confirm + "'");
     }
+    if (proposalBatch != null && (proposalBatch < 1 || proposalBatch > 1024)) {
+      throw new ParameterException(spec.commandLine(), "--proposal-batch must be within 1..1024, not " + proposalBatch);
+    }
     PrintWriter err = spec.commandLine().getErr();
-    Up up = up(dir, nodes, basePort, tls, confirm, err);
+    Up up = up(dir, nodes, basePort, tls, confirm, proposalBatch, err);
     if (up.cluster().tls() != null) {
       Path certs = up.cluster().tls();
       err.println("mutual TLS: clients need --cacert " + certs.resolve("ca.crt") + " --cert "
@@ -104,6 +112,12 @@ public final class ClusterUpCommand implements Callable<Integer> {
    */
   static Up up(Path dir, Integer nodes, Integer basePort, Path tls, String confirm, PrintWriter err)
       throws Exception {
+    return up(dir, nodes, basePort, tls, confirm, null, err);
+  }
+
+  /** Like {@link #up(Path, Integer, Integer, Path, String, PrintWriter)}, with {@code --proposal-batch N} too. */
+  static Up up(Path dir, Integer nodes, Integer basePort, Path tls, String confirm, Integer proposalBatch,
+      PrintWriter err) throws Exception {
     long start = System.nanoTime();
     Optional<ProcessCluster> existing = ProcessCluster.load(dir);
     ProcessCluster cluster;
@@ -112,13 +126,13 @@ public final class ClusterUpCommand implements Callable<Integer> {
       if ((nodes != null && nodes != cluster.nodes().size())
           || (basePort != null && basePort + 1 != cluster.nodes().get(0).raftPort())
           || (tls != null && !tls.toAbsolutePath().normalize().equals(cluster.tls()))
-          || (confirm != null && !confirm.equals(cluster.confirm()))) {
+          || (confirm != null && !confirm.equals(cluster.confirm())) || proposalBatch != null) {
         err.println("note: " + cluster.dir() + " already holds a " + cluster.nodes().size() + "-node cluster; "
-            + "restarting it as it was (ignoring --nodes/--base-port/--tls/--confirm)");
+            + "restarting it as it was (ignoring --nodes/--base-port/--tls/--confirm/--proposal-batch)");
       }
     } else {
       cluster = ProcessCluster.create(dir, nodes == null ? 3 : nodes, basePort == null ? 7000 : basePort, tls)
-          .withConfirm(confirm);
+          .withConfirm(confirm).withProposalBatch(proposalBatch);
       for (ProcessCluster.Node n : cluster.nodes()) {
         cluster.checkPorts(n); // before writing anything, so that a retry may pick another --base-port
       }

@@ -55,17 +55,28 @@ final class ProcessCluster {
   private final Path tls;
   /** The nodes' {@code regent server --confirm} mode ("lease" or "strict"); null: the server's default. */
   private final String confirm;
+  /** The nodes' {@code regent server --proposal-batch}; null: the server's default. */
+  private final Integer proposalBatch;
 
-  private ProcessCluster(Path dir, List<Node> nodes, Path tls, String confirm) {
+  private ProcessCluster(Path dir, List<Node> nodes, Path tls, String confirm, Integer proposalBatch) {
     this.dir = dir.toAbsolutePath().normalize();
     this.nodes = List.copyOf(nodes);
     this.tls = tls == null ? null : tls.toAbsolutePath().normalize();
     this.confirm = confirm;
+    this.proposalBatch = proposalBatch;
   }
 
   /** This layout with every node started as {@code regent server --confirm MODE}; null: the server's default. */
   ProcessCluster withConfirm(String mode) {
-    return new ProcessCluster(dir, nodes, tls, mode);
+    return new ProcessCluster(dir, nodes, tls, mode, proposalBatch);
+  }
+
+  /**
+   * This layout with every node started as {@code regent server --proposal-batch N} (1: one Raft entry per
+   * operation, the A/B of batching in scripts/bench-rounds.sh); null: the server's default.
+   */
+  ProcessCluster withProposalBatch(Integer n) {
+    return new ProcessCluster(dir, nodes, tls, confirm, n);
   }
 
   /** The nodes' confirmation mode, null when they use the server's default. */
@@ -88,7 +99,7 @@ final class ProcessCluster {
     for (int i = 1; i <= count; i++) {
       nodes.add(new Node("n" + i, basePort + i, basePort + 100 + i));
     }
-    return new ProcessCluster(dir, nodes, tls, null);
+    return new ProcessCluster(dir, nodes, tls, null, null);
   }
 
   /** The cluster described by {@code DIR/cluster.conf}, if there is one. */
@@ -111,7 +122,13 @@ final class ProcessCluster {
       }
     }
     String tls = p.getProperty("tls");
-    return Optional.of(new ProcessCluster(dir, nodes, tls == null ? null : Path.of(tls), p.getProperty("confirm")));
+    String batch = p.getProperty("proposal-batch");
+    try {
+      return Optional.of(new ProcessCluster(dir, nodes, tls == null ? null : Path.of(tls), p.getProperty("confirm"),
+          batch == null ? null : Integer.valueOf(batch)));
+    } catch (NumberFormatException e) {
+      throw new IOException(conf + " is damaged: proposal-batch '" + batch + "' is not a number");
+    }
   }
 
   /** Writes {@code cluster.conf} and {@code endpoints}. */
@@ -128,6 +145,9 @@ final class ProcessCluster {
     }
     if (confirm != null) {
       p.setProperty("confirm", confirm);
+    }
+    if (proposalBatch != null) {
+      p.setProperty("proposal-batch", String.valueOf(proposalBatch));
     }
     try (Writer w = Files.newBufferedWriter(dir.resolve("cluster.conf"))) {
       p.store(w, "regent local cluster, written by `regent cluster up`; `up` on this directory restarts these nodes");
@@ -204,6 +224,9 @@ final class ProcessCluster {
         "--data-dir", dir.resolve(n.id()).toString(), "--metrics-port", String.valueOf(n.metricsPort())));
     if (confirm != null) {
       cmd.addAll(List.of("--confirm", confirm));
+    }
+    if (proposalBatch != null) {
+      cmd.addAll(List.of("--proposal-batch", String.valueOf(proposalBatch)));
     }
     if (tls != null) {
       String crt = tls.resolve(n.id() + ".crt").toString();
