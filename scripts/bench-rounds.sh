@@ -68,8 +68,9 @@ for ((r = 1; r <= rounds; r++)); do
     case $kind in
       regent) note "round $r: $t led by: $(java "${opens[@]}" -jar "$jar" status --endpoints "$endpoints" 2>&1 \
                 | tr '\n' ' ')" ;;
-      etcd) note "round $r: $t status: $(ETCDCTL_API=3 etcdctl --endpoints "$endpoints" endpoint status 2>&1 \
-                | tr '\n' ' ')" ;;
+      etcd) for ep in ${endpoints//,/ }; do # etcd's own gauge on its client port (etcdctl may be missing)
+              note "round $r: $t $ep $(curl -s "http://$ep/metrics" | grep '^etcd_server_is_leader' || echo '?')"
+            done ;;
     esac
     down "$t" "$dir"
   done
