@@ -105,7 +105,7 @@ public final class RegentServer implements AutoCloseable {
     this.clients = new RaftClientPool(RAFT_CLIENTS,
         leader -> division.proposalClient(props, sec.raftParameters(), leader, config.requestTimeoutMs()),
         config.requestTimeoutMs(), executors);
-    RatisProposer proposer = new RatisProposer(clients, config.requestTimeoutMs());
+    RatisProposer proposer = new RatisProposer(clients, config.requestTimeoutMs(), executors.replies());
     lessor.setProposer(proposer);
     List<ServerInterceptor> interceptors = new ArrayList<>();
     sec.authorizer().ifPresent(interceptors::add);

@@ -35,6 +35,14 @@ public final class Daemons {
   }
 
   /**
+   * A pool of {@code threads} threads called {@code name-1}, ... with an unbounded queue: for tasks whose
+   * number is bounded elsewhere (one per outstanding Ratis request), which must never be refused.
+   */
+  public static ExecutorService fixed(String name, int threads) {
+    return Executors.newFixedThreadPool(threads, numbered(name));
+  }
+
+  /**
    * A pool of at most {@code threads} threads called {@code name-1}, ... (started on demand, ended after a
    * minute idle) with a queue of at most {@code queue} tasks; a task beyond that is refused with
    * {@link java.util.concurrent.RejectedExecutionException}, so a flood of work costs bounded memory.

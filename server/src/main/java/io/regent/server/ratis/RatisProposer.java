@@ -11,6 +11,7 @@ import io.regent.statemachine.proto.Result;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.protocol.Message;
@@ -35,14 +36,17 @@ public final class RatisProposer implements Proposer, LeaderQuery {
 
   private final RaftClientPool clients;
   private final long timeoutMs;
+  private final Executor replies;
 
   /**
    * @param clients Ratis clients for the group (each with a bounded retry policy)
    * @param timeoutMs upper bound on one proposal, ms
+   * @param replies where every continuation after a Ratis reply runs, never a Ratis thread ({@code NodeExecutors#replies})
    */
-  public RatisProposer(RaftClientPool clients, long timeoutMs) {
+  public RatisProposer(RaftClientPool clients, long timeoutMs, Executor replies) {
     this.clients = clients;
     this.timeoutMs = timeoutMs;
+    this.replies = replies;
   }
 
   /**
@@ -78,7 +82,7 @@ public final class RatisProposer implements Proposer, LeaderQuery {
     } catch (RuntimeException e) {
       sent = CompletableFuture.failedFuture(e);
     }
-    return sent.orTimeout(timeoutMs, TimeUnit.MILLISECONDS).handle((reply, err) -> {
+    return sent.orTimeout(timeoutMs, TimeUnit.MILLISECONDS).handleAsync((reply, err) -> {
       if (err != null || !reply.isSuccess()) {
         clients.replace(slot, client);
       }
@@ -97,7 +101,7 @@ public final class RatisProposer implements Proposer, LeaderQuery {
       } catch (InvalidProtocolBufferException e) {
         throw new CompletionException(new IllegalStateException("undecodable leader answer", e));
       }
-    });
+    }, replies);
   }
 
   /**
@@ -118,7 +122,8 @@ public final class RatisProposer implements Proposer, LeaderQuery {
       sent = CompletableFuture.failedFuture(e);
     }
     long left = deadline - System.nanoTime();
-    return sent.orTimeout(Math.max(1, left), TimeUnit.NANOSECONDS).handle((reply, err) -> {
+    // Off Ratis's thread at once: everything after a reply may send again (see NodeExecutors#replies).
+    return sent.orTimeout(Math.max(1, left), TimeUnit.NANOSECONDS).handleAsync((reply, err) -> {
       if (err != null || !reply.isSuccess()) {
         clients.replace(slot, client);
       }
@@ -126,7 +131,7 @@ public final class RatisProposer implements Proposer, LeaderQuery {
         return send(msg, deadline, resends - 1);
       }
       return err == null ? CompletableFuture.completedFuture(reply) : CompletableFuture.<RaftClientReply>failedFuture(err);
-    }).thenCompose(f -> f);
+    }, replies).thenCompose(f -> f);
   }
 
   private static boolean closed(Throwable err) {

@@ -17,7 +17,7 @@ class NodeThreadsTest {
   final ClusterFixture clusters = ClusterFixture.perTest();
 
   @Test
-  void aNodeRunsItsTimersAndItsBlockingWorkOnItsTwoNamedExecutors() throws Exception {
+  void aNodeRunsItsTimersItsRatisRepliesAndItsBlockingWorkOnItsNamedExecutors() throws Exception {
     LocalCluster cluster = clusters.start(1, c -> c.metricsPort(0));
     cluster.awaitLeader();
     RegentClient client = cluster.client();
@@ -26,11 +26,14 @@ class NodeThreadsTest {
     List<String> names = Thread.getAllStackTraces().keySet().stream().map(Thread::getName).toList();
     assertThat(names).anyMatch(n -> n.matches("regent-timer-\\d+"));
     assertThat(names).anyMatch(n -> n.matches("regent-blocking-\\d+"));
+    assertThat(names).anyMatch(n -> n.matches("regent-raft-reply-\\d+")); // the grant's answer continued there
     assertThat(names).filteredOn(n -> n.startsWith("regent-") || n.startsWith("raft-client"))
         .filteredOn(n -> CLIENT_LIBRARY.stream().noneMatch(n::startsWith))
-        .as("the node's own threads: its scheduler and its blocking pool, nothing a component made for itself")
+        .as("the node's own threads: its scheduler, its Ratis-reply threads and its blocking pool, nothing a "
+            + "component made for itself")
         // regent-single-writer: the single-writer node's writer (§6), regent-raft-client-close-N: the close of a
         // node's Ratis clients; either if a test that ran before in this JVM left them finishing
-        .allMatch(n -> n.matches("regent-(timer|blocking)-\\d+|regent-single-writer|regent-raft-client-close-\\d+"));
+        .allMatch(n -> n.matches("regent-(timer|blocking|raft-reply)-\\d+|regent-single-writer"
+            + "|regent-raft-client-close-\\d+"));
   }
 }
