@@ -16,15 +16,14 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.threeten.extra.MutableClock;
@@ -36,24 +35,14 @@ import org.threeten.extra.MutableClock;
 class JdbcFenceIdempotencyTest {
   private final MeterRegistry registry = new SimpleMeterRegistry();
   private final MutableClock clock = MutableClock.of(Instant.parse("2024-05-01T12:00:00Z"), ZoneOffset.UTC);
-  private final String url = "jdbc:h2:mem:idem-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=30000";
+  @RegisterExtension
+  final H2Database db = new H2Database("CREATE TABLE ledger (seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+      + " fence_key VARCHAR(1024), token BIGINT, entry VARCHAR(100))");
   private Connection c;
 
   @BeforeEach
-  void open() throws SQLException {
-    c = DriverManager.getConnection(url);
-    try (Statement st = c.createStatement()) {
-      st.execute("CREATE TABLE ledger (seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
-          + " fence_key VARCHAR(1024), token BIGINT, entry VARCHAR(100))");
-    }
-  }
-
-  @AfterEach
-  void close() throws SQLException {
-    try (Statement st = c.createStatement()) {
-      st.execute("SHUTDOWN");
-    }
-    c.close();
+  void connect() {
+    c = db.connection();
   }
 
   private JdbcFence fence(FencingMode mode) throws SQLException {
@@ -220,7 +209,7 @@ class JdbcFenceIdempotencyTest {
         for (int t = 0; t < threads; t++) {
           futures.add(pool.submit(() -> {
             go.await();
-            try (Connection own = DriverManager.getConnection(url)) {
+            try (Connection own = DriverManager.getConnection(db.url())) {
               return append(fence, own, token, key, "entry of " + key);
             }
           }));

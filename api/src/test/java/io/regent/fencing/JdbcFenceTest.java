@@ -6,17 +6,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.UUID;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@link JdbcFence} against a real SQL engine: H2 (com.h2database:h2, from Maven Central, test scope),
@@ -27,24 +24,14 @@ import org.junit.jupiter.api.Test;
  */
 class JdbcFenceTest {
   private final MeterRegistry registry = new SimpleMeterRegistry();
-  private final String url = "jdbc:h2:mem:fence-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=30000";
+  @RegisterExtension
+  final H2Database db = new H2Database("CREATE TABLE ledger (seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
+      + " fence_key VARCHAR(1024), token BIGINT)");
   private Connection c;
 
   @BeforeEach
-  void open() throws SQLException {
-    c = DriverManager.getConnection(url);
-    try (Statement st = c.createStatement()) {
-      st.execute("CREATE TABLE ledger (seq BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,"
-          + " fence_key VARCHAR(1024), token BIGINT)");
-    }
-  }
-
-  @AfterEach
-  void close() throws SQLException {
-    try (Statement st = c.createStatement()) {
-      st.execute("SHUTDOWN");
-    }
-    c.close();
+  void connect() {
+    c = db.connection();
   }
 
   private JdbcFence fence(FencingMode mode) throws SQLException {
