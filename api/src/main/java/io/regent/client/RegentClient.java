@@ -53,8 +53,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executor;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
@@ -132,11 +132,9 @@ public final class RegentClient implements AutoCloseable {
   private final long campaignTimeoutMs;
   private final RetryPolicy retry;
   /** Fires the per-attempt context deadlines. */
-  private final ScheduledExecutorService deadlines = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "regent-client-deadlines");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ScheduledExecutorService deadlines = deadlineTimer();
+  /** This client's keepalive streams, or null when it sends unary keepalives ({@link Builder#streamKeepAlives}). */
+  private final KeepAliveStreams keepAliveStreams;
   private volatile int current;
 
   private RegentClient(Builder b, ChannelCredentials credentials) {
@@ -153,6 +151,7 @@ public final class RegentClient implements AutoCloseable {
     this.keepAliveTimeout = b.keepAliveTimeout;
     this.executor = b.executor;
     this.preferLeader = b.preferLeader;
+    this.keepAliveStreams = b.streamKeepAlives ? new KeepAliveStreams(deadlines) : null;
     this.discover = b.discover != null ? b.discover : b.endpoints.size() == 1;
     this.syncWanted = discover;
     List<String> given = List.copyOf(b.endpoints);
@@ -333,10 +332,30 @@ public final class RegentClient implements AutoCloseable {
         .grant(LeaseGrantRequest.newBuilder().setTtlMs(ttlMs).build())).getId();
   }
 
-  /** Renews a lease; returns its TTL in ms. NOT_FOUND once the lease is gone or its expiry is decided. */
+  /**
+   * Renews a lease, on the endpoint's keepalive stream unless {@link Builder#streamKeepAlives} turned streams
+   * off; returns its TTL in ms. NOT_FOUND once the lease is gone or its expiry is decided.
+   */
   public long keepAlive(long leaseId, long timeoutMs) {
+    if (keepAliveStreams != null) {
+      return hedged(timeoutMs, (ch, d) -> keepAliveStreams.keepAlive(ch, leaseId, d)).getTtlMs();
+    }
     LeaseKeepAliveRequest req = LeaseKeepAliveRequest.newBuilder().setId(leaseId).build();
     return hedged(timeoutMs, (ch, d) -> LeaseGrpc.newFutureStub(ch).withDeadline(d).keepAlive(req)).getTtlMs();
+  }
+
+  /**
+   * One daemon thread firing deadlines; a cancelled one leaves its queue at once (a keepalive answered in time
+   * cancels its deadline: thousands a second with many leases).
+   */
+  private static ScheduledExecutorService deadlineTimer() {
+    ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1, r -> {
+      Thread th = new Thread(r, "regent-client-deadlines");
+      th.setDaemon(true);
+      return th;
+    });
+    t.setRemoveOnCancelPolicy(true);
+    return t;
   }
 
   /**
@@ -734,6 +753,7 @@ public final class RegentClient implements AutoCloseable {
     private RetryPolicy retry = RetryPolicy.ONCE;
     private Executor executor;
     private boolean preferLeader = true;
+    private boolean streamKeepAlives = true;
     private Boolean discover;
 
     private Builder() {
@@ -790,6 +810,16 @@ public final class RegentClient implements AutoCloseable {
      */
     public Builder preferLeader(boolean prefer) {
       this.preferLeader = prefer;
+      return this;
+    }
+
+    /**
+     * Whether {@link RegentClient#keepAlive} sends its renewals over one {@code Lease/KeepAliveStream} per
+     * endpoint (etcd's LeaseKeepAlive) instead of one unary call each; default true. The rules are the same
+     * (hedging, failover, verdicts); a node without the stream gets unary calls.
+     */
+    public Builder streamKeepAlives(boolean stream) {
+      this.streamKeepAlives = stream;
       return this;
     }
 
