@@ -170,6 +170,40 @@ class ConfirmerTest {
     assertThat(confirmer.confirm(List.of(), List.of()).get(5, TimeUnit.SECONDS).getIndex()).isEqualTo(3);
   }
 
+  /**
+   * The state read under the lease may come from before a new leader's writes if the lease lapsed during the
+   * read: the local answer is then dropped and a round answers (the re-check after the read).
+   */
+  @Test
+  void aLeaseThatLapsesWhileTheStateIsReadGivesNoLocalAnswer() throws Exception {
+    AtomicLong now = new AtomicLong(1);
+    LeadershipLease lease = new LeadershipLease(now::get, new LeadershipLease.Leadership() {
+      @Override
+      public long readyTerm() {
+        return 3;
+      }
+
+      @Override
+      public long currentTerm() {
+        return 3;
+      }
+    }, 1_000, 0.8);
+    List<LogEntry> proposed = new CopyOnWriteArrayList<>();
+    Confirmer confirmer = new Confirmer(entry -> {
+      proposed.add(entry.build());
+      return CompletableFuture.completedFuture(Result.newBuilder().setIndex(proposed.size()).setTerm(3).build());
+    }, lease, (term, entry) -> {
+      now.addAndGet(TimeUnit.MILLISECONDS.toNanos(900)); // the read outlasts the lease
+      return Confirmation.of(Result.newBuilder().setIndex(100).build());
+    }, null);
+    assertThat(confirmer.confirm(List.of(), List.of()).get(5, TimeUnit.SECONDS).getIndex()).isEqualTo(1);
+    assertThat(lease.heldTerm()).as("control: the round gave a lease").isEqualTo(3);
+
+    assertThat(confirmer.confirm(List.of(7L), List.of()).get(5, TimeUnit.SECONDS).getIndex())
+        .as("answered by a round, not by the read that outlasted the lease").isEqualTo(2);
+    assertThat(proposed).hasSize(2);
+  }
+
   /** A follower's lease: never held (it is not the ready leader), so a request asks the leader first. */
   private static LeadershipLease followerLease() {
     return new LeadershipLease(() -> 1, new LeadershipLease.Leadership() {
