@@ -76,11 +76,17 @@ final class Candidacy {
       if (child == null) {
         return ExitCodes.OK; // the tenure ended before the command could start
       }
-      if (tenure.await() == Tenure.End.FINISHED) {
+      Tenure.End end = tenure.await();
+      if (end == Tenure.End.FINISHED) {
         return child.await();
       }
       refresher.close();
-      child.stop();
+      if (end == Tenure.End.LOST) {
+        child.kill(); // not one more instruction as holder: no SIGTERM handler may run
+      } else {
+        // asked to stop: the holder still renews, but a command that takes long must not outlast the margin
+        child.stop(Math.min(ExecChild.GRACE_MS, run.ttl().toMillis() / 3));
+      }
       return ExitCodes.OK;
     }
   }

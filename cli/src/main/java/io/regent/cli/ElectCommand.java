@@ -22,7 +22,8 @@ import picocli.CommandLine.Spec;
         "The token is the fencing token: attach it to every write at the protected resource.",
         "--exec -- CMD ARGS...: runs CMD while leader, with $REGENT_FENCING_TOKEN, $REGENT_LEASE_ID, $REGENT_NAME "
             + "and $REGENT_FENCING_TOKEN_FILE (a file that always holds the newest token) in its environment. "
-            + "When leadership is lost, or on SIGINT/SIGTERM, CMD gets SIGTERM, then SIGKILL after 2 s; when CMD "
+            + "When leadership is lost, CMD and what it started get SIGKILL at once (no handler may run); on "
+            + "SIGINT/SIGTERM, CMD gets SIGTERM, then SIGKILL after 2 s or a third of the TTL if shorter; when CMD "
             + "exits by itself, elect resigns and exits with CMD's status.",
         "When the lease goes 2/3 of its TTL without an acknowledged keepalive (a paused process, a Raft leader "
             + "failover), the leader is suspended: it prints 'suspended NAME: reason' on stderr, freezes CMD and "

@@ -105,6 +105,11 @@ final class ExecChild {
    * @return the command's exit status (128 + the signal's number when a signal ended it)
    */
   int stop() throws InterruptedException {
+    return stop(GRACE_MS);
+  }
+
+  /** Like {@link #stop()}, SIGKILL after {@code graceMs} (&gt;= 0) instead of {@link #GRACE_MS}. */
+  int stop(long graceMs) throws InterruptedException {
     List<ProcessHandle> all;
     synchronized (this) {
       stopping = true;
@@ -112,11 +117,26 @@ final class ExecChild {
       all.forEach(ProcessHandle::destroy);
       signal("CONT", all.stream().filter(ProcessHandle::isAlive).map(ProcessHandle::pid).toList());
     }
-    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(GRACE_MS);
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(graceMs);
     for (ProcessHandle h : all) {
       if (!ProcessExit.await(h, deadline)) {
         h.destroyForcibly();
       }
+    }
+    return process.waitFor();
+  }
+
+  /**
+   * Kills the command and its descendants at once (SIGKILL), frozen or not: the holder lost its lease, so the
+   * command must not run one more instruction as holder — a SIGTERM handler would, and a frozen command thawed
+   * to handle SIGTERM would run first (docs/architecture.md §3.6).
+   *
+   * @return the command's exit status (128 + 9)
+   */
+  int kill() throws InterruptedException {
+    synchronized (this) {
+      stopping = true;
+      handles().toList().forEach(ProcessHandle::destroyForcibly);
     }
     return process.waitFor();
   }

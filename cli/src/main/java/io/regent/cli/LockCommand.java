@@ -18,8 +18,9 @@ import picocli.CommandLine.Spec;
         "Waits for the lock (a name whose value is this process's identity, host:pid), prints 'locked NAME "
             + "OWNER token=T lease=L', then runs CMD with $REGENT_FENCING_TOKEN, $REGENT_LEASE_ID, $REGENT_NAME "
             + "and $REGENT_FENCING_TOKEN_FILE in its environment. When CMD exits, releases the lock and exits with "
-            + "CMD's status. When the lock is lost (prints 'lost NAME: reason' on stderr, exit 1) or on "
-            + "SIGINT/SIGTERM (exit 0), CMD gets SIGTERM, then SIGKILL after 2 s.",
+            + "CMD's status. When the lock is lost (prints 'lost NAME: reason' on stderr, exit 1), CMD and what it "
+            + "started get SIGKILL at once (no handler may run); on SIGINT/SIGTERM (exit 0), CMD gets SIGTERM, "
+            + "then SIGKILL after 2 s or a third of the TTL, whichever is shorter.",
         "When the lease goes 2/3 of its TTL without an acknowledged keepalive (a paused process, a Raft leader "
             + "failover), the holder is suspended: it prints 'suspended NAME: reason' on stderr, freezes CMD and "
             + "all it started (SIGSTOP) and goes on renewing. A renewal in time proves the lease held all along: "

@@ -88,6 +88,29 @@ class ExecChildTest {
     }
   }
 
+  @Test
+  void aKilledCommandRunsNoSigtermHandlerWhereAStoppedOneDoes() throws Exception {
+    for (boolean kill : new boolean[] {false, true}) {
+      Path ready = dir.resolve("ready-" + kill);
+      Path termed = dir.resolve("termed-" + kill);
+      try (TokenFile file = TokenFile.create(1)) {
+        ExecChild child = ExecChild.start(List.of("sh", "-c", "trap 'touch " + termed + "; exit 3' TERM; touch "
+            + ready + "; while :; do sleep 0.1; done"), KEY, file, () -> { });
+        await().atMost(Duration.ofSeconds(10)).until(() -> Files.exists(ready));
+        child.suspend(); // frozen, as a suspended holder's command is when its lease is then lost
+        await().atMost(Duration.ofSeconds(10)).until(() -> state(child.handle()) == 'T');
+
+        if (kill) {
+          assertThat(child.kill()).isEqualTo(128 + 9);
+          assertThat(termed).as("no instruction ran after the loss").doesNotExist();
+        } else {
+          assertThat(child.stop()).as("control: thawed to handle SIGTERM, it runs its handler").isEqualTo(3);
+          assertThat(termed).exists();
+        }
+      }
+    }
+  }
+
   /** The state letter of a process (/proc/PID/stat field 3): T when stopped; '?' once it is gone. */
   static char state(ProcessHandle p) {
     try {

@@ -67,11 +67,12 @@ class SuspensionTest {
   }
 
   @Test
-  void aSuspendedLocksCommandIsFrozenThawedWithTheSameTokenAndStoppedWhenTheLeaseEndsWhileFrozen()
+  void aSuspendedLocksCommandIsFrozenThawedWithTheSameTokenAndKilledWhenTheLeaseEndsWhileFrozen()
       throws Exception {
     String marker = "suspension-test-" + ProcessHandle.current().pid();
-    CompletableFuture<Integer> lock = run("jobs", List.of("sh", "-c", "sleep 1000 & wait", marker),
-        new SuspendOptions());
+    Path termed = dir.resolve("termed");
+    CompletableFuture<Integer> lock = run("jobs", List.of("sh", "-c", "trap 'touch " + termed + "' TERM; "
+            + "sleep 1000 & wait", marker), new SuspendOptions());
     String locked = await().atMost(WAIT).until(() -> line(out, "locked jobs "), Optional::isPresent).orElseThrow();
     String tokenAndLease = locked.replaceAll(".* (token=\\d+ lease=\\d+)$", "$1");
     ProcessHandle sh = await().atMost(WAIT).until(() -> ProcessHandle.current().children()
@@ -108,6 +109,7 @@ class SuspensionTest {
         .startsWith("lost jobs: lease ").endsWith(" expired or was revoked");
     assertThat(sh.isAlive()).isFalse();
     assertThat(ProcessExit.ended(sleep)).isTrue();
+    assertThat(termed).as("killed where it stood: its SIGTERM handler never ran").doesNotExist();
   }
 
   @Test
