@@ -21,9 +21,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Runs clients/python's own tests (test_regent_client.py: elect with its keepalive thread, step-down, failover,
- * the ledger example) against a real node and ledger, after generating the gRPC modules from the proto. Needs
- * Debian's python3-grpcio and python3-grpc-tools (.ci/run installs them).
+ * Installs clients/python as a user would ({@code pip install}, into a virtual environment that sees Debian's
+ * grpc) and runs its own tests (test_regent_client.py: elect with its keepalive thread, step-down, failover,
+ * routing, streamed keepalives, the ledger example) with that installation against a real 3-node cluster and
+ * ledger; first checks that the shipped gRPC modules match the proto (generate.sh). Needs Debian's
+ * python3-grpcio, python3-grpc-tools, python3-venv and python3-setuptools (.ci/run installs them).
  */
 class PythonClientTest {
   private static final Path CLIENT = Path.of("..", "clients", "python").toAbsolutePath().normalize();
@@ -46,6 +48,25 @@ class PythonClientTest {
     throw new AssertionError("no python3 with grpc and grpc_tools: apt-get install python3-grpcio python3-grpc-tools");
   }
 
+  /** Copies the tree at {@code from} to {@code to}, without build output and caches. */
+  private static void copy(Path from, Path to) throws IOException {
+    try (var paths = Files.walk(from)) {
+      for (Path p : (Iterable<Path>) paths::iterator) {
+        Path rel = from.relativize(p);
+        String first = rel.getNameCount() == 0 ? "" : rel.getName(0).toString();
+        if (List.of("build", "gen", "__pycache__").contains(first) || first.endsWith(".egg-info")) {
+          continue;
+        }
+        Path target = to.resolve(rel.toString());
+        if (Files.isDirectory(p)) {
+          Files.createDirectories(target);
+        } else {
+          Files.copy(p, target);
+        }
+      }
+    }
+  }
+
   private static String run(Path cwd, Map<String, String> env, String... command) throws Exception {
     ProcessBuilder pb = new ProcessBuilder(command).directory(cwd.toFile()).redirectErrorStream(true);
     pb.environment().putAll(env);
@@ -61,7 +82,22 @@ class PythonClientTest {
     String python = python();
     Path gen = dir.resolve("gen");
     run(CLIENT, Map.of("PYTHON", python), "sh", "generate.sh", gen.toString());
-    assertThat(Files.exists(gen.resolve("regent/v1/regent_pb2_grpc.py"))).isTrue();
+    for (String module : List.of("regent_pb2.py", "regent_pb2_grpc.py")) {
+      assertThat(Files.readString(CLIENT.resolve("regent/v1/" + module)))
+          .as("clients/python/regent/v1/%s is older than the proto: run clients/python/generate.sh", module)
+          .isEqualTo(Files.readString(gen.resolve("regent/v1/" + module)));
+    }
+    // pip builds in the source directory: install from a copy, so the tree stays clean
+    Path src = dir.resolve("src");
+    copy(CLIENT, src);
+    Path venv = dir.resolve("venv");
+    run(dir, Map.of(), python, "-m", "venv", "--system-site-packages", venv.toString());
+    run(dir, Map.of(), venv.resolve("bin/pip").toString(), "install", "-q", "--no-build-isolation", "--no-index",
+        src.toString());
+    // the tests run beside neither the sources nor the copy: they import the installed package
+    Path tests = dir.resolve("run");
+    copy(CLIENT.resolve("examples"), tests.resolve("examples"));
+    Files.copy(CLIENT.resolve("test_regent_client.py"), tests.resolve("test_regent_client.py"));
     // Three nodes, so that routing to the leader is something the client must learn.
     Map<String, String> peers = new java.util.LinkedHashMap<>();
     List<Integer> apis = new java.util.ArrayList<>();
@@ -81,7 +117,7 @@ class PythonClientTest {
         var s = client.status();
         return !s.getLeader().isEmpty() && s.getMembersList().stream().noneMatch(m -> m.getApiAddress().isEmpty());
       });
-      String out = run(CLIENT, Map.of("PYTHONPATH", gen + ":" + CLIENT, "PYTHONDONTWRITEBYTECODE", "1"), python,
+      String out = run(tests, Map.of("PYTHONDONTWRITEBYTECODE", "1"), venv.resolve("bin/python").toString(),
           "test_regent_client.py", endpoints, "127.0.0.1:" + ledger.port());
       assertThat(out).contains("OK").doesNotContain("FAILED");
     } finally {

@@ -1,0 +1,1 @@
+"""Generated from api/src/main/proto/regent (generate.sh); do not edit."""
