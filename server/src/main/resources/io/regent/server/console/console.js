@@ -88,7 +88,7 @@
         el('td', { class: 'value', title: h ? h.value : '' }, h ? h.value : ''),
         el('td', { class: 'num ttl' }, h ? ms(h.ttlLeftMs) : '—'),
         el('td', { class: 'num' }, r.lockDelay ? 'in force: ' + ms(r.lockDelay.ms) : h && h.lockDelayMs ? ms(h.lockDelayMs) : ''),
-        el('td', { class: 'waiters' }, r.waiters.length ? r.waiters.length + ' (' + waiters + ')' : ''));
+        el('td', { class: 'waiters list' }, r.waiters.length ? r.waiters.length + ' (' + waiters + ')' : ''));
     });
     replace($('names').tBodies[0], rows, 'no names', 7);
     const locks = n.names.filter((r) => r.lockDelay || (r.holder && r.holder.lockDelayMs > 0)).map((r) =>
@@ -105,7 +105,8 @@
       + (l.ttlUnknown ? ' · TTL left unknown: ' + l.ttlUnknown : '');
     const rows = l.leases.map((x) => el('tr', { 'data-lease': x.id },
       el('td', { class: 'num' }, x.id), el('td', { class: 'num' }, ms(x.ttlMs)),
-      el('td', { class: 'num' }, ms(x.ttlLeftMs)), el('td', {}, x.names.join(', ')), el('td', {}, x.groups.join(', '))));
+      el('td', { class: 'num' }, ms(x.ttlLeftMs)), el('td', { class: 'list' }, x.names.join(', ')),
+      el('td', { class: 'list' }, x.groups.join(', '))));
     replace($('leases').tBodies[0], rows, 'no leases', 5);
   }
 
