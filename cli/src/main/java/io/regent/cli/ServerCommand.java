@@ -211,14 +211,19 @@ public final class ServerCommand implements Callable<Integer> {
    */
   private boolean consoleOn() {
     boolean restricted = security.permissions != null || security.clientCertAuth;
-    if (console == null) {
-      return !restricted;
-    }
-    if (console && restricted && metricsPort >= 0) {
+    if (Boolean.TRUE.equals(console) && restricted && metricsPort >= 0) {
       System.err.println("WARNING: --console true with --permissions or --client-cert-auth: anyone who reaches "
           + "the metrics port sees every name, holder, token and group, whatever the permissions say");
     }
-    return console;
+    return console(console, restricted);
+  }
+
+  /**
+   * Whether the console is served: as {@code flag} says when given (non-null), else unless the API is
+   * {@code restricted} (permissions or client certificates), the port serving it having no authentication.
+   */
+  static boolean console(Boolean flag, boolean restricted) {
+    return flag != null ? flag : !restricted;
   }
 
   /** {@code --confirm} and {@code --unsafe-leadership-lease-factor}. */
