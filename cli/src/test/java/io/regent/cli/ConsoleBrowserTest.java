@@ -32,7 +32,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The web console in a real browser: {@code regent cluster up} starts 3 nodes and writes DIR/console-url; Debian's
  * headless Chromium opens it; the test reads the live DOM over the DevTools protocol and finds the leader, a holder
- * with its fencing token, a name full of markup shown as text, and an ownership group whose partitions move to a
+ * with its fencing token, a lock with its lock-delay, a name full of markup shown as text, and an ownership group whose partitions move to a
  * new member while the page stays open (the page's own polling shows it); then saves a screenshot to
  * target/console.png. Needs {@code /usr/bin/chromium} (.ci/run installs it).
  */
@@ -75,6 +75,7 @@ class ConsoleBrowserTest {
       long lease = client.grant(60_000);
       LeaderKey scheduler = client.campaign("jobs/scheduler", lease, ByteString.copyFromUtf8("host-a:8080"));
       client.campaign(MARKUP, lease, ByteString.copyFromUtf8("<script>alert(2)</script>"));
+      LeaderKey ledgerLock = client.campaign("locks/ledger", lease, ByteString.copyFromUtf8("writer-1"), 30_000);
       GroupClient groups = new GroupClient(client);
       long a = groups.joinWithTtl("billing", "worker-a", 8, 60_000).getLease();
 
@@ -103,6 +104,11 @@ class ConsoleBrowserTest {
         await().atMost(WAIT).ignoreExceptions().untilAsserted(() ->
             assertThat(page.text(tricky + ".querySelector('td.name').textContent")).isEqualTo(MARKUP));
         assertThat(page.eval("document.querySelectorAll('main img, main script').length").getAsInt()).isZero();
+        String lock = "document.querySelector('tr[data-lock=\"locks/ledger\"]')";
+        await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
+          assertThat(page.text(lock + ".cells[2].textContent")).isEqualTo(String.valueOf(ledgerLock.getToken()));
+          assertThat(page.text(lock + ".cells[3].textContent")).isEqualTo("30.0 s");
+        });
         await().atMost(WAIT).ignoreExceptions().untilAsserted(() ->
             assertThat(owners(page)).hasSize(8).containsOnly("worker-a"));
 
