@@ -20,9 +20,13 @@ import picocli.CommandLine.Spec;
         + "prints the API endpoints.",
         "Node n<i> uses Raft port P+i, API port P+100+i and metrics port P+200+i; its data, log and pid are "
             + "DIR/n<i>, DIR/n<i>.log and DIR/n<i>.pid. DIR/endpoints lists the endpoints, DIR/metrics the "
-            + "metrics URLs (one per line). Run again on the same DIR to restart the same nodes "
-            + "on their data."})
+            + "metrics URLs (one per line), DIR/console-url the first node's web console (not with --tls: "
+            + "nodes that require client certificates serve no console). Run again on the same DIR to restart "
+            + "the same nodes on their data."})
 public final class ClusterUpCommand implements Callable<Integer> {
+  /** File of the cluster directory naming the first node's console URL, one line. */
+  static final String CONSOLE_URL_FILE = "console-url";
+
   /** How long `up` waits for a Raft leader. */
   static final long LEADER_TIMEOUT_MS = 90_000;
 
@@ -141,6 +145,12 @@ public final class ClusterUpCommand implements Callable<Integer> {
     cluster.save();
     java.nio.file.Files.writeString(cluster.dir().resolve("metrics"), String.join("\n", cluster.nodes().stream()
         .map(n -> "http://" + ProcessCluster.HOST + ":" + n.metricsPort() + "/metrics").toList()) + "\n");
+    // The nodes serve the console unless they require client certificates (docs/security.md): a TLS cluster has none.
+    java.nio.file.Path consoleFile = cluster.dir().resolve(CONSOLE_URL_FILE);
+    java.nio.file.Files.deleteIfExists(consoleFile);
+    if (cluster.tls() == null) {
+      java.nio.file.Files.writeString(consoleFile, consoleUrl(cluster.nodes().get(0)) + "\n");
+    }
     List<ChildProcess> started = new ArrayList<>();
     try {
       for (ProcessCluster.Node n : cluster.nodes()) {
@@ -160,6 +170,9 @@ public final class ClusterUpCommand implements Callable<Integer> {
       long millis = (System.nanoTime() - start) / 1_000_000;
       err.println("cluster ready in " + millis + " ms: Raft leader " + status.getLeader() + ", term "
           + status.getTerm());
+      if (cluster.tls() == null) {
+        err.println("console " + consoleUrl(cluster.nodes().get(0)) + " (also in " + consoleFile + ")");
+      }
       err.flush();
       return new Up(cluster, status, millis);
     } catch (Exception e) {
@@ -171,5 +184,10 @@ public final class ClusterUpCommand implements Callable<Integer> {
       }
       throw e;
     }
+  }
+
+  /** The web console of local node {@code n}: {@code http://127.0.0.1:METRICS-PORT/console/}. */
+  static String consoleUrl(ProcessCluster.Node n) {
+    return "http://" + ProcessCluster.HOST + ":" + n.metricsPort() + "/console/";
   }
 }

@@ -60,7 +60,8 @@ public final class Format {
           .toList();
       return Json.obj().put("node", s.getNode()).put("role", s.getRole()).put("leader", leader)
           .put("term", s.getTerm()).put("commit_index", s.getCommitIndex())
-          .put("applied_index", s.getAppliedIndex()).put("members", members).toString();
+          .put("applied_index", s.getAppliedIndex()).put("members", members)
+          .put("console_url", s.getConsoleUrl().isEmpty() ? null : s.getConsoleUrl()).toString();
     }
     StringBuilder members = new StringBuilder();
     for (Member m : s.getMembersList()) {
@@ -73,7 +74,8 @@ public final class Format {
         "term     " + s.getTerm(),
         "commit   " + s.getCommitIndex(),
         "applied  " + s.getAppliedIndex(),
-        "members  " + members);
+        "members  " + members) + (s.getConsoleUrl().isEmpty() ? ""
+        : System.lineSeparator() + "console  " + s.getConsoleUrl());
   }
 
   /**

@@ -73,6 +73,12 @@ public final class ServerCommand implements Callable<Integer> {
           + "(default: none)")
   int metricsPort;
 
+  @Option(names = "--console", arity = "0..1", fallbackValue = "true", paramLabel = "true|false",
+      description = "serve the read-only web console at /console/ on the --metrics-port: names, holders, tokens, "
+          + "leases, groups and events, unauthenticated like /metrics (default: true, but false when "
+          + "--permissions or --client-cert-auth is set)")
+  Boolean console;
+
   @Option(names = "--proposal-batch", paramLabel = "N", defaultValue = "64",
       description = "client operations packed into one Raft entry at most, 1..1024 (default 64; 1: one entry "
           + "per operation). A lone operation never waits: a batch forms only behind entries in flight.")
@@ -142,6 +148,10 @@ public final class ServerCommand implements Callable<Integer> {
       System.err.println("WARNING: --unsafe-skip-release: ownership groups move partitions before their owner "
           + "released them, breaking the release rule; it exists only as a negative control of the Jepsen tests");
     }
+    if (Boolean.TRUE.equals(console) && metricsPort < 0) {
+      throw usage("--console true needs --metrics-port: the console is served on that port", "console",
+          "metrics-port");
+    }
     if (singleWriter) {
       if (id != null || peers != null || unsafeLocalGrants) {
         throw usage("--single-writer takes no --id, --peers or cluster flags", "single-writer", "id", "peers");
@@ -175,7 +185,7 @@ public final class ServerCommand implements Callable<Integer> {
       }
       config = b.apiHost(apiHost).apiPort(apiPort).unsafeLocalGrants(unsafeLocalGrants)
           .unsafeSkipRelease(unsafeSkipRelease).metricsPort(metricsPort)
-          .limits(limitOptions.limits()).confirm(confirmRule()).proposalBatch(proposalBatch).build();
+          .limits(limitOptions.limits()).confirm(confirmRule()).proposalBatch(proposalBatch).console(consoleOn()).build();
     } catch (ServerConfig.InvalidSettingException e) {
       throw usage(e.getMessage(), e.settings().toArray(String[]::new));
     } catch (IllegalArgumentException e) {
@@ -193,6 +203,27 @@ public final class ServerCommand implements Callable<Integer> {
       joinCluster(node);
     }
     return serve(node);
+  }
+
+  /**
+   * {@code --console}, or its default: on, unless the API restricts who may read (permissions, or client
+   * certificates), since the console's port has no authentication (docs/security.md).
+   */
+  private boolean consoleOn() {
+    boolean restricted = security.permissions != null || security.clientCertAuth;
+    if (Boolean.TRUE.equals(console) && restricted && metricsPort >= 0) {
+      System.err.println("WARNING: --console true with --permissions or --client-cert-auth: anyone who reaches "
+          + "the metrics port sees every name, holder, token and group, whatever the permissions say");
+    }
+    return console(console, restricted);
+  }
+
+  /**
+   * Whether the console is served: as {@code flag} says when given (non-null), else unless the API is
+   * {@code restricted} (permissions or client certificates), the port serving it having no authentication.
+   */
+  static boolean console(Boolean flag, boolean restricted) {
+    return flag != null ? flag : !restricted;
   }
 
   /** {@code --confirm} and {@code --unsafe-leadership-lease-factor}. */

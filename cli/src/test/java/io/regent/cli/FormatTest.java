@@ -61,7 +61,12 @@ class FormatTest {
     assertThat(Format.status(s, true)).isEqualTo("{\"node\":\"n1\",\"role\":\"FOLLOWER\",\"leader\":\"n2\",\"term\":3,"
         + "\"commit_index\":45,\"applied_index\":44,\"members\":[{\"id\":\"n1\",\"address\":\"127.0.0.1:7001\","
         + "\"api_address\":\"127.0.0.1:7101\",\"role\":\"voter\"},"
-        + "{\"id\":\"n2\",\"address\":\"127.0.0.1:7002\",\"api_address\":null,\"role\":\"learner\"}]}");
+        + "{\"id\":\"n2\",\"address\":\"127.0.0.1:7002\",\"api_address\":null,\"role\":\"learner\"}],"
+        + "\"console_url\":null}");
+    StatusResponse withConsole = s.toBuilder().setConsoleUrl("http://127.0.0.1:7201/console/").build();
+    assertThat(Format.status(withConsole, true)).endsWith(",\"console_url\":\"http://127.0.0.1:7201/console/\"}");
+    assertThat(Format.status(withConsole, false)).endsWith("console  http://127.0.0.1:7201/console/");
+    assertThat(Format.status(s, false)).doesNotContain("console");
     assertThat(Format.status(s.toBuilder().setLeader("").build(), true)).contains("\"leader\":null");
     assertThat(Format.status(s, false)).contains("leader   n2").contains("members  n1=127.0.0.1:7001 n2=127.0.0.1:7002*");
   }

@@ -74,6 +74,25 @@ class ServerSettingsTest {
   }
 
   @Test
+  void theConsoleIsOnByDefaultOffWithPermissionsOrClientCertificatesAndNeedsTheMetricsPort() throws IOException {
+    assertThat(ServerCommand.console(null, false)).isTrue();
+    assertThat(ServerCommand.console(null, true)).as("the unauthenticated port must not show what permissions hide")
+        .isFalse();
+    assertThat(ServerCommand.console(true, true)).isTrue();
+    assertThat(ServerCommand.console(false, false)).isFalse();
+
+    Run off = regent("server", "--config", file("console: false\n").toString(), "--print-config");
+    assertThat(off.code()).as(off.err()).isZero();
+    assertThat(off.setting("console")).containsExactly("false", "config file " + dir.resolve("regent.yaml")
+        + ", key console");
+    env.put("REGENT_CONSOLE", "true");
+    Run noPort = regent("server", "--id", "n1", "--peers", "n1=127.0.0.1:1", "--data-dir", dir.resolve("d").toString());
+    assertThat(noPort.code()).isEqualTo(2);
+    assertThat(noPort.err()).contains("--console true needs --metrics-port");
+    assertThat(dir.resolve("d")).as("refused before touching the data directory").doesNotExist();
+  }
+
+  @Test
   void printedSettingsReadBackAsTheSameSettings() throws IOException {
     Path config = file("""
         # a comment

@@ -5,6 +5,7 @@ import io.grpc.ServerInterceptor;
 import io.regent.server.api.ApiServer;
 import io.regent.server.batch.ProposalBatcher;
 import io.regent.server.concurrent.NodeExecutors;
+import io.regent.server.console.Console;
 import io.regent.server.lease.Lessor;
 import io.regent.server.metrics.MetricsHttpServer;
 import io.regent.server.metrics.RegentMetrics;
@@ -33,6 +34,8 @@ import java.net.InetSocketAddress;
 import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
@@ -78,6 +81,8 @@ public final class RegentServer implements AutoCloseable {
   private final Proposer proposer;
   private final Confirmer confirmer;
   private final boolean startedWithoutRaftState;
+  private final RaftClusterView clusterView;
+  private final Console console;
   private MetricsHttpServer metricsHttp;
   private ApiAddressPublisher publisher;
   private ClientLeaderTracker leaderTracker;
@@ -129,8 +134,11 @@ public final class RegentServer implements AutoCloseable {
     // client operations are batched; the node's own entries (expiries, rounds, membership) go alone
     Proposer operations = config.proposalBatch() == 1 ? proposer
         : new ProposalBatcher(proposer, config.proposalBatch(), BATCH_MAX_BYTES, BATCH_IN_FLIGHT);
+    this.clusterView = new RaftClusterView(raft, membership, new DataDir(config.dataDir()).lmdbFile());
+    this.console = metrics != null && config.console()
+        ? new Console(clusterView, sm, confirmer, metrics::notReadyReason) : null;
     this.api = new ApiServer(new InetSocketAddress(config.apiHost(), config.apiPort()), sec.apiCredentials(),
-        new RaftClusterView(raft, membership, new DataDir(config.dataDir()).lmdbFile()), sm, operations, confirmer,
+        clusterView, sm, operations, confirmer,
         config.minTtlMs(),
         config.unsafeLocalGrants(), config.limits(), executors,
         interceptors.toArray(ServerInterceptor[]::new));
@@ -201,9 +209,12 @@ public final class RegentServer implements AutoCloseable {
         ApiAddressPublisher.advertised(config.apiHost(), s.api.port(), raftAddress), s.executors.timers());
     if (s.metrics != null) {
       s.metricsHttp = MetricsHttpServer.start(config.apiHost(), config.metricsPort(), s.metrics,
-          s.executors.blocking());
-      LOG.info("node {} serving /metrics, /healthz and /readyz on {}:{}", config.nodeId(), config.apiHost(),
-          s.metricsHttp.port());
+          s.executors.blocking(), s.console == null ? Map.of() : Map.of(Console.PATH, s.console));
+      LOG.info("node {} serving /metrics, /healthz and /readyz{} on {}:{}", config.nodeId(),
+          s.console == null ? "" : " and the console " + Console.PATH + "/", config.apiHost(), s.metricsHttp.port());
+      if (s.console != null) {
+        s.clusterView.setConsoleUrl(s.consoleUrl().orElse(""));
+      }
     }
     LOG.info("node {} serving the API on {}:{}, Raft on {}", config.nodeId(), config.apiHost(), s.api.port(),
         config.peers().get(config.nodeId()));
@@ -218,6 +229,19 @@ public final class RegentServer implements AutoCloseable {
   /** Port of the metrics and health endpoint, or -1 when it has none. */
   public int metricsPort() {
     return metricsHttp == null ? -1 : metricsHttp.port();
+  }
+
+  /**
+   * URL of this node's web console, {@code http://HOST:PORT/console/} (HOST: the address the API advertises, so a
+   * wildcard bind names the Raft host), or empty when it serves none (no metrics port, or {@code --console false}).
+   */
+  public Optional<String> consoleUrl() {
+    if (console == null || metricsHttp == null) {
+      return Optional.empty();
+    }
+    String hostPort = ApiAddressPublisher.advertised(config.apiHost(), metricsHttp.port(),
+        config.peers().get(config.nodeId()));
+    return Optional.of("http://" + hostPort + Console.PATH + "/");
   }
 
   /** Whether this node started on a data directory with no Raft state (a new node, or one whose data is gone). */

@@ -33,12 +33,15 @@ import java.util.regex.Pattern;
  *     unless set; {@code null} means that)
  * @param proposalBatch client operations packed into one Raft entry at most, 1..{@value #MAX_PROPOSAL_BATCH}
  *     (docs/architecture.md §2.6; 1: every operation its own entry, as before batch entries)
+ * @param console whether the metrics port also serves the read-only web console under {@code /console/}
+ *     (names, holders, tokens and groups, unauthenticated like the rest of that port: docs/security.md); only
+ *     with a metrics port
  */
 public record ServerConfig(String nodeId, Map<String, String> peers, String apiHost, int apiPort, Path dataDir,
                            long electionTimeoutMinMs, long electionTimeoutMaxMs, long snapshotThreshold,
                            long logSegmentBytes, long requestTimeoutMs, boolean unsafeLocalGrants,
                            boolean unsafeSkipRelease, int metricsPort, ServerLimits limits, ConfirmRule confirm,
-                           int proposalBatch) {
+                           int proposalBatch, boolean console) {
 
   /** Default election timeouts: 600–1200 ms, so the minimum TTL is 1.8 s (tests can use 2–3 s TTLs). */
   public static final long DEFAULT_ELECTION_MIN_MS = 600;
@@ -91,8 +94,8 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
   /**
    * Settings for node {@code nodeId} with data in {@code dataDir}, every other setting at its default: API on
    * 127.0.0.1:7101, election timeouts {@value #DEFAULT_ELECTION_MIN_MS}–{@value #DEFAULT_ELECTION_MAX_MS} ms,
-   * a snapshot every 10 000 entries, 8 MiB log segments, 10 s proposals, no metrics endpoint, default limits,
-   * leadership confirmed by the leadership lease.
+   * a snapshot every 10 000 entries, 8 MiB log segments, 10 s proposals, no metrics endpoint (the console on when
+   * one is set), default limits, leadership confirmed by the leadership lease.
    * The peers must be set ({@link Builder#peers(String)}, {@link Builder#peers(Map)} or
    * {@link Builder#raftAddress(String)}).
    */
@@ -106,7 +109,7 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
         .electionTimeout(electionTimeoutMinMs, electionTimeoutMaxMs).snapshots(snapshotThreshold, logSegmentBytes)
         .requestTimeoutMs(requestTimeoutMs).unsafeLocalGrants(unsafeLocalGrants).unsafeSkipRelease(unsafeSkipRelease)
         .metricsPort(metricsPort);
-    return b.limits(limits).confirm(confirm).proposalBatch(proposalBatch);
+    return b.limits(limits).confirm(confirm).proposalBatch(proposalBatch).console(console);
   }
 
   /** Smallest TTL a lease may have: 1.5 x the maximum election timeout, in ms (etcd's minimum-TTL rule). */
@@ -139,6 +142,7 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
     private ServerLimits limits = ServerLimits.DEFAULTS;
     private ConfirmRule confirm = ConfirmRule.LEASE;
     private int proposalBatch = DEFAULT_PROPOSAL_BATCH;
+    private boolean console = true;
 
     private Builder(String nodeId, Path dataDir) {
       this.nodeId = nodeId;
@@ -283,6 +287,12 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
       return this;
     }
 
+    /** Whether the metrics port serves the web console too ({@code --console}; default true). */
+    public Builder console(boolean on) {
+      this.console = on;
+      return this;
+    }
+
     /**
      * The settings.
      *
@@ -292,7 +302,7 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
     public ServerConfig build() {
       return new ServerConfig(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs,
           snapshotThreshold, logSegmentBytes, requestTimeoutMs, unsafeLocalGrants, unsafeSkipRelease, metricsPort, limits,
-          confirm, proposalBatch);
+          confirm, proposalBatch, console);
     }
   }
 

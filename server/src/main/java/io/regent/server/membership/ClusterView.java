@@ -1,6 +1,7 @@
 package io.regent.server.membership;
 
 import io.regent.api.v1.StatusResponse;
+import java.util.Map;
 
 /** This node's view of its cluster for {@code Cluster.Status}: members, leader, term, indexes. */
 @FunctionalInterface
@@ -15,6 +16,15 @@ public interface ClusterView {
    */
   default RaftLeader raftLeader() {
     return null;
+  }
+
+  /**
+   * How long ago this node last heard from each other member, ms, as its Raft server measures it: the leader
+   * reports every follower (time since the last append or heartbeat answered), a follower reports its leader;
+   * empty when unknown (no leader, no Raft). For the console's health column; cheap, no disk read.
+   */
+  default Map<String, Long> lastContactMs() {
+    return Map.of();
   }
 
   /** How the cluster's membership changes; {@link Membership#FIXED} unless the node runs Raft. */

@@ -1,11 +1,13 @@
 package io.regent.server.metrics;
 
 import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpHandler;
 import com.sun.net.httpserver.HttpServer;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.function.Supplier;
@@ -13,7 +15,8 @@ import java.util.function.Supplier;
 /**
  * The node's HTTP side door, on the JDK's built-in server: {@code GET /metrics} (Prometheus text format
  * 0.0.4), {@code GET /healthz} (200 while the process serves HTTP) and {@code GET /readyz} (200 when the node
- * is ready, else 503 with the reason on one line).
+ * is ready, else 503 with the reason on one line), and whatever other read-only pages the node adds beside them
+ * (the console, {@code /console/}): all plaintext and unauthenticated (docs/security.md).
  */
 public final class MetricsHttpServer implements AutoCloseable {
   static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
@@ -21,8 +24,9 @@ public final class MetricsHttpServer implements AutoCloseable {
   private final HttpServer server;
 
   private MetricsHttpServer(InetSocketAddress address, Supplier<String> scrape, Supplier<Optional<String>> notReady,
-                            Executor executor) throws IOException {
+                            Executor executor, Map<String, HttpHandler> more) throws IOException {
     this.server = HttpServer.create(address, 16);
+    more.forEach(server::createContext);
     server.createContext("/metrics", ex -> answer(ex, 200, PROMETHEUS_TEXT, scrape.get()));
     server.createContext("/healthz", ex -> answer(ex, 200, "text/plain", "ok\n"));
     server.createContext("/readyz", ex -> {
@@ -43,7 +47,22 @@ public final class MetricsHttpServer implements AutoCloseable {
    */
   public static MetricsHttpServer start(String host, int port, RegentMetrics metrics, Executor executor)
       throws IOException {
-    return start(new InetSocketAddress(host, port), metrics::scrape, metrics::notReadyReason, executor);
+    return start(host, port, metrics, executor, Map.of());
+  }
+
+  /**
+   * As {@link #start(String, int, RegentMetrics, Executor)}, also serving {@code more}: context path (a prefix
+   * such as {@code /console}, none of {@code /metrics}, {@code /healthz}, {@code /readyz}) to its handler, which
+   * answers every path under it (unknown ones too) on {@code executor}.
+   *
+   * @throws IllegalArgumentException when a path of {@code more} is one of the built-in ones
+   */
+  public static MetricsHttpServer start(String host, int port, RegentMetrics metrics, Executor executor,
+                                        Map<String, HttpHandler> more) throws IOException {
+    MetricsHttpServer s = new MetricsHttpServer(new InetSocketAddress(host, port), metrics::scrape,
+        metrics::notReadyReason, executor, more);
+    s.server.start();
+    return s;
   }
 
   /**
@@ -52,7 +71,7 @@ public final class MetricsHttpServer implements AutoCloseable {
    */
   public static MetricsHttpServer start(InetSocketAddress address, Supplier<String> scrape,
                                         Supplier<Optional<String>> notReady, Executor executor) throws IOException {
-    MetricsHttpServer s = new MetricsHttpServer(address, scrape, notReady, executor);
+    MetricsHttpServer s = new MetricsHttpServer(address, scrape, notReady, executor, Map.of());
     s.server.start();
     return s;
   }

@@ -9,6 +9,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.io.UncheckedIOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
+import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.DivisionInfo;
 import org.apache.ratis.server.RaftServer;
@@ -18,6 +22,7 @@ public final class RaftClusterView implements ClusterView {
   private final RaftServer server;
   private final RaftMembership membership;
   private final Path stateFile;
+  private volatile String consoleUrl = "";
 
   /**
    * @param server the local Ratis server of {@link RaftSetup#GROUP_ID}
@@ -57,9 +62,34 @@ public final class RaftClusterView implements ClusterView {
           .addAllMembers(membership.members())
           .setVersion(RegentVersion.current())
           .setDbSizeBytes(stateBytes())
+          .setConsoleUrl(consoleUrl)
           .build();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Names the node's web console in Status from now on ({@code url}: {@code http://host:port/console/}, "" none). */
+  public void setConsoleUrl(String url) {
+    this.consoleUrl = url == null ? "" : url;
+  }
+
+  @Override
+  public Map<String, Long> lastContactMs() {
+    try {
+      RoleInfoProto role = server.getDivision(RaftSetup.GROUP_ID).getInfo().getRoleInfoProto();
+      Map<String, Long> out = new LinkedHashMap<>();
+      if (role.hasLeaderInfo()) {
+        for (ServerRpcProto f : role.getLeaderInfo().getFollowerInfoList()) {
+          out.put(f.getId().getId().toStringUtf8(), f.getLastRpcElapsedTimeMs());
+        }
+      } else if (role.hasFollowerInfo() && role.getFollowerInfo().hasLeaderInfo()) {
+        ServerRpcProto l = role.getFollowerInfo().getLeaderInfo();
+        out.put(l.getId().getId().toStringUtf8(), l.getLastRpcElapsedTimeMs());
+      }
+      return out;
+    } catch (IOException e) {
+      return Map.of(); // not started yet, or closed
     }
   }
 

@@ -25,7 +25,9 @@ class ServerConfigTest {
     assertThat(c.confirm()).isEqualTo(ConfirmRule.LEASE);
     assertThat(c.toBuilder().metricsPort(0).build()).isEqualTo(new ServerConfig(c.nodeId(), c.peers(), c.apiHost(),
         c.apiPort(), c.dataDir(), 600, 1200, c.snapshotThreshold(), c.logSegmentBytes(), c.requestTimeoutMs(), false,
-        false, 0, c.limits(), ConfirmRule.LEASE, ServerConfig.DEFAULT_PROPOSAL_BATCH));
+        false, 0, c.limits(), ConfirmRule.LEASE, ServerConfig.DEFAULT_PROPOSAL_BATCH, true));
+    assertThat(c.console()).as("the console is on by default (where there is a metrics port)").isTrue();
+    assertThat(c.toBuilder().console(false).build().toBuilder().build().console()).isFalse();
     assertThat(c.unsafeSkipRelease()).as("the release rule is kept unless asked").isFalse();
     assertThat(c.toBuilder().unsafeSkipRelease(true).build().toBuilder().build().unsafeSkipRelease()).isTrue();
   }
