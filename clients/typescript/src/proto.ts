@@ -8,6 +8,7 @@ export const PROTO_DIR = path.resolve(__dirname, '..', '..', 'proto');
 
 const definition = protoLoader.loadSync('regent/v1/regent.proto', {
   includeDirs: [PROTO_DIR],
+  keepCase: true,
   longs: Number, // log indexes and lease ids: exact up to 2^53
   enums: String,
   defaults: true,
