@@ -295,15 +295,21 @@ export class RegentClient {
     const keeper = new LeaseKeeper(lessor(this), lease, ttl, sent, opts);
     const lost = new AbortController();
     keeper.once('lost', (reason: string) => lost.abort(new LeadershipError(reason, true)));
-    const signal = opts.signal ? AbortSignal.any([lost.signal, opts.signal]) : lost.signal;
+    const signal = lost.signal;
+    const caller = opts.signal;
+    const forward = (): void => lost.abort(caller?.reason); // (AbortSignal.any is Node 20.3+ only)
+    if (caller?.aborted) forward();
+    else caller?.addEventListener('abort', forward, { once: true });
     try {
       const wait = { value, owner: value, lockDelayMs: opts.lockDelayMs, timeoutMs: opts.timeoutMs, signal };
       const k = kind === 'lock' ? await this.lockWithLease(name, lease, wait) : await this.campaign(name, lease, wait);
+      caller?.removeEventListener('abort', forward);
       return new Holder(this, keeper, k, kind);
     } catch (e) {
+      caller?.removeEventListener('abort', forward);
       keeper.stop();
       await this.revoke(lease).catch(() => undefined); // unrevoked, it expires after its TTL
-      throw lost.signal.aborted ? lost.signal.reason : e;
+      throw lost.signal.aborted && !caller?.aborted ? lost.signal.reason : e;
     }
   }
 

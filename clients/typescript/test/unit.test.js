@@ -234,3 +234,24 @@ test('observe resumes at the next node after the last index, drops repeats, repo
     c.close();
   }
 });
+
+test('elect: aborting the caller\'s signal withdraws the candidacy and revokes the lease', async () => {
+  const n = await fake({
+    'Lease.Grant': ok({ id: 5, ttl_ms: 3000 }),
+    'Lease.KeepAlive': ok({ id: 5, ttl_ms: 3000 }),
+    'Lease.Revoke': ok({ index: 9 }),
+    'Election.Campaign': hang(), // the name is held by another
+  });
+  const c = connect(n.address);
+  try {
+    const stop = new AbortController();
+    const waiting = c.elect('jobs', { ttl: 3000, signal: stop.signal });
+    await until(() => n.count('Election.Campaign') === 1, 5000, 'the campaign');
+    stop.abort(new Error('shutting down'));
+    await assert.rejects(waiting, (e) => e.code === status.CANCELLED);
+    await until(() => n.count('Lease.Revoke') === 1, 5000, 'the revoke');
+    assert.equal(n.calls.find((x) => x.method === 'Lease.Revoke').request.id, 5);
+  } finally {
+    c.close();
+  }
+});
