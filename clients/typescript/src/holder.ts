@@ -11,6 +11,8 @@ import type { LeaseKeeper } from './keeper';
  *
  * With suspension, a resume makes `signal` a new, unaborted signal (same lease, same token); an old one stays
  * aborted. Events: 'suspended' (reason), 'resumed' (), 'lost' (reason).
+ *
+ * While held, the renewal timers keep the Node process alive; resign() or the loss of the lease ends them.
  */
 export class Holder extends EventEmitter {
   /** The holder's key: name, value (or owner), token, lease. */
@@ -22,7 +24,7 @@ export class Holder extends EventEmitter {
   private controller = new AbortController();
   private resigned = false;
 
-  /** @internal made by RegentClient.elect/lock */
+  /** Made by RegentClient.elect/lock, which grant the lease and start its keeper. */
   constructor(client: RegentClient, keeper: LeaseKeeper, key: LeaderKey, kind: 'election' | 'lock') {
     super();
     this.client = client;
@@ -44,7 +46,10 @@ export class Holder extends EventEmitter {
       }
       this.emit('lost', reason);
     });
-    if (!keeper.valid()) this.controller.abort(new LeadershipError(`${key.name}: lease in doubt already`, false));
+    if (!keeper.valid()) {
+      const lost = !keeper.isSuspended();
+      this.controller.abort(new LeadershipError(`${key.name}: lease ${lost ? 'lost' : 'in doubt'} already`, lost));
+    }
   }
 
   /** The name held. */

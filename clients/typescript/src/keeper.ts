@@ -100,7 +100,13 @@ export class LeaseKeeper extends EventEmitter {
   }
 
   private async renew(): Promise<void> {
-    if (this.beforeRenewal) await this.beforeRenewal();
+    if (this.beforeRenewal) {
+      try {
+        await this.beforeRenewal();
+      } catch {
+        // a failing hook skips this renewal only; the deadline watch goes on
+      }
+    }
     if (this.down) return;
     const sent = performance.now();
     // while suspended only an answer within 2/3 ttl of this send can resume the holder: it may take ttl/3

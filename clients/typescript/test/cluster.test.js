@@ -133,7 +133,39 @@ test('a holder paused past its TTL is replaced by one with a larger token; its l
   }
 });
 
-test('observe goes on at another node when its node is killed, without repeats', { skip: !process.env.REGENT_ENDPOINTS || process.env.REGENT_CLUSTER_DIR ? false : 'no REGENT_CLUSTER_DIR: no pid files to kill a node by' }, async () => {
+const canKill = !process.env.REGENT_ENDPOINTS || process.env.REGENT_CLUSTER_DIR
+  ? false : 'no REGENT_CLUSTER_DIR: no pid files to pause or kill a node by';
+
+/** The pid of cluster member `id`, from its pid file. */
+function nodePid(id) {
+  return Number(fs.readFileSync(path.join(env.clusterDir, `${id}.pid`), 'utf8').trim());
+}
+
+test('a suspending holder keeps its lease and token through a frozen Raft leader', { skip: canKill }, async () => {
+  const s = await client.status();
+  const pid = nodePid(s.leader);
+  const holder = await client.elect(`ts-ride-${run}`, { ttl: TTL, suspend: true });
+  let lost;
+  holder.on('lost', (reason) => { lost = reason; });
+  const others = connect(s.members.filter((m) => m.id !== s.leader).map((m) => m.api_address));
+  process.kill(pid, 'SIGSTOP');
+  try {
+    await until(async () => {
+      const now = await others.status({ timeoutMs: 2_000 });
+      return now.leader && now.leader !== s.leader;
+    }, WAIT, 'a new Raft leader');
+    // renewed through the new leader: valid again (resumed if it was suspended meanwhile), never lost
+    await until(async () => holder.valid() && (await client.timeToLive(holder.lease)).remainingMs > 0, WAIT,
+      'the holder renewed by the new leader');
+    assert.equal(lost, undefined);
+  } finally {
+    process.kill(pid, 'SIGCONT');
+    others.close();
+  }
+  assert.equal(await holder.resign(), true);
+});
+
+test('observe goes on at another node when its node is killed, without repeats', { skip: canKill }, async () => {
   const name = `ts-obs-${run}`;
   const s = await client.status();
   const follower = s.members.find((m) => m.id !== s.leader && m.api_address);
@@ -148,8 +180,7 @@ test('observe goes on at another node when its node is killed, without repeats',
     await until(() => events.find((e) => e.kind === 'CURRENT'), WAIT, 'the current state');
     const h1 = await client.elect(name, { ttl: TTL, value: 'one' });
     await until(() => events.find((e) => e.kind === 'ELECTED' && e.leader.token === h1.token), WAIT, 'h1 elected');
-    const pid = Number(fs.readFileSync(path.join(env.clusterDir, `${follower.id}.pid`), 'utf8').trim());
-    process.kill(pid, 'SIGKILL'); // the observer's node dies
+    process.kill(nodePid(follower.id), 'SIGKILL'); // the observer's node dies
     await h1.resign();
     const h2 = await client.elect(name, { ttl: TTL, value: 'two' });
     await until(() => events.find((e) => e.kind === 'ELECTED' && e.leader.token === h2.token), WAIT, 'h2 elected');
