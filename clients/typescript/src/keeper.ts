@@ -3,6 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { status } from '@grpc/grpc-js';
 import { hasCode } from './errors';
 import { checkMs } from './validate';
+import type { RegentClient } from './client';
 
 /** Shortest deadline given to one keepalive call, ms. */
 const MIN_CALL_MS = 50;
@@ -70,6 +71,25 @@ export class LeaseKeeper extends EventEmitter {
     // ttl/3 after the grant was sent, not after it returned: a slow grant eats validity
     this.renewTimer = setTimeout(() => void this.renew(), Math.max(0, grantSentMs + ttlMs / 3 - performance.now()));
     this.watchTimer = setTimeout(() => this.checkDeadline(), Math.max(0, this.deadline() - performance.now()));
+  }
+
+  /**
+   * Grants a lease of `ttlMs` (ms) through `client` and starts keeping it alive, its validity counted from the
+   * moment the grant was sent. Rejects as RegentClient.grant (INVALID_ARGUMENT for a TTL out of range; a
+   * DEADLINE_EXCEEDED is not re-sent).
+   */
+  static async grant(client: RegentClient, ttlMs: number, opts: KeeperOptions = {}): Promise<LeaseKeeper> {
+    checkMs(ttlMs, 'ttlMs');
+    const sent = performance.now();
+    const id = await client.grant(ttlMs);
+    return new LeaseKeeper({ keepAlive: (l, ms) => client.keepAlive(l, { timeoutMs: ms }),
+      revoke: (l) => client.revoke(l) }, id, ttlMs, sent, opts);
+  }
+
+  /** Stops renewing and revokes the lease (freeing every name it holds); rejects when the revoke failed. */
+  async revoke(): Promise<void> {
+    this.stop();
+    await this.lessor.revoke(this.leaseId);
   }
 
   /** performance.now() by which the holder must stop acting unless renewed before: last acked send + 2/3 ttl. */

@@ -7,7 +7,8 @@ const assert = require('node:assert/strict');
 const fs = require('node:fs');
 const path = require('node:path');
 const { spawn } = require('node:child_process');
-const { connect, status, LedgerClient } = require('../dist/src');
+const { performance } = require('node:perf_hooks');
+const { connect, status, LedgerClient, LeaseKeeper } = require('../dist/src');
 const { setUp, until } = require('./env');
 
 const WAIT = 30_000;
@@ -69,6 +70,15 @@ test('leases: grant, keepAlive, timeToLive, revoke; a TTL below the minimum is I
   await assert.rejects(client.timeToLive(id), (e) => e.code === status.NOT_FOUND);
   await assert.rejects(client.keepAlive(id), (e) => e.code === status.NOT_FOUND);
   await assert.rejects(client.grant(10), (e) => e.code === status.INVALID_ARGUMENT);
+
+  // kept alive every ttl/3: the lease outlives its TTL, until revoked
+  const t0 = performance.now();
+  const k = await LeaseKeeper.grant(client, TTL);
+  await until(() => performance.now() - t0 > TTL * 1.5, WAIT, 'one and a half TTLs');
+  assert.equal(k.valid(), true);
+  assert.ok((await client.timeToLive(k.leaseId)).remainingMs > 0);
+  await k.revoke();
+  await assert.rejects(client.timeToLive(k.leaseId), (e) => e.code === status.NOT_FOUND);
 });
 
 test('a dead first endpoint costs nothing; writes then go to the Raft leader', async () => {
