@@ -48,6 +48,11 @@ export interface ClientOptions {
   keepaliveTimeoutMs?: number;
   /** Channel credentials; default plaintext (grpc.credentials.createInsecure()). */
   credentials?: grpc.ChannelCredentials;
+  /**
+   * Learn the other members' API addresses from MemberList after the first reply and after a new term (etcd's
+   * auto-sync); default true when given exactly one endpoint, false for a list (proxies, a subset).
+   */
+  discoverEndpoints?: boolean;
 }
 
 /** Options of elect() and lock(). */
@@ -102,16 +107,23 @@ export function parseEndpoints(endpoints: string | readonly string[]): string[] 
  *   (keepalive, reads, campaign and lock by lease, resign, proclaim, revoke, unlock), each attempt with at most
  *   half of what is left of the call's deadline; grant and freshToken are not re-sent (the next call starts at
  *   the next endpoint). A failed leader endpoint is suspect until a newer term or the leader itself answers.
+ * - A client given exactly one endpoint learns the others' API addresses from MemberList (discoverEndpoints).
  * - Every call has a deadline (callTimeoutMs, campaignTimeoutMs, or the caller's timeoutMs).
  *
  * Errors are @grpc/grpc-js ServiceErrors (`code` from `status`) with the codes of docs/api.md; bad arguments
  * are TypeError / RangeError, thrown before anything is sent.
  */
 export class RegentClient {
-  /** The endpoints, in order. */
-  readonly endpoints: readonly string[];
+  private readonly addresses: string[];
   private readonly stubs: Stubs[];
   private readonly channels: grpc.Channel[];
+  private readonly creds: grpc.ChannelCredentials;
+  private readonly channelOptions: grpc.ChannelOptions;
+  private readonly discover: boolean;
+  /** Whether MemberList should be read (again): at first, after a new term, after an incomplete list. */
+  private syncWanted: boolean;
+  private syncing = false;
+  private nextSync = 0;
   private readonly routing: LeaderRouting;
   private readonly callTimeoutMs: number;
   private readonly attemptTimeoutMs: number;
@@ -125,33 +137,48 @@ export class RegentClient {
    * @throws RangeError for no endpoint or one that is not host:port, or a bad option
    */
   constructor(endpoints: string | readonly string[], options: ClientOptions = {}) {
-    this.endpoints = Object.freeze(parseEndpoints(endpoints));
+    this.addresses = parseEndpoints(endpoints);
     this.callTimeoutMs = checkMs(options.callTimeoutMs ?? 15_000, 'callTimeoutMs');
     this.attemptTimeoutMs = checkMs(options.attemptTimeoutMs ?? 5_000, 'attemptTimeoutMs');
     this.campaignTimeoutMs = checkMs(options.campaignTimeoutMs ?? 3_600_000, 'campaignTimeoutMs');
     this.preferLeader = options.preferLeader ?? true;
-    const creds = options.credentials ?? grpc.credentials.createInsecure();
-    const channelOptions = {
+    this.discover = options.discoverEndpoints ?? this.addresses.length === 1;
+    this.syncWanted = this.discover;
+    this.creds = options.credentials ?? grpc.credentials.createInsecure();
+    this.channelOptions = {
       'grpc.keepalive_time_ms': checkMs(options.keepaliveTimeMs ?? 10_000, 'keepaliveTimeMs'),
       'grpc.keepalive_timeout_ms': checkMs(options.keepaliveTimeoutMs ?? 5_000, 'keepaliveTimeoutMs'),
       'grpc.initial_reconnect_backoff_ms': 100,
       'grpc.max_reconnect_backoff_ms': 2_000,
     };
-    this.channels = this.endpoints.map((e) => new grpc.Channel(e, creds, channelOptions));
-    this.stubs = this.channels.map((ch, i) => {
-      const s = {} as Stubs;
-      for (const name of Object.keys(services) as ServiceName[]) {
-        s[name] = new services[name](this.endpoints[i], creds, { channelOverride: ch });
-      }
-      return s;
-    });
-    this.routing = new LeaderRouting(this.endpoints);
+    this.channels = [];
+    this.stubs = [];
+    for (const e of this.addresses) this.open(e);
+    this.routing = new LeaderRouting(this.addresses);
+  }
+
+  /**
+   * The endpoints this client uses, in order: those it was given, then those it learnt (discoverEndpoints);
+   * the list only grows.
+   */
+  get endpoints(): readonly string[] {
+    return Object.freeze([...this.addresses]);
+  }
+
+  private open(address: string): void {
+    const ch = new grpc.Channel(address, this.creds, this.channelOptions);
+    const s = {} as Stubs;
+    for (const name of Object.keys(services) as ServiceName[]) {
+      s[name] = new services[name](address, this.creds, { channelOverride: ch });
+    }
+    this.channels.push(ch);
+    this.stubs.push(s);
   }
 
   /** The endpoint calls for the leader go to now, or undefined when none is known (or it just failed). */
   leaderEndpoint(): string | undefined {
     const i = this.preferLeader ? this.routing.leader() : -1;
-    return i < 0 ? undefined : this.endpoints[i];
+    return i < 0 ? undefined : this.addresses[i];
   }
 
   // ---- leases ------------------------------------------------------------------------------------
@@ -356,7 +383,7 @@ export class RegentClient {
   /** @internal moves on from endpoint `failed`, unless another call already did */
   moveOn(failed: number): void {
     this.routing.failed(failed);
-    if (this.current === failed) this.current = (failed + 1) % this.endpoints.length;
+    if (this.current === failed) this.current = (failed + 1) % this.addresses.length;
   }
 
   /** @internal the stub of a service at endpoint i */
@@ -367,7 +394,43 @@ export class RegentClient {
   /** @internal takes a reply's leader metadata */
   hint(i: number, md: grpc.Metadata | undefined): void {
     const h = hintOf(md);
-    if (h) this.routing.observe(i, h);
+    if (!h) return;
+    const newTerm = this.routing.observe(i, h);
+    if (!this.discover || this.closed) return;
+    if (newTerm) this.syncWanted = true;
+    const unreached = this.routing.unreachedLeader();
+    if (unreached) this.learn(unreached.leaderId as string, unreached.leaderApi as string);
+    if (this.syncWanted) this.sync(i);
+  }
+
+  /** Adds `api` as member `id`'s endpoint unless an endpoint reaches that member or has that address. */
+  private learn(id: string, api: string): void {
+    if (this.closed || !api || !/^.+:\d{1,5}$/.test(api) || this.routing.endpointOf(id) >= 0
+      || this.addresses.includes(api)) return;
+    this.open(api); // before the routing can name the new index
+    this.addresses.push(api);
+    this.routing.endpointsChanged(this.addresses);
+  }
+
+  /** Reads MemberList from endpoint i and learns every member's address; one at a time, at most once a second. */
+  private sync(i: number): void {
+    const now = performance.now();
+    if (this.syncing || now < this.nextSync) return;
+    this.syncing = true;
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    (this.stubs[i].Cluster as any).MemberList({}, { deadline: Date.now() + this.callTimeoutMs },
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      (err: grpc.ServiceError | null, r: any) => {
+        this.syncing = false;
+        this.nextSync = performance.now() + 1_000;
+        if (err) return; // unreachable, no quorum, closed: read again at a later reply
+        let complete = true;
+        for (const m of r.members) {
+          complete &&= m.api_address !== '';
+          this.learn(m.id, m.api_address);
+        }
+        this.syncWanted = !complete;
+      });
   }
 
   /**
@@ -379,7 +442,7 @@ export class RegentClient {
     if (this.closed) throw clientError(grpc.status.CANCELLED, 'the client is closed');
     const budget = checkMs(opts.timeoutMs ?? this.callTimeoutMs, 'timeoutMs');
     const end = performance.now() + budget;
-    const n = this.endpoints.length;
+    const n = this.addresses.length; // endpoints learnt during the call are tried by the next one
     let last: unknown;
     for (let i = 0; i < n; i++) {
       const idx = i === 0 && route.toLeader && this.preferLeader ? this.routing.start(this.current) : this.current;

@@ -39,8 +39,29 @@ export class LeaderRouting {
   /** Member id the last reply through endpoint i came from. */
   private readonly nodes: (string | undefined)[];
 
-  constructor(private readonly addresses: readonly string[]) {
+  private addresses: readonly string[];
+
+  constructor(addresses: readonly string[]) {
+    this.addresses = [...addresses];
     this.nodes = addresses.map(() => undefined);
+  }
+
+  /** The client's endpoints after it learnt more (the list only grows: indexes stay valid). */
+  endpointsChanged(now: readonly string[]): void {
+    this.addresses = [...now];
+    while (this.nodes.length < now.length) this.nodes.push(undefined);
+    this.resolve();
+  }
+
+  /** Index of an endpoint whose last reply came from member `id`, or -1. */
+  endpointOf(id: string): number {
+    return this.nodes.indexOf(id);
+  }
+
+  /** The leader (id and address) when known and not suspect but reached by no endpoint; else undefined. */
+  unreachedLeader(): Hint | undefined {
+    return this.index < 0 && !this.suspect && this.leaderId !== undefined && this.leaderApi !== undefined
+      ? { term: this.term, leaderId: this.leaderId, leaderApi: this.leaderApi } : undefined;
   }
 
   /** The endpoint a leader call starts at: the leader's when known, reached and not suspect, else current. */
@@ -53,10 +74,11 @@ export class LeaderRouting {
     return this.start(-1);
   }
 
-  /** Takes a reply's hint through endpoint `endpoint`. */
-  observe(endpoint: number, h: Hint): void {
+  /** Takes a reply's hint through endpoint `endpoint`; whether it named a term newer than any seen. */
+  observe(endpoint: number, h: Hint): boolean {
     if (h.node !== undefined && endpoint >= 0 && endpoint < this.nodes.length) this.nodes[endpoint] = h.node;
-    if (h.term > this.term) {
+    const newTerm = h.term > this.term;
+    if (newTerm) {
       this.term = h.term;
       this.leaderId = h.leaderId;
       this.leaderApi = h.leaderApi;
@@ -72,6 +94,7 @@ export class LeaderRouting {
       } // two leaders in one term: impossible in Raft, ignored
     }
     this.resolve();
+    return newTerm;
   }
 
   /** Endpoint `endpoint` was unreachable or hung: when it is the leader's, it is suspect. */

@@ -97,6 +97,17 @@ test('a dead first endpoint costs nothing; writes then go to the Raft leader', a
   }
 });
 
+test('a client given one endpoint learns the other members', async () => {
+  const c = connect(env.endpoints[0]);
+  try {
+    await c.status();
+    await until(() => c.endpoints.length === env.endpoints.length, WAIT, `all endpoints (${c.endpoints})`);
+    assert.deepEqual([...c.endpoints].sort(), [...env.endpoints].sort());
+  } finally {
+    c.close();
+  }
+});
+
 test('lock: one holder at a time, the next one gets a larger token', async () => {
   const name = `ts-lock-${run}`;
   const first = await client.lock(name, { ttl: TTL, value: 'first' });

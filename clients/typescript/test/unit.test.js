@@ -255,3 +255,30 @@ test('elect: aborting the caller\'s signal withdraws the candidacy and revokes t
     c.close();
   }
 });
+
+test('a client given one endpoint learns the others from MemberList and routes to the leader', async () => {
+  const b = await fake({ 'Lease.Grant': ok({ id: 2, ttl_ms: 3000 }) },
+    { 'regent-node': 'n2', 'regent-term': '1', 'regent-leader-id': 'n2' });
+  const members = [];
+  const a = await fake({ 'Cluster.Status': ok({ node: 'n1' }), 'Cluster.MemberList': ok({ members, leader: 'n2' }) },
+    { 'regent-node': 'n1', 'regent-term': '1', 'regent-leader-id': 'n2', 'regent-leader': b.address });
+  members.push({ id: 'n1', api_address: a.address }, { id: 'n2', api_address: b.address });
+  const c = connect(a.address);
+  try {
+    await c.status();
+    await until(() => c.endpoints.length === 2, 5000, 'the learnt endpoint');
+    assert.deepEqual(c.endpoints, [a.address, b.address]);
+    assert.equal(c.leaderEndpoint(), b.address);
+    assert.equal(await c.grant(3000), 2);
+    assert.equal(b.count('Lease.Grant'), 1);
+    const fixed = connect([a.address], { discoverEndpoints: false });
+    try {
+      await fixed.status();
+      assert.deepEqual(fixed.endpoints, [a.address]);
+    } finally {
+      fixed.close();
+    }
+  } finally {
+    c.close();
+  }
+});
