@@ -106,7 +106,8 @@ export function parseEndpoints(endpoints: string | readonly string[]): string[] 
  * - UNAVAILABLE moves any call on to the next endpoint. DEADLINE_EXCEEDED re-sends only what is safe to repeat
  *   (keepalive, reads, campaign and lock by lease, resign, proclaim, revoke, unlock), each attempt with at most
  *   half of what is left of the call's deadline; grant and freshToken are not re-sent (the next call starts at
- *   the next endpoint). A failed leader endpoint is suspect until a newer term or the leader itself answers.
+ *   the next endpoint). Keepalives are hedged instead (see keepAlive). A failed leader endpoint is suspect
+ *   until a newer term or the leader itself answers.
  * - A client given exactly one endpoint learns the others' API addresses from MemberList (discoverEndpoints).
  * - Every call has a deadline (callTimeoutMs, campaignTimeoutMs, or the caller's timeoutMs).
  *
@@ -194,10 +195,14 @@ export class RegentClient {
     return r.id;
   }
 
-  /** Renews a lease once; resolves to its TTL, ms. NOT_FOUND once it is gone or its expiry is decided. */
+  /**
+   * Renews a lease once; resolves to its TTL, ms. NOT_FOUND once it is gone or its expiry is decided. Hedged, as
+   * in Java: after a quarter of the budget without an answer (50 ms..attemptTimeoutMs), or at once when the
+   * endpoint is unreachable, the next endpoint gets the same keepalive too; the first answer wins.
+   */
   async keepAlive(leaseId: number, opts: CallOptions = {}): Promise<number> {
     checkId(leaseId, 'leaseId');
-    const r = await this.call('Lease', 'KeepAlive', { id: leaseId }, opts, { repeatable: true, toLeader: true });
+    const r = await this.hedged('Lease', 'KeepAlive', { id: leaseId }, opts);
     return r.ttl_ms;
   }
 
@@ -466,6 +471,57 @@ export class RegentClient {
     throw last ?? clientError(grpc.status.DEADLINE_EXCEEDED, `no time left for ${service}.${method}`);
   }
 
+  /** Runs a repeatable call on several endpoints at once, staggered (see keepAlive); the first answer wins. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  private hedged(service: ServiceName, method: string, req: object, opts: CallOptions): Promise<any> {
+    if (this.closed) return Promise.reject(clientError(grpc.status.CANCELLED, 'the client is closed'));
+    const budget = checkMs(opts.timeoutMs ?? this.callTimeoutMs, 'timeoutMs');
+    const end = performance.now() + budget;
+    const hedgeAfter = Math.min(this.attemptTimeoutMs, Math.max(MIN_ATTEMPT_MS, budget / 4));
+    const n = this.addresses.length;
+    const first = this.preferLeader ? this.routing.start(this.current) : this.current;
+    const cancel = new AbortController();
+    const stop = (): void => cancel.abort(opts.signal?.reason);
+    opts.signal?.addEventListener('abort', stop, { once: true });
+    return new Promise((resolve, reject) => {
+      let launched = 0;
+      let failed = 0;
+      let settled = false;
+      let timer: NodeJS.Timeout | undefined;
+      const finish = (err: unknown, res?: unknown): void => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        opts.signal?.removeEventListener('abort', stop);
+        cancel.abort(); // the other attempts
+        if (err) reject(err);
+        else resolve(res);
+      };
+      const launch = (): void => {
+        clearTimeout(timer);
+        const left = end - performance.now();
+        if (settled || launched >= n || left <= 0) return;
+        const idx = (first + launched) % n;
+        launched++;
+        this.attempt(idx, service, method, req, left, cancel.signal).then((res) => {
+          this.current = idx;
+          finish(null, res);
+        }, (e) => {
+          const code = (e as grpc.ServiceError).code;
+          if (code !== grpc.status.UNAVAILABLE && code !== grpc.status.DEADLINE_EXCEEDED) {
+            finish(settled ? null : e);
+            return;
+          }
+          this.moveOn(idx);
+          if (++failed >= launched && (launched >= n || performance.now() >= end)) finish(e);
+          else launch(); // unreachable or out of time: the next one now
+        });
+        if (launched < n) timer = setTimeout(launch, hedgeAfter);
+      };
+      launch();
+    });
+  }
+
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   private attempt(idx: number, service: ServiceName, method: string, req: object, ms: number,
     signal?: AbortSignal): Promise<any> {
@@ -477,12 +533,21 @@ export class RegentClient {
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
       const stub = this.stubs[idx][service] as any;
       let seen = false;
-      const onAbort = (): void => call.cancel();
+      let cancelled = false;
+      const onAbort = (): void => {
+        cancelled = true;
+        call.cancel();
+      };
+      const end = performance.now() + ms;
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
       const call = stub[method](req, new grpc.Metadata(), { deadline: Date.now() + Math.ceil(ms) },
         (err: grpc.ServiceError | null, res: unknown) => {
           signal?.removeEventListener('abort', onAbort);
-          if (err) reject(err);
+          if (err && err.code === grpc.status.CANCELLED && !cancelled && performance.now() >= end - 20) {
+            // the server ended the call at the deadline it was sent (a campaign withdrawn), before our own timer
+            reject(clientError(grpc.status.DEADLINE_EXCEEDED, `${service}.${method}: deadline of ${Math.ceil(ms)} ms `
+              + `exceeded (${err.details})`));
+          } else if (err) reject(err);
           else resolve(res);
         });
       call.on('metadata', (md: grpc.Metadata) => {

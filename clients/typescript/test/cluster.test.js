@@ -162,8 +162,25 @@ function nodePid(id) {
   return Number(fs.readFileSync(path.join(env.clusterDir, `${id}.pid`), 'utf8').trim());
 }
 
-test('a suspending holder keeps its lease and token through a frozen Raft leader', { skip: canKill }, async () => {
+/** Waits until every member answers (a restarted node may still be starting) and returns the status. */
+async function allUp() {
   const s = await client.status();
+  await Promise.all(s.members.map(async (m) => {
+    const one = connect(m.api_address, { discoverEndpoints: false });
+    try {
+      await until(() => one.status({ serializable: true, timeoutMs: 2_000 }), WAIT, `member ${m.id} answering`);
+    } finally {
+      one.close();
+    }
+  }));
+  return until(async () => {
+    const now = await client.status();
+    return now.leader && now;
+  }, WAIT, 'a Raft leader');
+}
+
+test('a suspending holder keeps its lease and token through a frozen Raft leader', { skip: canKill }, async () => {
+  const s = await allUp();
   const pid = nodePid(s.leader);
   const holder = await client.elect(`ts-ride-${run}`, { ttl: TTL, suspend: true });
   let lost;
@@ -188,7 +205,7 @@ test('a suspending holder keeps its lease and token through a frozen Raft leader
 
 test('observe goes on at another node when its node is killed, without repeats', { skip: canKill }, async () => {
   const name = `ts-obs-${run}`;
-  const s = await client.status();
+  const s = await allUp();
   const follower = s.members.find((m) => m.id !== s.leader && m.api_address);
   const others = env.endpoints.filter((e) => e !== follower.api_address);
   const oc = connect([follower.api_address, ...others]);

@@ -87,12 +87,15 @@ test('UNAVAILABLE moves any call on to the next endpoint', async () => {
   }
 });
 
-test('DEADLINE_EXCEEDED re-sends a keepalive at the next endpoint, never a grant', async () => {
+test('a hung keepalive is hedged to the next endpoint; a grant that timed out is never re-sent', async () => {
   const a = await fake({ 'Lease.KeepAlive': hang(), 'Lease.Grant': hang() });
   const b = await fake({ 'Lease.KeepAlive': ok({ id: 7, ttl_ms: 3000 }), 'Lease.Grant': ok({ id: 8, ttl_ms: 3000 }) });
   const c = connect([a.address, b.address], { preferLeader: false });
   try {
+    const t = performance.now();
     assert.equal(await c.keepAlive(7, { timeoutMs: 2000 }), 3000);
+    const took = performance.now() - t;
+    assert.ok(took >= 450 && took < 1000, `hedged to the next endpoint after a quarter of the budget (${took} ms)`);
     assert.equal(a.count('Lease.KeepAlive'), 1);
     assert.equal(b.count('Lease.KeepAlive'), 1);
     const c2 = connect([a.address, b.address], { preferLeader: false });
