@@ -57,8 +57,11 @@ export interface ClientOptions {
 
 /** Options of elect() and lock(). */
 export interface HoldOptions extends KeeperOptions {
-  /** Lease TTL, ms, within [1.5 x the cluster's max election timeout, 3 600 000]; required. */
-  ttl: number;
+  /**
+   * Lease TTL, ms, within [1.5 x the cluster's max election timeout, 3 600 000]: how long after this process
+   * stops renewing another may take the name. Default 10 000 (as `regent elect --ttl`).
+   */
+  ttl?: number;
   /** Published while held (elect: the value; lock: the owner), e.g. "host:pid"; default empty. */
   value?: string | Uint8Array;
   /** Lock-delay should this lease later expire while holding the name, ms in [0, 3 600 000]; default 0. */
@@ -68,6 +71,9 @@ export interface HoldOptions extends KeeperOptions {
   /** Aborting it withdraws the candidacy and revokes the lease. */
   signal?: AbortSignal;
 }
+
+/** Lease TTL of elect() and lock() without a ttl option, ms. */
+const DEFAULT_TTL_MS = 10_000;
 
 /** Shortest deadline of one attempt when a call may be retried on another endpoint, ms. */
 const MIN_ATTEMPT_MS = 50;
@@ -308,19 +314,19 @@ export class RegentClient {
    * Rejects with the campaign's error (DEADLINE_EXCEEDED after timeoutMs), or a LeadershipError when the lease
    * was lost while waiting; nothing is left behind (the lease is revoked).
    */
-  elect(name: string, opts: HoldOptions): Promise<Holder> {
+  elect(name: string, opts: HoldOptions = {}): Promise<Holder> {
     return this.hold('election', name, opts);
   }
 
   /** Like elect(), for a lock (Lock.Lock; `value` is the owner); resign() unlocks and revokes the lease. */
-  lock(name: string, opts: HoldOptions): Promise<Holder> {
+  lock(name: string, opts: HoldOptions = {}): Promise<Holder> {
     return this.hold('lock', name, opts);
   }
 
   private async hold(kind: 'election' | 'lock', name: string, opts: HoldOptions): Promise<Holder> {
     checkName(name);
-    if (typeof opts !== 'object' || opts === null) throw new TypeError('options with a ttl (ms) are required');
-    const ttl = checkMs(opts.ttl, 'ttl');
+    if (typeof opts !== 'object' || opts === null) throw new TypeError('options must be an object, e.g. { ttl: 10_000 }');
+    const ttl = checkMs(opts.ttl ?? DEFAULT_TTL_MS, 'ttl');
     const value = toBytes(opts.value, kind === 'lock' ? 'owner' : 'value');
     const sent = performance.now();
     const lease = await this.grant(ttl);

@@ -67,7 +67,8 @@ test('bad input is a clear error before anything is sent', async () => {
   try {
     await assert.rejects(c.elect('', { ttl: 3000 }), TypeError);
     await assert.rejects(c.elect('jobs', { ttl: -5 }), /ttl must be a whole number of milliseconds/);
-    await assert.rejects(c.elect('jobs'), /ttl/);
+    await assert.rejects(c.elect('jobs', { ttl: '5s' }), /ttl must be a whole number of milliseconds >= 1, not 5s/);
+    await assert.rejects(c.lock('jobs', null), /options must be an object/);
     await assert.rejects(c.grant(1.5), RangeError);
     await assert.rejects(c.keepAlive(0), /leaseId must be an integer >= 1/);
     assert.throws(() => c.observe('jobs', { after: -1 }), /after must be an integer >= 0/);
