@@ -24,6 +24,31 @@ export interface TimeToLive {
   names: string[];
 }
 
+/** A cluster member: Raft address and published API address (empty until published), both host:port. */
+export interface Member {
+  id: string;
+  address: string;
+  apiAddress: string;
+  role: 'VOTER' | 'LEARNER';
+}
+
+/** One node's view of the cluster (Cluster.Status). */
+export interface ClusterStatus {
+  /** The answering node's id. */
+  node: string;
+  /** The Raft leader's id; empty when none is known. */
+  leader: string;
+  term: number;
+  commitIndex: number;
+  appliedIndex: number;
+  members: Member[];
+  /** The answering node's Raft role. */
+  role: string;
+  version: string;
+  /** Size of the node's state file, bytes (0 when unknown). */
+  dbSizeBytes: number;
+}
+
 /** Options of a single call. */
 export interface CallOptions {
   /** Deadline of the whole call, failovers included, ms; default the client's callTimeoutMs. */
@@ -110,7 +135,7 @@ export function parseEndpoints(endpoints: string | readonly string[]): string[] 
  *   that reaches it, the others following in order. Status, serializable reads and Observe streams start at
  *   the current endpoint.
  * - UNAVAILABLE moves any call on to the next endpoint. DEADLINE_EXCEEDED re-sends only what is safe to repeat
- *   (keepalive, reads, campaign and lock by lease, resign, proclaim, revoke, unlock), each attempt with at most
+ *   (reads, campaign and lock by lease, resign, proclaim, revoke, unlock), each attempt with at most
  *   half of what is left of the call's deadline; grant and freshToken are not re-sent (the next call starts at
  *   the next endpoint). Keepalives are hedged instead (see keepAlive). A failed leader endpoint is suspect
  *   until a newer term or the leader itself answers.
@@ -366,11 +391,17 @@ export class RegentClient {
     return observe(this, name, opts);
   }
 
-  /** The answering node's view: node, leader, term, commit and applied index, members, role, version. */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  async status(opts: CallOptions & { serializable?: boolean } = {}): Promise<any> {
-    return this.call('Cluster', 'Status', { serializable: opts.serializable ?? false }, opts,
+  /**
+   * The answering node's view of the cluster (read after a leadership confirmation; with serializable, its own
+   * view at once, possibly behind). Not routed to the leader: it asks the current endpoint.
+   */
+  async status(opts: CallOptions & { serializable?: boolean } = {}): Promise<ClusterStatus> {
+    const r = await this.call('Cluster', 'Status', { serializable: opts.serializable ?? false }, opts,
       { repeatable: true, toLeader: false });
+    return { node: r.node, leader: r.leader, term: r.term, commitIndex: r.commit_index, appliedIndex: r.applied_index,
+      // eslint-disable-next-line @typescript-eslint/no-explicit-any
+      members: r.members.map((m: any) => ({ id: m.id, address: m.address, apiAddress: m.api_address, role: m.role })),
+      role: r.role, version: r.version, dbSizeBytes: r.db_size_bytes };
   }
 
   /** Closes every connection; calls in flight fail with CANCELLED or UNAVAILABLE. Idempotent. */

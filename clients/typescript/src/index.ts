@@ -1,6 +1,6 @@
 // Regent's TypeScript / Node.js client. See README.md beside package.json.
 export { RegentClient, connect, parseEndpoints } from './client';
-export type { LeaderKey, TimeToLive, CallOptions, ClientOptions, HoldOptions } from './client';
+export type { LeaderKey, TimeToLive, CallOptions, ClientOptions, HoldOptions, ClusterStatus, Member } from './client';
 export { Holder } from './holder';
 export { LeaseKeeper } from './keeper';
 export type { KeeperOptions, Lessor } from './keeper';

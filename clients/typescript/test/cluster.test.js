@@ -90,8 +90,8 @@ test('a dead first endpoint costs nothing; writes then go to the Raft leader', a
     const leader = s.members.find((m) => m.id === s.leader);
     await until(async () => {
       await c.leader(`ts-none-${run}`);
-      return c.leaderEndpoint() === leader.api_address;
-    }, WAIT, `routing to the leader ${leader.api_address}`);
+      return c.leaderEndpoint() === leader.apiAddress;
+    }, WAIT, `routing to the leader ${leader.apiAddress}`);
   } finally {
     c.close();
   }
@@ -166,7 +166,7 @@ function nodePid(id) {
 async function allUp() {
   const s = await client.status();
   await Promise.all(s.members.map(async (m) => {
-    const one = connect(m.api_address, { discoverEndpoints: false });
+    const one = connect(m.apiAddress, { discoverEndpoints: false });
     try {
       await until(() => one.status({ serializable: true, timeoutMs: 2_000 }), WAIT, `member ${m.id} answering`);
     } finally {
@@ -185,7 +185,7 @@ test('a suspending holder keeps its lease and token through a frozen Raft leader
   const holder = await client.elect(`ts-ride-${run}`, { ttl: TTL, suspend: true });
   let lost;
   holder.on('lost', (reason) => { lost = reason; });
-  const others = connect(s.members.filter((m) => m.id !== s.leader).map((m) => m.api_address));
+  const others = connect(s.members.filter((m) => m.id !== s.leader).map((m) => m.apiAddress));
   process.kill(pid, 'SIGSTOP');
   try {
     await until(async () => {
@@ -206,9 +206,9 @@ test('a suspending holder keeps its lease and token through a frozen Raft leader
 test('observe goes on at another node when its node is killed, without repeats', { skip: canKill }, async () => {
   const name = `ts-obs-${run}`;
   const s = await allUp();
-  const follower = s.members.find((m) => m.id !== s.leader && m.api_address);
-  const others = env.endpoints.filter((e) => e !== follower.api_address);
-  const oc = connect([follower.api_address, ...others]);
+  const follower = s.members.find((m) => m.id !== s.leader && m.apiAddress);
+  const others = env.endpoints.filter((e) => e !== follower.apiAddress);
+  const oc = connect([follower.apiAddress, ...others]);
   const events = [];
   const stop = new AbortController();
   const done = (async () => {
