@@ -8,7 +8,8 @@
 #
 # Environment: ROUNDS (2), TARGETS ("regent-3 ratis-3 etcd-3"; also regent-5, ratis-5, regentlease-3/-5:
 # Regent with `--confirm lease`, and regentnobatch-3/-5: Regent with `--proposal-batch 1`, one entry per
-# operation, the A/B of batching), WORKLOADS ("campaign,leader-read,campaign4"), CLIENTS ("1,16,64"),
+# operation, the A/B of batching; regentstream-N and regentunary-N: Regent's cluster, the bench renewing leases
+# one at a time through the Java client on its keepalive streams, or as unary calls), WORKLOADS ("campaign,leader-read,campaign4"), CLIENTS ("1,16,64"),
 # DURATION (6s) and WARMUP (2s) per point, SETTLE_MIN (180s: every fresh cluster is loaded at least this long
 # first — on 2 cores a new cluster was still getting faster after 60 s) and SETTLE (240s at most), REGENT_JAR.
 # After each target's points, which node led goes into run.log. Stops only the processes it started
@@ -32,7 +33,7 @@ note() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$work/run.log" >&2; }
 up() { # TARGET DIR -> prints endpoints
   local kind=${1%-*} n=${1##*-}
   case $kind in
-    regent) java "${opens[@]}" -jar "$jar" cluster up --dir "$2" --nodes "$n" --base-port 27000 >&2
+    regent|regentstream|regentunary) java "${opens[@]}" -jar "$jar" cluster up --dir "$2" --nodes "$n" --base-port 27000 >&2
             cat "$2/endpoints" ;;
     regentlease) java "${opens[@]}" -jar "$jar" cluster up --dir "$2" --nodes "$n" --base-port 27000 \
             --confirm lease >&2
@@ -46,7 +47,7 @@ up() { # TARGET DIR -> prints endpoints
 }
 down() {
   case ${1%-*} in
-    regent|regentlease|regentnobatch) java "${opens[@]}" -jar "$jar" cluster down --dir "$2" >&2 || true ;;
+    regent|regentlease|regentnobatch|regentstream|regentunary) java "${opens[@]}" -jar "$jar" cluster down --dir "$2" >&2 || true ;;
     ratis) "$root/scripts/ratis-cluster.sh" down "$2" >&2 ;;
     etcd) "$root/scripts/etcd-cluster.sh" down "$2" >&2 ;;
   esac
@@ -66,7 +67,7 @@ for ((r = 1; r <= rounds; r++)); do
       --clients "$clients" --duration "$duration" --warmup "$warmup" --settle "$settle" --settle-min "$settle_min" \
       --pid-dir "$dir" --label "$t-r$r" --quiet -w json >>"$results" 2>>"$work/run.log" || note "bench failed: $t"
     case $kind in
-      regent) note "round $r: $t led by: $(java "${opens[@]}" -jar "$jar" status --endpoints "$endpoints" 2>&1 \
+      regent*) note "round $r: $t led by: $(java "${opens[@]}" -jar "$jar" status --endpoints "$endpoints" 2>&1 \
                 | tr '\n' ' ')" ;;
       etcd) for ep in ${endpoints//,/ }; do # etcd's own gauge on its client port (etcdctl may be missing)
               note "round $r: $t $ep $(curl -s "http://$ep/metrics" | grep '^etcd_server_is_leader' || echo '?')"

@@ -63,6 +63,31 @@ class ClientTest(unittest.TestCase):
         with connect(["127.0.0.1:1"] + ENDPOINTS.split(","), timeout=5.0) as c:
             self.assertTrue(c.status().node)
 
+    def test_writes_and_keepalives_go_to_the_leader_learnt_from_the_replies(self):
+        with connect(ENDPOINTS) as c:
+            status = c.status()
+            leader_api = next(m.api_address for m in status.members if m.id == status.leader)
+            # the follower-first order: the client must find the leader from the replies' metadata
+            order = [e for e in ENDPOINTS.split(",") if e != leader_api] + [leader_api]
+        with connect(order) as c:
+            lease = c.grant(5.0)
+            self.assertEqual(c.leader_endpoint(), leader_api)
+            self.assertEqual(c.keep_alive(lease, 5.0), 5000)
+            c.revoke(lease)
+
+    def test_a_streamed_keepalive_of_a_gone_lease_is_not_found_and_the_stream_goes_on(self):
+        for streamed in (True, False):
+            with connect(ENDPOINTS, stream_keepalives=streamed) as c:
+                lease = c.grant(5.0)
+                self.assertEqual(c.keep_alive(lease, 5.0), 5000)
+                c.revoke(lease)
+                with self.assertRaises(grpc.RpcError) as e:
+                    c.keep_alive(lease, 5.0)
+                self.assertEqual(e.exception.code(), grpc.StatusCode.NOT_FOUND, streamed)
+                other = c.grant(5.0)
+                self.assertEqual(c.keep_alive(other, 5.0), 5000)  # one lease's verdict leaves the stream up
+                c.revoke(other)
+
     def test_the_example_writes_to_the_fenced_ledger_and_a_stale_token_is_refused(self):
         out = subprocess.run([sys.executable, "examples/ledger_writer.py", ENDPOINTS, LEDGER, "py-ledger", "3"],
                              capture_output=True, text=True, timeout=60)

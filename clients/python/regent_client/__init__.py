@@ -9,6 +9,6 @@
 The gRPC modules are generated from regent.proto by generate.sh (package regent.v1).
 """
 
-from regent_client.client import Client, Leadership, LostLeadership, connect
+from regent_client.client import Client, Leadership, LostLeadership, StatusError, connect
 
-__all__ = ["Client", "Leadership", "LostLeadership", "connect"]
+__all__ = ["Client", "Leadership", "LostLeadership", "StatusError", "connect"]

@@ -1,10 +1,12 @@
-"""Regent's client: endpoints with failover, and elect() that keeps its lease on a thread.
+"""Regent's client: endpoints with failover and leader-aware routing, and elect() that keeps its lease on a thread.
 
 The lease rule is the one of Regent's docs/architecture.md section 3, as the Java LeaseKeeper applies it:
 renew every ttl/3, count validity from the moment the last acknowledged keepalive was *sent* (on the
 monotonic clock), and stop acting as leader 2/3 ttl after that, whatever the server says.
 """
 
+import itertools
+import queue
 import threading
 import time
 
@@ -21,8 +23,151 @@ class LostLeadership(Exception):
     """Raised by Leadership.check() once the lease can no longer be vouched for."""
 
 
+class StatusError(grpc.RpcError):
+    """A refusal that arrived inside a stream's answer (a keepalive's NOT_FOUND): code() and details()."""
+
+    def __init__(self, code, details):
+        super().__init__(details)
+        self._code = code
+        self._details = details
+
+    def code(self):
+        return self._code
+
+    def details(self):
+        return self._details
+
+
+_CODES = {c.value[0]: c for c in grpc.StatusCode}
+
+
+class _Routing:
+    """Which endpoint calls for the Raft leader start at, from the leader metadata every reply carries.
+
+    Every reply names its node (regent-node), its term (regent-term), the leader's member id (regent-leader-id)
+    and the leader's published API address (regent-leader); docs/api.md, "Leader-aware routing". The leader of
+    the highest term seen is kept; an endpoint reaches it when its last reply came from the leader's member id,
+    or its address is the leader's published one. A leader endpoint that just failed is suspect (calls start at
+    the current endpoint) until a hint names a newer term or the leader itself answers again.
+    """
+
+    def __init__(self, endpoints):
+        self._endpoints = endpoints
+        self._nodes = [None] * len(endpoints)
+        self._term = -1
+        self._leader_id = None
+        self._leader_api = None
+        self._suspect = False
+        self._lock = threading.Lock()
+
+    def observe(self, idx, metadata):
+        md = dict(metadata or ())
+        try:
+            term = int(md["regent-term"])
+        except (KeyError, ValueError):
+            return
+        with self._lock:
+            node = md.get("regent-node")
+            self._nodes[idx] = node
+            if term > self._term:
+                self._term, self._suspect = term, False
+                self._leader_id, self._leader_api = md.get("regent-leader-id"), md.get("regent-leader")
+            elif term == self._term and self._leader_id is None:
+                self._leader_id, self._leader_api = md.get("regent-leader-id"), md.get("regent-leader")
+            if node is not None and node == self._leader_id:
+                self._suspect = False  # the leader itself answers again
+
+    def leader(self):
+        """The leader's endpoint index, or None (unknown, reached by no endpoint, or suspect)."""
+        with self._lock:
+            if self._leader_id is None or self._suspect:
+                return None
+            for i, n in enumerate(self._nodes):
+                if n == self._leader_id:
+                    return i
+            if self._leader_api in self._endpoints:
+                return self._endpoints.index(self._leader_api)
+            return None
+
+    def failed(self, idx):
+        if self.leader() == idx:
+            with self._lock:
+                self._suspect = True
+
+
+class _KeepAliveStream:
+    """One Lease/KeepAliveStream on one channel: each keepalive is a message, matched to its answer by a tag."""
+
+    def __init__(self, channel, on_metadata):
+        self._requests = queue.Queue()
+        self._waiting = {}
+        self._tags = itertools.count()
+        self._lock = threading.Lock()
+        self._failed = None
+        self._call = rpc.LeaseStub(channel).KeepAliveStream(iter(self._requests.get, None))
+        self._on_metadata = on_metadata
+        threading.Thread(target=self._read, name="regent-keepalive-stream", daemon=True).start()
+
+    def failed(self):
+        return self._failed is not None
+
+    def keep_alive(self, lease, timeout):
+        """The TTL, ms; raises grpc.RpcError with the unary KeepAlive's code, or the stream's own failure."""
+        done = threading.Event()
+        slot = {}
+        with self._lock:
+            if self._failed is not None:
+                raise self._failed
+            tag = next(self._tags)
+            self._waiting[tag] = (done, slot)
+        self._requests.put(pb.LeaseKeepAliveRequest(id=lease, tag=tag))
+        if not done.wait(timeout):
+            with self._lock:
+                self._waiting.pop(tag, None)
+            raise StatusError(grpc.StatusCode.DEADLINE_EXCEEDED, "keepalive of lease %d not answered in time" % lease)
+        if "error" in slot:
+            raise slot["error"]
+        return slot["ttl_ms"]
+
+    def _read(self):
+        try:
+            first = True
+            for r in self._call:
+                if first:
+                    self._on_metadata(self._call.initial_metadata())
+                    first = False
+                with self._lock:
+                    done, slot = self._waiting.pop(r.tag, (None, None))
+                if done is None:
+                    continue  # given up on already
+                if r.code == 0:
+                    slot["ttl_ms"] = r.ttl_ms
+                else:
+                    slot["error"] = StatusError(_CODES.get(r.code, grpc.StatusCode.UNKNOWN), r.message)
+                done.set()
+            error = StatusError(grpc.StatusCode.UNAVAILABLE, "keepalive stream ended by the node")
+        except grpc.RpcError as e:
+            self._on_metadata(e.trailing_metadata())  # a leader change names the new leader here
+            error = e
+        with self._lock:
+            self._failed = error
+            waiting, self._waiting = self._waiting, {}
+        for done, slot in waiting.values():
+            slot["error"] = error
+            done.set()
+
+    def close(self):
+        self._requests.put(None)
+        self._call.cancel()
+
+
 class Client:
     """A client over several endpoints (host:port of any nodes); calls stick to one and move on when it fails.
+
+    Writes, linearizable reads and keepalives start at the Raft leader's endpoint once a reply has named it
+    (leader-aware routing, as the Java client's), the other endpoints following as fallback; status() starts at
+    the current endpoint. Keepalives travel on one Lease/KeepAliveStream per endpoint (etcd's LeaseKeepAlive),
+    or as unary calls with stream_keepalives=False or against a node without the stream.
 
     timeout: deadline of each call, seconds. Calls that are safe to repeat (keepalives, reads, campaign by
     lease, resign, revoke) are retried at the next endpoint after UNAVAILABLE or DEADLINE_EXCEEDED; grant
@@ -30,7 +175,7 @@ class Client:
     Errors are grpc.RpcError with the codes of docs/api.md.
     """
 
-    def __init__(self, endpoints, timeout=15.0):
+    def __init__(self, endpoints, timeout=15.0, stream_keepalives=True):
         if isinstance(endpoints, str):
             endpoints = [e.strip() for e in endpoints.split(",") if e.strip()]
         if not endpoints:
@@ -40,8 +185,20 @@ class Client:
         self._channels = [grpc.insecure_channel(e) for e in self.endpoints]
         self._current = 0
         self._lock = threading.Lock()
+        self._routing = _Routing(self.endpoints)
+        self._streams = {} if stream_keepalives else None  # endpoint index -> _KeepAliveStream
+        self._unary = set()  # endpoints whose node lacks the stream
+
+    def leader_endpoint(self):
+        """The endpoint calls for the Raft leader go to now, or None when no reply has named one reachable."""
+        idx = self._routing.leader()
+        return None if idx is None else self.endpoints[idx]
 
     def close(self):
+        with self._lock:
+            streams = list((self._streams or {}).values())
+        for s in streams:
+            s.close()
         for ch in self._channels:
             ch.close()
 
@@ -51,26 +208,54 @@ class Client:
     def __exit__(self, *exc):
         self.close()
 
-    def _call(self, method, request, timeout=None, safe=True):
-        """Calls stub method `method` (e.g. ("Lease", "KeepAlive")) from the current endpoint on."""
+    def _call(self, method, request, timeout=None, safe=True, to_leader=True):
+        """Calls stub method `method` (e.g. ("Lease", "Grant")) from the leader's endpoint (or the current) on."""
+        return self._failover(self._attempt(method, request), timeout, safe, to_leader)
+
+    def _attempt(self, method, request):
+        """attempt(endpoint index, seconds left): one call of `method` there, its reply's leader hint taken."""
         service, name = method
         stubs = {"Lease": rpc.LeaseStub, "Election": rpc.ElectionStub, "Cluster": rpc.ClusterStub}
+
+        def attempt(idx, left):
+            try:
+                response, call = getattr(stubs[service](self._channels[idx]), name).with_call(request, timeout=left)
+            except grpc.RpcError as e:
+                self._routing.observe(idx, e.trailing_metadata())
+                raise
+            self._routing.observe(idx, call.initial_metadata())
+            return response
+
+        return attempt
+
+    def _failover(self, attempt, timeout, safe, to_leader):
+        """Runs attempt(endpoint index, seconds left) from the first endpoint on, moving on as _call describes.
+
+        A call that is safe to repeat gives each attempt but the last at most half of the time left, so that a
+        hung node leaves the others time to answer (as the Java client does).
+        """
         deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
         last = None
-        for _ in range(len(self._channels)):
+        n = len(self._channels)
+        for i in range(n):
             with self._lock:
                 idx = self._current
+            leader = self._routing.leader()
+            if i == 0 and to_leader and leader is not None:
+                idx = leader
             left = deadline - time.monotonic()
             if left <= 0:
                 break
+            if safe and i < n - 1:
+                left = max(0.05, left / 2)
             try:
-                return getattr(stubs[service](self._channels[idx]), name)(request, timeout=left)
+                return attempt(idx, left)
             except grpc.RpcError as e:
                 if e.code() not in _FAILOVER:
                     raise
+                self._routing.failed(idx)
                 with self._lock:
-                    if self._current == idx:
-                        self._current = (idx + 1) % len(self._channels)
+                    self._current = (idx + 1) % len(self._channels)
                 if not safe and e.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
                     raise
                 last = e
@@ -83,8 +268,28 @@ class Client:
         return self._call(("Lease", "Grant"), pb.LeaseGrantRequest(ttl_ms=int(ttl * 1000)), safe=False).id
 
     def keep_alive(self, lease, timeout):
-        """Renews a lease within `timeout` seconds; NOT_FOUND once it is gone."""
-        return self._call(("Lease", "KeepAlive"), pb.LeaseKeepAliveRequest(id=lease), timeout=timeout).ttl_ms
+        """Renews a lease within `timeout` seconds; its TTL, ms. NOT_FOUND once it is gone."""
+        unary = self._attempt(("Lease", "KeepAlive"), pb.LeaseKeepAliveRequest(id=lease))
+        if self._streams is None:
+            return self._failover(unary, timeout, True, True).ttl_ms
+
+        def attempt(idx, left):
+            if idx in self._unary:
+                return unary(idx, left).ttl_ms
+            with self._lock:
+                stream = self._streams.get(idx)
+                if stream is None or stream.failed():
+                    stream = _KeepAliveStream(self._channels[idx], lambda md: self._routing.observe(idx, md))
+                    self._streams[idx] = stream
+            try:
+                return stream.keep_alive(lease, left)
+            except grpc.RpcError as e:
+                if e.code() != grpc.StatusCode.UNIMPLEMENTED:
+                    raise
+                self._unary.add(idx)  # a node of an older version: unary calls from now on
+                return unary(idx, left).ttl_ms
+
+        return self._failover(attempt, timeout, True, True)
 
     def revoke(self, lease):
         """Revokes a lease, freeing every name it holds."""
@@ -110,7 +315,7 @@ class Client:
 
     def status(self):
         """The answering node's view: node, leader, term, commit_index, applied_index, members, version."""
-        return self._call(("Cluster", "Status"), pb.StatusRequest())
+        return self._call(("Cluster", "Status"), pb.StatusRequest(), to_leader=False)
 
     def elect(self, name, ttl, value=b"", timeout=3600.0, on_lost=None):
         """Grants a lease, campaigns for `name` and returns a Leadership (a context manager) once elected.
@@ -253,6 +458,6 @@ def _quietly(call, *args):
         pass  # not the holder any more, or no quorum: the lease then expires on its own
 
 
-def connect(endpoints, timeout=15.0):
+def connect(endpoints, timeout=15.0, stream_keepalives=True):
     """A Client over `endpoints` ("h1:p1,h2:p2" or a list)."""
-    return Client(endpoints, timeout)
+    return Client(endpoints, timeout, stream_keepalives)

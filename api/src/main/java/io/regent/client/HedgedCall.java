@@ -11,8 +11,8 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.function.BiFunction;
 import java.util.function.IntConsumer;
 
@@ -64,20 +64,37 @@ final class HedgedCall<T> {
   static <T> T run(List<ManagedChannel> channels, int start, Deadline deadline, long hedgeAfterMs,
                    ScheduledExecutorService timer, BiFunction<ManagedChannel, Deadline, ListenableFuture<T>> rpc,
                    IntConsumer answered, IntConsumer failed) {
-    HedgedCall<T> call = new HedgedCall<>(channels, start, deadline, hedgeAfterMs, timer, rpc, answered, failed);
-    call.startNext();
+    CompletableFuture<T> outcome = start(channels, start, deadline, hedgeAfterMs, timer, rpc, answered, failed);
     try {
-      return call.result.get(Math.max(1, deadline.timeRemaining(TimeUnit.MILLISECONDS)) + 50, TimeUnit.MILLISECONDS);
+      return outcome.get();
     } catch (ExecutionException e) {
       throw Status.fromThrowable(e.getCause()).asRuntimeException();
-    } catch (TimeoutException e) {
-      throw Status.DEADLINE_EXCEEDED.withDescription("no endpoint answered in time").asRuntimeException();
     } catch (InterruptedException e) {
+      outcome.cancel(false); // the attempts still out are cancelled with it
       Thread.currentThread().interrupt();
       throw Status.CANCELLED.withDescription("interrupted").withCause(e).asRuntimeException();
-    } finally {
-      call.cancelRest();
     }
+  }
+
+  /**
+   * Starts the call; its outcome completes as {@link #run} returns or throws (a {@link StatusRuntimeException}),
+   * DEADLINE_EXCEEDED at the latest shortly after {@code deadline}. Once it is complete (or cancelled) the
+   * attempts still out are cancelled.
+   */
+  static <T> CompletableFuture<T> start(List<ManagedChannel> channels, int start, Deadline deadline,
+                                        long hedgeAfterMs, ScheduledExecutorService timer,
+                                        BiFunction<ManagedChannel, Deadline, ListenableFuture<T>> rpc,
+                                        IntConsumer answered, IntConsumer failed) {
+    HedgedCall<T> call = new HedgedCall<>(channels, start, deadline, hedgeAfterMs, timer, rpc, answered, failed);
+    call.startNext();
+    ScheduledFuture<?> timeout = timer.schedule(() -> call.result.completeExceptionally(
+            Status.DEADLINE_EXCEEDED.withDescription("no endpoint answered in time").asRuntimeException()),
+        Math.max(1, deadline.timeRemaining(TimeUnit.MILLISECONDS)) + 50, TimeUnit.MILLISECONDS);
+    call.result.whenComplete((v, e) -> {
+      timeout.cancel(false);
+      call.cancelRest();
+    });
+    return call.result;
   }
 
   /** Sends the call to the next endpoint not tried yet; false when every endpoint has it. */

@@ -45,7 +45,7 @@ final class LeaderHintInterceptor implements ClientInterceptor {
 
           @Override
           public void onClose(Status status, Metadata trailers) {
-            if (!seen) {
+            if (!seen || !status.isOk()) { // a stream that failed after its headers names the leader of now
               report(trailers);
             }
             super.onClose(status, trailers);

@@ -71,8 +71,8 @@ public final class LeaseKeeper implements AutoCloseable {
     private LongSupplier clock = System::nanoTime;
     private ScheduledExecutorService scheduler;
     private PauseHook pauseHook = () -> { };
-    private Consumer<String> onSuspend;
-    private Runnable onResume;
+    Consumer<String> onSuspend; // package: a PartitionOwnership runs its own suspension before these
+    Runnable onResume;
     private long graceMs = -1;
 
     private Options() {

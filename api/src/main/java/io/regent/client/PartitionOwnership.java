@@ -23,6 +23,15 @@ import java.util.concurrent.TimeUnit;
  * lease and hand the partitions on. Attach {@link #token(int)} to every write of a partition, checked by a
  * {@code FencingGuard} keyed by partition at the resource.
  *
+ * <p>Suspension (when the keeper's options ask for it, {@link LeaseKeeper.Options#suspendWhenInDoubt}; Curator's
+ * SUSPENDED, docs/architecture.md §3.6): at that deadline the member is only <em>suspended</em> — every
+ * partition is revoked ({@link Listener#onRevoked}), then {@link Listener#onSuspended}, but the member stays in
+ * the group and goes on renewing and following its assignment (it still releases what the group moves away).
+ * A renewal in time proves the lease never ended: {@link Listener#onResumed}, then every partition the group
+ * assigns it now is assigned again, with its token (unchanged unless the partition moved meanwhile). The
+ * options' own suspension callbacks run after the member's. It steps down as without suspension once the
+ * keeper does (the lease gone, or the grace passed).
+ *
  * <p>Listener calls come from one thread, in log order. Thread-safe.
  */
 public final class PartitionOwnership implements AutoCloseable {
@@ -40,6 +49,14 @@ public final class PartitionOwnership implements AutoCloseable {
     /** Called once, after every partition was revoked, when the lease can no longer be vouched for. */
     default void onStepDown(String reason) {
     }
+
+    /** With suspension: every partition was revoked because the lease is in doubt for {@code reason}. */
+    default void onSuspended(String reason) {
+    }
+
+    /** With suspension: the lease proved held again; the partitions it owns now are assigned right after. */
+    default void onResumed() {
+    }
   }
 
   private final GroupClient groups;
@@ -49,6 +66,8 @@ public final class PartitionOwnership implements AutoCloseable {
   private final LeaseKeeper keeper;
   private final ScheduledExecutorService events;
   private final Map<Integer, Long> owned = new TreeMap<>(); // guarded by this
+  /** What the last assignment gave this member, to act on or not: partition to token. Events thread. */
+  private Map<Integer, Long> assigned = Map.of();
   private volatile Runnable cancelWatch = () -> { };
   private volatile boolean down;
   private long lastIndex; // events thread only
@@ -64,12 +83,38 @@ public final class PartitionOwnership implements AutoCloseable {
       t.setDaemon(true);
       return t;
     });
+    if (keeperOptions.onSuspend != null) {
+      java.util.function.Consumer<String> theirSuspend = keeperOptions.onSuspend;
+      Runnable theirResume = keeperOptions.onResume;
+      keeperOptions.suspendWhenInDoubt(reason -> events.execute(() -> suspend(reason, theirSuspend)),
+          () -> events.execute(() -> resume(theirResume)));
+    }
     this.keeper = LeaseKeeper.grant(client, ttlMs, reason -> events.execute(() -> {
       if (!down) {
         stepDown();
         listener.onStepDown(reason);
       }
     }), keeperOptions);
+  }
+
+  /** The lease is in doubt: stop acting on every partition, but stay in the group. Events thread. */
+  private void suspend(String reason, java.util.function.Consumer<String> then) {
+    if (down) {
+      return;
+    }
+    Map.copyOf(owned).keySet().forEach(this::revoke);
+    listener.onSuspended(reason);
+    then.accept(reason);
+  }
+
+  /** The lease proved held: act again on what the group assigns now. Events thread. */
+  private void resume(Runnable then) {
+    if (down) {
+      return;
+    }
+    listener.onResumed();
+    then.run();
+    assign(assigned);
   }
 
   /**
@@ -178,6 +223,12 @@ public final class PartitionOwnership implements AutoCloseable {
         // a move undone meanwhile, or no quorum: the next assignment says what to do
       }
     }
+    assigned = keep;
+    assign(keep);
+  }
+
+  /** Starts acting on each partition of {@code keep} not owned yet, while the lease is vouched for. */
+  private void assign(Map<Integer, Long> keep) {
     for (Map.Entry<Integer, Long> e : keep.entrySet()) {
       if (!owned.containsKey(e.getKey()) && isValid()) {
         synchronized (this) {

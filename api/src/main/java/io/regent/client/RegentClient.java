@@ -1,5 +1,6 @@
 package io.regent.client;
 
+import com.google.common.util.concurrent.ListenableFuture;
 import com.google.protobuf.ByteString;
 import io.grpc.ChannelCredentials;
 import io.grpc.Context;
@@ -26,6 +27,7 @@ import io.regent.api.v1.LeaseInfo;
 import io.regent.api.v1.LeaseKeepAliveManyRequest;
 import io.regent.api.v1.LeaseKeepAliveManyResponse;
 import io.regent.api.v1.LeaseKeepAliveRequest;
+import io.regent.api.v1.LeaseKeepAliveResponse;
 import io.regent.api.v1.LeaseLeasesRequest;
 import io.regent.api.v1.LeaseRevokeRequest;
 import io.regent.api.v1.LeaseTimeToLiveRequest;
@@ -52,9 +54,10 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 
@@ -132,11 +135,9 @@ public final class RegentClient implements AutoCloseable {
   private final long campaignTimeoutMs;
   private final RetryPolicy retry;
   /** Fires the per-attempt context deadlines. */
-  private final ScheduledExecutorService deadlines = Executors.newSingleThreadScheduledExecutor(r -> {
-    Thread t = new Thread(r, "regent-client-deadlines");
-    t.setDaemon(true);
-    return t;
-  });
+  private final ScheduledExecutorService deadlines = deadlineTimer();
+  /** This client's keepalive streams, or null when it sends unary keepalives ({@link Builder#streamKeepAlives}). */
+  private final KeepAliveStreams keepAliveStreams;
   private volatile int current;
 
   private RegentClient(Builder b, ChannelCredentials credentials) {
@@ -153,6 +154,7 @@ public final class RegentClient implements AutoCloseable {
     this.keepAliveTimeout = b.keepAliveTimeout;
     this.executor = b.executor;
     this.preferLeader = b.preferLeader;
+    this.keepAliveStreams = b.streamKeepAlives ? new KeepAliveStreams(deadlines) : null;
     this.discover = b.discover != null ? b.discover : b.endpoints.size() == 1;
     this.syncWanted = discover;
     List<String> given = List.copyOf(b.endpoints);
@@ -333,10 +335,45 @@ public final class RegentClient implements AutoCloseable {
         .grant(LeaseGrantRequest.newBuilder().setTtlMs(ttlMs).build())).getId();
   }
 
-  /** Renews a lease; returns its TTL in ms. NOT_FOUND once the lease is gone or its expiry is decided. */
+  /**
+   * Renews a lease, on the endpoint's keepalive stream unless {@link Builder#streamKeepAlives} turned streams
+   * off; returns its TTL in ms. NOT_FOUND once the lease is gone or its expiry is decided.
+   */
   public long keepAlive(long leaseId, long timeoutMs) {
+    return hedged(timeoutMs, keepAliveRpc(leaseId)).getTtlMs();
+  }
+
+  /**
+   * {@link #keepAlive} without blocking, for a holder of many leases (as a load generator): the future
+   * completes with the TTL in ms, or fails with the {@link StatusRuntimeException} that {@link #keepAlive}
+   * would throw. Cancelling it cancels the attempts still out.
+   */
+  public CompletableFuture<Long> keepAliveAsync(long leaseId, long timeoutMs) {
+    return HedgedCall.start(channels, start(true), budget(timeoutMs), hedgeAfterMs(timeoutMs, attemptTimeoutMs),
+        deadlines, keepAliveRpc(leaseId), idx -> current = idx, this::hedgeFailed).thenApply(r -> r.getTtlMs());
+  }
+
+  private java.util.function.BiFunction<ManagedChannel, Deadline, ListenableFuture<LeaseKeepAliveResponse>>
+      keepAliveRpc(long leaseId) {
+    if (keepAliveStreams != null) {
+      return (ch, d) -> keepAliveStreams.keepAlive(ch, leaseId, d);
+    }
     LeaseKeepAliveRequest req = LeaseKeepAliveRequest.newBuilder().setId(leaseId).build();
-    return hedged(timeoutMs, (ch, d) -> LeaseGrpc.newFutureStub(ch).withDeadline(d).keepAlive(req)).getTtlMs();
+    return (ch, d) -> LeaseGrpc.newFutureStub(ch).withDeadline(d).keepAlive(req);
+  }
+
+  /**
+   * One daemon thread firing deadlines; a cancelled one leaves its queue at once (a keepalive answered in time
+   * cancels its deadline: thousands a second with many leases).
+   */
+  private static ScheduledExecutorService deadlineTimer() {
+    ScheduledThreadPoolExecutor t = new ScheduledThreadPoolExecutor(1, r -> {
+      Thread th = new Thread(r, "regent-client-deadlines");
+      th.setDaemon(true);
+      return th;
+    });
+    t.setRemoveOnCancelPolicy(true);
+    return t;
   }
 
   /**
@@ -576,18 +613,22 @@ public final class RegentClient implements AutoCloseable {
    * gets it too, the first attempt keeping its deadline ({@link HedgedCall}).
    */
   private <T> T hedged(long budgetMs, java.util.function.BiFunction<ManagedChannel, Deadline,
-      com.google.common.util.concurrent.ListenableFuture<T>> rpc) {
+      ListenableFuture<T>> rpc) {
+    return HedgedCall.run(channels, start(true), budget(budgetMs), hedgeAfterMs(budgetMs, attemptTimeoutMs),
+        deadlines, rpc, idx -> current = idx, this::hedgeFailed);
+  }
+
+  /** {@code budgetMs} from now, or the calling thread's gRPC context deadline when that comes first. */
+  private static Deadline budget(long budgetMs) {
     Deadline overall = Deadline.after(Math.max(1, budgetMs), TimeUnit.MILLISECONDS);
     Deadline outer = Context.current().getDeadline();
-    if (outer != null && outer.isBefore(overall)) {
-      overall = outer;
-    }
-    int start = start(true);
-    return HedgedCall.run(channels, start, overall, hedgeAfterMs(budgetMs, attemptTimeoutMs), deadlines, rpc,
-        idx -> current = idx, idx -> {
-          routing.failed(idx);
-          moveOn(idx);
-        });
+    return outer != null && outer.isBefore(overall) ? outer : overall;
+  }
+
+  /** A hedged attempt's endpoint was unreachable or hung: calls for the leader start elsewhere for now. */
+  private void hedgeFailed(int idx) {
+    routing.failed(idx);
+    moveOn(idx);
   }
 
   /**
@@ -734,6 +775,7 @@ public final class RegentClient implements AutoCloseable {
     private RetryPolicy retry = RetryPolicy.ONCE;
     private Executor executor;
     private boolean preferLeader = true;
+    private boolean streamKeepAlives = true;
     private Boolean discover;
 
     private Builder() {
@@ -790,6 +832,16 @@ public final class RegentClient implements AutoCloseable {
      */
     public Builder preferLeader(boolean prefer) {
       this.preferLeader = prefer;
+      return this;
+    }
+
+    /**
+     * Whether {@link RegentClient#keepAlive} sends its renewals over one {@code Lease/KeepAliveStream} per
+     * endpoint (etcd's LeaseKeepAlive) instead of one unary call each; default true. The rules are the same
+     * (hedging, failover, verdicts); a node without the stream gets unary calls.
+     */
+    public Builder streamKeepAlives(boolean stream) {
+      this.streamKeepAlives = stream;
       return this;
     }
 

@@ -1,5 +1,6 @@
 package io.regent.cli;
 
+import io.regent.client.LeaseKeeper;
 import io.regent.client.PartitionOwnership;
 import io.regent.client.RegentClient;
 import java.io.IOException;
@@ -28,8 +29,11 @@ import picocli.CommandLine.Spec;
     description = {"Joins GROUP as MEMBER on a kept-alive lease and follows its assignment until interrupted.",
         "Prints 'assigned P token=T' and 'revoked P' as partitions come and go (a revoked partition is released "
             + "right after the line). SIGINT/SIGTERM: leaves the group (its partitions move on at once), exit 0. "
-            + "When the lease can no longer be vouched for: every partition is revoked, 'lost GROUP: reason' on "
-            + "stderr, exit 1.",
+            + "When the lease is in doubt (2/3 TTL without an acknowledged keepalive, e.g. a leader failover): "
+            + "every partition is revoked and 'suspended GROUP: reason' goes to stderr, but the member stays in the "
+            + "group and goes on renewing; a renewal in time prints 'resumed GROUP' and assigns its partitions "
+            + "again with their tokens. When the lease is known to be gone, or a TTL and --grace have passed "
+            + "without a renewal (or at once with --no-suspend): 'lost GROUP: reason' on stderr, exit 1.",
         "--exec -- CMD ARGS...: runs CMD with $REGENT_PARTITIONS_FILE, a file of 'PARTITION TOKEN' lines (the "
             + "partitions it may act on now), rewritten on every change; then, before a revoked partition is "
             + "released, CMD is restarted (the default: SIGTERM, SIGKILL after 2 s, started again; it reads the "
@@ -48,6 +52,9 @@ public final class GroupJoinCommand implements Callable<Integer> {
 
   @Mixin
   ClientOptions client;
+
+  @Mixin
+  SuspendOptions suspension;
 
   @Parameters(index = "0", paramLabel = "GROUP", description = "group name")
   String group;
@@ -91,6 +98,9 @@ public final class GroupJoinCommand implements Callable<Integer> {
         throw new ParameterException(spec.commandLine(), e.getMessage());
       }
     }
+    if (suspension.conflict() != null) {
+      throw new ParameterException(spec.commandLine(), suspension.conflict());
+    }
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     CompletableFuture<Integer> done = new CompletableFuture<>();
@@ -99,7 +109,9 @@ public final class GroupJoinCommand implements Callable<Integer> {
     PartitionsChild child = exec ? new PartitionsChild(command, file, reload, err, done) : null;
     try (RegentClient c = client.connect();
          PartitionOwnership o = PartitionOwnership.join(c, group, member, partitions, ttl.toMillis(),
-             new Printer(group, out, err, done, child, file))) {
+             new Printer(group, out, err, done, child, file),
+             // the Printer reports suspension; the options only switch it on (and set --grace)
+             suspension.apply(LeaseKeeper.options(), reason -> { }, () -> { }))) {
       if (child != null) {
         child.start(Map.of("REGENT_GROUP", group, "REGENT_MEMBER", member, "REGENT_LEASE_ID",
             String.valueOf(o.leaseId())));
@@ -145,6 +157,18 @@ public final class GroupJoinCommand implements Callable<Integer> {
     public void onRevoked(int partition) {
       owned.remove(partition);
       changed("revoked " + partition);
+    }
+
+    @Override
+    public void onSuspended(String reason) {
+      err.println("suspended " + group + ": " + reason);
+      err.flush();
+    }
+
+    @Override
+    public void onResumed() {
+      err.println("resumed " + group);
+      err.flush();
     }
 
     @Override

@@ -6,7 +6,8 @@ import java.util.function.Consumer;
 import picocli.CommandLine.Option;
 
 /**
- * {@code --grace} and {@code --no-suspend} of {@code elect} and {@code lock}: whether a holder whose lease can
+ * {@code --grace} and {@code --no-suspend} of {@code elect}, {@code lock} and {@code group join}: whether a holder
+ * (or a member, which then stops acting on every partition) whose lease can
  * no longer be vouched for (2/3 TTL without an acknowledged keepalive) is suspended — it stops acting, its
  * command is frozen with SIGSTOP, and it goes on renewing — rather than stepped down at once
  * (docs/architecture.md §3.6). A renewal in time resumes it with the same lease and token; it is lost on

@@ -62,16 +62,32 @@ class PythonClientTest {
     Path gen = dir.resolve("gen");
     run(CLIENT, Map.of("PYTHON", python), "sh", "generate.sh", gen.toString());
     assertThat(Files.exists(gen.resolve("regent/v1/regent_pb2_grpc.py"))).isTrue();
-    int api = freePort();
-    String endpoint = "127.0.0.1:" + api;
-    try (RegentServer node = RegentServer.start(ServerConfig.of("p1", Map.of("p1", "127.0.0.1:" + freePort()), api,
-        dir.resolve("p1")));
-         LedgerServer ledger = LedgerServer.start(0, dir.resolve("ledger"), LedgerMode.MONOTONE);
-         RegentClient client = RegentClient.connect(endpoint)) {
-      await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> !client.status().getLeader().isEmpty());
+    // Three nodes, so that routing to the leader is something the client must learn.
+    Map<String, String> peers = new java.util.LinkedHashMap<>();
+    List<Integer> apis = new java.util.ArrayList<>();
+    for (int i = 1; i <= 3; i++) {
+      peers.put("p" + i, "127.0.0.1:" + freePort());
+      apis.add(freePort());
+    }
+    String endpoints = String.join(",", apis.stream().map(p -> "127.0.0.1:" + p).toList());
+    List<RegentServer> nodes = new java.util.ArrayList<>();
+    try (LedgerServer ledger = LedgerServer.start(0, dir.resolve("ledger"), LedgerMode.MONOTONE);
+         RegentClient client = RegentClient.connect(endpoints)) {
+      for (int i = 1; i <= 3; i++) {
+        nodes.add(RegentServer.start(ServerConfig.of("p" + i, peers, apis.get(i - 1), dir.resolve("p" + i))));
+      }
+      // ready once a leader is known and every node has published its API address
+      await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> {
+        var s = client.status();
+        return !s.getLeader().isEmpty() && s.getMembersList().stream().noneMatch(m -> m.getApiAddress().isEmpty());
+      });
       String out = run(CLIENT, Map.of("PYTHONPATH", gen + ":" + CLIENT, "PYTHONDONTWRITEBYTECODE", "1"), python,
-          "test_regent_client.py", endpoint, "127.0.0.1:" + ledger.port());
+          "test_regent_client.py", endpoints, "127.0.0.1:" + ledger.port());
       assertThat(out).contains("OK").doesNotContain("FAILED");
+    } finally {
+      for (RegentServer n : nodes) {
+        n.close();
+      }
     }
   }
 }

@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Regent through its Java client. Client {@code i} starts at endpoint {@code i mod n}, so clients spread over
- * the nodes as independent processes would; keepalives use the generated async stub on that endpoint.
+ * the nodes as independent processes would. Keepalives go one of three ways ({@link Keepalives}).
  */
 final class RegentTarget implements Target {
   private final RegentClient client;
@@ -31,14 +31,26 @@ final class RegentTarget implements Target {
   private static final int KEEPALIVE_BATCH = 10_000;
   private final String keepAliveEndpoint;
   private volatile ManagedChannel keepAliveChannel;
+  private final Keepalives keepalives;
 
-  RegentTarget(List<String> endpoints, int clientIndex) {
+  /** How the target renews its leases. */
+  enum Keepalives {
+    /** Leases due together in one {@code KeepAliveMany} call, on the generated stub to the first endpoint. */
+    MANY,
+    /** One at a time through {@link RegentClient#keepAliveAsync}, on its keepalive streams (the default client). */
+    STREAM,
+    /** One at a time through {@link RegentClient#keepAliveAsync} with streams off: one unary call each. */
+    UNARY
+  }
+
+  RegentTarget(List<String> endpoints, int clientIndex, Keepalives keepalives) {
     List<String> rotated = new ArrayList<>();
     for (int k = 0; k < endpoints.size(); k++) {
       rotated.add(endpoints.get((clientIndex + k) % endpoints.size()));
     }
-    this.client = RegentClient.connect(rotated);
+    this.client = RegentClient.builder().endpoints(rotated).streamKeepAlives(keepalives != Keepalives.UNARY).build();
     this.keepAliveEndpoint = rotated.get(0);
+    this.keepalives = keepalives;
   }
 
   @Override
@@ -94,6 +106,19 @@ final class RegentTarget implements Target {
 
   @Override
   public CompletableFuture<Boolean> keepAliveAsync(long lease) {
+    if (keepalives != Keepalives.MANY) {
+      return client.keepAliveAsync(lease, 10_000).handle((ttl, err) -> {
+        if (err == null) {
+          return true;
+        }
+        Throwable t = err instanceof java.util.concurrent.CompletionException && err.getCause() != null
+            ? err.getCause() : err;
+        if (t instanceof StatusRuntimeException e && e.getStatus().getCode() == Status.Code.NOT_FOUND) {
+          return false;
+        }
+        throw err instanceof RuntimeException r ? r : new java.util.concurrent.CompletionException(t);
+      });
+    }
     CompletableFuture<Boolean> result = new CompletableFuture<>();
     var call = LeaseGrpc.newFutureStub(keepAliveChannel()).withDeadlineAfter(10, TimeUnit.SECONDS)
         .keepAlive(LeaseKeepAliveRequest.newBuilder().setId(lease).build());
@@ -118,6 +143,9 @@ final class RegentTarget implements Target {
   /** One {@code KeepAliveMany} call per 10 000 leases: a single confirmation round renews them all. */
   @Override
   public List<CompletableFuture<Boolean>> keepAliveAsync(long[] leases) {
+    if (keepalives != Keepalives.MANY) {
+      return Target.super.keepAliveAsync(leases);
+    }
     List<CompletableFuture<Boolean>> out = new ArrayList<>(leases.length);
     for (int from = 0; from < leases.length; from += KEEPALIVE_BATCH) {
       int to = Math.min(leases.length, from + KEEPALIVE_BATCH);

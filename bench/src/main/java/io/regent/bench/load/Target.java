@@ -17,17 +17,22 @@ public interface Target extends AutoCloseable {
   /**
    * One client of {@code kind} that starts at endpoint {@code clientIndex mod endpoints.size()}.
    *
-   * @param kind {@code regent} (Regent's Java client, failing over along the rotated list), {@code etcd}
+   * @param kind {@code regent} (Regent's Java client, failing over along the rotated list; keepalives of leases due
+   *     together in one KeepAliveMany call), {@code regentstream} and {@code regentunary} (the same, keepalives
+   *     one per lease through the client on its keepalive streams, or as unary calls), {@code etcd}
    *     (etcd v3 gRPC on that one endpoint) or {@code ratis} (bare Ratis: {@code endpoints} are the Raft
    *     addresses of n0, n1, ...; see {@link RatisTarget})
    * @throws IllegalArgumentException for another kind
    */
   static Target connect(String kind, List<String> endpoints, int clientIndex) {
     return switch (kind) {
-      case "regent" -> new RegentTarget(endpoints, clientIndex);
+      case "regent" -> new RegentTarget(endpoints, clientIndex, RegentTarget.Keepalives.MANY);
+      case "regentstream" -> new RegentTarget(endpoints, clientIndex, RegentTarget.Keepalives.STREAM);
+      case "regentunary" -> new RegentTarget(endpoints, clientIndex, RegentTarget.Keepalives.UNARY);
       case "etcd" -> new EtcdTarget(endpoints, clientIndex);
       case "ratis" -> new RatisTarget(endpoints);
-      default -> throw new IllegalArgumentException("target must be regent, etcd or ratis, not '" + kind + "'");
+      default -> throw new IllegalArgumentException("target must be regent, regentstream, regentunary, etcd or ratis, not '"
+          + kind + "'");
     };
   }
 

@@ -39,7 +39,9 @@ public final class BenchCommand implements Callable<Integer> {
   CommandSpec spec;
 
   @Option(names = "--target", defaultValue = "regent",
-      description = "regent, etcd or ratis (default: ${DEFAULT-VALUE})")
+      description = "regent, regentstream, regentunary, etcd or ratis (default: ${DEFAULT-VALUE}); regent renews"
+          + " leases due together in one KeepAliveMany call, regentstream one at a time on the client's keepalive"
+          + " streams, regentunary one unary call each")
   String target;
 
   @Option(names = "--endpoints", paramLabel = "HOST:PORT[,...]",
@@ -148,8 +150,8 @@ public final class BenchCommand implements Callable<Integer> {
   }
 
   private BenchRun.Config config(String workload, int clients) {
-    if (!List.of("regent", "etcd", "ratis").contains(target)) {
-      throw usage("--target must be regent, etcd or ratis, not '" + target + "'");
+    if (!List.of("regent", "regentstream", "regentunary", "etcd", "ratis").contains(target)) {
+      throw usage("--target must be regent, regentstream, regentunary, etcd or ratis, not '" + target + "'");
     }
     if (workload.equals("rebalance") && !target.equals("regent")) {
       throw usage("--workload rebalance runs against --target regent only");
@@ -184,12 +186,12 @@ public final class BenchCommand implements Callable<Integer> {
 
   List<String> endpointList() {
     String raw = endpoints;
-    if ((raw == null || raw.isBlank()) && target.equals("regent")) {
+    if ((raw == null || raw.isBlank()) && target.startsWith("regent")) {
       raw = System.getenv("REGENT_ENDPOINTS");
     }
     if (raw == null || raw.isBlank()) {
       raw = switch (target) {
-        case "regent" -> "127.0.0.1:7101";
+        case "regent", "regentstream", "regentunary" -> "127.0.0.1:7101";
         case "ratis" -> "127.0.0.1:23901,127.0.0.1:23902,127.0.0.1:23903";
         default -> "127.0.0.1:2379";
       };

@@ -55,16 +55,20 @@ public final class ApplyEffects {
     if (out.renewed().isEmpty() && out.queried().isEmpty()) {
       return out.result();
     }
-    long[] remaining = timekeeper.confirm(term, out.renewed(), out.queried());
+    List<LeaseVerdict> verdicts = timekeeper.confirm(term, out.renewed(), out.queried());
     Result.Builder r = out.result().toBuilder();
     int next = 0;
     for (int i = 0; i < r.getLeasesCount(); i++) {
       LeaseStatus s = r.getLeases(i);
       if (s.getAlive()) {
-        long rem = remaining[next++];
-        // -2: the leader already decided this lease expires; never "renewed", and not "gone" until its Expire applies
-        r.setLeases(i, rem == -2 ? s.toBuilder().setExpiring(true).setRemainingMs(0).build()
-            : s.toBuilder().setRemainingMs(rem).build());
+        LeaseVerdict v = verdicts.get(next++);
+        // LeaseStatus.remaining_ms < 0: not vouched for. Expiring: the leader already decided this lease
+        // expires; never "renewed", and not "gone" until its Expire applies.
+        r.setLeases(i, switch (v.kind()) {
+          case MEASURED -> s.toBuilder().setRemainingMs(v.remainingMs()).build();
+          case UNVOUCHED -> s.toBuilder().setRemainingMs(-1).build();
+          case EXPIRING -> s.toBuilder().setExpiring(true).setRemainingMs(0).build();
+        });
       }
     }
     return r.build();

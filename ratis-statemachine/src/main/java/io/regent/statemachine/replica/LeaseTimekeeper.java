@@ -43,12 +43,9 @@ public interface LeaseTimekeeper {
    *
    * @param renew leases to renew (deadline = now + ttl) unless already marked expiring
    * @param query leases whose remaining time is asked, without renewal
-   * @return remaining time in ms per lease id, in the order renew then query; -1 when this node cannot
-   *     vouch for it (not the ready leader of {@code term}, or a lease to renew that it does not track: an
-   *     entry applied after the caller read the lease ended it), -2 when the lease is expiring (its deadline
-   *     has passed; its Expire may not have applied yet)
+   * @return one verdict per lease, in the order renew then query
    */
-  long[] confirm(long term, List<LeaseRecord> renew, List<LeaseRecord> query);
+  List<LeaseVerdict> confirm(long term, List<LeaseRecord> renew, List<LeaseRecord> query);
 
   /**
    * Whether the replicated state may hold a checkpoint of lease {@code leaseId} that no renewal cleared (or one
@@ -82,10 +79,8 @@ public interface LeaseTimekeeper {
     }
 
     @Override
-    public long[] confirm(long term, List<LeaseRecord> renew, List<LeaseRecord> query) {
-      long[] r = new long[renew.size() + query.size()];
-      java.util.Arrays.fill(r, -1);
-      return r;
+    public List<LeaseVerdict> confirm(long term, List<LeaseRecord> renew, List<LeaseRecord> query) {
+      return java.util.Collections.nCopies(renew.size() + query.size(), LeaseVerdict.UNVOUCHED);
     }
   };
 }

@@ -89,7 +89,7 @@ public final class ApiServer implements AutoCloseable {
     java.util.Arrays.stream(interceptors).forEach(builder::intercept);
     // Last, so outermost: every reply names the leader, the refusals of the limits and permission checks too.
     builder.intercept(new LeaderHeaders(cluster, sm, System::nanoTime));
-    for (BindableService s : List.of(new LeaseService(proposer, confirmer, reader, grants),
+    for (BindableService s : List.of(new LeaseService(proposer, confirmer, reader, grants, cluster::raftLeader),
         new ElectionService(campaigns, new Observers(reader, sm.hub(), blocking, limits.observeBuffer(),
             limits.maxObservers()), reader, proposer, new CampaignAllCall(proposer, sm.hub(), limits, blocking)),
         new LockService(campaigns, proposer),

@@ -19,8 +19,8 @@ import java.util.function.LongSupplier;
  * Names the Raft leader in every reply of the public API, as etcd's {@code ResponseHeader} names the member and
  * the term: the {@link LeaderMetadata} keys — this node's id, its term, the leader's id and the leader's
  * published API address — go into the response headers, or into the trailers of a reply that sends no headers
- * (an error: a follower's refusal, a limit, a permission check), so that a client learns the leader from any
- * answer (docs/api.md, "Leader metadata"). The values are those at the moment the reply is sent.
+ * (an error: a follower's refusal, a limit, a permission check) and into the trailers of a stream that fails
+ * after its headers, so that a client learns the leader from any answer (docs/api.md, "Leader metadata"). The values are those at the moment the reply is sent.
  *
  * <p>Cheap on the hot path: the leader and term come from the local Raft division's memory
  * ({@link ClusterView#raftLeader}); the leader's API address, which lives in the replicated member table
@@ -68,7 +68,8 @@ final class LeaderHeaders implements ServerInterceptor {
 
       @Override
       public void close(Status status, Metadata trailers) {
-        if (!headersSent) {
+        // A stream that fails after its headers (a keepalive stream whose leader changed) names the leader of now.
+        if (!headersSent || !status.isOk()) {
           write(trailers);
         }
         super.close(status, trailers);

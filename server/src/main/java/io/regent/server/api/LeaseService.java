@@ -24,7 +24,10 @@ import io.regent.statemachine.proto.LeaseRecord;
 import io.regent.statemachine.proto.LeaseStatus;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.Revoke;
+import io.regent.server.membership.RaftLeader;
 import java.util.List;
+import java.util.function.Supplier;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The {@code regent.v1.Lease} service: grant, revoke, keepalive, time-to-live and listing.
@@ -41,9 +44,15 @@ final class LeaseService extends LeaseGrpc.LeaseImplBase {
   private final Confirmer confirmer;
   private final StateReader reader;
   private final LeaseGrants grants;
+  private final Supplier<RaftLeader> leader;
 
-  /** @param grants TTL range, {@code --max-ttl}, and the per-connection and node-wide lease limits */
-  LeaseService(Proposer proposer, Confirmer confirmer, StateReader reader, LeaseGrants grants) {
+  /**
+   * @param grants TTL range, {@code --max-ttl}, and the per-connection and node-wide lease limits
+   * @param leader this node's view of the Raft leader and term, for keepalive streams to follow it
+   */
+  LeaseService(Proposer proposer, Confirmer confirmer, StateReader reader, LeaseGrants grants,
+               Supplier<RaftLeader> leader) {
+    this.leader = leader;
     this.proposer = proposer;
     this.confirmer = confirmer;
     this.reader = reader;
@@ -72,10 +81,19 @@ final class LeaseService extends LeaseGrpc.LeaseImplBase {
 
   @Override
   public void keepAlive(LeaseKeepAliveRequest req, StreamObserver<LeaseKeepAliveResponse> obs) {
-    Statuses.reply(confirmer.confirmLeases(List.of(req.getId()), List.of()), c -> {
-      LeaseStatus s = measured(c, req.getId());
-      return LeaseKeepAliveResponse.newBuilder().setId(req.getId()).setTtlMs(s.getTtlMs()).build();
-    }, obs);
+    Statuses.reply(renewal(req.getId()), r -> r, obs);
+  }
+
+  /** One stream of keepalives, each answered as {@link #keepAlive} would answer it (see {@link KeepAliveStream}). */
+  @Override
+  public StreamObserver<LeaseKeepAliveRequest> keepAliveStream(StreamObserver<LeaseKeepAliveResponse> obs) {
+    return new KeepAliveStream(obs, this::renewal, leader);
+  }
+
+  /** The renewal of lease {@code id}: its TTL once confirmed, or the failure {@link #measured} names. */
+  private CompletableFuture<LeaseKeepAliveResponse> renewal(long id) {
+    return confirmer.confirmLeases(List.of(id), List.of()).thenApply(c ->
+        LeaseKeepAliveResponse.newBuilder().setId(id).setTtlMs(measured(c, id).getTtlMs()).build());
   }
 
   /**

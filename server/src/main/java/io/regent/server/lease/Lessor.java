@@ -12,6 +12,7 @@ import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.NameRecord;
 import io.regent.statemachine.proto.Result;
 import io.regent.statemachine.replica.LeaseTimekeeper;
+import io.regent.statemachine.replica.LeaseVerdict;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -153,10 +154,9 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
   }
 
   @Override
-  public synchronized long[] confirm(long term, List<LeaseRecord> renew, List<LeaseRecord> query) {
-    long[] out = new long[renew.size() + query.size()];
+  public synchronized List<LeaseVerdict> confirm(long term, List<LeaseRecord> renew, List<LeaseRecord> query) {
+    List<LeaseVerdict> out = new ArrayList<>(renew.size() + query.size());
     long now = nanoClock.getAsLong();
-    int i = 0;
     for (LeaseRecord l : renew) {
       LeaseExpiry.Deadline d = expiry.get(l.getId());
       if (d != null && l.getRenewedIndex() != d.renewedIndex()) {
@@ -171,19 +171,20 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
         // refuses a lease missing from its map). A renewal that cleared no checkpoint (one without an entry)
         // cannot vouch for a lease with a checkpoint in the state or on its way: its successor would resume
         // from it.
-        out[i++] = -1;
+        out.add(LeaseVerdict.UNVOUCHED);
       } else if (d.expiring()) {
-        out[i++] = -2;
+        out.add(LeaseVerdict.EXPIRING);
       } else {
         expiry.live(l.getId(), l.getTtlMs(), now + ms(l.getTtlMs()), l.getRenewedIndex(), false);
         // a client that keeps renewing (every ttl/3) is never checkpointed again: its keepalives need no entry
         checkpoints.postpone(l.getId(), now + ms(l.getTtlMs() / 2));
-        out[i++] = l.getTtlMs();
+        out.add(LeaseVerdict.measured(l.getTtlMs()));
       }
     }
     for (LeaseRecord l : query) {
       LeaseExpiry.Deadline d = term == readyTerm ? expiry.get(l.getId()) : null;
-      out[i++] = d == null ? -1 : d.expiring() ? -2 : Math.max(0, (d.deadline() - now) / 1_000_000);
+      out.add(d == null ? LeaseVerdict.UNVOUCHED : d.expiring() ? LeaseVerdict.EXPIRING
+          : LeaseVerdict.measured(Math.max(0, (d.deadline() - now) / 1_000_000)));
     }
     return out;
   }

@@ -1,6 +1,7 @@
 package io.regent.server.metrics;
 
 import io.grpc.ForwardingServerCall.SimpleForwardingServerCall;
+import io.grpc.ForwardingServerCallListener.SimpleForwardingServerCallListener;
 import io.grpc.Metadata;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
@@ -8,6 +9,11 @@ import io.grpc.ServerInterceptor;
 import io.grpc.Status;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
+import io.regent.api.v1.LeaseKeepAliveRequest;
+import io.regent.api.v1.LeaseKeepAliveResponse;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Times every call of the public gRPC API, tagged with its full method name and final status code
@@ -16,10 +22,12 @@ import io.micrometer.core.instrument.Timer;
  *
  * <p>{@code Lease/KeepAlive} answered OK is also recorded as {@code regent_keepalive_confirm_seconds}: a
  * keepalive is acknowledged only after a leadership confirmation that began after it arrived, so this is
- * the confirmation latency clients see.
+ * the confirmation latency clients see; so is each keepalive on a {@code Lease/KeepAliveStream} answered with a TTL,
+ * timed from its request's arrival to its answer (matched by the request's tag).
  */
 public final class GrpcMetricsInterceptor implements ServerInterceptor {
   static final String KEEPALIVE = "regent.v1.Lease/KeepAlive";
+  static final String KEEPALIVE_STREAM = "regent.v1.Lease/KeepAliveStream";
 
   private final MeterRegistry registry;
   private final Timer keepAlive;
@@ -40,13 +48,35 @@ public final class GrpcMetricsInterceptor implements ServerInterceptor {
         long nanos = System.nanoTime() - start;
         Timer.builder("regent.grpc.requests").description("Public gRPC API calls by method and final status")
             .tag("method", method).tag("status", status.getCode().name()).serviceLevelObjectives(RegentMetrics.BUCKETS)
-            .register(registry).record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+            .register(registry).record(nanos, TimeUnit.NANOSECONDS);
         if (status.isOk() && method.equals(KEEPALIVE)) {
-          keepAlive.record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+          keepAlive.record(nanos, TimeUnit.NANOSECONDS);
         }
         super.close(status, trailers);
       }
     };
-    return next.startCall(timed, headers);
+    if (!method.equals(KEEPALIVE_STREAM)) {
+      return next.startCall(timed, headers);
+    }
+    // Each streamed keepalive is timed on its own; the stream's requests and answers pair up by tag.
+    Map<Long, Long> arrived = new ConcurrentHashMap<>();
+    ServerCall<Q, R> answers = new SimpleForwardingServerCall<>(timed) {
+      @Override
+      public void sendMessage(R message) {
+        LeaseKeepAliveResponse r = (LeaseKeepAliveResponse) message;
+        Long at = arrived.remove(r.getTag());
+        if (at != null && r.getCode() == 0) {
+          keepAlive.record(System.nanoTime() - at, TimeUnit.NANOSECONDS);
+        }
+        super.sendMessage(message);
+      }
+    };
+    return new SimpleForwardingServerCallListener<>(next.startCall(answers, headers)) {
+      @Override
+      public void onMessage(Q message) {
+        arrived.put(((LeaseKeepAliveRequest) message).getTag(), System.nanoTime());
+        super.onMessage(message);
+      }
+    };
   }
 }

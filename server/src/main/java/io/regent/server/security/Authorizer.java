@@ -71,6 +71,7 @@ public final class Authorizer implements ServerInterceptor {
     put(LeaseGrpc.getGrantMethod(), Right.LEASE, null);
     put(LeaseGrpc.getKeepAliveMethod(), Right.LEASE, null);
     put(LeaseGrpc.getKeepAliveManyMethod(), Right.LEASE, null);
+    put(LeaseGrpc.getKeepAliveStreamMethod(), Right.LEASE, null);
     put(LeaseGrpc.getRevokeMethod(), Right.LEASE, null);
     put(LeaseGrpc.getTimeToLiveMethod(), Right.LEASE, null);
     put(LeaseGrpc.getLeasesMethod(), Right.READ, null);

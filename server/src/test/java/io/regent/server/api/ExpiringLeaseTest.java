@@ -18,6 +18,7 @@ import io.regent.server.single.SingleWriterLog;
 import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.proto.Grant;
 import io.regent.statemachine.proto.LogEntry;
+import io.regent.statemachine.replica.LeaseVerdict;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -36,7 +37,7 @@ class ExpiringLeaseTest {
   @TempDir
   Path dir;
   /** What the stub leader clock answers for every lease: remaining ms, -1 (cannot vouch) or -2 (expiring). */
-  volatile long measured = 5_000;
+  volatile LeaseVerdict measured = LeaseVerdict.measured(5_000);
   SingleWriterLog log;
   LeaseService leases;
   long lease;
@@ -46,7 +47,7 @@ class ExpiringLeaseTest {
     log = new SingleWriterLog(dir, new FixedTimekeeper(() -> measured, () -> true), new EventHub(100));
     Confirmer confirmer = new Confirmer(log);
     leases = new LeaseService(log, confirmer, new StateReader(confirmer, log, Runnable::run),
-        new LeaseGrants(2_000, ServerLimits.DEFAULTS, new LeaseQuota(100)));
+        new LeaseGrants(2_000, ServerLimits.DEFAULTS, new LeaseQuota(100)), () -> null);
     lease = log.propose(LogEntry.newBuilder().setGrant(Grant.newBuilder().setTtlMs(5_000))).join().getLeaseId();
   }
 
@@ -87,7 +88,7 @@ class ExpiringLeaseTest {
 
   @Test
   void aKeepaliveOfAnExpiringLeaseIsRetryableNotNotFound() {
-    measured = -2;
+    measured = LeaseVerdict.EXPIRING;
     Status s = keepAlive();
     assertThat(s.getCode()).isEqualTo(Status.Code.UNAVAILABLE);
     assertThat(s.getDescription()).contains("expiring");
@@ -102,24 +103,24 @@ class ExpiringLeaseTest {
 
   @Test
   void timeToLiveOfAnExpiringLeaseIsRetryable() {
-    measured = -2;
+    measured = LeaseVerdict.EXPIRING;
     assertThat(timeToLive(new LeaseTimeToLiveResponse[1]).getCode()).isEqualTo(Status.Code.UNAVAILABLE);
   }
 
   @Test
   void timeToLiveNeverAnswersANegativeRemainingTime() {
-    measured = -1; // the node that applied the round was not the ready leader of its term
+    measured = LeaseVerdict.UNVOUCHED; // the node that applied the round was not the ready leader of its term
     LeaseTimeToLiveResponse[] reply = new LeaseTimeToLiveResponse[1];
     assertThat(timeToLive(reply).getCode()).isEqualTo(Status.Code.UNAVAILABLE);
     assertThat(reply[0]).isNull();
-    measured = 1_234;
+    measured = LeaseVerdict.measured(1_234);
     assertThat(timeToLive(reply).getCode()).isEqualTo(Status.Code.OK);
     assertThat(reply[0].getRemainingMs()).isEqualTo(1_234);
   }
 
   @Test
   void keepAliveManyReportsAnExpiringLeaseAsNotRenewed() {
-    measured = -2;
+    measured = LeaseVerdict.EXPIRING;
     LeaseKeepAliveManyResponse[] reply = new LeaseKeepAliveManyResponse[1];
     assertThat(call(leases::keepAliveMany, LeaseKeepAliveManyRequest.newBuilder().addIds(lease).build(), reply)
         .getCode()).isEqualTo(Status.Code.OK);

@@ -104,7 +104,7 @@ class LeaderRoutingClusterTest {
         }, Optional.of(cluster.endpoint(leader))::equals);
         long[] grantsBefore = counts(cluster, "regent.v1.Lease/Grant");
         long[] readsBefore = counts(cluster, "regent.v1.Lease/Leases");
-        long[] keepAlivesBefore = counts(cluster, "regent.v1.Lease/KeepAlive");
+        long[] keepAlivesBefore = keepAlives(cluster);
         for (int i = 0; i < CALLS; i++) {
           long id = client.grant(TTL_MS);
           client.keepAlive(id, 20_000); // no hedge to another node within 5 s
@@ -112,7 +112,7 @@ class LeaderRoutingClusterTest {
         }
         long[] grants = minus(counts(cluster, "regent.v1.Lease/Grant"), grantsBefore);
         long[] reads = minus(counts(cluster, "regent.v1.Lease/Leases"), readsBefore);
-        long[] keepAlives = minus(counts(cluster, "regent.v1.Lease/KeepAlive"), keepAlivesBefore);
+        long[] keepAlives = minus(keepAlives(cluster), keepAlivesBefore);
         if (term(cluster, leader) != term && round < 3) {
           continue; // an election on a loaded machine moved the leader meanwhile: measure again
         }
@@ -123,6 +123,41 @@ class LeaderRoutingClusterTest {
         assertThat(keepAlives).as("keepalives per node").containsExactly(expected);
         return;
       }
+    }
+  }
+
+  /**
+   * Keepalives travel on a stream, which carries no reply headers of its own after it opens: the stream ends at
+   * the first keepalive after its node's leader changed, and its trailers send the client to the new leader.
+   * Without that end the renewals would go on through the old leader, now a follower, for good.
+   */
+  @Test
+  void keepalivesOnTheirStreamFollowALeaderChange() throws Exception {
+    LocalCluster cluster = clusters.start(3, c -> c.metricsPort(0));
+    int leader = cluster.awaitLeader();
+    try (RegentClient client = RegentClient.connect(List.of(cluster.endpoint(0), cluster.endpoint(1),
+        cluster.endpoint(2)))) {
+      long id = client.grant(TTL_MS);
+      await().atMost(WAIT).until(() -> {
+        client.keepAlive(id, 20_000);
+        return client.leaderEndpoint();
+      }, Optional.of(cluster.endpoint(leader))::equals);
+
+      int next = (leader + 1) % 3;
+      // Through another client: this one must hear of the change from its keepalive stream alone.
+      try (RegentClient admin = RegentClient.connect(List.of(cluster.endpoint(leader), cluster.endpoint(next)))) {
+        admin.transferLeadership(LocalCluster.id(next));
+      }
+      await().atMost(WAIT).until(() -> cluster.currentLeader() == next);
+      long[] before = keepAlives(cluster);
+      for (int i = 0; i < CALLS; i++) {
+        client.keepAlive(id, 20_000);
+      }
+      long[] after = minus(keepAlives(cluster), before);
+      assertThat(client.leaderEndpoint()).contains(cluster.endpoint(next));
+      assertThat(after[next]).as("keepalives acknowledged by the new leader n%d", next)
+          .isGreaterThanOrEqualTo(CALLS - 1); // the first may end the old stream and hedge
+      assertThat(after[leader]).as("by the old leader").isLessThanOrEqualTo(1);
     }
   }
 
@@ -168,12 +203,22 @@ class LeaderRoutingClusterTest {
 
   /** Calls of {@code method} each node has finished (any status), from its {@code /metrics}. */
   private long[] counts(LocalCluster cluster, String method) throws Exception {
+    return sum(cluster, line -> line.startsWith("regent_grpc_requests_seconds_count{")
+        && line.contains("method=\"" + method + "\""));
+  }
+
+  /** Keepalives each node acknowledged, unary or on a keepalive stream, from its {@code /metrics}. */
+  private long[] keepAlives(LocalCluster cluster) throws Exception {
+    return sum(cluster, line -> line.startsWith("regent_keepalive_confirm_seconds_count"));
+  }
+
+  private long[] sum(LocalCluster cluster, java.util.function.Predicate<String> counted) throws Exception {
     long[] out = new long[cluster.size()];
     for (int i = 0; i < cluster.size(); i++) {
       String body = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + cluster.node(i).metricsPort()
           + "/metrics")).build(), HttpResponse.BodyHandlers.ofString()).body();
       for (String line : body.split("\n")) {
-        if (line.startsWith("regent_grpc_requests_seconds_count{") && line.contains("method=\"" + method + "\"")) {
+        if (counted.test(line)) {
           out[i] += (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
         }
       }

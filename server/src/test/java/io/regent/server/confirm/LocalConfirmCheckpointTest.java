@@ -10,6 +10,7 @@ import io.regent.statemachine.proto.Confirm;
 import io.regent.statemachine.proto.Grant;
 import io.regent.statemachine.proto.LeaseRecord;
 import io.regent.statemachine.proto.LogEntry;
+import io.regent.statemachine.replica.LeaseVerdict;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -33,7 +34,7 @@ class LocalConfirmCheckpointTest {
   @BeforeEach
   void setUp() {
     // renews everything for a full TTL; a lease is checkpointed as the test sets
-    FixedTimekeeper clock = new FixedTimekeeper(() -> Limits.CHECKPOINT_MIN_TTL_MS, () -> checkpointed);
+    FixedTimekeeper clock = new FixedTimekeeper(() -> LeaseVerdict.measured(Limits.CHECKPOINT_MIN_TTL_MS), () -> checkpointed);
     log = new SingleWriterLog(dir, clock, new EventHub(100));
     local = new LocalConfirm(log, clock, () -> commitIndex < 0 ? log.read(txn -> txn.appliedIndex()) : commitIndex);
     lease = log.propose(LogEntry.newBuilder().setGrant(Grant.newBuilder().setTtlMs(Limits.CHECKPOINT_MIN_TTL_MS)))

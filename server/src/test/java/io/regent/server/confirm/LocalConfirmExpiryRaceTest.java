@@ -13,6 +13,7 @@ import io.regent.statemachine.proto.LeaseRecord;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.NameRecord;
 import io.regent.statemachine.replica.LeaseTimekeeper;
+import io.regent.statemachine.replica.LeaseVerdict;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Executors;
@@ -101,7 +102,7 @@ class LocalConfirmExpiryRaceTest {
     }
 
     @Override
-    public long[] confirm(long term, List<LeaseRecord> renew, List<LeaseRecord> query) {
+    public List<LeaseVerdict> confirm(long term, List<LeaseRecord> renew, List<LeaseRecord> query) {
       if (expireBeforeTheLeaseClockAnswers) {
         expireBeforeTheLeaseClockAnswers = false;
         // the apply thread commits the Expire (and ends the lease in the lease clock) in between

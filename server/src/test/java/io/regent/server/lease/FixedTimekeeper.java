@@ -3,21 +3,22 @@ package io.regent.server.lease;
 import io.regent.statemachine.proto.LeaseRecord;
 import io.regent.statemachine.proto.NameRecord;
 import io.regent.statemachine.replica.LeaseTimekeeper;
-import java.util.Arrays;
+import io.regent.statemachine.replica.LeaseVerdict;
+import java.util.Collections;
 import java.util.List;
 import java.util.function.BooleanSupplier;
-import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
- * A leader clock for tests: every confirmed or queried lease measures {@code measured} (ms, or -1 / -2 for
- * "not confirmed" / "expiring"), every lease is checkpointed as {@code checkpointed} says, nothing else is timed.
+ * A leader clock for tests: every confirmed or queried lease gets the verdict {@code verdict} gives, every lease
+ * is checkpointed as {@code checkpointed} says, nothing else is timed.
  */
 public final class FixedTimekeeper implements LeaseTimekeeper {
-  private final LongSupplier measured;
+  private final Supplier<LeaseVerdict> verdict;
   private final BooleanSupplier checkpointed;
 
-  public FixedTimekeeper(LongSupplier measured, BooleanSupplier checkpointed) {
-    this.measured = measured;
+  public FixedTimekeeper(Supplier<LeaseVerdict> verdict, BooleanSupplier checkpointed) {
+    this.verdict = verdict;
     this.checkpointed = checkpointed;
   }
 
@@ -42,10 +43,8 @@ public final class FixedTimekeeper implements LeaseTimekeeper {
   }
 
   @Override
-  public long[] confirm(long term, List<LeaseRecord> renew, List<LeaseRecord> query) {
-    long[] out = new long[renew.size() + query.size()];
-    Arrays.fill(out, measured.getAsLong());
-    return out;
+  public List<LeaseVerdict> confirm(long term, List<LeaseRecord> renew, List<LeaseRecord> query) {
+    return Collections.nCopies(renew.size() + query.size(), verdict.get());
   }
 
   @Override

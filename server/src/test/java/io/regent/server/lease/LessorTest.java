@@ -1,5 +1,8 @@
 package io.regent.server.lease;
 
+import static io.regent.statemachine.replica.LeaseVerdict.EXPIRING;
+import static io.regent.statemachine.replica.LeaseVerdict.UNVOUCHED;
+import static io.regent.statemachine.replica.LeaseVerdict.measured;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.regent.statemachine.proto.Code;
@@ -7,6 +10,7 @@ import io.regent.statemachine.proto.LeaseRecord;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.NameRecord;
 import io.regent.statemachine.proto.Result;
+import io.regent.statemachine.replica.LeaseVerdict;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -61,15 +65,15 @@ class LessorTest {
   void readinessReArmsEveryLeaseToAFullTtl() {
     lessor.onLeaderReady(3, List.of(lease(1, 2000), lease(2, 5000)), List.of());
     advanceMs(1500);
-    long[] remaining = lessor.confirm(3, List.of(), List.of(lease(1, 2000), lease(2, 5000)));
-    assertThat(remaining).containsExactly(500, 3500);
+    List<LeaseVerdict> remaining = lessor.confirm(3, List.of(), List.of(lease(1, 2000), lease(2, 5000)));
+    assertThat(remaining).containsExactly(measured(500), measured(3500));
   }
 
   @Test
   void aKeepaliveConfirmedInTheLeadersTermRenewsToNowPlusTtl() {
     lessor.onLeaderReady(3, List.of(lease(1, 2000)), List.of());
     advanceMs(1900);
-    assertThat(lessor.confirm(3, List.of(lease(1, 2000)), List.of())).containsExactly(2000);
+    assertThat(lessor.confirm(3, List.of(lease(1, 2000)), List.of())).containsExactly(measured(2000));
     advanceMs(1900);
     lessor.tick();
     assertThat(proposed).isEmpty();
@@ -107,9 +111,9 @@ class LessorTest {
 
   @Test
   void aConfirmOfAnotherTermOrBeforeReadinessCannotVouch() {
-    assertThat(lessor.confirm(3, List.of(lease(1, 2000)), List.of())).containsExactly(-1);
+    assertThat(lessor.confirm(3, List.of(lease(1, 2000)), List.of())).containsExactly(UNVOUCHED);
     lessor.onLeaderReady(4, List.of(lease(1, 2000)), List.of());
-    assertThat(lessor.confirm(3, List.of(lease(1, 2000)), List.of())).containsExactly(-1);
+    assertThat(lessor.confirm(3, List.of(lease(1, 2000)), List.of())).containsExactly(UNVOUCHED);
   }
 
   @Test
@@ -121,8 +125,8 @@ class LessorTest {
       assertThat(e.getExpire().getLeaseIdsList()).containsExactly(1L);
       assertThat(e.getExpire().getProposerTerm()).isEqualTo(7);
     });
-    assertThat(lessor.confirm(7, List.of(lease(1, 2000)), List.of())).containsExactly(-2);
-    assertThat(lessor.confirm(7, List.of(), List.of(lease(1, 2000)))).containsExactly(-2);
+    assertThat(lessor.confirm(7, List.of(lease(1, 2000)), List.of())).containsExactly(EXPIRING);
+    assertThat(lessor.confirm(7, List.of(), List.of(lease(1, 2000)))).containsExactly(EXPIRING);
   }
 
   @Test
@@ -142,9 +146,9 @@ class LessorTest {
     advanceMs(10_000);
     lessor.tick();
     assertThat(proposed).isEmpty();
-    assertThat(lessor.confirm(7, List.of(lease(1, 2000)), List.of())).as("cannot vouch").containsExactly(-1);
+    assertThat(lessor.confirm(7, List.of(lease(1, 2000)), List.of())).as("cannot vouch").containsExactly(UNVOUCHED);
     lessor.onLeaderReady(9, List.of(lease(1, 2000)), List.of());
-    assertThat(lessor.confirm(9, List.of(lease(1, 2000)), List.of())).as("a later term is a new epoch").containsExactly(2000);
+    assertThat(lessor.confirm(9, List.of(lease(1, 2000)), List.of())).as("a later term is a new epoch").containsExactly(measured(2000));
   }
 
   @Test
@@ -289,7 +293,7 @@ class LessorTest {
   @Test
   void aNewLeaderResumesFromTheCheckpointNotAFullTtl() {
     lessor.onLeaderReady(8, List.of(checkpointed(1, 10_000, 3_000, 0), lease(2, 10_000)), List.of());
-    assertThat(lessor.confirm(8, List.of(), List.of(lease(1, 10_000), lease(2, 10_000)))).containsExactly(3_000, 10_000);
+    assertThat(lessor.confirm(8, List.of(), List.of(lease(1, 10_000), lease(2, 10_000)))).containsExactly(measured(3_000), measured(10_000));
     advanceMs(3_000);
     lessor.tick();
     assertThat(proposed.stream().filter(LogEntry::hasExpire)).singleElement()
@@ -303,7 +307,7 @@ class LessorTest {
     assertThat(lessor.checkpointed(2)).isFalse();
     // the Confirm at index 50 renewed lease 1 and, at apply, cleared its checkpoint
     assertThat(lessor.confirm(8, List.of(lease(1, 10_000).toBuilder().setRenewedIndex(50).build()), List.of()))
-        .containsExactly(10_000);
+        .containsExactly(measured(10_000));
     assertThat(lessor.checkpointed(1)).isFalse();
     advanceMs(5_000); // not renewed for half its TTL: checkpointed again
     lessor.tick();
@@ -320,9 +324,9 @@ class LessorTest {
     advanceMs(CHECKPOINT_MS);
     lessor.tick(); // ...while the lessor measures and proposes a checkpoint
     assertThat(checkpoints()).hasSize(1);
-    assertThat(lessor.confirm(8, List.of(lease(1, 10_000)), List.of())).as("no entry cleared it").containsExactly(-1);
+    assertThat(lessor.confirm(8, List.of(lease(1, 10_000)), List.of())).as("no entry cleared it").containsExactly(UNVOUCHED);
     assertThat(lessor.confirm(8, List.of(lease(1, 10_000).toBuilder().setRenewedIndex(60).build()), List.of()))
-        .as("a Confirm entry cleared it").containsExactly(10_000);
+        .as("a Confirm entry cleared it").containsExactly(measured(10_000));
   }
 
   @Test
@@ -334,7 +338,7 @@ class LessorTest {
       advanceMs(3_000); // the client renews every ttl/3, through the leadership lease (no entry, same index)
       assertThat(lessor.checkpointed(1)).isFalse();
       assertThat(lessor.confirm(8, List.of(lease(1, 9_000).toBuilder().setRenewedIndex(renewedIndex).build()),
-          List.of())).containsExactly(9_000);
+          List.of())).containsExactly(measured(9_000));
       lessor.tick();
     }
     assertThat(checkpoints()).isEmpty();
@@ -358,7 +362,7 @@ class LessorTest {
   void aKeepaliveOfALeaseEndedByAnAppliedEntryIsRefusedAndNotTrackedAgain() {
     lessor.onLeaderReady(2, List.of(lease(1, 2000)), List.of());
     lessor.onEnded(List.of(1L));
-    assertThat(lessor.confirm(2, List.of(lease(1, 2000)), List.of())).containsExactly(-1);
+    assertThat(lessor.confirm(2, List.of(lease(1, 2000)), List.of())).containsExactly(UNVOUCHED);
     assertThat(lessor.checkpointed(1)).as("unknown again: a local answer needs a round").isTrue();
     advanceMs(5000);
     lessor.tick();
