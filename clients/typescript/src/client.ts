@@ -7,6 +7,7 @@ import { checkId, checkMs, checkName, toBytes } from './validate';
 import { LeaseKeeper, KeeperOptions } from './keeper';
 import { Holder } from './holder';
 import { observe, ObserveEvent, ObserveOptions } from './observe';
+import { KeepAliveStream } from './stream';
 
 /** The holder of a name: `token` is the fencing token (log index of the entry that granted ownership). */
 export interface LeaderKey {
@@ -78,6 +79,11 @@ export interface ClientOptions {
    * auto-sync); default true when given exactly one endpoint, false for a list (proxies, a subset).
    */
   discoverEndpoints?: boolean;
+  /**
+   * Send keepalives on one Lease/KeepAliveStream per endpoint (etcd's LeaseKeepAlive), as the Java client does
+   * by default; unary KeepAlive calls for a node without it, or with false. Default true.
+   */
+  streamKeepalives?: boolean;
 }
 
 /** Options of elect() and lock(). */
@@ -163,6 +169,11 @@ export class RegentClient {
   private readonly preferLeader: boolean;
   private current = 0;
   private closed = false;
+  private readonly streamKeepalives: boolean;
+  /** Endpoint index to its open keepalive stream. */
+  private readonly streams = new Map<number, KeepAliveStream>();
+  /** Endpoints whose node has no KeepAliveStream (an older version): unary keepalives there. */
+  private readonly unaryOnly = new Set<number>();
 
   /**
    * Connects lazily to `endpoints` ("h1:p1,h2:p2" or an array).
@@ -174,6 +185,7 @@ export class RegentClient {
     this.attemptTimeoutMs = checkMs(options.attemptTimeoutMs ?? 5_000, 'attemptTimeoutMs');
     this.campaignTimeoutMs = checkMs(options.campaignTimeoutMs ?? 3_600_000, 'campaignTimeoutMs');
     this.preferLeader = options.preferLeader ?? true;
+    this.streamKeepalives = options.streamKeepalives ?? true;
     this.discover = options.discoverEndpoints ?? this.addresses.length === 1;
     this.syncWanted = this.discover;
     this.creds = options.credentials ?? grpc.credentials.createInsecure();
@@ -404,9 +416,14 @@ export class RegentClient {
       role: r.role, version: r.version, dbSizeBytes: r.db_size_bytes };
   }
 
-  /** Closes every connection; calls in flight fail with CANCELLED or UNAVAILABLE. Idempotent. */
+  /**
+   * Closes every connection; calls in flight fail with CANCELLED or UNAVAILABLE. Idempotent. Call it when done:
+   * an open keepalive stream keeps the Node process alive for up to 30 s after the last keepalive.
+   */
   close(): void {
     this.closed = true;
+    for (const st of this.streams.values()) st.close();
+    this.streams.clear();
     for (const ch of this.channels) ch.close();
   }
 
@@ -540,7 +557,7 @@ export class RegentClient {
         if (settled || launched >= n || left <= 0) return;
         const idx = (first + launched) % n;
         launched++;
-        this.attempt(idx, service, method, req, left, cancel.signal).then((res) => {
+        this.attemptKeepAlive(idx, service, method, req, left, cancel.signal).then((res) => {
           this.current = idx;
           finish(null, res);
         }, (e) => {
@@ -557,6 +574,27 @@ export class RegentClient {
       };
       launch();
     });
+  }
+
+  /** One keepalive attempt at endpoint idx: on its stream, or unary (no streams, or a node without them). */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  private async attemptKeepAlive(idx: number, service: ServiceName, method: string, req: any, ms: number,
+    signal: AbortSignal): Promise<any> {
+    if (!this.streamKeepalives || this.unaryOnly.has(idx) || method !== 'KeepAlive') {
+      return this.attempt(idx, service, method, req, ms, signal);
+    }
+    let st = this.streams.get(idx);
+    if (!st || st.failed) {
+      st = new KeepAliveStream(this.stubs[idx].Lease, (md) => this.hint(idx, md));
+      this.streams.set(idx, st);
+    }
+    try {
+      return { id: req.id, ttl_ms: await st.keepAlive(req.id, Math.ceil(ms), signal) };
+    } catch (e) {
+      if (!hasCode(e, grpc.status.UNIMPLEMENTED)) throw e;
+      this.unaryOnly.add(idx); // a node of an older version: unary keepalives from now on
+      return this.attempt(idx, service, method, req, ms, signal);
+    }
   }
 
   // eslint-disable-next-line @typescript-eslint/no-explicit-any

@@ -286,3 +286,27 @@ test('a client given one endpoint learns the others from MemberList and routes t
     c.close();
   }
 });
+
+test('keepalives travel on one KeepAliveStream per endpoint, with the unary verdicts; unary for a node without it', async () => {
+  const n = await fake({
+    'Lease.KeepAliveStream': (call) => call.on('data', (r) => call.write(r.id === 99
+      ? { id: r.id, ttl_ms: 0, code: status.NOT_FOUND, message: 'lease 99 not found', tag: r.tag }
+      : { id: r.id, ttl_ms: 3000, tag: r.tag })),
+  });
+  const old = await fake({ 'Lease.KeepAlive': ok({ id: 7, ttl_ms: 2000 }) }); // no stream: UNIMPLEMENTED
+  const c = connect(n.address);
+  const d = connect(old.address);
+  try {
+    assert.deepEqual(await Promise.all([c.keepAlive(7), c.keepAlive(8), c.keepAlive(9)]), [3000, 3000, 3000]);
+    await assert.rejects(c.keepAlive(99), (e) => e.code === status.NOT_FOUND && /lease 99 not found/.test(e.details));
+    assert.equal(n.count('Lease.KeepAliveStream'), 1, 'one stream for every keepalive');
+    assert.equal(n.count('Lease.KeepAlive'), 0);
+    assert.equal(await d.keepAlive(7), 2000);
+    assert.equal(await d.keepAlive(7), 2000);
+    assert.equal(old.count('Lease.KeepAliveStream'), 1, 'tried once');
+    assert.equal(old.count('Lease.KeepAlive'), 2);
+  } finally {
+    c.close();
+    d.close();
+  }
+});
