@@ -362,7 +362,9 @@ export class RegentClient {
 
   private async hold(kind: 'election' | 'lock', name: string, opts: HoldOptions): Promise<Holder> {
     checkName(name);
-    if (typeof opts !== 'object' || opts === null) throw new TypeError('options must be an object, e.g. { ttl: 10_000 }');
+    if (typeof opts !== 'object' || opts === null) {
+      throw new TypeError('options must be an object, e.g. { ttl: 10_000 }');
+    }
     const ttl = checkMs(opts.ttl ?? DEFAULT_TTL_MS, 'ttl');
     const value = toBytes(opts.value, kind === 'lock' ? 'owner' : 'value');
     const sent = performance.now();

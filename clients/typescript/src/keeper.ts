@@ -65,7 +65,8 @@ export class LeaseKeeper extends EventEmitter {
     this.leaseId = leaseId;
     this.ttlMs = checkMs(ttlMs, 'ttl');
     this.suspendInDoubt = opts.suspend ?? false;
-    this.graceMs = opts.graceMs === undefined ? Math.max(ttlMs, MIN_DEFAULT_GRACE_MS) : checkMs(opts.graceMs, 'graceMs', 0);
+    this.graceMs = opts.graceMs === undefined ? Math.max(ttlMs, MIN_DEFAULT_GRACE_MS)
+      : checkMs(opts.graceMs, 'graceMs', 0);
     this.beforeRenewal = opts.beforeRenewal;
     this.lastAckSent = grantSentMs;
     // ttl/3 after the grant was sent, not after it returned: a slow grant eats validity
@@ -182,7 +183,8 @@ export class LeaseKeeper extends EventEmitter {
     }
     const giveUpIn = this.lastAckSent + this.ttlMs + this.graceMs - now;
     if (giveUpIn <= 0) {
-      this.stepDown(`lease ${this.leaseId} not renewed within its ${this.ttlMs} ms TTL and a grace of ${this.graceMs} ms`);
+      this.stepDown(`lease ${this.leaseId} not renewed within its ${this.ttlMs} ms TTL`
+        + ` and a grace of ${this.graceMs} ms`);
       return;
     }
     this.suspend(reason);

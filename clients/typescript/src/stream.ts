@@ -1,6 +1,15 @@
 import * as grpc from '@grpc/grpc-js';
 import { clientError } from './errors';
 
+/** One answer of the stream (proto field names). */
+interface Answer {
+  id: number;
+  ttl_ms: number;
+  code: number;
+  message: string;
+  tag: number;
+}
+
 /** How long a keepalive stream with nothing to answer stays open, ms (an open call keeps Node's loop alive). */
 const IDLE_MS = 30_000;
 
@@ -14,7 +23,7 @@ const IDLE_MS = 30_000;
 export class KeepAliveStream {
   /** Set once the stream has ended: every later keepalive must use a new one. */
   failed?: grpc.ServiceError;
-  private readonly call: grpc.ClientDuplexStream<object, { id: number; ttl_ms: number; code: number; message: string; tag: number }>;
+  private readonly call: grpc.ClientDuplexStream<object, Answer>;
   private readonly waiting = new Map<number, { resolve: (ttl: number) => void; reject: (e: unknown) => void;
     timer: NodeJS.Timeout }>();
   private tag = 0;

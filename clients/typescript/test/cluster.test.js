@@ -9,7 +9,7 @@ const path = require('node:path');
 const { spawn } = require('node:child_process');
 const { performance } = require('node:perf_hooks');
 const { connect, status, LedgerClient, LeaseKeeper } = require('../dist/src');
-const { setUp, until } = require('./env');
+const { setUp, until, track } = require('./env');
 
 const WAIT = 30_000;
 const TTL = 3_000; // above the cluster's minimum (1.5 x 1 200 ms)
@@ -37,6 +37,7 @@ after(async () => {
 function writer(name, ...args) {
   const child = spawn(process.execPath, [EXAMPLE, env.endpoints.join(','), env.ledger, name, ...args],
     { stdio: ['ignore', 'pipe', 'pipe'] });
+  track(child);
   const c = { child, lines: [], stderr: '' };
   c.exited = new Promise((resolve) => child.once('exit', (code, sig) => resolve(code ?? sig)));
   let buf = '';
@@ -57,7 +58,8 @@ function stopChild(c) {
   c.child.kill('SIGKILL');
 }
 
-const line = (c, re, what) => until(() => c.lines.find((l) => re.test(l)), WAIT, `${what} (lines: ${c.lines.join(' | ')}${c.stderr})`);
+const line = (c, re, what) => until(() => c.lines.find((l) => re.test(l)), WAIT,
+  `${what} (lines: ${c.lines.join(' | ')}${c.stderr})`);
 
 test('leases: grant, keepAlive, timeToLive, revoke; a TTL below the minimum is INVALID_ARGUMENT', async () => {
   const id = await client.grant(TTL);
@@ -226,7 +228,8 @@ test('observe goes on at another node when its node is killed, without repeats',
     await until(() => events.filter((e) => e.kind === 'RESIGNED').length === 2, WAIT, 'both resignations');
     const idx = events.map((e) => e.index);
     assert.deepEqual(idx, [...idx].sort((x, y) => x - y), 'in log order');
-    assert.equal(new Set(idx).size, idx.length, `nothing twice: ${JSON.stringify(events.map((e) => [e.kind, e.index]))}`);
+    assert.equal(new Set(idx).size, idx.length,
+      `nothing twice: ${JSON.stringify(events.map((e) => [e.kind, e.index]))}`);
     assert.deepEqual(events.filter((e) => !e.compacted).map((e) => e.kind),
       ['CURRENT', 'ELECTED', 'RESIGNED', 'ELECTED', 'RESIGNED']);
   } finally {

@@ -155,8 +155,8 @@ function leaderFake(keepAlive) {
     'Lease.Grant': ok({ id: 5, ttl_ms: 600 }),
     'Lease.KeepAlive': keepAlive,
     'Lease.Revoke': ok({ index: 9 }),
-    'Election.Campaign': (call, cb) => cb(null, { elected: true, leader: { name: call.request.name, value: call.request.value,
-      token: 6, lease: call.request.lease } }),
+    'Election.Campaign': (call, cb) => cb(null, { elected: true,
+      leader: { name: call.request.name, value: call.request.value, token: 6, lease: call.request.lease } }),
     'Election.Resign': ok({ index: 10 }),
   });
 }
@@ -287,7 +287,7 @@ test('a client given one endpoint learns the others from MemberList and routes t
   }
 });
 
-test('keepalives travel on one KeepAliveStream per endpoint, with the unary verdicts; unary for a node without it', async () => {
+test('keepalives go on one KeepAliveStream per endpoint with the unary verdicts; unary without it', async () => {
   const n = await fake({
     'Lease.KeepAliveStream': (call) => call.on('data', (r) => call.write(r.id === 99
       ? { id: r.id, ttl_ms: 0, code: status.NOT_FOUND, message: 'lease 99 not found', tag: r.tag }

@@ -7,6 +7,7 @@ import io.regent.server.ledger.LedgerServer;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -29,8 +30,11 @@ class TypeScriptClientTest {
   @TempDir
   Path dir;
 
-  private static String run(Map<String, String> env, long minutes, String... command) throws Exception {
-    ProcessBuilder pb = new ProcessBuilder(command).directory(CLIENT.toFile()).redirectErrorStream(true);
+  /** Runs {@code command} in clients/typescript, its output in a file; kills it (and what it started) on timeout. */
+  private String run(Map<String, String> env, long minutes, String... command) throws Exception {
+    Path log = Files.createTempFile(dir, "npm-", ".log");
+    ProcessBuilder pb = new ProcessBuilder(command).directory(CLIENT.toFile()).redirectErrorStream(true)
+        .redirectOutput(log.toFile());
     pb.environment().putAll(env);
     Process p;
     try {
@@ -38,16 +42,17 @@ class TypeScriptClientTest {
     } catch (IOException e) {
       throw new AssertionError(command[0] + " not found: install Node 20+ and npm (apt-get install nodejs npm)", e);
     }
+    boolean ended;
     try {
-      // read on this thread: the output ends when the process (and what it started) closes it
-      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-      assertThat(p.waitFor(minutes, TimeUnit.MINUTES)).as("%s still running", List.of(command)).isTrue();
-      assertThat(p.exitValue()).as("%s:%n%s", List.of(command), out).isZero();
-      return out;
+      ended = p.waitFor(minutes, TimeUnit.MINUTES);
     } finally {
       p.descendants().forEach(ProcessHandle::destroyForcibly);
       p.destroyForcibly();
     }
+    String out = Files.readString(log, StandardCharsets.UTF_8);
+    assertThat(ended).as("%s still running after %d min:%n%s", List.of(command), minutes, out).isTrue();
+    assertThat(p.exitValue()).as("%s:%n%s", List.of(command), out).isZero();
+    return out;
   }
 
   @Test
