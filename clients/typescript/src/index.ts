@@ -1,0 +1,11 @@
+// Regent's TypeScript / Node.js client. See README.md beside package.json.
+export { RegentClient, connect, parseEndpoints } from './client';
+export type { LeaderKey, TimeToLive, CallOptions, ClientOptions, HoldOptions, ClusterStatus, Member } from './client';
+export { Holder } from './holder';
+export { LeaseKeeper } from './keeper';
+export type { KeeperOptions, Lessor } from './keeper';
+export type { ObserveEvent, ObserveOptions } from './observe';
+export { LedgerClient } from './ledger';
+export type { LedgerEntry } from './ledger';
+export { LeadershipError, hasCode } from './errors';
+export { status } from '@grpc/grpc-js';

@@ -1,0 +1,85 @@
+import { status } from '@grpc/grpc-js';
+import type * as grpc from '@grpc/grpc-js';
+import { key, LeaderKey, RegentClient } from './client';
+import { hasCode } from './errors';
+
+/** First pause before reopening a failed stream, ms; doubles up to MAX_BACKOFF_MS. */
+const FIRST_BACKOFF_MS = 100;
+const MAX_BACKOFF_MS = 2_000;
+
+/** One ownership change (or, first, the current state) of an observed name. */
+export interface ObserveEvent {
+  kind: 'CURRENT' | 'ELECTED' | 'PROCLAIMED' | 'RESIGNED' | 'EXPIRED' | 'REVOKED' | 'TOKEN_REFRESHED';
+  name: string;
+  /** The holder after the change; undefined when the name became free. */
+  leader?: LeaderKey;
+  /** Log index of the entry that made the change (CURRENT: the applied index it was read at). */
+  index: number;
+  /** True when the resumption point was older than the node's history: this is the current state instead. */
+  compacted: boolean;
+}
+
+/** Options of observe(). */
+export interface ObserveOptions {
+  /** Resume after this log index (an event's index); 0 (default) starts with the current holder. */
+  after?: number;
+  /** Aborting it ends the iteration. */
+  signal?: AbortSignal;
+}
+
+function wait(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(done, ms); // a backoff before reopening, not a synchronisation
+    function done(): void {
+      clearTimeout(t);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    }
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}
+
+/** @internal see RegentClient.observe */
+export async function* observe(client: RegentClient, name: string, opts: ObserveOptions): AsyncGenerator<ObserveEvent> {
+  let last = opts.after ?? 0;
+  let backoff = FIRST_BACKOFF_MS;
+  const signal = opts.signal;
+  while (!signal?.aborted && !client.isClosed) {
+    const idx = client.currentEndpoint();
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const stub = client.stub(idx, 'Election') as any;
+    const stream: grpc.ClientReadableStream<unknown> = stub.Observe({ name, after_index: last });
+    let seen = false;
+    stream.on('metadata', (md: grpc.Metadata) => {
+      seen = true;
+      client.hint(idx, md);
+    });
+    stream.on('status', (s: grpc.StatusObject) => {
+      if (!seen) client.hint(idx, s.metadata);
+    });
+    const cancel = (): void => stream.cancel();
+    signal?.addEventListener('abort', cancel, { once: true });
+    try {
+      for await (const m of stream) {
+        // eslint-disable-next-line @typescript-eslint/no-explicit-any
+        const r = m as any;
+        const e: ObserveEvent = { kind: r.kind, name: r.name, leader: r.leader ? key(r.leader) : undefined,
+          index: r.index, compacted: r.compacted };
+        if (e.index <= last && !e.compacted && last > 0) continue; // already delivered before a reopen
+        last = Math.max(last, e.index);
+        backoff = FIRST_BACKOFF_MS;
+        yield e;
+      }
+    } catch (e) {
+      if (signal?.aborted || client.isClosed) return;
+      if (hasCode(e, status.INVALID_ARGUMENT)) throw e;
+      // the node died, hung (found by the connection keepalive) or refused: reopen elsewhere
+    } finally {
+      signal?.removeEventListener('abort', cancel);
+      stream.cancel();
+    }
+    client.moveOn(idx); // a node that shuts down ends its streams
+    await wait(backoff, signal);
+    backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
+  }
+}

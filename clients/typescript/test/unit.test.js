@@ -1,0 +1,312 @@
+// The client's rules against fake nodes (gRPC servers of this process serving the same proto): failover,
+// what is re-sent after a timeout, leader-aware routing, the keeper's 2/3-ttl deadline and suspension, the
+// observer's resumption and `compacted`, and bad input. Fast: no cluster.
+'use strict';
+const { test, after } = require('node:test');
+const assert = require('node:assert/strict');
+const net = require('node:net');
+const { performance } = require('node:perf_hooks');
+const grpc = require('@grpc/grpc-js');
+const protoLoader = require('@grpc/proto-loader');
+const { connect, status, LeadershipError } = require('../dist/src');
+const { PROTO_DIR } = require('../dist/src/proto');
+const { until } = require('./env');
+
+const v1 = grpc.loadPackageDefinition(protoLoader.loadSync('regent/v1/regent.proto', {
+  includeDirs: [PROTO_DIR], keepCase: true, longs: Number, enums: String, defaults: true })).regent.v1;
+
+const servers = [];
+after(() => servers.forEach((s) => s.forceShutdown()));
+
+/** A fake node: handlers by 'Service.Method' (missing ones answer UNIMPLEMENTED); resolves to its address. */
+async function fake(handlers, md = {}) {
+  const server = new grpc.Server();
+  const calls = [];
+  for (const svc of ['Lease', 'Election', 'Lock', 'Cluster']) {
+    const impl = {};
+    for (const method of Object.keys(v1[svc].service)) {
+      impl[method] = (call, cb) => {
+        calls.push({ method: `${svc}.${method}`, request: call.request });
+        const meta = new grpc.Metadata();
+        for (const [k, v] of Object.entries(md)) meta.set(k, v);
+        const h = handlers[`${svc}.${method}`];
+        if (!h) {
+          if (cb) cb({ code: status.UNIMPLEMENTED, details: 'fake', metadata: meta });
+          else call.emit('error', { code: status.UNIMPLEMENTED, details: 'fake', metadata: meta });
+          return;
+        }
+        if (cb) call.sendMetadata(meta);
+        h(call, cb);
+      };
+    }
+    server.addService(v1[svc].service, impl);
+  }
+  const port = await new Promise((res, rej) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(),
+    (e, p) => (e ? rej(e) : res(p))));
+  servers.push(server);
+  return { address: `127.0.0.1:${port}`, calls, count: (m) => calls.filter((c) => c.method === m).length };
+}
+
+/** A port nothing listens on. */
+async function closedPort() {
+  const s = net.createServer();
+  await new Promise((r) => s.listen(0, '127.0.0.1', r));
+  const port = s.address().port;
+  await new Promise((r) => s.close(r));
+  return `127.0.0.1:${port}`;
+}
+
+const ok = (value) => (call, cb) => cb(null, value);
+const hang = () => () => {}; // never answers: the caller's deadline ends it
+
+test('bad input is a clear error before anything is sent', async () => {
+  assert.throws(() => connect(''), /at least one endpoint/);
+  assert.throws(() => connect('nohost'), /'nohost' is not host:port/);
+  assert.throws(() => connect('h:70000'), /not host:port/);
+  const c = connect(await closedPort());
+  try {
+    await assert.rejects(c.elect('', { ttl: 3000 }), TypeError);
+    await assert.rejects(c.elect('jobs', { ttl: -5 }), /ttl must be a whole number of milliseconds/);
+    await assert.rejects(c.elect('jobs', { ttl: '5s' }), /ttl must be a whole number of milliseconds >= 1, not 5s/);
+    await assert.rejects(c.lock('jobs', null), /options must be an object/);
+    await assert.rejects(c.grant(1.5), RangeError);
+    await assert.rejects(c.keepAlive(0), /leaseId must be an integer >= 1/);
+    assert.throws(() => c.observe('jobs', { after: -1 }), /after must be an integer >= 0/);
+  } finally {
+    c.close();
+  }
+});
+
+test('UNAVAILABLE moves any call on to the next endpoint', async () => {
+  const b = await fake({ 'Lease.Grant': ok({ id: 42, ttl_ms: 3000 }), 'Cluster.Status': ok({ node: 'b' }) });
+  const c = connect([await closedPort(), b.address]);
+  try {
+    assert.equal(await c.grant(3000), 42); // not re-sent after a timeout, but moved on from a refused endpoint
+    assert.equal((await c.status()).node, 'b');
+  } finally {
+    c.close();
+  }
+});
+
+test('a hung keepalive is hedged to the next endpoint; a grant that timed out is never re-sent', async () => {
+  const a = await fake({ 'Lease.KeepAlive': hang(), 'Lease.Grant': hang() });
+  const b = await fake({ 'Lease.KeepAlive': ok({ id: 7, ttl_ms: 3000 }), 'Lease.Grant': ok({ id: 8, ttl_ms: 3000 }) });
+  const c = connect([a.address, b.address], { preferLeader: false });
+  try {
+    const t = performance.now();
+    assert.equal(await c.keepAlive(7, { timeoutMs: 2000 }), 3000);
+    const took = performance.now() - t;
+    assert.ok(took >= 450 && took < 1000, `hedged to the next endpoint after a quarter of the budget (${took} ms)`);
+    assert.equal(a.count('Lease.KeepAlive'), 1);
+    assert.equal(b.count('Lease.KeepAlive'), 1);
+    const c2 = connect([a.address, b.address], { preferLeader: false });
+    try {
+      const t0 = performance.now();
+      await assert.rejects(c2.grant(3000, { timeoutMs: 300 }), (e) => e.code === status.DEADLINE_EXCEEDED);
+      assert.ok(performance.now() - t0 >= 250, 'the grant had its whole deadline at one endpoint');
+      assert.equal(b.count('Lease.Grant'), 0, 'a grant that timed out is not re-sent');
+      assert.equal(await c2.grant(3000), 8, 'the next call starts at the next endpoint');
+    } finally {
+      c2.close();
+    }
+  } finally {
+    c.close();
+  }
+});
+
+test('writes go to the leader that the replies name; the status call does not', async () => {
+  const md = { 'regent-term': '3', 'regent-leader-id': 'n2' };
+  const answer = { 'Lease.Grant': ok({ id: 1, ttl_ms: 3000 }), 'Cluster.Status': ok({ node: 'x' }) };
+  const a = await fake(answer, { ...md, 'regent-node': 'n1' });
+  const b = await fake(answer, { ...md, 'regent-node': 'n2' });
+  const c = connect([a.address, b.address]);
+  try {
+    await c.status(); // answered by n1, which names n2 the leader; no endpoint is known to reach n2 yet
+    assert.equal(c.leaderEndpoint(), undefined);
+    await c.grant(3000);
+    assert.equal(a.count('Lease.Grant'), 1);
+    const d = connect([a.address, b.address]);
+    try {
+      // a hint naming the leader's published address routes by address too
+      const a2 = await fake(answer, { ...md, 'regent-node': 'n1', 'regent-leader': b.address });
+      const e = connect([a2.address, b.address]);
+      try {
+        await e.status();
+        assert.equal(e.leaderEndpoint(), b.address);
+        await e.grant(3000);
+        await e.grant(3000);
+        assert.equal(b.count('Lease.Grant'), 2);
+        assert.equal(a2.count('Lease.Grant'), 0);
+        await e.status(); // the answering node's own view: not routed
+        assert.equal(a2.count('Cluster.Status'), 2);
+      } finally {
+        e.close();
+      }
+    } finally {
+      d.close();
+    }
+  } finally {
+    c.close();
+  }
+});
+
+function leaderFake(keepAlive) {
+  return fake({
+    'Lease.Grant': ok({ id: 5, ttl_ms: 600 }),
+    'Lease.KeepAlive': keepAlive,
+    'Lease.Revoke': ok({ index: 9 }),
+    'Election.Campaign': (call, cb) => cb(null, { elected: true,
+      leader: { name: call.request.name, value: call.request.value, token: 6, lease: call.request.lease } }),
+    'Election.Resign': ok({ index: 10 }),
+  });
+}
+
+test('elect: renews every ttl/3; the signal fires at 2/3 ttl once keepalives stop being answered', async () => {
+  let answering = true;
+  const n = await leaderFake((call, cb) => (answering ? cb(null, { id: 5, ttl_ms: 600 }) : undefined));
+  const c = connect(n.address);
+  try {
+    const h = await c.elect('jobs', { ttl: 600, value: 'me' });
+    assert.equal(h.token, 6);
+    assert.equal(h.lease, 5);
+    assert.equal(h.key.value.toString(), 'me');
+    const renewals = () => n.count('Lease.KeepAlive');
+    const t = performance.now();
+    await until(() => renewals() >= 3, 2000, 'three renewals');
+    assert.ok(performance.now() - t >= 300, 'renewed every ttl/3 (200 ms), not faster');
+    assert.ok(!h.signal.aborted && h.valid(), 'renewed, still valid');
+    answering = false;
+    const t0 = performance.now();
+    const reason = await new Promise((r) => h.signal.addEventListener('abort', () => r(h.signal.reason)));
+    const took = performance.now() - t0;
+    assert.ok(reason instanceof LeadershipError && reason.lost, String(reason));
+    assert.ok(took <= 450, `stepped down within 2/3 ttl of the last acknowledged send (${took} ms)`);
+    assert.equal(h.valid(), false);
+    assert.equal(await h.resign(), false);
+  } finally {
+    c.close();
+  }
+});
+
+test('elect with suspend: in doubt at 2/3 ttl, resumed by a renewal in time, same token', async () => {
+  let answering = true;
+  const n = await leaderFake((call, cb) => (answering ? cb(null, { id: 5, ttl_ms: 600 }) : undefined));
+  const c = connect(n.address);
+  try {
+    const h = await c.elect('jobs', { ttl: 600, suspend: true });
+    answering = false;
+    const first = h.signal;
+    const reason = await new Promise((r) => first.addEventListener('abort', () => r(first.reason)));
+    assert.equal(reason.lost, false, 'in doubt, not lost');
+    answering = true;
+    await new Promise((r) => h.once('resumed', r));
+    assert.equal(h.valid(), true);
+    assert.equal(h.signal.aborted, false, 'a fresh signal after the resume');
+    assert.equal(first.aborted, true);
+    assert.equal(await h.resign(), true);
+    assert.equal(n.count('Election.Resign'), 1);
+    assert.equal(n.calls.find((x) => x.method === 'Election.Resign').request.revoke_lease, true);
+  } finally {
+    c.close();
+  }
+});
+
+test('observe resumes at the next node after the last index, drops repeats, reports compacted', async () => {
+  const a = await fake({ 'Election.Observe': (call) => {
+    call.write({ kind: 'CURRENT', name: 'jobs', index: 5 });
+    call.write({ kind: 'ELECTED', name: 'jobs', index: 7, leader: { name: 'jobs', token: 7, lease: 3 } });
+    setImmediate(() => call.emit('error', { code: status.UNAVAILABLE, details: 'node going away' }));
+  } });
+  const b = await fake({ 'Election.Observe': (call) => {
+    call.write({ kind: 'ELECTED', name: 'jobs', index: 7, leader: { name: 'jobs', token: 7, lease: 3 } });
+    call.write({ kind: 'RESIGNED', name: 'jobs', index: 9 });
+    call.write({ kind: 'CURRENT', name: 'jobs', index: 20, compacted: true });
+  } });
+  const c = connect([a.address, b.address]);
+  try {
+    const got = [];
+    for await (const e of c.observe('jobs')) {
+      got.push(e);
+      if (got.length === 4) break;
+    }
+    assert.deepEqual(got.map((e) => [e.kind, e.index, e.compacted]),
+      [['CURRENT', 5, false], ['ELECTED', 7, false], ['RESIGNED', 9, false], ['CURRENT', 20, true]]);
+    assert.equal(got[1].leader.token, 7);
+    assert.equal(got[2].leader, undefined);
+    assert.equal(b.calls[0].request.after_index, 7, 'reopened after the last index delivered');
+  } finally {
+    c.close();
+  }
+});
+
+test('elect: aborting the caller\'s signal withdraws the candidacy and revokes the lease', async () => {
+  const n = await fake({
+    'Lease.Grant': ok({ id: 5, ttl_ms: 3000 }),
+    'Lease.KeepAlive': ok({ id: 5, ttl_ms: 3000 }),
+    'Lease.Revoke': ok({ index: 9 }),
+    'Election.Campaign': hang(), // the name is held by another
+  });
+  const c = connect(n.address);
+  try {
+    const stop = new AbortController();
+    const waiting = c.elect('jobs', { ttl: 3000, signal: stop.signal });
+    await until(() => n.count('Election.Campaign') === 1, 5000, 'the campaign');
+    stop.abort(new Error('shutting down'));
+    await assert.rejects(waiting, (e) => e.code === status.CANCELLED);
+    await until(() => n.count('Lease.Revoke') === 1, 5000, 'the revoke');
+    assert.equal(n.calls.find((x) => x.method === 'Lease.Revoke').request.id, 5);
+  } finally {
+    c.close();
+  }
+});
+
+test('a client given one endpoint learns the others from MemberList and routes to the leader', async () => {
+  const b = await fake({ 'Lease.Grant': ok({ id: 2, ttl_ms: 3000 }) },
+    { 'regent-node': 'n2', 'regent-term': '1', 'regent-leader-id': 'n2' });
+  const members = [];
+  const a = await fake({ 'Cluster.Status': ok({ node: 'n1' }), 'Cluster.MemberList': ok({ members, leader: 'n2' }) },
+    { 'regent-node': 'n1', 'regent-term': '1', 'regent-leader-id': 'n2', 'regent-leader': b.address });
+  members.push({ id: 'n1', api_address: a.address }, { id: 'n2', api_address: b.address });
+  const c = connect(a.address);
+  try {
+    await c.status();
+    await until(() => c.endpoints.length === 2, 5000, 'the learnt endpoint');
+    assert.deepEqual(c.endpoints, [a.address, b.address]);
+    assert.equal(c.leaderEndpoint(), b.address);
+    assert.equal(await c.grant(3000), 2);
+    assert.equal(b.count('Lease.Grant'), 1);
+    const fixed = connect([a.address], { discoverEndpoints: false });
+    try {
+      await fixed.status();
+      assert.deepEqual(fixed.endpoints, [a.address]);
+    } finally {
+      fixed.close();
+    }
+  } finally {
+    c.close();
+  }
+});
+
+test('keepalives go on one KeepAliveStream per endpoint with the unary verdicts; unary without it', async () => {
+  const n = await fake({
+    'Lease.KeepAliveStream': (call) => call.on('data', (r) => call.write(r.id === 99
+      ? { id: r.id, ttl_ms: 0, code: status.NOT_FOUND, message: 'lease 99 not found', tag: r.tag }
+      : { id: r.id, ttl_ms: 3000, tag: r.tag })),
+  });
+  const old = await fake({ 'Lease.KeepAlive': ok({ id: 7, ttl_ms: 2000 }) }); // no stream: UNIMPLEMENTED
+  const c = connect(n.address);
+  const d = connect(old.address);
+  try {
+    assert.deepEqual(await Promise.all([c.keepAlive(7), c.keepAlive(8), c.keepAlive(9)]), [3000, 3000, 3000]);
+    await assert.rejects(c.keepAlive(99), (e) => e.code === status.NOT_FOUND && /lease 99 not found/.test(e.details));
+    assert.equal(n.count('Lease.KeepAliveStream'), 1, 'one stream for every keepalive');
+    assert.equal(n.count('Lease.KeepAlive'), 0);
+    assert.equal(await d.keepAlive(7), 2000);
+    assert.equal(await d.keepAlive(7), 2000);
+    assert.equal(old.count('Lease.KeepAliveStream'), 1, 'tried once');
+    assert.equal(old.count('Lease.KeepAlive'), 2);
+  } finally {
+    c.close();
+    d.close();
+  }
+});
