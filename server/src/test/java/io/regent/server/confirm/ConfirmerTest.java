@@ -134,17 +134,7 @@ class ConfirmerTest {
   void underTheLeadershipLeaseARequestIsAnsweredWithoutAnEntryAndTheLeaseIsRenewedInItsSecondHalf()
       throws Exception {
     AtomicLong now = new AtomicLong(1);
-    LeadershipLease lease = new LeadershipLease(now::get, new LeadershipLease.Leadership() {
-      @Override
-      public long readyTerm() {
-        return 3;
-      }
-
-      @Override
-      public long currentTerm() {
-        return 3;
-      }
-    }, 1_000, 0.8);
+    LeadershipLease lease = leaderLease(now);
     List<LogEntry> proposed = new CopyOnWriteArrayList<>();
     List<Long> answeredLocally = new CopyOnWriteArrayList<>();
     Confirmer confirmer = new Confirmer(entry -> {
@@ -177,17 +167,7 @@ class ConfirmerTest {
   @Test
   void aLeaseThatLapsesWhileTheStateIsReadGivesNoLocalAnswer() throws Exception {
     AtomicLong now = new AtomicLong(1);
-    LeadershipLease lease = new LeadershipLease(now::get, new LeadershipLease.Leadership() {
-      @Override
-      public long readyTerm() {
-        return 3;
-      }
-
-      @Override
-      public long currentTerm() {
-        return 3;
-      }
-    }, 1_000, 0.8);
+    LeadershipLease lease = leaderLease(now);
     List<LogEntry> proposed = new CopyOnWriteArrayList<>();
     Confirmer confirmer = new Confirmer(entry -> {
       proposed.add(entry.build());
@@ -202,6 +182,21 @@ class ConfirmerTest {
     assertThat(confirmer.confirm(List.of(7L), List.of()).get(5, TimeUnit.SECONDS).getIndex())
         .as("answered by a round, not by the read that outlasted the lease").isEqualTo(2);
     assertThat(proposed).hasSize(2);
+  }
+
+  /** The lease of the ready leader of term 3 on clock {@code now}: 800 ms from each round's start. */
+  private static LeadershipLease leaderLease(AtomicLong now) {
+    return new LeadershipLease(now::get, new LeadershipLease.Leadership() {
+      @Override
+      public long readyTerm() {
+        return 3;
+      }
+
+      @Override
+      public long currentTerm() {
+        return 3;
+      }
+    }, 1_000, 0.8);
   }
 
   /** A follower's lease: never held (it is not the ready leader), so a request asks the leader first. */
