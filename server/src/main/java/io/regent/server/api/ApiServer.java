@@ -88,8 +88,9 @@ public final class ApiServer implements AutoCloseable {
         .intercept(limiter);
     java.util.Arrays.stream(interceptors).forEach(builder::intercept);
     // Last, so outermost: every reply names the leader, the refusals of the limits and permission checks too.
-    builder.intercept(new LeaderHeaders(cluster, sm, System::nanoTime));
-    for (BindableService s : List.of(new LeaseService(proposer, confirmer, reader, grants, cluster::raftLeader),
+    LeaderHeaders leaderHeaders = new LeaderHeaders(cluster, sm, System::nanoTime);
+    builder.intercept(leaderHeaders);
+    for (BindableService s : List.of(new LeaseService(proposer, confirmer, reader, grants, leaderHeaders::named),
         new ElectionService(campaigns, new Observers(reader, sm.hub(), blocking, limits.observeBuffer(),
             limits.maxObservers()), reader, proposer, new CampaignAllCall(proposer, sm.hub(), limits, blocking)),
         new LockService(campaigns, proposer),

@@ -6,8 +6,6 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.regent.api.v1.LeaseKeepAliveRequest;
 import io.regent.api.v1.LeaseKeepAliveResponse;
-import io.regent.server.membership.RaftLeader;
-import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -24,11 +22,12 @@ import java.util.function.Supplier;
  * that completed them), one at a time; the stream is completed once the client has half-closed it and every
  * request read has been answered. A cancelled stream drops the answers still to come.
  *
- * <p>A stream follows the leader: once this node's view of the Raft leader or term differs from the one it had
- * when the stream opened, the next request ends the stream with UNAVAILABLE, whose trailers name the new leader
- * ({@link LeaderHeaders}); the client opens a new stream where its routing now points (docs/api.md,
- * "Leader-aware routing"). Without that, a client whose only traffic is this stream would never hear of a new
- * leader and would renew through a follower's moved questions for good.
+ * <p>A stream follows the leader: once the leader this node's replies name (its id, the term, its published API
+ * address) differs from the one named when the stream opened, the next request ends the stream with
+ * UNAVAILABLE, whose trailers name the leader of now ({@link LeaderHeaders}); the client opens a new stream
+ * where its routing now points (docs/api.md, "Leader-aware routing"). Without that, a client whose only traffic
+ * is this stream would never hear of a new leader, nor of a leader whose address was not yet published when the
+ * stream opened, and would renew through a follower's moved questions for good.
  */
 final class KeepAliveStream implements StreamObserver<LeaseKeepAliveRequest> {
   /** Requests read ahead of their answers (a client with more leases waits for answers to send more). */
@@ -36,8 +35,8 @@ final class KeepAliveStream implements StreamObserver<LeaseKeepAliveRequest> {
 
   private final ServerCallStreamObserver<LeaseKeepAliveResponse> out;
   private final Function<Long, CompletableFuture<LeaseKeepAliveResponse>> keepAlive;
-  private final Supplier<RaftLeader> leader;
-  private final RaftLeader opened;
+  private final Supplier<NamedLeader> leader;
+  private final NamedLeader opened;
   private int unanswered; // guarded by this
   private boolean halfClosed; // guarded by this
   private boolean ended; // guarded by this: completed, failed or cancelled
@@ -46,10 +45,10 @@ final class KeepAliveStream implements StreamObserver<LeaseKeepAliveRequest> {
    * Takes over {@code out} (call before the service method returns: it turns off automatic flow control).
    *
    * @param keepAlive the unary KeepAlive of one lease id: its response, or its failure with the call's status
-   * @param leader this node's view of the Raft leader and term now (null without Raft)
+   * @param leader the leader as this node's replies name it now (null without Raft)
    */
   KeepAliveStream(StreamObserver<LeaseKeepAliveResponse> out,
-                  Function<Long, CompletableFuture<LeaseKeepAliveResponse>> keepAlive, Supplier<RaftLeader> leader) {
+                  Function<Long, CompletableFuture<LeaseKeepAliveResponse>> keepAlive, Supplier<NamedLeader> leader) {
     this.out = (ServerCallStreamObserver<LeaseKeepAliveResponse>) out;
     this.keepAlive = keepAlive;
     this.leader = leader;
@@ -65,16 +64,15 @@ final class KeepAliveStream implements StreamObserver<LeaseKeepAliveRequest> {
 
   @Override
   public void onNext(LeaseKeepAliveRequest req) {
-    RaftLeader now = leader.get();
+    NamedLeader now = leader.get();
     synchronized (this) {
       if (ended) {
         return;
       }
-      if (opened != null && (now == null || now.term() != opened.term()
-          || !Objects.equals(now.leader(), opened.leader()))) {
+      if (opened != null && !opened.equals(now)) {
         ended = true;
-        out.onError(Status.UNAVAILABLE.withDescription("the Raft leader changed since this stream opened (term "
-            + opened.term() + "); open a new one").asRuntimeException());
+        out.onError(Status.UNAVAILABLE.withDescription("the Raft leader changed since this stream opened (it named "
+            + opened + "); open a new one").asRuntimeException());
         return;
       }
       unanswered++;

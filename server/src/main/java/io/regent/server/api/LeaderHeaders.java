@@ -77,6 +77,13 @@ final class LeaderHeaders implements ServerInterceptor {
     }, headers);
   }
 
+  /** What {@link #write} would name now; null when this node has no Raft view. */
+  NamedLeader named() {
+    RaftLeader now = view.raftLeader();
+    return now == null ? null : new NamedLeader(now.leader(), now.term(), now.leader() == null ? null
+        : cached(now).api());
+  }
+
   /** Puts this node's view of the leader into {@code md}; nothing when it has none. */
   void write(Metadata md) {
     RaftLeader now = view.raftLeader();

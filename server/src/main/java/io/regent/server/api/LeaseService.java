@@ -24,7 +24,6 @@ import io.regent.statemachine.proto.LeaseRecord;
 import io.regent.statemachine.proto.LeaseStatus;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.Revoke;
-import io.regent.server.membership.RaftLeader;
 import java.util.List;
 import java.util.function.Supplier;
 import java.util.concurrent.CompletableFuture;
@@ -44,14 +43,14 @@ final class LeaseService extends LeaseGrpc.LeaseImplBase {
   private final Confirmer confirmer;
   private final StateReader reader;
   private final LeaseGrants grants;
-  private final Supplier<RaftLeader> leader;
+  private final Supplier<NamedLeader> leader;
 
   /**
    * @param grants TTL range, {@code --max-ttl}, and the per-connection and node-wide lease limits
-   * @param leader this node's view of the Raft leader and term, for keepalive streams to follow it
+   * @param leader the leader as this node's replies name it, for keepalive streams to follow it
    */
   LeaseService(Proposer proposer, Confirmer confirmer, StateReader reader, LeaseGrants grants,
-               Supplier<RaftLeader> leader) {
+               Supplier<NamedLeader> leader) {
     this.leader = leader;
     this.proposer = proposer;
     this.confirmer = confirmer;

@@ -12,7 +12,6 @@ import io.grpc.stub.StreamObserver;
 import io.regent.api.v1.LeaseGrpc;
 import io.regent.api.v1.LeaseKeepAliveRequest;
 import io.regent.api.v1.LeaseKeepAliveResponse;
-import io.regent.server.membership.RaftLeader;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
@@ -37,7 +36,7 @@ class KeepAliveStreamTest {
   /** The renewals asked for, by lease id, in order; completed by the test. */
   private final Map<Long, CompletableFuture<LeaseKeepAliveResponse>> asked = new ConcurrentHashMap<>();
   private final List<Long> order = new CopyOnWriteArrayList<>();
-  private final AtomicReference<RaftLeader> leader = new AtomicReference<>(new RaftLeader("n1", "n1", 3));
+  private final AtomicReference<NamedLeader> leader = new AtomicReference<>(new NamedLeader("n1", 3, "127.0.0.1:1"));
   private Server server;
   private ManagedChannel channel;
   private final List<LeaseKeepAliveResponse> answers = new CopyOnWriteArrayList<>();
@@ -143,12 +142,30 @@ class KeepAliveStreamTest {
     StreamObserver<LeaseKeepAliveRequest> requests = open();
     requests.onNext(req(7, 1));
     await().atMost(WAIT).until(() -> order.size() == 1);
-    leader.set(new RaftLeader("n1", "n2", 4));
+    leader.set(new NamedLeader("n2", 4, "127.0.0.1:2"));
     requests.onNext(req(7, 2));
 
     Status s = ended.orTimeout(WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS).join();
     assertThat(s.getCode()).isEqualTo(Status.Code.UNAVAILABLE);
     assertThat(s.getDescription()).contains("leader changed");
     assertThat(order).hasSize(1); // the request after the change was not renewed here
+  }
+
+  /**
+   * A stream opened before the leader published its API address told the client no leader to route to; the
+   * address appearing later, in the same term, must end it too, or the client never learns where to go.
+   */
+  @Test
+  void theLeadersAddressAppearingEndsAStreamOpenedWithoutIt() {
+    leader.set(new NamedLeader("n1", 3, null));
+    StreamObserver<LeaseKeepAliveRequest> requests = open();
+    requests.onNext(req(7, 1));
+    await().atMost(WAIT).until(() -> order.size() == 1);
+    leader.set(new NamedLeader("n1", 3, "127.0.0.1:1"));
+    requests.onNext(req(7, 2));
+
+    Status s = ended.orTimeout(WAIT.toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS).join();
+    assertThat(s.getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+    assertThat(order).hasSize(1);
   }
 }
