@@ -10,6 +10,7 @@
 # Regent with `--confirm lease`, and regentnobatch-3/-5: Regent with `--proposal-batch 1`, one entry per
 # operation, the A/B of batching; regentstream-N and regentunary-N: Regent's cluster, the bench renewing leases
 # one at a time through the Java client on its keepalive streams, or as unary calls), WORKLOADS ("campaign,leader-read,campaign4"), CLIENTS ("1,16,64"),
+# TTLS (10s; several, comma-separated: a keepalive ladder, --leases x 3 / TTL renewals per s at each),
 # DURATION (6s) and WARMUP (2s) per point, SETTLE_MIN (180s: every fresh cluster is loaded at least this long
 # first — on 2 cores a new cluster was still getting faster after 60 s) and SETTLE (240s at most), REGENT_JAR.
 # After each target's points, which node led goes into run.log. Stops only the processes it started
@@ -22,6 +23,7 @@ rounds=${ROUNDS:-2}
 targets=${TARGETS:-regent-3 ratis-3 etcd-3}
 workloads=${WORKLOADS:-campaign,leader-read,campaign4}
 clients=${CLIENTS:-1,16,64}
+ttls=${TTLS:-10s}
 duration=${DURATION:-6s}
 warmup=${WARMUP:-2s}
 settle=${SETTLE:-240s}
@@ -64,7 +66,7 @@ for ((r = 1; r <= rounds; r++)); do
     kind=${kind%lease}
     kind=${kind%nobatch}
     java "${opens[@]}" -jar "$jar" bench --target "$kind" --endpoints "$endpoints" --workload "$workloads" \
-      --clients "$clients" --duration "$duration" --warmup "$warmup" --settle "$settle" --settle-min "$settle_min" \
+      --clients "$clients" --ttl "$ttls" --duration "$duration" --warmup "$warmup" --settle "$settle" --settle-min "$settle_min" \
       --pid-dir "$dir" --label "$t-r$r" --quiet -w json >>"$results" 2>>"$work/run.log" || note "bench failed: $t"
     case $kind in
       regent*) note "round $r: $t led by: $(java "${opens[@]}" -jar "$jar" status --endpoints "$endpoints" 2>&1 \

@@ -119,6 +119,7 @@ public final class BenchRun {
       }
       if (keepalive != null) {
         extras.put("leases", (long) c.leases());
+        extras.put("ttl_ms", c.ttlMs());
         extras.put("setup_ms", keepalive.setupMs());
         extras.put("spurious_expiries", keepalive.spurious.get());
         extras.put("lost_leases", keepalive.lost.get());

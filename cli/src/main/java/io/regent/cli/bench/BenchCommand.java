@@ -93,9 +93,11 @@ public final class BenchCommand implements Callable<Integer> {
       description = "rebalance: members before the join, 3..10000 (default: ${DEFAULT-VALUE})")
   int members;
 
-  @Option(names = "--ttl", defaultValue = "10s", converter = DurationConverter.class,
-      description = "TTL of every lease the benchmark grants (default: ${DEFAULT-VALUE})")
-  Duration ttl;
+  @Option(names = "--ttl", defaultValue = "10s", split = ",", converter = DurationConverter.class,
+      paramLabel = "TTL[,TTL...]",
+      description = "TTL of every lease the benchmark grants; several: one point each, so a keepalive ladder "
+          + "renews --leases x 3 / TTL per s at each (default: ${DEFAULT-VALUE})")
+  List<Duration> ttls;
 
   @Option(names = "--pid-dir", paramLabel = "DIR",
       description = "report CPU and resident memory of the processes in DIR/*.pid (a cluster directory)")
@@ -133,23 +135,27 @@ public final class BenchCommand implements Callable<Integer> {
     return spurious[0] ? 1 : 0;
   }
 
-  /** Every point (workload x clients, in that order), validated; usage errors as {@link ParameterException}. */
+  /**
+   * Every point (workload x TTL x clients, in that order), validated; usage errors as {@link ParameterException}.
+   */
   List<BenchRun.Config> points() {
     List<BenchRun.Config> points = new ArrayList<>();
     for (String w : workloads) {
-      for (int n : clientCounts) {
-        points.add(config(w, n));
+      for (Duration ttl : ttls) {
+        for (int n : clientCounts) {
+          points.add(config(w, n, ttl));
+        }
       }
     }
     return points;
   }
 
-  /** The first point (the only one with one workload and one client count). */
+  /** The first point (the only one with one workload, one TTL and one client count). */
   BenchRun.Config config() {
     return points().get(0);
   }
 
-  private BenchRun.Config config(String workload, int clients) {
+  private BenchRun.Config config(String workload, int clients, Duration ttl) {
     if (!List.of("regent", "regentstream", "regentunary", "etcd", "ratis").contains(target)) {
       throw usage("--target must be regent, regentstream, regentunary, etcd or ratis, not '" + target + "'");
     }
@@ -179,6 +185,9 @@ public final class BenchCommand implements Callable<Integer> {
     }
     if (leases < 1) {
       throw usage("--leases must be positive");
+    }
+    if (ttl.toMillis() < 1) {
+      throw usage("--ttl must be at least 1ms");
     }
     return new BenchRun.Config(target, endpointList(), workload, clients, duration, warmup, rate, leases,
         ttl.toMillis(), pidDir, label == null ? target : label, partitions, members);

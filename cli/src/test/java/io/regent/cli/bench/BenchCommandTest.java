@@ -55,6 +55,16 @@ class BenchCommandTest {
   }
 
   @Test
+  void severalTtlsAreAKeepaliveLadderOnePointEach() {
+    BenchCommand cmd = new BenchCommand();
+    new CommandLine(cmd).parseArgs("--workload", "keepalive", "--ttl", "10s,2500ms", "--clients", "16");
+    assertThat(cmd.points()).extracting(BenchRun.Config::ttlMs, BenchRun.Config::clients).containsExactly(
+        tuple(10_000L, 16), tuple(2_500L, 16));
+    assertThatThrownBy(() -> parse("--workload", "keepalive", "--ttl", "0s"))
+        .isInstanceOf(ParameterException.class).hasMessageContaining("--ttl");
+  }
+
+  @Test
   void rebalanceTakesPartitionsAndMembers() {
     BenchRun.Config c = parse("--workload", "rebalance", "--partitions", "500", "--members", "7", "--ttl", "3s");
     assertThat(c.partitions()).isEqualTo(500);
