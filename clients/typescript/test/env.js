@@ -25,8 +25,9 @@ function portFree(port) {
 
 async function freeBasePort() {
   for (let tries = 0; tries < 50; tries++) {
-    const base = 41000 + 200 * Math.floor(Math.random() * 100);
-    const ports = [1, 2, 3, 101, 102, 103].map((i) => base + i);
+    // a node uses base + i, + 100 + i, + 200 + i and + 300 + i (Raft, API, metrics, etcd-compatible)
+    const base = 41000 + 400 * Math.floor(Math.random() * 50);
+    const ports = [0, 100, 200, 300].flatMap((o) => [1, 2, 3].map((i) => base + o + i));
     if ((await Promise.all(ports.map(portFree))).every(Boolean)) return base;
   }
   throw new Error('no free base port between 41000 and 61000');

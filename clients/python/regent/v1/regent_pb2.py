@@ -19,7 +19,7 @@ DESCRIPTOR = _descriptor.FileDescriptor(
   name='regent/v1/regent.proto',
   package='regent.v1',
   syntax='proto3',
-  serialized_pb=_b('\n\x16regent/v1/regent.proto\x12\tregent.v1\"F\n\tLeaderKey\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x0c\x12\r\n\x05token\x18\x03 \x01(\x03\x12\r\n\x05lease\x18\x04 \x01(\x03\"#\n\x11LeaseGrantRequest\x12\x0e\n\x06ttl_ms\x18\x01 \x01(\x03\"0\n\x12LeaseGrantResponse\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x02 \x01(\x03\" \n\x12LeaseRevokeRequest\x12\n\n\x02id\x18\x01 \x01(\x03\"$\n\x13LeaseRevokeResponse\x12\r\n\x05index\x18\x01 \x01(\x03\"0\n\x15LeaseKeepAliveRequest\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0b\n\x03tag\x18\x02 \x01(\x03\"`\n\x16LeaseKeepAliveResponse\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x02 \x01(\x03\x12\x0c\n\x04\x63ode\x18\x03 \x01(\x05\x12\x0f\n\x07message\x18\x04 \x01(\t\x12\x0b\n\x03tag\x18\x05 \x01(\x03\"(\n\x19LeaseKeepAliveManyRequest\x12\x0b\n\x03ids\x18\x01 \x03(\x03\"P\n\x1aLeaseKeepAliveManyResponse\x12\x32\n\x07results\x18\x01 \x03(\x0b\x32!.regent.v1.LeaseKeepAliveResponse\"$\n\x16LeaseTimeToLiveRequest\x12\n\n\x02id\x18\x01 \x01(\x03\"Z\n\x17LeaseTimeToLiveResponse\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x02 \x01(\x03\x12\x14\n\x0cremaining_ms\x18\x03 \x01(\x03\x12\r\n\x05names\x18\x04 \x03(\t\"*\n\x12LeaseLeasesRequest\x12\x14\n\x0cserializable\x18\x01 \x01(\x08\"R\n\x13LeaseLeasesResponse\x12$\n\x06leases\x18\x01 \x03(\x0b\x32\x14.regent.v1.LeaseInfo\x12\x15\n\rapplied_index\x18\x02 \x01(\x03\"6\n\tLeaseInfo\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x02 \x01(\x03\x12\r\n\x05names\x18\x03 \x03(\t\"u\n\x0f\x43\x61mpaignRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05lease\x18\x02 \x01(\x03\x12\r\n\x05value\x18\x03 \x01(\x0c\x12\x0f\n\x07no_wait\x18\x04 \x01(\x08\x12\x15\n\rlock_delay_ms\x18\x05 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x06 \x01(\x03\"X\n\x10\x43\x61mpaignResponse\x12\x0f\n\x07\x65lected\x18\x01 \x01(\x08\x12$\n\x06leader\x18\x02 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\r\n\x05lease\x18\x03 \x01(\x03\"A\n\x12\x43\x61mpaignAllRequest\x12\r\n\x05names\x18\x01 \x03(\t\x12\r\n\x05lease\x18\x02 \x01(\x03\x12\r\n\x05value\x18\x03 \x01(\x0c\"<\n\x13\x43\x61mpaignAllResponse\x12%\n\x07leaders\x18\x01 \x03(\x0b\x32\x14.regent.v1.LeaderKey\"F\n\x0fProclaimRequest\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\r\n\x05value\x18\x02 \x01(\x0c\"8\n\x10ProclaimResponse\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\"K\n\rResignRequest\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\x14\n\x0crevoke_lease\x18\x02 \x01(\x08\"\x1f\n\x0eResignResponse\x12\r\n\x05index\x18\x01 \x01(\x03\"3\n\rLeaderRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x14\n\x0cserializable\x18\x02 \x01(\x08\"M\n\x0eLeaderResponse\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\x15\n\rapplied_index\x18\x02 \x01(\x03\"9\n\x11\x46reshTokenRequest\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\":\n\x12\x46reshTokenResponse\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\"3\n\x0eObserveRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x61\x66ter_index\x18\x02 \x01(\x03\"\x85\x02\n\x0fObserveResponse\x12-\n\x04kind\x18\x01 \x01(\x0e\x32\x1f.regent.v1.ObserveResponse.Kind\x12\x0c\n\x04name\x18\x02 \x01(\t\x12$\n\x06leader\x18\x03 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\r\n\x05index\x18\x04 \x01(\x03\x12\x11\n\tcompacted\x18\x05 \x01(\x08\"m\n\x04Kind\x12\x0b\n\x07\x43URRENT\x10\x00\x12\x0b\n\x07\x45LECTED\x10\x01\x12\x0e\n\nPROCLAIMED\x10\x02\x12\x0c\n\x08RESIGNED\x10\x03\x12\x0b\n\x07\x45XPIRED\x10\x04\x12\x0b\n\x07REVOKED\x10\x05\x12\x13\n\x0fTOKEN_REFRESHED\x10\x06\"`\n\x0bLockRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05lease\x18\x02 \x01(\x03\x12\r\n\x05owner\x18\x03 \x01(\x0c\x12\x15\n\rlock_delay_ms\x18\x04 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x05 \x01(\x03\"@\n\x0cLockResponse\x12!\n\x03key\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\r\n\x05lease\x18\x02 \x01(\x03\"H\n\rUnlockRequest\x12!\n\x03key\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\x14\n\x0crevoke_lease\x18\x02 \x01(\x08\"\x1f\n\x0eUnlockResponse\x12\r\n\x05index\x18\x01 \x01(\x03\"%\n\rStatusRequest\x12\x14\n\x0cserializable\x18\x01 \x01(\x08\"\x80\x01\n\x06Member\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07\x61\x64\x64ress\x18\x02 \x01(\t\x12\x13\n\x0b\x61pi_address\x18\x03 \x01(\t\x12$\n\x04role\x18\x04 \x01(\x0e\x32\x16.regent.v1.Member.Role\"\x1e\n\x04Role\x12\t\n\x05VOTER\x10\x00\x12\x0b\n\x07LEARNER\x10\x01\"\xd8\x01\n\x0eStatusResponse\x12\x0c\n\x04node\x18\x01 \x01(\t\x12\x0e\n\x06leader\x18\x02 \x01(\t\x12\x0c\n\x04term\x18\x03 \x01(\x03\x12\x14\n\x0c\x63ommit_index\x18\x04 \x01(\x03\x12\x15\n\rapplied_index\x18\x05 \x01(\x03\x12\"\n\x07members\x18\x06 \x03(\x0b\x32\x11.regent.v1.Member\x12\x0c\n\x04role\x18\x07 \x01(\t\x12\x0f\n\x07version\x18\x08 \x01(\t\x12\x15\n\rdb_size_bytes\x18\t \x01(\x03\x12\x13\n\x0b\x63onsole_url\x18\n \x01(\t\"\x13\n\x11MemberListRequest\"H\n\x12MemberListResponse\x12\"\n\x07members\x18\x01 \x03(\x0b\x32\x11.regent.v1.Member\x12\x0e\n\x06leader\x18\x02 \x01(\t\"I\n\x10MemberAddRequest\x12\n\n\x02id\x18\x01 \x01(\t\x12\x14\n\x0craft_address\x18\x02 \x01(\t\x12\x13\n\x0b\x61pi_address\x18\x03 \x01(\t\"7\n\x11MemberAddResponse\x12\"\n\x07members\x18\x01 \x03(\x0b\x32\x11.regent.v1.Member\"\"\n\x14MemberPromoteRequest\x12\n\n\x02id\x18\x01 \x01(\t\";\n\x15MemberPromoteResponse\x12\"\n\x07members\x18\x01 \x03(\x0b\x32\x11.regent.v1.Member\"!\n\x13MemberRemoveRequest\x12\n\n\x02id\x18\x01 \x01(\t\":\n\x14MemberRemoveResponse\x12\"\n\x07members\x18\x01 \x03(\x0b\x32\x11.regent.v1.Member\"\'\n\x19TransferLeadershipRequest\x12\n\n\x02to\x18\x01 \x01(\t\",\n\x1aTransferLeadershipResponse\x12\x0e\n\x06leader\x18\x01 \x01(\t\"Y\n\x13LedgerAppendRequest\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\x03\x12\r\n\x05\x65ntry\x18\x03 \x01(\x0c\x12\x17\n\x0fidempotency_key\x18\x04 \x01(\t\":\n\x14LedgerAppendResponse\x12\x10\n\x08position\x18\x01 \x01(\x03\x12\x10\n\x08replayed\x18\x02 \x01(\x08\" \n\x11LedgerReadRequest\x12\x0b\n\x03key\x18\x01 \x01(\t\"=\n\x0bLedgerEntry\x12\x10\n\x08position\x18\x01 \x01(\x03\x12\r\n\x05token\x18\x02 \x01(\x03\x12\r\n\x05\x65ntry\x18\x03 \x01(\x0c\"=\n\x12LedgerReadResponse\x12\'\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x16.regent.v1.LedgerEntry\"\x11\n\x0fSnapshotRequest\"Y\n\rSnapshotChunk\x12\x0c\n\x04\x64\x61ta\x18\x01 \x01(\x0c\x12\x15\n\rapplied_index\x18\x02 \x01(\x03\x12\x13\n\x0btotal_bytes\x18\x03 \x01(\x03\x12\x0e\n\x06sha256\x18\x04 \x01(\x0c\x32\xc0\x04\n\x05Lease\x12\x44\n\x05Grant\x12\x1c.regent.v1.LeaseGrantRequest\x1a\x1d.regent.v1.LeaseGrantResponse\x12G\n\x06Revoke\x12\x1d.regent.v1.LeaseRevokeRequest\x1a\x1e.regent.v1.LeaseRevokeResponse\x12P\n\tKeepAlive\x12 .regent.v1.LeaseKeepAliveRequest\x1a!.regent.v1.LeaseKeepAliveResponse\x12\\\n\rKeepAliveMany\x12$.regent.v1.LeaseKeepAliveManyRequest\x1a%.regent.v1.LeaseKeepAliveManyResponse\x12Z\n\x0fKeepAliveStream\x12 .regent.v1.LeaseKeepAliveRequest\x1a!.regent.v1.LeaseKeepAliveResponse(\x01\x30\x01\x12S\n\nTimeToLive\x12!.regent.v1.LeaseTimeToLiveRequest\x1a\".regent.v1.LeaseTimeToLiveResponse\x12G\n\x06Leases\x12\x1d.regent.v1.LeaseLeasesRequest\x1a\x1e.regent.v1.LeaseLeasesResponse2\xef\x03\n\x08\x45lection\x12\x43\n\x08\x43\x61mpaign\x12\x1a.regent.v1.CampaignRequest\x1a\x1b.regent.v1.CampaignResponse\x12\x43\n\x08Proclaim\x12\x1a.regent.v1.ProclaimRequest\x1a\x1b.regent.v1.ProclaimResponse\x12=\n\x06Resign\x12\x18.regent.v1.ResignRequest\x1a\x19.regent.v1.ResignResponse\x12=\n\x06Leader\x12\x18.regent.v1.LeaderRequest\x1a\x19.regent.v1.LeaderResponse\x12\x42\n\x07Observe\x12\x19.regent.v1.ObserveRequest\x1a\x1a.regent.v1.ObserveResponse0\x01\x12I\n\nFreshToken\x12\x1c.regent.v1.FreshTokenRequest\x1a\x1d.regent.v1.FreshTokenResponse\x12L\n\x0b\x43\x61mpaignAll\x12\x1d.regent.v1.CampaignAllRequest\x1a\x1e.regent.v1.CampaignAllResponse2~\n\x04Lock\x12\x37\n\x04Lock\x12\x16.regent.v1.LockRequest\x1a\x17.regent.v1.LockResponse\x12=\n\x06Unlock\x12\x18.regent.v1.UnlockRequest\x1a\x19.regent.v1.UnlockResponse2\xe3\x03\n\x07\x43luster\x12=\n\x06Status\x12\x18.regent.v1.StatusRequest\x1a\x19.regent.v1.StatusResponse\x12I\n\nMemberList\x12\x1c.regent.v1.MemberListRequest\x1a\x1d.regent.v1.MemberListResponse\x12\x46\n\tMemberAdd\x12\x1b.regent.v1.MemberAddRequest\x1a\x1c.regent.v1.MemberAddResponse\x12R\n\rMemberPromote\x12\x1f.regent.v1.MemberPromoteRequest\x1a .regent.v1.MemberPromoteResponse\x12O\n\x0cMemberRemove\x12\x1e.regent.v1.MemberRemoveRequest\x1a\x1f.regent.v1.MemberRemoveResponse\x12\x61\n\x12TransferLeadership\x12$.regent.v1.TransferLeadershipRequest\x1a%.regent.v1.TransferLeadershipResponse2\x98\x01\n\x06Ledger\x12I\n\x06\x41ppend\x12\x1e.regent.v1.LedgerAppendRequest\x1a\x1f.regent.v1.LedgerAppendResponse\x12\x43\n\x04Read\x12\x1c.regent.v1.LedgerReadRequest\x1a\x1d.regent.v1.LedgerReadResponse2Q\n\x0bMaintenance\x12\x42\n\x08Snapshot\x12\x1a.regent.v1.SnapshotRequest\x1a\x18.regent.v1.SnapshotChunk0\x01\x42\x36\n\x10io.regent.api.v1P\x01Z regent.io/api/regent/v1;regentv1b\x06proto3')
+  serialized_pb=_b('\n\x16regent/v1/regent.proto\x12\tregent.v1\"F\n\tLeaderKey\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x0c\x12\r\n\x05token\x18\x03 \x01(\x03\x12\r\n\x05lease\x18\x04 \x01(\x03\"#\n\x11LeaseGrantRequest\x12\x0e\n\x06ttl_ms\x18\x01 \x01(\x03\"0\n\x12LeaseGrantResponse\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x02 \x01(\x03\" \n\x12LeaseRevokeRequest\x12\n\n\x02id\x18\x01 \x01(\x03\"$\n\x13LeaseRevokeResponse\x12\r\n\x05index\x18\x01 \x01(\x03\"0\n\x15LeaseKeepAliveRequest\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0b\n\x03tag\x18\x02 \x01(\x03\"`\n\x16LeaseKeepAliveResponse\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x02 \x01(\x03\x12\x0c\n\x04\x63ode\x18\x03 \x01(\x05\x12\x0f\n\x07message\x18\x04 \x01(\t\x12\x0b\n\x03tag\x18\x05 \x01(\x03\"(\n\x19LeaseKeepAliveManyRequest\x12\x0b\n\x03ids\x18\x01 \x03(\x03\"P\n\x1aLeaseKeepAliveManyResponse\x12\x32\n\x07results\x18\x01 \x03(\x0b\x32!.regent.v1.LeaseKeepAliveResponse\"$\n\x16LeaseTimeToLiveRequest\x12\n\n\x02id\x18\x01 \x01(\x03\"Z\n\x17LeaseTimeToLiveResponse\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x02 \x01(\x03\x12\x14\n\x0cremaining_ms\x18\x03 \x01(\x03\x12\r\n\x05names\x18\x04 \x03(\t\"*\n\x12LeaseLeasesRequest\x12\x14\n\x0cserializable\x18\x01 \x01(\x08\"R\n\x13LeaseLeasesResponse\x12$\n\x06leases\x18\x01 \x03(\x0b\x32\x14.regent.v1.LeaseInfo\x12\x15\n\rapplied_index\x18\x02 \x01(\x03\"6\n\tLeaseInfo\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x02 \x01(\x03\x12\r\n\x05names\x18\x03 \x03(\t\"u\n\x0f\x43\x61mpaignRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05lease\x18\x02 \x01(\x03\x12\r\n\x05value\x18\x03 \x01(\x0c\x12\x0f\n\x07no_wait\x18\x04 \x01(\x08\x12\x15\n\rlock_delay_ms\x18\x05 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x06 \x01(\x03\"X\n\x10\x43\x61mpaignResponse\x12\x0f\n\x07\x65lected\x18\x01 \x01(\x08\x12$\n\x06leader\x18\x02 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\r\n\x05lease\x18\x03 \x01(\x03\"A\n\x12\x43\x61mpaignAllRequest\x12\r\n\x05names\x18\x01 \x03(\t\x12\r\n\x05lease\x18\x02 \x01(\x03\x12\r\n\x05value\x18\x03 \x01(\x0c\"<\n\x13\x43\x61mpaignAllResponse\x12%\n\x07leaders\x18\x01 \x03(\x0b\x32\x14.regent.v1.LeaderKey\"F\n\x0fProclaimRequest\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\r\n\x05value\x18\x02 \x01(\x0c\"8\n\x10ProclaimResponse\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\"K\n\rResignRequest\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\x14\n\x0crevoke_lease\x18\x02 \x01(\x08\"\x1f\n\x0eResignResponse\x12\r\n\x05index\x18\x01 \x01(\x03\"3\n\rLeaderRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x14\n\x0cserializable\x18\x02 \x01(\x08\"M\n\x0eLeaderResponse\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\x15\n\rapplied_index\x18\x02 \x01(\x03\"9\n\x11\x46reshTokenRequest\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\":\n\x12\x46reshTokenResponse\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\"3\n\x0eObserveRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x61\x66ter_index\x18\x02 \x01(\x03\"\x85\x02\n\x0fObserveResponse\x12-\n\x04kind\x18\x01 \x01(\x0e\x32\x1f.regent.v1.ObserveResponse.Kind\x12\x0c\n\x04name\x18\x02 \x01(\t\x12$\n\x06leader\x18\x03 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\r\n\x05index\x18\x04 \x01(\x03\x12\x11\n\tcompacted\x18\x05 \x01(\x08\"m\n\x04Kind\x12\x0b\n\x07\x43URRENT\x10\x00\x12\x0b\n\x07\x45LECTED\x10\x01\x12\x0e\n\nPROCLAIMED\x10\x02\x12\x0c\n\x08RESIGNED\x10\x03\x12\x0b\n\x07\x45XPIRED\x10\x04\x12\x0b\n\x07REVOKED\x10\x05\x12\x13\n\x0fTOKEN_REFRESHED\x10\x06\"`\n\x0bLockRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05lease\x18\x02 \x01(\x03\x12\r\n\x05owner\x18\x03 \x01(\x0c\x12\x15\n\rlock_delay_ms\x18\x04 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x05 \x01(\x03\"@\n\x0cLockResponse\x12!\n\x03key\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\r\n\x05lease\x18\x02 \x01(\x03\"H\n\rUnlockRequest\x12!\n\x03key\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\x14\n\x0crevoke_lease\x18\x02 \x01(\x08\"\x1f\n\x0eUnlockResponse\x12\r\n\x05index\x18\x01 \x01(\x03\"%\n\rStatusRequest\x12\x14\n\x0cserializable\x18\x01 \x01(\x08\"\x80\x01\n\x06Member\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07\x61\x64\x64ress\x18\x02 \x01(\t\x12\x13\n\x0b\x61pi_address\x18\x03 \x01(\t\x12$\n\x04role\x18\x04 \x01(\x0e\x32\x16.regent.v1.Member.Role\"\x1e\n\x04Role\x12\t\n\x05VOTER\x10\x00\x12\x0b\n\x07LEARNER\x10\x01\"\xee\x01\n\x0eStatusResponse\x12\x0c\n\x04node\x18\x01 \x01(\t\x12\x0e\n\x06leader\x18\x02 \x01(\t\x12\x0c\n\x04term\x18\x03 \x01(\x03\x12\x14\n\x0c\x63ommit_index\x18\x04 \x01(\x03\x12\x15\n\rapplied_index\x18\x05 \x01(\x03\x12\"\n\x07members\x18\x06 \x03(\x0b\x32\x11.regent.v1.Member\x12\x0c\n\x04role\x18\x07 \x01(\t\x12\x0f\n\x07version\x18\x08 \x01(\t\x12\x15\n\rdb_size_bytes\x18\t \x01(\x03\x12\x13\n\x0b\x63onsole_url\x18\n \x01(\t\x12\x14\n\x0c\x65tcd_address\x18\x0b \x01(\t\"\x13\n\x11MemberListRequest\"H\n\x12MemberListResponse\x12\"\n\x07members\x18\x01 \x03(\x0b\x32\x11.regent.v1.Member\x12\x0e\n\x06leader\x18\x02 \x01(\t\"I\n\x10MemberAddRequest\x12\n\n\x02id\x18\x01 \x01(\t\x12\x14\n\x0craft_address\x18\x02 \x01(\t\x12\x13\n\x0b\x61pi_address\x18\x03 \x01(\t\"7\n\x11MemberAddResponse\x12\"\n\x07members\x18\x01 \x03(\x0b\x32\x11.regent.v1.Member\"\"\n\x14MemberPromoteRequest\x12\n\n\x02id\x18\x01 \x01(\t\";\n\x15MemberPromoteResponse\x12\"\n\x07members\x18\x01 \x03(\x0b\x32\x11.regent.v1.Member\"!\n\x13MemberRemoveRequest\x12\n\n\x02id\x18\x01 \x01(\t\":\n\x14MemberRemoveResponse\x12\"\n\x07members\x18\x01 \x03(\x0b\x32\x11.regent.v1.Member\"\'\n\x19TransferLeadershipRequest\x12\n\n\x02to\x18\x01 \x01(\t\",\n\x1aTransferLeadershipResponse\x12\x0e\n\x06leader\x18\x01 \x01(\t\"Y\n\x13LedgerAppendRequest\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\x03\x12\r\n\x05\x65ntry\x18\x03 \x01(\x0c\x12\x17\n\x0fidempotency_key\x18\x04 \x01(\t\":\n\x14LedgerAppendResponse\x12\x10\n\x08position\x18\x01 \x01(\x03\x12\x10\n\x08replayed\x18\x02 \x01(\x08\" \n\x11LedgerReadRequest\x12\x0b\n\x03key\x18\x01 \x01(\t\"=\n\x0bLedgerEntry\x12\x10\n\x08position\x18\x01 \x01(\x03\x12\r\n\x05token\x18\x02 \x01(\x03\x12\r\n\x05\x65ntry\x18\x03 \x01(\x0c\"=\n\x12LedgerReadResponse\x12\'\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x16.regent.v1.LedgerEntry\"\x11\n\x0fSnapshotRequest\"Y\n\rSnapshotChunk\x12\x0c\n\x04\x64\x61ta\x18\x01 \x01(\x0c\x12\x15\n\rapplied_index\x18\x02 \x01(\x03\x12\x13\n\x0btotal_bytes\x18\x03 \x01(\x03\x12\x0e\n\x06sha256\x18\x04 \x01(\x0c\x32\xc0\x04\n\x05Lease\x12\x44\n\x05Grant\x12\x1c.regent.v1.LeaseGrantRequest\x1a\x1d.regent.v1.LeaseGrantResponse\x12G\n\x06Revoke\x12\x1d.regent.v1.LeaseRevokeRequest\x1a\x1e.regent.v1.LeaseRevokeResponse\x12P\n\tKeepAlive\x12 .regent.v1.LeaseKeepAliveRequest\x1a!.regent.v1.LeaseKeepAliveResponse\x12\\\n\rKeepAliveMany\x12$.regent.v1.LeaseKeepAliveManyRequest\x1a%.regent.v1.LeaseKeepAliveManyResponse\x12Z\n\x0fKeepAliveStream\x12 .regent.v1.LeaseKeepAliveRequest\x1a!.regent.v1.LeaseKeepAliveResponse(\x01\x30\x01\x12S\n\nTimeToLive\x12!.regent.v1.LeaseTimeToLiveRequest\x1a\".regent.v1.LeaseTimeToLiveResponse\x12G\n\x06Leases\x12\x1d.regent.v1.LeaseLeasesRequest\x1a\x1e.regent.v1.LeaseLeasesResponse2\xef\x03\n\x08\x45lection\x12\x43\n\x08\x43\x61mpaign\x12\x1a.regent.v1.CampaignRequest\x1a\x1b.regent.v1.CampaignResponse\x12\x43\n\x08Proclaim\x12\x1a.regent.v1.ProclaimRequest\x1a\x1b.regent.v1.ProclaimResponse\x12=\n\x06Resign\x12\x18.regent.v1.ResignRequest\x1a\x19.regent.v1.ResignResponse\x12=\n\x06Leader\x12\x18.regent.v1.LeaderRequest\x1a\x19.regent.v1.LeaderResponse\x12\x42\n\x07Observe\x12\x19.regent.v1.ObserveRequest\x1a\x1a.regent.v1.ObserveResponse0\x01\x12I\n\nFreshToken\x12\x1c.regent.v1.FreshTokenRequest\x1a\x1d.regent.v1.FreshTokenResponse\x12L\n\x0b\x43\x61mpaignAll\x12\x1d.regent.v1.CampaignAllRequest\x1a\x1e.regent.v1.CampaignAllResponse2~\n\x04Lock\x12\x37\n\x04Lock\x12\x16.regent.v1.LockRequest\x1a\x17.regent.v1.LockResponse\x12=\n\x06Unlock\x12\x18.regent.v1.UnlockRequest\x1a\x19.regent.v1.UnlockResponse2\xe3\x03\n\x07\x43luster\x12=\n\x06Status\x12\x18.regent.v1.StatusRequest\x1a\x19.regent.v1.StatusResponse\x12I\n\nMemberList\x12\x1c.regent.v1.MemberListRequest\x1a\x1d.regent.v1.MemberListResponse\x12\x46\n\tMemberAdd\x12\x1b.regent.v1.MemberAddRequest\x1a\x1c.regent.v1.MemberAddResponse\x12R\n\rMemberPromote\x12\x1f.regent.v1.MemberPromoteRequest\x1a .regent.v1.MemberPromoteResponse\x12O\n\x0cMemberRemove\x12\x1e.regent.v1.MemberRemoveRequest\x1a\x1f.regent.v1.MemberRemoveResponse\x12\x61\n\x12TransferLeadership\x12$.regent.v1.TransferLeadershipRequest\x1a%.regent.v1.TransferLeadershipResponse2\x98\x01\n\x06Ledger\x12I\n\x06\x41ppend\x12\x1e.regent.v1.LedgerAppendRequest\x1a\x1f.regent.v1.LedgerAppendResponse\x12\x43\n\x04Read\x12\x1c.regent.v1.LedgerReadRequest\x1a\x1d.regent.v1.LedgerReadResponse2Q\n\x0bMaintenance\x12\x42\n\x08Snapshot\x12\x1a.regent.v1.SnapshotRequest\x1a\x18.regent.v1.SnapshotChunk0\x01\x42\x36\n\x10io.regent.api.v1P\x01Z regent.io/api/regent/v1;regentv1b\x06proto3')
 )
 
 
@@ -1516,6 +1516,13 @@ _STATUSRESPONSE = _descriptor.Descriptor(
       message_type=None, enum_type=None, containing_type=None,
       is_extension=False, extension_scope=None,
       options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='etcd_address', full_name='regent.v1.StatusResponse.etcd_address', index=10,
+      number=11, type=9, cpp_type=9, label=1,
+      has_default_value=False, default_value=_b("").decode('utf-8'),
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
   ],
   extensions=[
   ],
@@ -1529,7 +1536,7 @@ _STATUSRESPONSE = _descriptor.Descriptor(
   oneofs=[
   ],
   serialized_start=2442,
-  serialized_end=2658,
+  serialized_end=2680,
 )
 
 
@@ -1552,8 +1559,8 @@ _MEMBERLISTREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2660,
-  serialized_end=2679,
+  serialized_start=2682,
+  serialized_end=2701,
 )
 
 
@@ -1590,8 +1597,8 @@ _MEMBERLISTRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2681,
-  serialized_end=2753,
+  serialized_start=2703,
+  serialized_end=2775,
 )
 
 
@@ -1635,8 +1642,8 @@ _MEMBERADDREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2755,
-  serialized_end=2828,
+  serialized_start=2777,
+  serialized_end=2850,
 )
 
 
@@ -1666,8 +1673,8 @@ _MEMBERADDRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2830,
-  serialized_end=2885,
+  serialized_start=2852,
+  serialized_end=2907,
 )
 
 
@@ -1697,8 +1704,8 @@ _MEMBERPROMOTEREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2887,
-  serialized_end=2921,
+  serialized_start=2909,
+  serialized_end=2943,
 )
 
 
@@ -1728,8 +1735,8 @@ _MEMBERPROMOTERESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2923,
-  serialized_end=2982,
+  serialized_start=2945,
+  serialized_end=3004,
 )
 
 
@@ -1759,8 +1766,8 @@ _MEMBERREMOVEREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2984,
-  serialized_end=3017,
+  serialized_start=3006,
+  serialized_end=3039,
 )
 
 
@@ -1790,8 +1797,8 @@ _MEMBERREMOVERESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3019,
-  serialized_end=3077,
+  serialized_start=3041,
+  serialized_end=3099,
 )
 
 
@@ -1821,8 +1828,8 @@ _TRANSFERLEADERSHIPREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3079,
-  serialized_end=3118,
+  serialized_start=3101,
+  serialized_end=3140,
 )
 
 
@@ -1852,8 +1859,8 @@ _TRANSFERLEADERSHIPRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3120,
-  serialized_end=3164,
+  serialized_start=3142,
+  serialized_end=3186,
 )
 
 
@@ -1904,8 +1911,8 @@ _LEDGERAPPENDREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3166,
-  serialized_end=3255,
+  serialized_start=3188,
+  serialized_end=3277,
 )
 
 
@@ -1942,8 +1949,8 @@ _LEDGERAPPENDRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3257,
-  serialized_end=3315,
+  serialized_start=3279,
+  serialized_end=3337,
 )
 
 
@@ -1973,8 +1980,8 @@ _LEDGERREADREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3317,
-  serialized_end=3349,
+  serialized_start=3339,
+  serialized_end=3371,
 )
 
 
@@ -2018,8 +2025,8 @@ _LEDGERENTRY = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3351,
-  serialized_end=3412,
+  serialized_start=3373,
+  serialized_end=3434,
 )
 
 
@@ -2049,8 +2056,8 @@ _LEDGERREADRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3414,
-  serialized_end=3475,
+  serialized_start=3436,
+  serialized_end=3497,
 )
 
 
@@ -2073,8 +2080,8 @@ _SNAPSHOTREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3477,
-  serialized_end=3494,
+  serialized_start=3499,
+  serialized_end=3516,
 )
 
 
@@ -2125,8 +2132,8 @@ _SNAPSHOTCHUNK = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3496,
-  serialized_end=3585,
+  serialized_start=3518,
+  serialized_end=3607,
 )
 
 _LEASEKEEPALIVEMANYRESPONSE.fields_by_name['results'].message_type = _LEASEKEEPALIVERESPONSE
@@ -2580,8 +2587,8 @@ _LEASE = _descriptor.ServiceDescriptor(
   file=DESCRIPTOR,
   index=0,
   options=None,
-  serialized_start=3588,
-  serialized_end=4164,
+  serialized_start=3610,
+  serialized_end=4186,
   methods=[
   _descriptor.MethodDescriptor(
     name='Grant',
@@ -2658,8 +2665,8 @@ _ELECTION = _descriptor.ServiceDescriptor(
   file=DESCRIPTOR,
   index=1,
   options=None,
-  serialized_start=4167,
-  serialized_end=4662,
+  serialized_start=4189,
+  serialized_end=4684,
   methods=[
   _descriptor.MethodDescriptor(
     name='Campaign',
@@ -2736,8 +2743,8 @@ _LOCK = _descriptor.ServiceDescriptor(
   file=DESCRIPTOR,
   index=2,
   options=None,
-  serialized_start=4664,
-  serialized_end=4790,
+  serialized_start=4686,
+  serialized_end=4812,
   methods=[
   _descriptor.MethodDescriptor(
     name='Lock',
@@ -2769,8 +2776,8 @@ _CLUSTER = _descriptor.ServiceDescriptor(
   file=DESCRIPTOR,
   index=3,
   options=None,
-  serialized_start=4793,
-  serialized_end=5276,
+  serialized_start=4815,
+  serialized_end=5298,
   methods=[
   _descriptor.MethodDescriptor(
     name='Status',
@@ -2838,8 +2845,8 @@ _LEDGER = _descriptor.ServiceDescriptor(
   file=DESCRIPTOR,
   index=4,
   options=None,
-  serialized_start=5279,
-  serialized_end=5431,
+  serialized_start=5301,
+  serialized_end=5453,
   methods=[
   _descriptor.MethodDescriptor(
     name='Append',
@@ -2871,8 +2878,8 @@ _MAINTENANCE = _descriptor.ServiceDescriptor(
   file=DESCRIPTOR,
   index=5,
   options=None,
-  serialized_start=5433,
-  serialized_end=5514,
+  serialized_start=5455,
+  serialized_end=5536,
   methods=[
   _descriptor.MethodDescriptor(
     name='Snapshot',

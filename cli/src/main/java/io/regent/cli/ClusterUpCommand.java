@@ -18,14 +18,17 @@ import picocli.CommandLine.Spec;
 @Command(name = "up", mixinStandardHelpOptions = true,
     description = {"Starts a local cluster of `regent server` processes and waits until it has a Raft leader; "
         + "prints the API endpoints.",
-        "Node n<i> uses Raft port P+i, API port P+100+i and metrics port P+200+i; its data, log and pid are "
-            + "DIR/n<i>, DIR/n<i>.log and DIR/n<i>.pid. DIR/endpoints lists the endpoints, DIR/metrics the "
-            + "metrics URLs (one per line), DIR/console-url the first node's web console (not with --tls: "
-            + "nodes that require client certificates serve no console). Run again on the same DIR to restart "
+        "Node n<i> uses Raft port P+i, API port P+100+i, metrics port P+200+i and etcd-compatible port P+300+i; "
+            + "its data, log and pid are DIR/n<i>, DIR/n<i>.log and DIR/n<i>.pid. DIR/endpoints lists the endpoints, "
+            + "DIR/metrics the metrics URLs (one per line), DIR/console-url the first node's web console, "
+            + "DIR/etcd-endpoints the etcd-compatible endpoints, comma-separated (not with --tls: nodes that require "
+            + "client certificates serve no console and no etcd port). Run again on the same DIR to restart "
             + "the same nodes on their data."})
 public final class ClusterUpCommand implements Callable<Integer> {
   /** File of the cluster directory naming the first node's console URL, one line. */
   static final String CONSOLE_URL_FILE = "console-url";
+  /** File of the cluster directory listing the etcd-compatible endpoints, comma-separated (etcdctl's form). */
+  static final String ETCD_ENDPOINTS_FILE = "etcd-endpoints";
 
   /** How long `up` waits for a Raft leader. */
   static final long LEADER_TIMEOUT_MS = 90_000;
@@ -148,8 +151,12 @@ public final class ClusterUpCommand implements Callable<Integer> {
     // The nodes serve the console unless they require client certificates (docs/security.md): a TLS cluster has none.
     java.nio.file.Path consoleFile = cluster.dir().resolve(CONSOLE_URL_FILE);
     java.nio.file.Files.deleteIfExists(consoleFile);
+    java.nio.file.Path etcdFile = cluster.dir().resolve(ETCD_ENDPOINTS_FILE);
+    java.nio.file.Files.deleteIfExists(etcdFile);
     if (cluster.tls() == null) {
       java.nio.file.Files.writeString(consoleFile, consoleUrl(cluster.nodes().get(0)) + "\n");
+      java.nio.file.Files.writeString(etcdFile, String.join(",", cluster.nodes().stream()
+          .map(ProcessCluster.Node::etcdAddress).toList()) + "\n");
     }
     List<ChildProcess> started = new ArrayList<>();
     try {
@@ -172,6 +179,8 @@ public final class ClusterUpCommand implements Callable<Integer> {
           + status.getTerm());
       if (cluster.tls() == null) {
         err.println("console " + consoleUrl(cluster.nodes().get(0)) + " (also in " + consoleFile + ")");
+        err.println("etcd-compatible endpoints " + String.join(",", cluster.nodes().stream()
+            .map(ProcessCluster.Node::etcdAddress).toList()) + " (also in " + etcdFile + ")");
       }
       err.flush();
       return new Up(cluster, status, millis);

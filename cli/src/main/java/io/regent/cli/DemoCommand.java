@@ -111,11 +111,13 @@ public final class DemoCommand implements Callable<Integer> {
     }
   }
 
-  /** First base port from 27000 (in steps of 200) whose six ports are free. */
+  /** First base port from 27000 (in steps of 400) whose twelve ports of a 3-node cluster are free. */
   static int freeBasePort() {
-    for (int base = 27_000; base < 40_000; base += 200) {
+    // a node uses base + i, + 100 + i, + 200 + i and + 300 + i (Raft, API, metrics, etcd-compatible)
+    for (int base = 27_000; base < 40_000; base += 400) {
       final int b = base;
-      if (Stream.of(1, 2, 3, 101, 102, 103).allMatch(i -> ProcessCluster.portFree(b + i))) {
+      if (Stream.of(1, 2, 3, 101, 102, 103, 201, 202, 203, 301, 302, 303)
+          .allMatch(i -> ProcessCluster.portFree(b + i))) {
         return base;
       }
     }

@@ -61,7 +61,8 @@ public final class Format {
       return Json.obj().put("node", s.getNode()).put("role", s.getRole()).put("leader", leader)
           .put("term", s.getTerm()).put("commit_index", s.getCommitIndex())
           .put("applied_index", s.getAppliedIndex()).put("members", members)
-          .put("console_url", s.getConsoleUrl().isEmpty() ? null : s.getConsoleUrl()).toString();
+          .put("console_url", s.getConsoleUrl().isEmpty() ? null : s.getConsoleUrl())
+          .put("etcd_address", s.getEtcdAddress().isEmpty() ? null : s.getEtcdAddress()).toString();
     }
     StringBuilder members = new StringBuilder();
     for (Member m : s.getMembersList()) {
@@ -75,7 +76,8 @@ public final class Format {
         "commit   " + s.getCommitIndex(),
         "applied  " + s.getAppliedIndex(),
         "members  " + members) + (s.getConsoleUrl().isEmpty() ? ""
-        : System.lineSeparator() + "console  " + s.getConsoleUrl());
+        : System.lineSeparator() + "console  " + s.getConsoleUrl()) + (s.getEtcdAddress().isEmpty() ? ""
+        : System.lineSeparator() + "etcd     " + s.getEtcdAddress());
   }
 
   /**

@@ -47,6 +47,15 @@ final class ProcessCluster {
     int metricsPort() {
       return apiPort + 100;
     }
+
+    /** Port of the node's etcd-compatible services: its API port + 200 (base + 300 + i); plaintext nodes only. */
+    int etcdPort() {
+      return apiPort + 200;
+    }
+
+    String etcdAddress() {
+      return HOST + ":" + etcdPort();
+    }
   }
 
   private final Path dir;
@@ -222,6 +231,9 @@ final class ProcessCluster {
     List<String> cmd = new ArrayList<>(Launcher.javaCommand(Launcher.SERVER_JVM));
     cmd.addAll(List.of("server", "--id", n.id(), "--peers", peers(), "--api-port", String.valueOf(n.apiPort()),
         "--data-dir", dir.resolve(n.id()).toString(), "--metrics-port", String.valueOf(n.metricsPort())));
+    if (tls == null) {
+      cmd.addAll(List.of("--etcd-port", String.valueOf(n.etcdPort())));
+    }
     if (confirm != null) {
       cmd.addAll(List.of("--confirm", confirm));
     }
@@ -247,7 +259,9 @@ final class ProcessCluster {
 
   /** Fails when a port of {@code n} is taken. */
   void checkPorts(Node n) throws IOException {
-    for (int port : new int[] {n.raftPort(), n.apiPort(), n.metricsPort()}) {
+    int[] ports = tls == null ? new int[] {n.raftPort(), n.apiPort(), n.metricsPort(), n.etcdPort()}
+        : new int[] {n.raftPort(), n.apiPort(), n.metricsPort()};
+    for (int port : ports) {
       if (!portFree(port)) {
         throw new IOException("port " + port + " of node " + n.id() + " is in use (another cluster? try "
             + "`regent cluster down --dir ...` or another --base-port)");

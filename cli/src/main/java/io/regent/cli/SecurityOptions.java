@@ -58,6 +58,11 @@ public final class SecurityOptions {
         || peerKey != null || peerCa != null || peerClientCertAuth || permissions != null;
   }
 
+  /** Whether the public API is secured: TLS on it, or a permissions file (peer TLS alone does not count). */
+  boolean api() {
+    return tlsCert != null || tlsKey != null || tlsCa != null || clientCertAuth || permissions != null;
+  }
+
   /** The settings, checked; a usage error (one line) for an incomplete combination or an unreadable file. */
   Security security() {
     try {

@@ -73,6 +73,12 @@ public final class ServerCommand implements Callable<Integer> {
           + "(default: none)")
   int metricsPort;
 
+  @Option(names = "--etcd-port", paramLabel = "PORT", defaultValue = "-1",
+      description = "also serve etcd's Lease, Election and Lock gRPC services on --api-host:PORT, for clients written "
+          + "against etcd (jetcd, etcdctl's lease commands); plaintext, not with TLS or --permissions; 0 picks a free "
+          + "port (default: none; docs/migrating.md)")
+  int etcdPort;
+
   @Option(names = "--console", arity = "0..1", fallbackValue = "true", paramLabel = "true|false",
       description = "serve the read-only web console at /console/ on the --metrics-port: names, holders, tokens, "
           + "leases, groups and events, unauthenticated like /metrics (default: true, but false when "
@@ -152,12 +158,19 @@ public final class ServerCommand implements Callable<Integer> {
       throw usage("--console true needs --metrics-port: the console is served on that port", "console",
           "metrics-port");
     }
+    if (etcdPort >= 0 && security.api()) {
+      throw usage("--etcd-port serves plaintext without permissions: it cannot be combined with the API's TLS or "
+          + "--permissions", "etcd-port");
+    }
     if (singleWriter) {
       if (id != null || peers != null || unsafeLocalGrants) {
         throw usage("--single-writer takes no --id, --peers or cluster flags", "single-writer", "id", "peers");
       }
       if (metricsPort >= 0) {
         throw usage("--metrics-port is not available with --single-writer", "single-writer", "metrics-port");
+      }
+      if (etcdPort >= 0) {
+        throw usage("--etcd-port is not available with --single-writer", "single-writer", "etcd-port");
       }
       if (security.any()) {
         throw new ParameterException(spec.commandLine(), "TLS and --permissions are not available with "
@@ -184,7 +197,7 @@ public final class ServerCommand implements Callable<Integer> {
         b.raftAddress(raft);
       }
       config = b.apiHost(apiHost).apiPort(apiPort).unsafeLocalGrants(unsafeLocalGrants)
-          .unsafeSkipRelease(unsafeSkipRelease).metricsPort(metricsPort)
+          .unsafeSkipRelease(unsafeSkipRelease).metricsPort(metricsPort).etcdPort(etcdPort)
           .limits(limitOptions.limits()).confirm(confirmRule()).proposalBatch(proposalBatch).console(consoleOn()).build();
     } catch (ServerConfig.InvalidSettingException e) {
       throw usage(e.getMessage(), e.settings().toArray(String[]::new));

@@ -14,7 +14,7 @@ import picocli.CommandLine.Spec;
         "Prints the members, the Raft leader, the term and the commit and applied indexes, as seen by "
         + "the first reachable endpoint (after a leadership confirmation).",
         "-w json prints one object: node, role, leader, term, commit_index, applied_index, members [{id, address, "
-            + "api_address, role}], console_url (the answering node's web console, null when it serves none).",
+            + "api_address, role}], console_url (the answering node's web console, null when it serves none), etcd_address (its etcd-compatible services, null when it serves none).",
         "Exits 3 when the answering node knows no Raft leader."})
 public final class StatusCommand implements Callable<Integer> {
   @Spec

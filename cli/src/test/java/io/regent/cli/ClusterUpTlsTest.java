@@ -39,6 +39,8 @@ class ClusterUpTlsTest {
         new PrintWriter(PrintWriter.nullWriter())).cluster();
     String endpoints = cluster.endpoints();
     String ca = certs.resolve("ca.crt").toString();
+    assertThat(dir.resolve("cluster").resolve(ClusterUpCommand.ETCD_ENDPOINTS_FILE))
+        .as("nodes with TLS serve no etcd port").doesNotExist();
 
     // `up` returns once one node reports a leader; the node asked here may not have heard from it yet (exit 3,
     // "no leader", seen in a clean-clone run): served, but ask again until it knows the leader.

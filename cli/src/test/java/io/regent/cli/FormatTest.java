@@ -62,9 +62,13 @@ class FormatTest {
         + "\"commit_index\":45,\"applied_index\":44,\"members\":[{\"id\":\"n1\",\"address\":\"127.0.0.1:7001\","
         + "\"api_address\":\"127.0.0.1:7101\",\"role\":\"voter\"},"
         + "{\"id\":\"n2\",\"address\":\"127.0.0.1:7002\",\"api_address\":null,\"role\":\"learner\"}],"
-        + "\"console_url\":null}");
+        + "\"console_url\":null,\"etcd_address\":null}");
     StatusResponse withConsole = s.toBuilder().setConsoleUrl("http://127.0.0.1:7201/console/").build();
-    assertThat(Format.status(withConsole, true)).endsWith(",\"console_url\":\"http://127.0.0.1:7201/console/\"}");
+    assertThat(Format.status(withConsole, true)).endsWith(",\"console_url\":\"http://127.0.0.1:7201/console/\","
+        + "\"etcd_address\":null}");
+    StatusResponse withEtcd = s.toBuilder().setEtcdAddress("127.0.0.1:7301").build();
+    assertThat(Format.status(withEtcd, true)).endsWith(",\"etcd_address\":\"127.0.0.1:7301\"}");
+    assertThat(Format.status(withEtcd, false)).endsWith("etcd     127.0.0.1:7301");
     assertThat(Format.status(withConsole, false)).endsWith("console  http://127.0.0.1:7201/console/");
     assertThat(Format.status(s, false)).doesNotContain("console");
     assertThat(Format.status(s.toBuilder().setLeader("").build(), true)).contains("\"leader\":null");

@@ -6,6 +6,7 @@ import io.regent.server.api.ApiServer;
 import io.regent.server.batch.ProposalBatcher;
 import io.regent.server.concurrent.NodeExecutors;
 import io.regent.server.console.Console;
+import io.regent.server.etcd.EtcdGateway;
 import io.regent.server.lease.Lessor;
 import io.regent.server.metrics.MetricsHttpServer;
 import io.regent.server.metrics.RegentMetrics;
@@ -85,6 +86,7 @@ public final class RegentServer implements AutoCloseable {
   private final Console console;
   private MetricsHttpServer metricsHttp;
   private ApiAddressPublisher publisher;
+  private EtcdGateway etcd;
   private ClientLeaderTracker leaderTracker;
 
   /**
@@ -94,6 +96,11 @@ public final class RegentServer implements AutoCloseable {
    */
   private RegentServer(ServerConfig config, Security security, boolean bootstrap) throws IOException {
     this.config = config;
+    if (config.etcdPort() >= 0 && (security.api() != null || security.permissions() != null)) {
+      // the gateway reaches the API over plaintext loopback, where no client certificate names the caller
+      throw new IllegalArgumentException("the etcd port serves plaintext without permissions: --etcd-port cannot "
+          + "be combined with TLS or a permissions file (docs/migrating.md)");
+    }
     this.startedWithoutRaftState = !Files.exists(new DataDir(config.dataDir()).raftGroup());
     NodeSecurity sec = NodeSecurity.load(security, config.nodeId());
     RaftProperties props = RaftSetup.properties(config);
@@ -216,6 +223,24 @@ public final class RegentServer implements AutoCloseable {
         s.clusterView.setConsoleUrl(s.consoleUrl().orElse(""));
       }
     }
+    if (config.etcdPort() >= 0) {
+      String loopback = ApiAddressPublisher.advertised(config.apiHost(), s.api.port(), "127.0.0.1:0");
+      try {
+        s.etcd = EtcdGateway.start(new InetSocketAddress(config.apiHost(), config.etcdPort()), loopback,
+            s.clusterView::raftLeader, config.minTtlMs(), config.limits().maxMessageBytes());
+      } catch (IOException e) {
+        IOException failed = new IOException("etcd port " + config.etcdPort() + ": " + e.getMessage(), e);
+        try {
+          s.close(); // the rest is up: a node that cannot serve what it was asked to serves nothing
+        } catch (Exception c) {
+          failed.addSuppressed(c);
+        }
+        throw failed;
+      }
+      String etcdAddress = ApiAddressPublisher.advertised(config.apiHost(), s.etcd.port(), raftAddress);
+      s.clusterView.setEtcdAddress(etcdAddress);
+      LOG.info("node {} serving etcd's Lease, Election and Lock services on {}", config.nodeId(), etcdAddress);
+    }
     LOG.info("node {} serving the API on {}:{}, Raft on {}", config.nodeId(), config.apiHost(), s.api.port(),
         config.peers().get(config.nodeId()));
     return s;
@@ -224,6 +249,11 @@ public final class RegentServer implements AutoCloseable {
   /** Port of the public gRPC API. */
   public int apiPort() {
     return api.port();
+  }
+
+  /** Port of etcd's Lease, Election and Lock services, or -1 when the node serves none. */
+  public int etcdPort() {
+    return etcd == null ? -1 : etcd.port();
   }
 
   /** Port of the metrics and health endpoint, or -1 when it has none. */
@@ -274,6 +304,9 @@ public final class RegentServer implements AutoCloseable {
     }
     if (publisher != null) {
       publisher.close();
+    }
+    if (etcd != null) {
+      etcd.close();
     }
     api.close();
     if (leaderTracker != null) {

@@ -36,12 +36,14 @@ import java.util.regex.Pattern;
  * @param console whether the metrics port also serves the read-only web console under {@code /console/}
  *     (names, holders, tokens and groups, unauthenticated like the rest of that port: docs/security.md); only
  *     with a metrics port
+ * @param etcdPort port of etcd's Lease, Election and Lock services on {@code apiHost} (docs/migrating.md,
+ *     "etcd's clients"); -1 (the default) serves none, 0 picks a free port; plaintext only
  */
 public record ServerConfig(String nodeId, Map<String, String> peers, String apiHost, int apiPort, Path dataDir,
                            long electionTimeoutMinMs, long electionTimeoutMaxMs, long snapshotThreshold,
                            long logSegmentBytes, long requestTimeoutMs, boolean unsafeLocalGrants,
                            boolean unsafeSkipRelease, int metricsPort, ServerLimits limits, ConfirmRule confirm,
-                           int proposalBatch, boolean console) {
+                           int proposalBatch, boolean console, int etcdPort) {
 
   /** Default election timeouts: 600–1200 ms, so the minimum TTL is 1.8 s (tests can use 2–3 s TTLs). */
   public static final long DEFAULT_ELECTION_MIN_MS = 600;
@@ -69,6 +71,9 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
     }
     if (metricsPort < -1 || metricsPort > 65_535) {
       throw new IllegalArgumentException("metrics port " + metricsPort + " is outside -1..65535");
+    }
+    if (etcdPort < -1 || etcdPort > 65_535) {
+      throw new InvalidSettingException("etcd port " + etcdPort + " is outside -1..65535", "etcd-port");
     }
     if (limits == null) {
       throw new IllegalArgumentException("limits must be set (ServerLimits.DEFAULTS)");
@@ -109,7 +114,7 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
         .electionTimeout(electionTimeoutMinMs, electionTimeoutMaxMs).snapshots(snapshotThreshold, logSegmentBytes)
         .requestTimeoutMs(requestTimeoutMs).unsafeLocalGrants(unsafeLocalGrants).unsafeSkipRelease(unsafeSkipRelease)
         .metricsPort(metricsPort);
-    return b.limits(limits).confirm(confirm).proposalBatch(proposalBatch).console(console);
+    return b.limits(limits).confirm(confirm).proposalBatch(proposalBatch).console(console).etcdPort(etcdPort);
   }
 
   /** Smallest TTL a lease may have: 1.5 x the maximum election timeout, in ms (etcd's minimum-TTL rule). */
@@ -143,6 +148,7 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
     private ConfirmRule confirm = ConfirmRule.LEASE;
     private int proposalBatch = DEFAULT_PROPOSAL_BATCH;
     private boolean console = true;
+    private int etcdPort = -1;
 
     private Builder(String nodeId, Path dataDir) {
       this.nodeId = nodeId;
@@ -293,6 +299,12 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
       return this;
     }
 
+    /** Port of etcd's Lease, Election and Lock services ({@code --etcd-port}; -1, the default: none; 0: free). */
+    public Builder etcdPort(int port) {
+      this.etcdPort = port;
+      return this;
+    }
+
     /**
      * The settings.
      *
@@ -302,7 +314,7 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
     public ServerConfig build() {
       return new ServerConfig(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs,
           snapshotThreshold, logSegmentBytes, requestTimeoutMs, unsafeLocalGrants, unsafeSkipRelease, metricsPort, limits,
-          confirm, proposalBatch, console);
+          confirm, proposalBatch, console, etcdPort);
     }
   }
 

@@ -23,6 +23,7 @@ public final class RaftClusterView implements ClusterView {
   private final RaftMembership membership;
   private final Path stateFile;
   private volatile String consoleUrl = "";
+  private volatile String etcdAddress = "";
 
   /**
    * @param server the local Ratis server of {@link RaftSetup#GROUP_ID}
@@ -63,6 +64,7 @@ public final class RaftClusterView implements ClusterView {
           .setVersion(RegentVersion.current())
           .setDbSizeBytes(stateBytes())
           .setConsoleUrl(consoleUrl)
+          .setEtcdAddress(etcdAddress)
           .build();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -72,6 +74,11 @@ public final class RaftClusterView implements ClusterView {
   /** Names the node's web console in Status from now on ({@code url}: {@code http://host:port/console/}, "" none). */
   public void setConsoleUrl(String url) {
     this.consoleUrl = url == null ? "" : url;
+  }
+
+  /** Names the node's etcd-compatible services in Status from now on ({@code address}: host:port, "" none). */
+  public void setEtcdAddress(String address) {
+    this.etcdAddress = address == null ? "" : address;
   }
 
   @Override

@@ -1,0 +1,93 @@
+package io.regent.etcdcompat;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.protobuf.ByteString;
+import io.etcd.jetcd.api.CampaignRequest;
+import io.etcd.jetcd.api.ElectionGrpc;
+import io.etcd.jetcd.api.LeaseGrantRequest;
+import io.etcd.jetcd.api.LeaseGrpc;
+import io.etcd.jetcd.api.ProclaimRequest;
+import io.etcd.jetcd.api.ResignRequest;
+import io.etcd.jetcd.api.lock.LockGrpc;
+import io.etcd.jetcd.api.lock.UnlockRequest;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.regent.client.RegentClient;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Bad input on the etcd-compatible services: a clear status, and nothing changed in Regent's state. */
+class BadInputTest {
+  @TempDir
+  static Path dir;
+  static EtcdCompatCluster cluster;
+  static ManagedChannel channel;
+  static RegentClient regent;
+
+  @BeforeAll
+  static void start() throws Exception {
+    cluster = new EtcdCompatCluster(dir);
+    channel = Grpc.newChannelBuilder(cluster.followerEndpoint(), InsecureChannelCredentials.create()).build();
+    regent = RegentClient.connect(cluster.apiEndpoints());
+  }
+
+  @AfterAll
+  static void stop() throws InterruptedException {
+    if (regent != null) {
+      regent.close();
+    }
+    if (channel != null) {
+      channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    }
+    if (cluster != null) {
+      cluster.close();
+    }
+  }
+
+  private static Status.Code code(Runnable call) {
+    try {
+      call.run();
+    } catch (StatusRuntimeException e) {
+      return e.getStatus().getCode();
+    }
+    throw new AssertionError("the call succeeded");
+  }
+
+  @Test
+  void refusalsChangeNothing() {
+    var lease = LeaseGrpc.newBlockingStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS);
+    var election = ElectionGrpc.newBlockingStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS);
+    var lock = LockGrpc.newBlockingStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS);
+    int leasesBefore = regent.leases().size();
+
+    assertThatThrownBy(() -> lease.leaseGrant(LeaseGrantRequest.newBuilder().setTTL(10).setID(42).build()))
+        .hasMessageContaining("INVALID_ARGUMENT").hasMessageContaining("send ID 0");
+    assertThat(code(() -> lease.leaseGrant(LeaseGrantRequest.newBuilder().setTTL(4_000).build())))
+        .isEqualTo(Status.Code.OUT_OF_RANGE);
+    assertThat(regent.leases()).as("no lease granted").hasSize(leasesBefore);
+
+    long id = lease.leaseGrant(LeaseGrantRequest.newBuilder().setTTL(30).build()).getID();
+    assertThat(code(() -> election.campaign(CampaignRequest.newBuilder().setLease(id).build())))
+        .as("an empty name").isEqualTo(Status.Code.INVALID_ARGUMENT);
+    assertThat(code(() -> election.campaign(CampaignRequest.newBuilder().setName(ByteString.copyFromUtf8("x"))
+        .setLease(id + 1_000_000).build()))).as("a lease that does not exist").isEqualTo(Status.Code.NOT_FOUND);
+    assertThat(code(() -> election.proclaim(ProclaimRequest.getDefaultInstance())))
+        .isEqualTo(Status.Code.INVALID_ARGUMENT);
+    assertThat(code(() -> election.resign(ResignRequest.getDefaultInstance()))).isEqualTo(Status.Code.INVALID_ARGUMENT);
+    for (String key : new String[] {"", "db", "db/", "/1f", "db/xyz"}) {
+      assertThat(code(() -> lock.unlock(UnlockRequest.newBuilder().setKey(ByteString.copyFromUtf8(key)).build())))
+          .as("key '%s'", key).isEqualTo(Status.Code.INVALID_ARGUMENT);
+    }
+    assertThat(regent.leader("x")).as("nobody holds the name").isEmpty();
+    assertThat(regent.leases()).hasSize(leasesBefore + 1);
+  }
+}

@@ -1,0 +1,105 @@
+package io.regent.server.etcd;
+
+import io.grpc.Attributes;
+import io.grpc.Context;
+import io.grpc.Contexts;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.InsecureServerCredentials;
+import io.grpc.ManagedChannel;
+import io.grpc.Metadata;
+import io.grpc.Server;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerTransportFilter;
+import io.grpc.Status;
+import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.regent.server.membership.RaftLeader;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * etcd's {@code Lease}, {@code Election} (v3election) and {@code Lock} (v3lock) gRPC services on a port of their
+ * own, as etcd defines them on the wire, so that clients written against etcd (jetcd, etcdctl's lease commands,
+ * Go's clientv3) use Regent's leases, elections and locks (docs/migrating.md, "etcd's clients").
+ *
+ * <p>A gateway, not a second implementation: every etcd call becomes a call on this node's own Regent API,
+ * which keeps one path for every rule (TTL range, limits, fencing tokens, forwarding to the leader). Each etcd
+ * connection gets an upstream connection of its own, so the API's per-connection limits count etcd clients one
+ * by one, as they count Regent's; an etcd call's deadline and cancellation carry over to its upstream call.
+ * Plaintext only: a node with TLS on its API serves no etcd port (docs/security.md).
+ */
+public final class EtcdGateway implements AutoCloseable {
+  private static final Attributes.Key<ManagedChannel> UPSTREAM = Attributes.Key.create("regent.etcd.upstream");
+
+  private final Server server;
+
+  private EtcdGateway(Server server) {
+    this.server = server;
+  }
+
+  /**
+   * Binds and starts the gateway.
+   *
+   * @param address host and port to bind (port 0 picks a free one)
+   * @param apiTarget {@code host:port} of this node's plaintext Regent API
+   * @param leader the Raft leader and term as this node knows them (null when unknown), for each reply's header
+   * @param minTtlMs this cluster's smallest lease TTL, ms: etcd raises a smaller TTL to its minimum, and so does this
+   * @param maxMessageBytes largest request accepted, bytes (the API's limit)
+   * @throws IOException when the port cannot be bound
+   */
+  public static EtcdGateway start(InetSocketAddress address, String apiTarget, Supplier<RaftLeader> leader,
+                                  long minTtlMs, int maxMessageBytes) throws IOException {
+    Headers headers = new Headers(leader);
+    Server server = NettyServerBuilder.forAddress(address, InsecureServerCredentials.create())
+        .maxInboundMessageSize(maxMessageBytes)
+        .addTransportFilter(new ServerTransportFilter() {
+          @Override
+          public Attributes transportReady(Attributes attrs) {
+            ManagedChannel ch = Grpc.newChannelBuilder(apiTarget, InsecureChannelCredentials.create())
+                .maxInboundMessageSize(maxMessageBytes).build();
+            return attrs.toBuilder().set(UPSTREAM, ch).build();
+          }
+
+          @Override
+          public void transportTerminated(Attributes attrs) {
+            ManagedChannel ch = attrs == null ? null : attrs.get(UPSTREAM);
+            if (ch != null) {
+              ch.shutdownNow();
+            }
+          }
+        })
+        .intercept(new ServerInterceptor() {
+          @Override
+          public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata md,
+                                                            ServerCallHandler<Q, R> next) {
+            ManagedChannel ch = call.getAttributes().get(UPSTREAM);
+            if (ch == null) { // a transport that never became ready cannot carry calls; refuse rather than guess
+              call.close(Status.UNAVAILABLE.withDescription("no upstream connection"), new Metadata());
+              return new ServerCall.Listener<>() { };
+            }
+            return Contexts.interceptCall(Context.current().withValue(Upstream.KEY, new Upstream(ch)), call, md, next);
+          }
+        })
+        .addService(LeaseLeasesMethod.addedTo(new EtcdLeaseService(headers, minTtlMs).bindService(), headers))
+        .addService(new EtcdElectionService(headers))
+        .addService(new EtcdLockService(headers))
+        .build()
+        .start();
+    return new EtcdGateway(server);
+  }
+
+  /** The bound port. */
+  public int port() {
+    return server.getPort();
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    server.shutdownNow();
+    server.awaitTermination(5, TimeUnit.SECONDS);
+  }
+}
