@@ -33,6 +33,8 @@ import java.util.function.Supplier;
  * Plaintext only: a node with TLS on its API serves no etcd port (docs/security.md).
  */
 public final class EtcdGateway implements AutoCloseable {
+  /** Shortest interval between client pings accepted, s (etcd's default {@code --grpc-keepalive-min-time}). */
+  private static final long PERMIT_KEEPALIVE_SECONDS = 5;
   private static final Attributes.Key<ManagedChannel> UPSTREAM = Attributes.Key.create("regent.etcd.upstream");
 
   private final Server server;
@@ -56,6 +58,8 @@ public final class EtcdGateway implements AutoCloseable {
     Headers headers = new Headers(leader);
     Server server = NettyServerBuilder.forAddress(address, InsecureServerCredentials.create())
         .maxInboundMessageSize(maxMessageBytes)
+        // etcd's --grpc-keepalive-min-time: its clients may ping every 5 s; gRPC's default would answer GOAWAY
+        .permitKeepAliveTime(PERMIT_KEEPALIVE_SECONDS, TimeUnit.SECONDS)
         .addTransportFilter(new ServerTransportFilter() {
           @Override
           public Attributes transportReady(Attributes attrs) {
