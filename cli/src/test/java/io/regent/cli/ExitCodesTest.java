@@ -97,6 +97,8 @@ class ExitCodesTest {
     assertThat(cmd.execute("server", "--id", "n9", "--peers", "n1=127.0.0.1:7001", "--data-dir", "x"))
         .isEqualTo(ExitCodes.USAGE);
     assertThat(cmd.execute("server", "--single-writer", "--id", "n1", "--data-dir", "x")).isEqualTo(ExitCodes.USAGE);
-    assertThat(err.toString().lines()).hasSize(6).allMatch(l -> l.startsWith("error: "));
+    assertThat(cmd.execute("server", "--id", "n1", "--peers", "n1=127.0.0.1:7001", "--data-dir", "x", "--etcd-port",
+        "0", "--permissions", "permissions.yaml")).as("the etcd port has no permission checks").isEqualTo(ExitCodes.USAGE);
+    assertThat(err.toString().lines()).hasSize(7).allMatch(l -> l.startsWith("error: "));
   }
 }
