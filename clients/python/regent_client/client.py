@@ -1,6 +1,6 @@
 """Regent's client: endpoints with failover and leader-aware routing, and elect() that keeps its lease on a thread.
 
-The lease rule is the one of Regent's docs/architecture.md section 3, as the Java LeaseKeeper applies it:
+The lease rule is the one of Regent's docs/architecture.md §3.6, as the Java LeaseKeeper applies it:
 renew every ttl/3, count validity from the moment the last acknowledged keepalive was *sent* (on the
 monotonic clock), and stop acting as leader 2/3 ttl after that, whatever the server says.
 """

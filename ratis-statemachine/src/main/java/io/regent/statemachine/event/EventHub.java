@@ -45,8 +45,8 @@ public final class EventHub {
 
   /**
    * A listener that must also learn when the local state is replaced by an installed snapshot: the events
-   * between the last one it received and the snapshot's index will never come (docs/architecture.md,
-   * "Snapshots").
+   * between the last one it received and the snapshot's index will never come (docs/architecture.md
+   * §2.5).
    */
   public interface InstallListener {
     /**

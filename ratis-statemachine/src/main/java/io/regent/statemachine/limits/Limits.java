@@ -12,7 +12,7 @@ public final class Limits {
   public static final long MAX_TTL_MS = 3_600_000L;
   /**
    * Leases with at least this TTL (ms) are checkpointed: a Confirm renewing one clears its checkpoint and
-   * records its index (docs/architecture.md, "Lease checkpoints"). Replicated rule: every replica applies it.
+   * records its index (docs/architecture.md §3.8). Replicated rule: every replica applies it.
    */
   public static final long CHECKPOINT_MIN_TTL_MS = 5_000L;
 

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Lease checkpoints at apply (docs/architecture.md, "Lease checkpoints"): a checkpoint records a long lease's
+ * Lease checkpoints at apply (docs/architecture.md §3.8): a checkpoint records a long lease's
  * remaining time for the next leader; a Confirm renewing the lease clears it, and a checkpoint measured
  * before a renewal that applied first changes nothing, so no successor resumes from a time the client's
  * acknowledged keepalive has replaced.

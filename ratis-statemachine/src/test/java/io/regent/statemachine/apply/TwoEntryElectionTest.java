@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * An election in two entries (docs/architecture.md, replicated state): a Campaign with a TTL grants its own
+ * An election in two entries (docs/architecture.md §2.2): a Campaign with a TTL grants its own
  * lease, and a Resign with revoke_lease ends it.
  */
 @ExtendWith(FreshReplica.class)

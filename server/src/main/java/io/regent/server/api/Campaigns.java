@@ -59,7 +59,7 @@ final class Campaigns {
 
   /**
    * Campaigns for {@code name} with a lease of {@code ttlMs} that the same log entry grants (an election in
-   * two entries: this and a Resign that revokes, docs/architecture.md), and answers at once: elected, or queued
+   * two entries: this and a Resign that revokes, docs/architecture.md §4.4), and answers at once: elected, or queued
    * with the new lease, which the caller keeps alive and campaigns again with to wait. Never blocks, so a
    * cancelled call leaves at most a lease that expires unrenewed. Errors: INVALID_ARGUMENT (name, value, lock
    * delay, TTL outside the range of Lease.Grant, or {@code lease} set too), RESOURCE_EXHAUSTED ({@code --max-ttl},

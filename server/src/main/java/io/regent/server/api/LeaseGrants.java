@@ -12,7 +12,7 @@ import java.util.function.Supplier;
 
 /**
  * The rules every entry that grants a lease goes through (a Grant, or a Campaign with a TTL): the TTL's range,
- * this node's {@code --max-ttl}, and the per-connection lease quota (docs/architecture.md, limits).
+ * this node's {@code --max-ttl}, and the per-connection lease quota (docs/architecture.md §7).
  */
 final class LeaseGrants {
   private final long minTtlMs;

@@ -4,7 +4,7 @@ import io.regent.server.confirm.LeadershipLease;
 
 /**
  * How a node confirms its leadership before it acknowledges a keepalive or answers a linearizable read
- * (docs/architecture.md, "The leadership lease").
+ * (docs/architecture.md §8.1).
  *
  * @param strict {@code --confirm strict}: always a Confirm round that began after the request arrived; no
  *     leadership lease

@@ -91,7 +91,7 @@ public final class Confirmer {
 
   /**
    * Waits for a confirmation round that begins after this call, or answers at once from the leader's own
-   * state while this node holds its leadership lease (docs/architecture.md, "The leadership lease").
+   * state while this node holds its leadership lease (docs/architecture.md §8.1).
    *
    * @param renew leases whose keepalive this round answers (the ready leader renews them)
    * @param query leases whose remaining time to report
@@ -220,8 +220,8 @@ public final class Confirmer {
 
   /**
    * The leader this node follows changed, or this node became the ready leader (its own round, sent before it
-   * was ready, may hang on a leader-not-ready reply; the Ratis adapter's {@code ClientLeaderTracker}): the round in flight is
-   * abandoned, not waited out. It was sent to the
+   * was ready, may hang on a leader-not-ready reply: docs/ratis.md §10): the round in flight is abandoned, not
+   * waited out. It was sent to the
    * old leader, and when that one is paused rather than dead the Ratis client waits for its request timeout
    * and a channel close (seconds) while the new leader's lease deadlines run. Its requests go at once into a
    * new round, through clients that already follow the new leader: that round begins after they arrived, so it
@@ -229,9 +229,8 @@ public final class Confirmer {
    * if it succeeds first, its answer is as good.
    *
    * <p>A follower's questions to the old leader ({@link LeaderQuery}) are stuck the same way, each for up to the
-   * proposal timeout (a clean-clone LeaderPauseTest run: two keepalives that asked the frozen leader just before
-   * the new one was elected hung 3 s, and their leases expired 3.0 s after the new leader was ready). They go
-   * into the same new round: it too began after they arrived. A late answer to such a question is dropped.
+   * proposal timeout (docs/ratis.md §10). They go into the same new round: it too began after they arrived. A
+   * late answer to such a question is dropped.
    */
   public void leaderChanged() {
     Round next;

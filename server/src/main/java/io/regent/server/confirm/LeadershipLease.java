@@ -4,7 +4,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
- * The leader's leadership lease (docs/architecture.md, "The leadership lease"; Raft thesis §6.4): while it
+ * The leader's leadership lease (docs/architecture.md §8.1; Raft thesis §6.4): while it
  * holds, no other leader can have committed anything, so a keepalive or a linearizable read that reaches this
  * node is confirmed at once, without a log entry.
  *

@@ -11,7 +11,7 @@ import java.util.PriorityQueue;
  * The ready leader's lock-delays in force (Chubby's lock-delay), each identified by the index of the Expire
  * entry that started it and ordered by when it is due. The EndLockDelay the leader proposes names that
  * index, and a reply forgets only the delay it was aimed at, so neither a late copy at apply nor a late
- * reply here can end a newer delay of the same name (docs/architecture.md, "Leadership epochs").
+ * reply here can end a newer delay of the same name (docs/architecture.md §3.4).
  * Not thread-safe: {@link Lessor} locks.
  */
 final class LockDelays {

@@ -22,11 +22,8 @@ import org.slf4j.LoggerFactory;
  * questions to the leader went to the old leader).
  *
  * <p>It does both again when this node itself becomes the <em>ready</em> leader (Ratis: its startup entry
- * applied). It learns that it leads when it wins the election, before it is ready, and a round restarted then
- * goes to itself and gets a leader-not-ready reply; Ratis's retry of it on the same client was seen to take
- * 5.9 s, past the minimum TTL, while every keepalive at this node waited for that round (LeaderPauseTest, strict
- * rule: two leases expired 3.0 s after this node was ready). Restarted after readiness, through fresh clients,
- * the round commits at once.
+ * applied): a round restarted when it won the election, before it was ready, can hang on a leader-not-ready
+ * reply for longer than the minimum TTL (docs/ratis.md §10); restarted through fresh clients, it commits at once.
  */
 public final class ClientLeaderTracker implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ClientLeaderTracker.class);

@@ -20,13 +20,9 @@ import org.apache.ratis.util.TimeDuration;
  * ({@code RequestTypeDependentRetryPolicy}, from the request's creation time), so an entry is sent for the
  * last time before the timeout and its last attempt ends at most one Ratis request timeout later.
  *
- * <p>Why no retry after {@link AlreadyClosedException}: a reply with {@code LeaderNotReadyException} (a proposal
- * that reaches a new leader before its startup entry has applied) ends the client's ordered stream to that
- * leader ({@code GrpcClientProtocolClient}), so the retry fails with "is closed", and Ratis then sends the next
- * attempt to a random <em>other</em> peer ({@code RaftClientImpl.handleIOException}). When that peer is the old
- * leader, paused rather than dead, the attempt waits out the Ratis request timeout (3 s) — twice, seen in
- * LeaderPauseTest — while the new leader's lease deadlines run. {@link RatisProposer} resends such a proposal
- * itself, through a fresh client that starts at the leader this node follows (docs/ratis.md §10).
+ * <p>Why no retry after {@link AlreadyClosedException}: after a leader-not-ready reply Ratis sends the next
+ * attempt to a random other peer, which may be the paused old leader (docs/ratis.md §10); {@link RatisProposer}
+ * resends such a proposal itself, through a fresh client that starts at the leader this node follows.
  */
 public final class ProposalRetries {
   /** Pause between attempts, ms. */

@@ -119,9 +119,8 @@ public final class RaftClientPool implements AutoCloseable {
 
   /**
    * Replaces every client with a fresh one aimed at the followed leader, the old ones closed after the close
-   * delay. For this node becoming the ready leader: a proposal it sent itself before it was ready got a
-   * leader-not-ready reply, which closes the client's ordered stream, and Ratis's retry on that client was
-   * seen to wait 5.9 s before it failed (LeaderPauseTest); later proposals through that client queue behind it.
+   * delay. For this node becoming the ready leader: a client whose proposal got a leader-not-ready reply can
+   * hold later proposals for seconds (docs/ratis.md §10).
    */
   public void renewAll() {
     for (int slot = 0; slot < clients.length(); slot++) {

@@ -48,7 +48,7 @@ public final class RaftSetup {
     // Confirm entry of its own, but any Ratis read-only request must also be linearizable.
     RaftServerConfigKeys.Read.setOption(p, RaftServerConfigKeys.Read.Option.LINEARIZABLE);
     // The leadership lease needs every election to begin with a pre-vote, where followers that heard from their
-    // leader within the minimum election timeout refuse (docs/architecture.md, "The leadership lease"). It is
+    // leader within the minimum election timeout refuse (docs/architecture.md §8.1). It is
     // Ratis's default; set here so that nobody turns it off unknowingly.
     RaftServerConfigKeys.LeaderElection.setPreVote(p, true);
     RaftServerConfigKeys.Snapshot.setAutoTriggerEnabled(p, true);

@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Leader churn against lease time (docs/architecture.md, "Lease checkpoints"): leadership moves every second
+ * Leader churn against lease time (docs/architecture.md §3.8): leadership moves every second
  * or so, faster than the TTL. Without checkpoints every new leader re-arms a full TTL and an unrenewed lease
  * lives as long as the churn lasts; with them it expires within its bound, while a renewed lease survives.
  */

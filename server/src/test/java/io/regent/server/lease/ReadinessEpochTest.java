@@ -25,7 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Readiness against step-downs (docs/architecture.md, "Leadership epochs"): Ratis reports readiness on the
+ * Readiness against step-downs (docs/architecture.md §3.4): Ratis reports readiness on the
  * apply thread and step-downs on an RPC thread, while the readiness scan of every lease takes seconds. The
  * step-down is injected at the scan, so both orderings are deterministic.
  */
