@@ -110,17 +110,4 @@ public final class DemoCommand implements Callable<Integer> {
       System.err.println("error: cleaning up " + dir + ": " + e.getMessage());
     }
   }
-
-  /** First base port from 27000 (in steps of 400) whose twelve ports of a 3-node cluster are free. */
-  static int freeBasePort() {
-    // a node uses base + i, + 100 + i, + 200 + i and + 300 + i (Raft, API, metrics, etcd-compatible)
-    for (int base = 27_000; base < 40_000; base += 400) {
-      final int b = base;
-      if (Stream.of(1, 2, 3, 101, 102, 103, 201, 202, 203, 301, 302, 303)
-          .allMatch(i -> ProcessCluster.portFree(b + i))) {
-        return base;
-      }
-    }
-    throw new IllegalStateException("no free ports between 27000 and 40000");
-  }
 }

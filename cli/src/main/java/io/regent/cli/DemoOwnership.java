@@ -48,7 +48,7 @@ final class DemoOwnership implements DemoCommand.Script {
 
   @Override
   public void run() throws Exception {
-    int base = DemoCommand.freeBasePort();
+    int base = ProcessCluster.freeBasePort();
     n.say("[1/6] Starting 3 `regent server` processes in %s (API ports %d-%d) and a fenced ledger.", dir, base + 101,
         base + 103);
     DemoProcess ledgerServer = processes.start("ledger", l -> l.startsWith("ledger "),

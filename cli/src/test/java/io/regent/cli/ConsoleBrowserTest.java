@@ -60,7 +60,7 @@ class ConsoleBrowserTest {
   @Test
   void theConsoleShowsTheLeaderAHolderAndOwnershipMovingLive() throws Exception {
     assertThat(Path.of(CHROMIUM)).as("headless Chromium: apt-get install chromium").isExecutable();
-    ClusterUpCommand.Up up = ClusterUpCommand.up(dir.resolve("cluster"), 3, DemoCommand.freeBasePort(),
+    ClusterUpCommand.Up up = ClusterUpCommand.up(dir.resolve("cluster"), 3, ProcessCluster.freeBasePort(),
         new PrintWriter(PrintWriter.nullWriter()));
     cluster = up.cluster();
     String url = Files.readString(dir.resolve("cluster").resolve(ClusterUpCommand.CONSOLE_URL_FILE)).strip();

@@ -32,7 +32,7 @@ class GroupCommandsTest {
 
   @BeforeAll
   static void up() throws Exception {
-    cluster = ClusterUpCommand.up(dir.resolve("cluster"), 1, DemoCommand.freeBasePort(), quiet()).cluster();
+    cluster = ClusterUpCommand.up(dir.resolve("cluster"), 1, ProcessCluster.freeBasePort(), quiet()).cluster();
   }
 
   @AfterAll

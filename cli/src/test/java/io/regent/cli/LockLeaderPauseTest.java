@@ -40,7 +40,7 @@ class LockLeaderPauseTest {
   @BeforeEach
   void startCluster() throws Exception {
     dir = Files.createTempDirectory("regent-lock-pause-");
-    cluster = ClusterUpCommand.up(dir.resolve("cluster"), 3, DemoCommand.freeBasePort(), quiet()).cluster();
+    cluster = ClusterUpCommand.up(dir.resolve("cluster"), 3, ProcessCluster.freeBasePort(), quiet()).cluster();
   }
 
   @AfterEach

@@ -216,7 +216,7 @@ class ServerSettingsTest {
 
   @Test
   void serverVariablesAreThoseOfConfigurableOptionsOnly() {
-    assertThat(ServerSettings.serverVariables())
+    assertThat(ServerSettings.serverVariables(new CommandLine(new ServerCommand()).getCommandSpec()))
         .contains("REGENT_CONFIG", "REGENT_API_PORT", "REGENT_PEERS", "REGENT_LOG_DIR", "REGENT_SINGLE_WRITER")
         .doesNotContain("REGENT_ENDPOINTS", "REGENT_FENCING_TOKEN", "REGENT_UNSAFE_LOCAL_GRANTS", "REGENT_HELP",
             "REGENT_PRINT_CONFIG");

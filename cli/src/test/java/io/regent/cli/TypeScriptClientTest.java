@@ -58,7 +58,7 @@ class TypeScriptClientTest {
   @Test
   void theTypeScriptClientsTestsPassAgainstARealClusterAndLedger() throws Exception {
     PrintWriter quiet = new PrintWriter(PrintWriter.nullWriter());
-    ProcessCluster cluster = ClusterUpCommand.up(dir.resolve("cluster"), 3, DemoCommand.freeBasePort(), quiet)
+    ProcessCluster cluster = ClusterUpCommand.up(dir.resolve("cluster"), 3, ProcessCluster.freeBasePort(), quiet)
         .cluster();
     try (LedgerServer ledger = LedgerServer.start(0, dir.resolve("ledger"), LedgerMode.MONOTONE)) {
       run(Map.of(), 3, "npm", "ci", "--no-audit", "--no-fund");

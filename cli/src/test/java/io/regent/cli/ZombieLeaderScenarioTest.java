@@ -61,7 +61,7 @@ class ZombieLeaderScenarioTest {
   @BeforeAll
   static void startClusterAndLedgers() throws Exception {
     dir = Files.createTempDirectory("regent-zombie-");
-    cluster = ClusterUpCommand.up(dir.resolve("cluster"), 3, DemoCommand.freeBasePort(), quiet()).cluster();
+    cluster = ClusterUpCommand.up(dir.resolve("cluster"), 3, ProcessCluster.freeBasePort(), quiet()).cluster();
     for (LedgerMode mode : LedgerMode.values()) {
       LEDGERS.put(mode, scenarioProcess("ledger-" + mode.name().toLowerCase(Locale.ROOT), ledgerServe(mode)));
     }
