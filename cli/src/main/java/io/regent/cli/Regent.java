@@ -1,10 +1,28 @@
 package io.regent.cli;
 
-import picocli.CommandLine;
+import io.regent.cli.cluster.ClusterCommand;
+import io.regent.cli.command.CertsCommand;
+import io.regent.cli.command.CompletionCommand;
+import io.regent.cli.command.ElectCommand;
+import io.regent.cli.command.EndpointCommand;
+import io.regent.cli.command.GroupCommand;
+import io.regent.cli.command.LeaderCommand;
+import io.regent.cli.command.LeaseCommand;
+import io.regent.cli.command.LockCommand;
+import io.regent.cli.command.MemberCommand;
+import io.regent.cli.command.ObserveCommand;
+import io.regent.cli.command.ServerCommand;
+import io.regent.cli.command.SnapshotCommand;
+import io.regent.cli.command.StatusCommand;
+import io.regent.cli.command.VersionCommand;
+import io.regent.cli.demo.DemoCommand;
+import io.regent.cli.ledger.LedgerCommand;
+import io.regent.cli.output.ExitCodes;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
+import picocli.CommandLine;
 
 /** {@code regent}: the command line of a Regent cluster (docs/architecture.md §7). */
 @Command(name = "regent", mixinStandardHelpOptions = true, versionProvider = Regent.Version.class,

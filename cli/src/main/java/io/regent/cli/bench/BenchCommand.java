@@ -2,7 +2,7 @@ package io.regent.cli.bench;
 
 import io.regent.bench.load.BenchRun;
 import io.regent.bench.load.BenchSession;
-import io.regent.cli.DurationConverter;
+import io.regent.cli.settings.DurationConverter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.io.PrintWriter;

@@ -1,0 +1,70 @@
+package io.regent.cli.command;
+
+import io.regent.cli.settings.DurationConverter;
+import io.regent.server.limits.ServerLimits;
+import java.time.Duration;
+import picocli.CommandLine.Option;
+
+/**
+ * The limits flags of {@code regent server} (see {@link ServerLimits}, whose defaults they show). Exceeding
+ * a limit answers RESOURCE_EXHAUSTED; docs/security.md lists them.
+ */
+public final class LimitOptions {
+  private static final ServerLimits D = ServerLimits.DEFAULTS;
+
+  @Option(names = "--max-message-size", paramLabel = "BYTES",
+      description = "largest inbound gRPC message (default: ${DEFAULT-VALUE})")
+  int maxMessageBytes = D.maxMessageBytes();
+
+  @Option(names = "--max-calls-per-connection", paramLabel = "N",
+      description = "calls (incl. blocking campaigns and observe streams) one connection may have in progress "
+          + "(default: ${DEFAULT-VALUE})")
+  int maxCallsPerConnection = D.maxCallsPerConnection();
+
+  @Option(names = "--max-leases-per-connection", paramLabel = "N",
+      description = "live leases granted over one connection (default: ${DEFAULT-VALUE})")
+  int maxLeasesPerConnection = D.maxLeasesPerConnection();
+
+  @Option(names = "--max-leases", paramLabel = "N",
+      description = "live leases in the whole cluster (default: ${DEFAULT-VALUE})")
+  long maxLeases = D.maxLeases();
+
+  @Option(names = "--max-names", paramLabel = "N",
+      description = "names (elections and locks) in the whole cluster (default: ${DEFAULT-VALUE})")
+  long maxNames = D.maxNames();
+
+  @Option(names = "--max-candidates", paramLabel = "N",
+      description = "waiting candidates of one name (default: ${DEFAULT-VALUE})")
+  int maxCandidates = D.maxCandidates();
+
+  @Option(names = "--max-ttl", paramLabel = "DURATION", converter = DurationConverter.class,
+      description = "largest lease TTL this node grants, at most 1h (default: 1h)")
+  Duration maxTtl = Duration.ofMillis(D.maxTtlMs());
+
+  @Option(names = "--max-request-rate", paramLabel = "PER_SECOND",
+      description = "calls per second one connection may start, sustained (default: ${DEFAULT-VALUE})")
+  double requestsPerSecond = D.requestsPerSecond();
+
+  @Option(names = "--request-burst", paramLabel = "N",
+      description = "calls one connection may start at once above that rate (default: ${DEFAULT-VALUE})")
+  int requestBurst = D.requestBurst();
+
+  @Option(names = "--max-observers", paramLabel = "N",
+      description = "observe streams this node serves at once (default: ${DEFAULT-VALUE})")
+  int maxObservers = D.maxObservers();
+
+  @Option(names = "--observe-buffer", paramLabel = "EVENTS",
+      description = "events a slow observer may fall behind before its stream is closed (it can resume with "
+          + "--after) (default: ${DEFAULT-VALUE})")
+  int observeBuffer = D.observeBuffer();
+
+  /**
+   * The limits these flags describe.
+   *
+   * @throws IllegalArgumentException when one is out of range (the caller reports a usage error)
+   */
+  ServerLimits limits() {
+    return new ServerLimits(maxMessageBytes, maxCallsPerConnection, maxLeasesPerConnection, maxLeases, maxNames,
+        maxCandidates, maxTtl.toMillis(), requestsPerSecond, requestBurst, maxObservers, observeBuffer);
+  }
+}

@@ -1,0 +1,51 @@
+package io.regent.cli.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.gson.JsonParser;
+import io.regent.cli.command.SnapshotCommandTest.Run;
+import io.regent.cli.command.SnapshotCommandTest;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code regent cluster up} gives every node an etcd-compatible port, lists them in DIR/etcd-endpoints, and
+ * {@code regent status -w json} names the node's; etcd's {@code etcdctl} works with what the file says.
+ */
+class ClusterUpEtcdTest {
+  @TempDir
+  Path dir;
+  ProcessCluster cluster;
+
+  @AfterEach
+  void down() throws Exception {
+    if (cluster != null) {
+      cluster.stop(ClusterDownCommand.GRACE_MS, new PrintWriter(PrintWriter.nullWriter()));
+    }
+  }
+
+  @Test
+  void theEtcdEndpointsFileNamesWhatEtcdctlUses() throws Exception {
+    cluster = ClusterUpCommand.up(dir.resolve("cluster"), 1, ProcessCluster.freeBasePort(),
+        new PrintWriter(PrintWriter.nullWriter())).cluster();
+    String endpoints = Files.readString(dir.resolve("cluster").resolve(ClusterUpCommand.ETCD_ENDPOINTS_FILE)).strip();
+    ProcessCluster.Node n1 = cluster.nodes().get(0);
+    assertThat(endpoints).isEqualTo("127.0.0.1:" + (n1.apiPort() + 200));
+    Run status = SnapshotCommandTest.run("status", "-w", "json", "--endpoints", n1.apiAddress());
+    assertThat(JsonParser.parseString(status.out()).getAsJsonObject().get("etcd_address").getAsString())
+        .isEqualTo(endpoints);
+
+    Path out = dir.resolve("etcdctl.out");
+    Process etcdctl = new ProcessBuilder("etcdctl", "--endpoints=" + endpoints, "--command-timeout=20s", "lease",
+        "grant", "5").redirectErrorStream(true).redirectOutput(out.toFile()).start();
+    assertThat(etcdctl.waitFor(60, TimeUnit.SECONDS)).as("etcdctl ended").isTrue();
+    assertThat(Files.readString(out, StandardCharsets.UTF_8)).matches("lease [0-9a-f]+ granted with TTL\\(5s\\)\\s*");
+    assertThat(etcdctl.exitValue()).isZero();
+  }
+}

@@ -1,0 +1,74 @@
+package io.regent.cli.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.regent.server.ledger.LedgerMode;
+import io.regent.server.ledger.LedgerServer;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Runs clients/typescript's own tests ({@code npm ci}, then {@code npm test}: Node's test runner over fake nodes
+ * and over a real cluster) against a real 3-node cluster of {@code regent server} processes and a monotone
+ * ledger: leases, failover, locks, the fenced-ledger example through a holder paused past its TTL (the next holder
+ * has a larger token, the paused one's write is refused), and an observer whose node is killed. Needs Node 20+
+ * and npm on the PATH (.ci/run installs Debian's {@code nodejs npm} when node is missing) and the npm registry.
+ */
+@Timeout(300)
+class TypeScriptClientTest {
+  private static final Path CLIENT = Path.of("..", "clients", "typescript").toAbsolutePath().normalize();
+
+  @TempDir
+  Path dir;
+
+  /** Runs {@code command} in clients/typescript, its output in a file; kills it (and what it started) on timeout. */
+  private String run(Map<String, String> env, long minutes, String... command) throws Exception {
+    Path log = Files.createTempFile(dir, "npm-", ".log");
+    ProcessBuilder pb = new ProcessBuilder(command).directory(CLIENT.toFile()).redirectErrorStream(true)
+        .redirectOutput(log.toFile());
+    pb.environment().putAll(env);
+    Process p;
+    try {
+      p = pb.start();
+    } catch (IOException e) {
+      throw new AssertionError(command[0] + " not found: install Node 20+ and npm (apt-get install nodejs npm)", e);
+    }
+    boolean ended;
+    try {
+      ended = p.waitFor(minutes, TimeUnit.MINUTES);
+    } finally {
+      p.descendants().forEach(ProcessHandle::destroyForcibly);
+      p.destroyForcibly();
+    }
+    String out = Files.readString(log, StandardCharsets.UTF_8);
+    assertThat(ended).as("%s still running after %d min:%n%s", List.of(command), minutes, out).isTrue();
+    assertThat(p.exitValue()).as("%s:%n%s", List.of(command), out).isZero();
+    return out;
+  }
+
+  @Test
+  void theTypeScriptClientsTestsPassAgainstARealClusterAndLedger() throws Exception {
+    PrintWriter quiet = new PrintWriter(PrintWriter.nullWriter());
+    ProcessCluster cluster = ClusterUpCommand.up(dir.resolve("cluster"), 3, ProcessCluster.freeBasePort(), quiet)
+        .cluster();
+    try (LedgerServer ledger = LedgerServer.start(0, dir.resolve("ledger"), LedgerMode.MONOTONE)) {
+      run(Map.of(), 3, "npm", "ci", "--no-audit", "--no-fund");
+      String out = run(Map.of("REGENT_ENDPOINTS", cluster.endpoints(),
+          "REGENT_LEDGER", "127.0.0.1:" + ledger.port(), "REGENT_CLUSTER_DIR", cluster.dir().toString()), 3,
+          "npm", "test");
+      System.out.println(out);
+      assertThat(out).contains("# fail 0").doesNotContain("# pass 0");
+    } finally {
+      cluster.stop(ClusterDownCommand.GRACE_MS, quiet);
+    }
+  }
+}

@@ -1,0 +1,114 @@
+package io.regent.cli.command;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.regent.api.v1.StatusResponse;
+import io.regent.cli.cluster.ClusterDownCommand;
+import io.regent.cli.cluster.ClusterUpCommand;
+import io.regent.cli.cluster.Launcher;
+import io.regent.cli.cluster.ProcessCluster;
+import io.regent.cli.hold.ExecChildTest;
+import io.regent.client.RegentClient;
+import io.regent.process.ChildProcess;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * A lock at the minimum TTL rides out a frozen Raft leader (docs/architecture.md §3.6): a 3-node cluster,
+ * {@code regent lock f1 --ttl 1.8s -- sleep 1000} talking to a follower, and the leader node stopped with
+ * SIGSTOP for three TTLs. The failover takes longer than 2/3 of the TTL, so the holder may be suspended, but
+ * the new leader keeps the lease: the holder resumes, its command lives on, and nothing is lost.
+ */
+@Timeout(120)
+class LockLeaderPauseTest {
+  private static final Duration WAIT = Duration.ofSeconds(30);
+  /** The minimum TTL with the default election timeouts (1.5 x 1 200 ms). */
+  private static final Duration TTL = Duration.ofMillis(1_800);
+
+  private Path dir;
+  private ProcessCluster cluster;
+  private ChildProcess lock;
+  private long frozen;
+
+  @BeforeEach
+  void startCluster() throws Exception {
+    dir = Files.createTempDirectory("regent-lock-pause-");
+    cluster = ClusterUpCommand.up(dir.resolve("cluster"), 3, ProcessCluster.freeBasePort(), quiet()).cluster();
+  }
+
+  @AfterEach
+  void stopAll() throws Exception {
+    try {
+      if (frozen != 0) {
+        ChildProcess.kill("CONT", List.of(frozen));
+      }
+      if (lock != null) {
+        lock.close();
+      }
+      cluster.stop(ClusterDownCommand.GRACE_MS, quiet());
+    } finally {
+      try (Stream<Path> files = Files.walk(dir)) {
+        files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+      }
+    }
+  }
+
+  @Test
+  void aLockAtTheMinimumTtlKeepsItsCommandThroughALeaderPause() throws Exception {
+    ProcessCluster.Node leader;
+    try (RegentClient c = RegentClient.connect(cluster.endpoints())) {
+      StatusResponse s = await().atMost(WAIT).ignoreExceptions().until(() -> c.status(), r -> !r.getLeader().isEmpty());
+      leader = cluster.nodes().stream().filter(n -> n.id().equals(s.getLeader())).findFirst().orElseThrow();
+    }
+    ProcessCluster.Node follower = cluster.nodes().stream().filter(n -> n != leader).findFirst().orElseThrow();
+    List<String> cmd = new ArrayList<>(Launcher.javaCommand(Launcher.CLIENT_JVM));
+    cmd.addAll(List.of("lock", "f1", "--ttl", TTL.toMillis() + "ms", "--endpoints", follower.apiAddress(), "--",
+        "sleep", "1000"));
+    lock = ChildProcess.builder("lock", cmd).captureOutput(l -> System.out.println("[lock] " + l)).start();
+    lock.awaitLine(l -> l.startsWith("locked f1 "), WAIT);
+    ProcessHandle sleep = await().atMost(WAIT).until(() -> lock.handle().children().findFirst(),
+        Optional::isPresent).orElseThrow();
+
+    frozen = cluster.process(leader).orElseThrow().pid();
+    ChildProcess.kill("STOP", List.of(frozen));
+    // the pause itself: for three TTLs the holder must neither be lost nor lose its command
+    await().during(TTL.multipliedBy(3)).atMost(TTL.multipliedBy(3).plusSeconds(5))
+        .until(() -> lock.alive() && sleep.isAlive() && lost().isEmpty());
+    ChildProcess.kill("CONT", List.of(frozen));
+    frozen = 0;
+
+    // suspended during the failover at most, and resumed by now: the command runs again
+    await().atMost(WAIT).until(() -> !lastSuspensionLine().startsWith("suspended ")
+        && ExecChildTest.state(sleep) != 'T');
+    assertThat(lost()).isEmpty();
+    assertThat(lock.alive()).isTrue();
+    assertThat(sleep.isAlive()).isTrue();
+    assertThat(lock.terminate(WAIT)).as("lock's exit code after SIGTERM").isZero();
+  }
+
+  private List<String> lost() {
+    return lock.lines().stream().filter(l -> l.startsWith("lost ")).toList();
+  }
+
+  /** The last {@code suspended}/{@code resumed} line; empty when there was none. */
+  private String lastSuspensionLine() {
+    return lock.lines().stream().filter(l -> l.startsWith("suspended ") || l.startsWith("resumed "))
+        .reduce((a, b) -> b).orElse("");
+  }
+
+  private static PrintWriter quiet() {
+    return new PrintWriter(PrintWriter.nullWriter());
+  }
+}

@@ -1,0 +1,129 @@
+package io.regent.cli.command;
+
+import static io.regent.cli.command.SnapshotCommandTest.freePort;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.regent.client.RegentClient;
+import io.regent.server.RegentServer;
+import io.regent.server.config.ServerConfig;
+import io.regent.server.ledger.LedgerMode;
+import io.regent.server.ledger.LedgerServer;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Installs clients/python as a user would ({@code pip install}, into a virtual environment that sees Debian's
+ * grpc) and runs its own tests (test_regent_client.py: elect with its keepalive thread, step-down, failover,
+ * routing, streamed keepalives, the ledger example) with that installation against a real 3-node cluster and
+ * ledger; first checks that the shipped gRPC modules match the proto (generate.sh). Needs Debian's
+ * python3-grpcio, python3-grpc-tools, python3-venv and python3-setuptools (.ci/run installs them).
+ */
+class PythonClientTest {
+  private static final Path CLIENT = Path.of("..", "clients", "python").toAbsolutePath().normalize();
+
+  @TempDir
+  Path dir;
+
+  /** The system Python with grpc (Debian's packages install for /usr/bin/python3, not for a pyenv shim). */
+  private static String python() throws Exception {
+    for (String candidate : List.of("/usr/bin/python3", "python3")) {
+      try {
+        Process p = new ProcessBuilder(candidate, "-c", "import grpc, grpc_tools").redirectErrorStream(true).start();
+        if (p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0) {
+          return candidate;
+        }
+      } catch (IOException e) {
+        // not there: try the next one
+      }
+    }
+    throw new AssertionError("no python3 with grpc and grpc_tools: apt-get install python3-grpcio python3-grpc-tools");
+  }
+
+  /** Copies the tree at {@code from} to {@code to}, without build output and caches. */
+  private static void copy(Path from, Path to) throws IOException {
+    try (var paths = Files.walk(from)) {
+      for (Path p : (Iterable<Path>) paths::iterator) {
+        Path rel = from.relativize(p);
+        String first = rel.getNameCount() == 0 ? "" : rel.getName(0).toString();
+        if (List.of("build", "gen", "__pycache__").contains(first) || first.endsWith(".egg-info")) {
+          continue;
+        }
+        Path target = to.resolve(rel.toString());
+        if (Files.isDirectory(p)) {
+          Files.createDirectories(target);
+        } else {
+          Files.copy(p, target);
+        }
+      }
+    }
+  }
+
+  private static String run(Path cwd, Map<String, String> env, String... command) throws Exception {
+    ProcessBuilder pb = new ProcessBuilder(command).directory(cwd.toFile()).redirectErrorStream(true);
+    pb.environment().putAll(env);
+    Process p = pb.start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor(3, TimeUnit.MINUTES)).as("%s still running", List.of(command)).isTrue();
+    assertThat(p.exitValue()).as("%s:%n%s", List.of(command), out).isZero();
+    return out;
+  }
+
+  @Test
+  void thePythonClientsTestsPassAgainstARealNodeAndLedger() throws Exception {
+    String python = python();
+    Path gen = dir.resolve("gen");
+    run(CLIENT, Map.of("PYTHON", python), "sh", "generate.sh", gen.toString());
+    for (String module : List.of("regent_pb2.py", "regent_pb2_grpc.py")) {
+      assertThat(Files.readString(CLIENT.resolve("regent/v1/" + module)))
+          .as("clients/python/regent/v1/%s is older than the proto: run clients/python/generate.sh", module)
+          .isEqualTo(Files.readString(gen.resolve("regent/v1/" + module)));
+    }
+    // pip builds in the source directory: install from a copy, so the tree stays clean
+    Path src = dir.resolve("src");
+    copy(CLIENT, src);
+    Path venv = dir.resolve("venv");
+    run(dir, Map.of(), python, "-m", "venv", "--system-site-packages", venv.toString());
+    run(dir, Map.of(), venv.resolve("bin/pip").toString(), "install", "-q", "--no-build-isolation", "--no-index",
+        src.toString());
+    // the tests run beside neither the sources nor the copy: they import the installed package
+    Path tests = dir.resolve("run");
+    copy(CLIENT.resolve("examples"), tests.resolve("examples"));
+    Files.copy(CLIENT.resolve("test_regent_client.py"), tests.resolve("test_regent_client.py"));
+    // Three nodes, so that routing to the leader is something the client must learn.
+    Map<String, String> peers = new java.util.LinkedHashMap<>();
+    List<Integer> apis = new java.util.ArrayList<>();
+    for (int i = 1; i <= 3; i++) {
+      peers.put("p" + i, "127.0.0.1:" + freePort());
+      apis.add(freePort());
+    }
+    String endpoints = String.join(",", apis.stream().map(p -> "127.0.0.1:" + p).toList());
+    List<RegentServer> nodes = new java.util.ArrayList<>();
+    try (LedgerServer ledger = LedgerServer.start(0, dir.resolve("ledger"), LedgerMode.MONOTONE);
+         RegentClient client = RegentClient.connect(endpoints)) {
+      for (int i = 1; i <= 3; i++) {
+        nodes.add(RegentServer.start(ServerConfig.of("p" + i, peers, apis.get(i - 1), dir.resolve("p" + i))));
+      }
+      // ready once a leader is known and every node has published its API address
+      await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> {
+        var s = client.status();
+        return !s.getLeader().isEmpty() && s.getMembersList().stream().noneMatch(m -> m.getApiAddress().isEmpty());
+      });
+      String out = run(tests, Map.of("PYTHONDONTWRITEBYTECODE", "1"), venv.resolve("bin/python").toString(),
+          "test_regent_client.py", endpoints, "127.0.0.1:" + ledger.port());
+      assertThat(out).contains("OK").doesNotContain("FAILED");
+    } finally {
+      for (RegentServer n : nodes) {
+        n.close();
+      }
+    }
+  }
+}

@@ -1,0 +1,87 @@
+package io.regent.cli.output;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.protobuf.ByteString;
+import io.regent.api.v1.LeaderKey;
+import io.regent.api.v1.Member;
+import io.regent.api.v1.ObserveResponse;
+import io.regent.api.v1.StatusResponse;
+import org.junit.jupiter.api.Test;
+
+class FormatTest {
+  static final LeaderKey KEY = LeaderKey.newBuilder().setName("jobs").setValue(ByteString.copyFromUtf8("node-a"))
+      .setToken(412).setLease(398).build();
+
+  @Test
+  void leaderKeyAsJsonIsOneObjectOnOneLine() {
+    assertThat(Format.leaderKey(KEY, true)).isEqualTo("{\"name\":\"jobs\",\"value\":\"node-a\",\"token\":412,\"lease\":398}");
+    assertThat(Format.grant(KEY, true)).isEqualTo(Format.leaderKey(KEY, true));
+  }
+
+  @Test
+  void leaderKeyAsText() {
+    assertThat(Format.leaderKey(KEY, false)).isEqualTo("jobs node-a token=412 lease=398");
+    assertThat(Format.grant(KEY, false)).isEqualTo("elected jobs node-a token=412 lease=398");
+  }
+
+  @Test
+  void jsonEscapesQuotesBackslashesAndControlCharacters() {
+    LeaderKey k = KEY.toBuilder().setName("a\"b\\c").setValue(ByteString.copyFromUtf8("line1\nline2\t\u0001é")).build();
+
+    assertThat(Format.leaderKey(k, true))
+        .isEqualTo("{\"name\":\"a\\\"b\\\\c\",\"value\":\"line1\\nline2\\t\\u0001é\",\"token\":412,\"lease\":398}");
+  }
+
+  @Test
+  void observeEvents() {
+    ObserveResponse elected = ObserveResponse.newBuilder().setKind(ObserveResponse.Kind.ELECTED).setName("jobs")
+        .setLeader(KEY).setIndex(412).build();
+    ObserveResponse free = ObserveResponse.newBuilder().setKind(ObserveResponse.Kind.RESIGNED).setName("jobs")
+        .setIndex(420).build();
+
+    assertThat(Format.event(elected, false)).isEqualTo("ELECTED jobs node-a token=412 lease=398 index=412");
+    assertThat(Format.event(free, false)).isEqualTo("RESIGNED jobs none index=420");
+    assertThat(Format.event(free.toBuilder().setKind(ObserveResponse.Kind.CURRENT).setCompacted(true).build(), false))
+        .isEqualTo("CURRENT jobs none index=420 compacted");
+    assertThat(Format.event(elected, true)).isEqualTo("{\"kind\":\"ELECTED\",\"name\":\"jobs\",\"value\":\"node-a\","
+        + "\"token\":412,\"lease\":398,\"index\":412,\"compacted\":false}");
+    assertThat(Format.event(free, true)).isEqualTo("{\"kind\":\"RESIGNED\",\"name\":\"jobs\",\"value\":null,"
+        + "\"token\":null,\"lease\":null,\"index\":420,\"compacted\":false}");
+  }
+
+  @Test
+  void statusAsJsonIsOneObject() {
+    StatusResponse s = StatusResponse.newBuilder().setNode("n1").setRole("FOLLOWER").setLeader("n2").setTerm(3)
+        .setCommitIndex(45).setAppliedIndex(44)
+        .addMembers(Member.newBuilder().setId("n1").setAddress("127.0.0.1:7001").setApiAddress("127.0.0.1:7101"))
+        .addMembers(Member.newBuilder().setId("n2").setAddress("127.0.0.1:7002").setRole(Member.Role.LEARNER))
+        .build();
+
+    assertThat(Format.status(s, true)).isEqualTo("{\"node\":\"n1\",\"role\":\"FOLLOWER\",\"leader\":\"n2\",\"term\":3,"
+        + "\"commit_index\":45,\"applied_index\":44,\"members\":[{\"id\":\"n1\",\"address\":\"127.0.0.1:7001\","
+        + "\"api_address\":\"127.0.0.1:7101\",\"role\":\"voter\"},"
+        + "{\"id\":\"n2\",\"address\":\"127.0.0.1:7002\",\"api_address\":null,\"role\":\"learner\"}],"
+        + "\"console_url\":null,\"etcd_address\":null}");
+    StatusResponse withConsole = s.toBuilder().setConsoleUrl("http://127.0.0.1:7201/console/").build();
+    assertThat(Format.status(withConsole, true)).endsWith(",\"console_url\":\"http://127.0.0.1:7201/console/\","
+        + "\"etcd_address\":null}");
+    StatusResponse withEtcd = s.toBuilder().setEtcdAddress("127.0.0.1:7301").build();
+    assertThat(Format.status(withEtcd, true)).endsWith(",\"etcd_address\":\"127.0.0.1:7301\"}");
+    assertThat(Format.status(withEtcd, false)).endsWith("etcd     127.0.0.1:7301");
+    assertThat(Format.status(withConsole, false)).endsWith("console  http://127.0.0.1:7201/console/");
+    assertThat(Format.status(s, false)).doesNotContain("console");
+    assertThat(Format.status(s.toBuilder().setLeader("").build(), true)).contains("\"leader\":null");
+    assertThat(Format.status(s, false)).contains("leader   n2").contains("members  n1=127.0.0.1:7001 n2=127.0.0.1:7002*");
+  }
+
+  @Test
+  void memberIsOneLineWithRoleAddressesAndLeaderMark() {
+    Member voter = Member.newBuilder().setId("n1").setAddress("10.0.0.1:7001").setApiAddress("10.0.0.1:7101").build();
+    Member learner = Member.newBuilder().setId("n4").setAddress("10.0.0.4:7001").setRole(Member.Role.LEARNER).build();
+    assertThat(Format.member(voter, "n1", false)).isEqualTo("n1 voter raft=10.0.0.1:7001 api=10.0.0.1:7101 leader");
+    assertThat(Format.member(learner, "n1", false)).isEqualTo("n4 learner raft=10.0.0.4:7001 api=unknown");
+    assertThat(Format.member(learner, "n1", true)).isEqualTo("{\"id\":\"n4\",\"role\":\"learner\","
+        + "\"raft\":\"10.0.0.4:7001\",\"api\":null,\"leader\":false}");
+  }
+}
