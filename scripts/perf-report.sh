@@ -16,7 +16,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mkdir -p "${1:-/tmp/regent-perf}" && cd "${1:-/tmp/regent-perf}" && pwd)
 regent_jar=${REGENT_JAR:-$root/cli/target/regent.jar}
-bench_jar=${BENCH_JAR:-$root/bench/target/benchmarks.jar}
+bench_jar=${BENCH_JAR:-$root/bench-jmh/target/benchmarks.jar}
 duration=${DURATION:-10s}
 warmup=${WARMUP:-2s}
 clients=${CLIENTS:-1 16 64}
@@ -29,7 +29,7 @@ log=$work/run.log
 java_opens=(--add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED)
 
 if [ ! -f "$regent_jar" ] || [ ! -f "$bench_jar" ]; then
-  (cd "$root" && mvn -B -q install -DskipTests -pl api,ratis-statemachine,server,cli,bench)
+  (cd "$root" && mvn -B -q install -DskipTests -pl cli,bench-jmh -am)
 fi
 regent() { java "${java_opens[@]}" -jar "$regent_jar" "$@"; }
 note() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$log" >&2; }

@@ -18,7 +18,7 @@ work=${1:-/tmp/regent-scale}
 n=${N:-999000}
 ttl=${TTL_MS:-60000}
 regent_jar=${REGENT_JAR:-$root/cli/target/regent.jar}
-bench_jar=${BENCH_JAR:-$root/bench/target/benchmarks.jar}
+bench_jar=${BENCH_JAR:-$root/bench-jmh/target/benchmarks.jar}
 regent() { java -jar "$regent_jar" "$@"; }
 now_ms() { date +%s%3N; }
 out() { echo "$1" | tee -a "$work/scale.jsonl"; }

@@ -21,7 +21,7 @@ class PackageRulesTest {
   static final List<List<String>> LAYERS = List.of(
       List.of("io.regent.server"),
       List.of("io.regent.server.single..", "io.regent.server.ratis..", "io.regent.server.metrics..",
-          "io.regent.server.console..", "io.regent.server.etcd..", "io.regent.server.security..", "io.regent.server.ledger.."),
+          "io.regent.server.console..", "io.regent.server.etcd..", "io.regent.server.security.."),
       List.of("io.regent.server.api.."),
       List.of("io.regent.server.lease..", "io.regent.server.config..", "io.regent.server.batch.."),
       List.of("io.regent.server.confirm..", "io.regent.server.limits..", "io.regent.server.membership..",

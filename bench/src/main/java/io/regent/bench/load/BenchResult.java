@@ -1,6 +1,5 @@
 package io.regent.bench.load;
 
-import io.regent.bench.report.JsonLines;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;

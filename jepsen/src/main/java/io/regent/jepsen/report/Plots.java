@@ -17,7 +17,7 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 /**
  * {@code latency.png} (each completed operation: its latency against the time it was invoked, one
  * series per {@code :f} and outcome) and {@code rate.png} (completions per second, one line per {@code
- * :f}), made and saved by the bench module's {@link Charts}; nemesis windows are shaded on both.
+ * :f}), made and saved by the bench-jmh module's {@link Charts}; nemesis windows are shaded on both.
  */
 public final class Plots {
   private Plots() {

@@ -1,5 +1,6 @@
 package io.regent.bench.report;
 
+import io.regent.bench.load.JsonLines;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;

@@ -2,6 +2,7 @@ package io.regent.bench.report;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.regent.bench.load.JsonLines;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

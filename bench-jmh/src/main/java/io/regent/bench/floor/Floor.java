@@ -17,7 +17,7 @@ import java.util.Locale;
 /**
  * The physical floor of a replicated write on this machine: fsync latency of a 4 KiB append (what a Raft
  * log or LMDB commit waits for) and the TCP round trip on loopback (what a replication round waits for).
- * Prints one JSON line per measurement: {@code java -cp bench/target/benchmarks.jar io.regent.bench.floor.Floor DIR}.
+ * Prints one JSON line per measurement: {@code java -cp bench-jmh/target/benchmarks.jar io.regent.bench.floor.Floor DIR}.
  */
 public final class Floor {
   private Floor() {

@@ -1,4 +1,4 @@
-package io.regent.bench.report;
+package io.regent.bench.load;
 
 import com.google.gson.Gson;
 import com.google.gson.GsonBuilder;

@@ -8,7 +8,7 @@ import java.nio.file.Path;
  * to build through the API (10^6 grants): {@code regent snapshot save FILE --data-dir DIR} turns it into a
  * snapshot file, {@code regent snapshot restore} seeds cluster nodes with it.
  *
- * <p>{@code java -cp bench/target/benchmarks.jar io.regent.bench.jmh.SeedLeases DIR N TTL_MS}
+ * <p>{@code java -cp bench-jmh/target/benchmarks.jar io.regent.bench.jmh.SeedLeases DIR N TTL_MS}
  */
 public final class SeedLeases {
   private SeedLeases() {

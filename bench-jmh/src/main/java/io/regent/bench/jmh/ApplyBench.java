@@ -28,7 +28,7 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * State-machine apply throughput per entry kind: decode + {@code Applier.apply} + applied index + one LMDB
  * commit per entry, as {@code RegentStateMachine.applyTransaction} does, under each LMDB sync mode
- * RegentStore offers. Run: {@code java -jar bench/target/benchmarks.jar ApplyBench}.
+ * RegentStore offers. Run: {@code java -jar bench-jmh/target/benchmarks.jar ApplyBench}.
  */
 @State(Scope.Thread)
 @BenchmarkMode(Mode.Throughput)
