@@ -2,8 +2,8 @@ package io.regent.cli.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.regent.server.ledger.LedgerMode;
-import io.regent.server.ledger.LedgerServer;
+import io.regent.ledger.LedgerMode;
+import io.regent.ledger.LedgerServer;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;

@@ -7,7 +7,7 @@ import io.regent.api.v1.LedgerEntry;
 import io.regent.cli.output.ExitCodes;
 import io.regent.client.LedgerClient;
 import io.regent.process.ChildProcess;
-import io.regent.server.ledger.LedgerMode;
+import io.regent.ledger.LedgerMode;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;

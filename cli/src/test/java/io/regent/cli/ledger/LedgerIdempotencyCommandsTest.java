@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.regent.cli.Regent;
 import io.regent.cli.output.ExitCodes;
-import io.regent.server.ledger.LedgerMode;
-import io.regent.server.ledger.LedgerServer;
+import io.regent.ledger.LedgerMode;
+import io.regent.ledger.LedgerServer;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;

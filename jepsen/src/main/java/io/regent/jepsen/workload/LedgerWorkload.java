@@ -2,8 +2,8 @@ package io.regent.jepsen.workload;
 
 import io.regent.jepsen.client.ClientPool;
 import io.regent.jepsen.client.ClientProcess;
-import io.regent.server.ledger.LedgerMode;
-import io.regent.server.ledger.LedgerServer;
+import io.regent.ledger.LedgerMode;
+import io.regent.ledger.LedgerServer;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;

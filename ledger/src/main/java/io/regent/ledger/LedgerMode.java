@@ -1,4 +1,4 @@
-package io.regent.server.ledger;
+package io.regent.ledger;
 
 import io.regent.fencing.FencingMode;
 import java.util.Optional;

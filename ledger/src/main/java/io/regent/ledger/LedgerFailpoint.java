@@ -1,4 +1,4 @@
-package io.regent.server.ledger;
+package io.regent.ledger;
 
 import java.io.PrintStream;
 import java.util.concurrent.CountDownLatch;

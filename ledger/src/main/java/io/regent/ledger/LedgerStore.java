@@ -1,4 +1,4 @@
-package io.regent.server.ledger;
+package io.regent.ledger;
 
 import static org.lmdbjava.ByteArrayProxy.PROXY_BA;
 

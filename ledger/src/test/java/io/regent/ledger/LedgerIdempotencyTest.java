@@ -1,4 +1,4 @@
-package io.regent.server.ledger;
+package io.regent.ledger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -1,4 +1,4 @@
-package io.regent.server.ledger;
+package io.regent.ledger;
 
 import io.grpc.Server;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
