@@ -15,9 +15,7 @@ import io.regent.statemachine.proto.FreshToken;
 import io.regent.statemachine.proto.Holder;
 import io.regent.statemachine.proto.LeaseCheckpoint;
 import io.regent.statemachine.proto.LeaseRecord;
-import io.regent.statemachine.proto.LeaseStatus;
 import io.regent.statemachine.proto.LogEntry;
-import io.regent.statemachine.proto.NameHolder;
 import io.regent.statemachine.proto.NameRecord;
 import io.regent.statemachine.proto.Proclaim;
 import io.regent.statemachine.proto.Resign;
@@ -474,39 +472,24 @@ public final class Applier {
     return nameResult(after);
   }
 
+  /**
+   * Writes what a Confirm entry changes, then answers what it reads ({@link ConfirmRead}) from the state after
+   * that write, as the leader's local answer reads it without an entry.
+   */
   private Result.Builder confirm(Confirm c) {
-    Result.Builder r = Result.newBuilder().setTerm(term);
     for (long id : c.getRenewLeaseIdsList()) {
-      LeaseRecord lease = status(r, id);
-      if (lease != null && lease.getTtlMs() >= Limits.CHECKPOINT_MIN_TTL_MS && !txn.readOnly()) {
+      LeaseRecord lease = txn.lease(id);
+      if (lease != null && lease.getTtlMs() >= Limits.CHECKPOINT_MIN_TTL_MS) {
         // The keepalive is acknowledged after this entry: no successor may resume from an older checkpoint.
-        // (Answered under the leadership lease, in a read transaction, a Confirm writes nothing: the lease
-        // clock sends the renewal of a checkpointed lease through an entry instead, LocalConfirm.)
-        lease = lease.toBuilder().setCheckpointRemainingMs(0).setRenewedIndex(index).build();
-        txn.putLease(lease);
-      }
-      if (lease != null) {
-        renewed.add(lease);
+        // (Answered under the leadership lease, with no entry, a Confirm writes nothing: the lease clock sends
+        // the renewal of a checkpointed lease through an entry instead, LocalConfirm.)
+        txn.putLease(lease.toBuilder().setCheckpointRemainingMs(0).setRenewedIndex(index).build());
       }
     }
-    for (long id : c.getQueryLeaseIdsList()) {
-      LeaseRecord lease = status(r, id);
-      if (lease != null) {
-        queried.add(lease);
-      }
-    }
-    for (String name : c.getQueryNamesList()) {
-      if (Limits.checkName(name) != null) {
-        continue; // the API never asks for one; a reader that finds no answer reads its replica instead
-      }
-      NameRecord rec = txn.name(name);
-      NameHolder.Builder h = NameHolder.newBuilder().setName(name);
-      if (rec != null && rec.hasHolder()) {
-        h.setHolder(rec.getHolder());
-      }
-      r.addNames(h);
-    }
-    return r;
+    ConfirmRead.Answer read = ConfirmRead.read(txn, c, index, term);
+    renewed.addAll(read.renewed());
+    queried.addAll(read.queried());
+    return read.result().toBuilder();
   }
 
   private Result.Builder checkpoint(LeaseCheckpoint c) {
@@ -522,13 +505,6 @@ public final class Applier {
       }
     }
     return Result.newBuilder();
-  }
-
-  private LeaseRecord status(Result.Builder r, long id) {
-    LeaseRecord lease = txn.lease(id);
-    r.addLeases(LeaseStatus.newBuilder().setId(id).setAlive(lease != null)
-        .setTtlMs(lease == null ? 0 : lease.getTtlMs()).setRemainingMs(-1));
-    return lease;
   }
 
   /** Passes a free name to its first candidate; every candidate is live (ended leases are withdrawn). */

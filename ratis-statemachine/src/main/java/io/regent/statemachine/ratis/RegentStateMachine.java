@@ -9,6 +9,7 @@ import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.Result;
 import io.regent.statemachine.replica.ApplyEffects;
+import io.regent.statemachine.replica.ApplyStep;
 import io.regent.statemachine.replica.ReplicaView;
 import io.regent.statemachine.store.RegentStore;
 import io.regent.statemachine.store.StateTxn;
@@ -41,7 +42,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The Ratis adapter around Regent's LMDB state: applies entries with {@link Applier}, snapshots by copying
+ * The Ratis adapter around Regent's LMDB state: applies entries with {@link ApplyStep}, snapshots by copying
  * LMDB, and tells the {@link LeaseTimekeeper} and {@link EventHub} what each apply did.
  *
  * <p>Storage: the live environment lives in {@code lmdbDir}, outside Ratis's snapshot directory, because a
@@ -164,14 +165,7 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
     swap.readLock().lock();
     try {
       long start = System.nanoTime(); // for the observer's latency only; apply itself reads no clock
-      ApplyOutcome out = store.write(txn -> {
-        if (index <= txn.appliedIndex()) {
-          return null; // replayed after restart: its effects are already in LMDB
-        }
-        ApplyOutcome o = Applier.apply(txn, command, index, term, unsafeSkipRelease);
-        txn.setAppliedIndex(index);
-        return o;
-      });
+      ApplyOutcome out = ApplyStep.commit(store, command, index, term, unsafeSkipRelease); // null: a replay
       updateLastAppliedTermIndex(term, index);
       result = effects.apply(out, index, term);
       observer.applied(command, out, System.nanoTime() - start);

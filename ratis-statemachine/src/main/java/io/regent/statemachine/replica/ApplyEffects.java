@@ -2,6 +2,7 @@ package io.regent.statemachine.replica;
 
 import io.regent.statemachine.apply.ApplyOutcome;
 import io.regent.statemachine.event.EventHub;
+import io.regent.statemachine.proto.LeaseRecord;
 import io.regent.statemachine.proto.LeaseStatus;
 import io.regent.statemachine.proto.Result;
 import io.regent.statemachine.replica.LeaseTimekeeper;
@@ -41,7 +42,7 @@ public final class ApplyEffects {
       timekeeper.onEnded(out.ended());
     }
     out.lockDelays().forEach(timekeeper::onLockDelay);
-    Result result = measured(timekeeper, out, term);
+    Result result = measured(timekeeper, out.result(), out.renewed(), out.queried(), term);
     hub.publish(index, out.events());
     return result;
   }
@@ -50,13 +51,19 @@ public final class ApplyEffects {
    * Fills in the measurements of {@code timekeeper} (the ready leader's) of the leases a Confirm of
    * {@code term} renewed or asked about: also used for a Confirm the leader answers under its leadership lease,
    * without a log entry.
+   *
+   * @param result the Confirm's reply, one status per lease asked ({@link io.regent.statemachine.apply.ConfirmRead})
+   * @param renewed the live leases it renews, in request order
+   * @param queried the live leases it asks about, in request order
+   * @return {@code result} with every live lease's status measured
    */
-  public static Result measured(LeaseTimekeeper timekeeper, ApplyOutcome out, long term) {
-    if (out.renewed().isEmpty() && out.queried().isEmpty()) {
-      return out.result();
+  public static Result measured(LeaseTimekeeper timekeeper, Result result, List<LeaseRecord> renewed,
+                                List<LeaseRecord> queried, long term) {
+    if (renewed.isEmpty() && queried.isEmpty()) {
+      return result;
     }
-    List<LeaseVerdict> verdicts = timekeeper.confirm(term, out.renewed(), out.queried());
-    Result.Builder r = out.result().toBuilder();
+    List<LeaseVerdict> verdicts = timekeeper.confirm(term, renewed, queried);
+    Result.Builder r = result.toBuilder();
     int next = 0;
     for (int i = 0; i < r.getLeasesCount(); i++) {
       LeaseStatus s = r.getLeases(i);

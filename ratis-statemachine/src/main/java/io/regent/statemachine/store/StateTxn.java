@@ -26,7 +26,7 @@ import org.lmdbjava.Txn;
  * their UTF-8 bytes, because a name may be up to 1 KiB and LMDB keys are limited to 511 bytes. Iteration
  * order is therefore the same on every replica, which keeps dumps and snapshots byte-comparable.
  */
-public final class StateTxn {
+public final class StateTxn implements StateView {
   private static final byte[] APPLIED_INDEX = "appliedIndex".getBytes(StandardCharsets.US_ASCII);
   /** The largest lease id granted so far (absent in states written before batch entries: read as 0). */
   private static final byte[] LAST_LEASE_ID = "lastLeaseId".getBytes(StandardCharsets.US_ASCII);
@@ -49,11 +49,6 @@ public final class StateTxn {
     this.meta = meta;
     this.leases = leases;
     this.names = names;
-  }
-
-  /** Whether this is a read transaction (a Confirm answered without an entry applies in one). */
-  public boolean readOnly() {
-    return txn.isReadOnly();
   }
 
   /**
@@ -119,6 +114,7 @@ public final class StateTxn {
   }
 
   /** The lease with this id, or {@code null}. */
+  @Override
   public LeaseRecord lease(long id) {
     byte[] v = leases.get(txn, longKey(id));
     return v == null ? null : parseLease(v);
@@ -135,6 +131,7 @@ public final class StateTxn {
   }
 
   /** The record of this name, or {@code null} when it has no holder and no candidates. */
+  @Override
   public NameRecord name(String name) {
     byte[] v = names.get(txn, nameKey(name));
     return v == null ? null : parseName(v);

@@ -5,15 +5,16 @@ import io.regent.statemachine.apply.ApplyOutcome;
 import io.regent.statemachine.proto.LeaseRecord;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.NameRecord;
+import io.regent.statemachine.replica.ApplyStep;
 import io.regent.statemachine.store.RegentStore;
 import io.regent.statemachine.store.StateTxn;
 import java.nio.file.Path;
 import java.util.List;
 
 /**
- * One replica's LMDB state driven the way {@code RegentStateMachine.applyTransaction} drives it: each entry
- * in its own write transaction, skipped when its index is at or below the stored applied index, otherwise
- * applied and recorded as the applied index in the same transaction.
+ * One replica's LMDB state driven the way {@code RegentStateMachine.applyTransaction} drives it, through
+ * {@link ApplyStep}: each entry in its own write transaction, skipped when its index is at or below the stored
+ * applied index, otherwise applied and recorded as the applied index in the same transaction.
  */
 public final class Replica implements AutoCloseable {
   /** The Raft term {@link #apply} uses. */
@@ -43,14 +44,7 @@ public final class Replica implements AutoCloseable {
 
   /** Applies {@code entry} found at (index, term) as the adapter does; {@code null} when skipped (replay). */
   public ApplyOutcome applyAt(long index, long term, LogEntry entry) {
-    ApplyOutcome out = store.write(txn -> {
-      if (index <= txn.appliedIndex()) {
-        return null;
-      }
-      ApplyOutcome o = Applier.apply(txn, entry, index, term);
-      txn.setAppliedIndex(index);
-      return o;
-    });
+    ApplyOutcome out = ApplyStep.commit(store, entry, index, term, false);
     nextIndex = Math.max(nextIndex, index + 1);
     return out;
   }

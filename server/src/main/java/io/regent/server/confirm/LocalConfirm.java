@@ -1,11 +1,8 @@
 package io.regent.server.confirm;
 
-import io.regent.statemachine.apply.Applier;
-import io.regent.statemachine.apply.ApplyOutcome;
-import io.regent.statemachine.apply.EntryCodec;
+import io.regent.statemachine.apply.ConfirmRead;
 import io.regent.statemachine.proto.Confirm;
 import io.regent.statemachine.proto.LeaseStatus;
-import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.Result;
 import io.regent.statemachine.replica.LeaseTimekeeper;
 import io.regent.statemachine.replica.ApplyEffects;
@@ -13,9 +10,9 @@ import io.regent.statemachine.replica.ReplicaView;
 import java.util.function.LongSupplier;
 
 /**
- * Answers a Confirm on the leader under its leadership lease, without a log entry: the entry's apply logic
- * runs against the leader's replica in a read transaction (it changes no state), and the lease clock renews
- * and measures its leases as it would at apply. It answers only when the leader has applied everything it
+ * Answers a Confirm on the leader under its leadership lease, without a log entry: the Confirm's read
+ * ({@link ConfirmRead}, what apply answers for a Confirm entry) runs against the leader's replica in a read
+ * transaction, and the lease clock renews and measures its leases as it would at apply. It answers only when the leader has applied everything it
  * had committed when the request arrived: a write a follower acknowledged (after applying it) is committed on
  * the leader, but the leader's own apply may still lag behind it, and an answer from before that write would
  * not be linearizable (the same reason a Raft ReadIndex waits for the apply index to reach the commit index,
@@ -38,7 +35,7 @@ public final class LocalConfirm {
   }
 
   /**
-   * Applies {@code confirm} locally, as the ready leader of {@code term}, at the replica's applied index.
+   * Answers {@code confirm} locally, as the ready leader of {@code term}, at the replica's applied index.
    *
    * @return the round, or {@code null} when the lease clock cannot vouch for a lease it renews (it is not ready
    *     in {@code term} yet), a renewed lease carries a checkpoint only a committed entry may clear
@@ -51,14 +48,14 @@ public final class LocalConfirm {
         return null;
       }
     }
-    LogEntry entry = LogEntry.newBuilder().setVersion(EntryCodec.VERSION).setConfirm(confirm).build();
+    Confirm request = confirm.build();
     long committed = commitIndex.getAsLong();
     Result result = replica.read(txn -> {
       if (txn.appliedIndex() < committed) {
         return null;
       }
-      ApplyOutcome out = Applier.apply(txn, entry, txn.appliedIndex(), term);
-      return ApplyEffects.measured(timekeeper, out, term);
+      ConfirmRead.Answer read = ConfirmRead.read(txn, request, txn.appliedIndex(), term);
+      return ApplyEffects.measured(timekeeper, read.result(), read.renewed(), read.queried(), term);
     });
     if (result == null) {
       return null;

@@ -2,18 +2,17 @@ package io.regent.server.lease;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
 
 /**
  * The ready leader's lease deadlines, ordered by time, and the expiries they lead to, paced.
  *
- * <p>Deadlines live in a heap, so finding the due leases costs O(due · log n) rather than a scan of every
- * lease (etcd's lessor keeps a heap for the same reason). A renewal pushes a new heap entry and leaves the
- * old one behind; a stale entry is recognised and dropped when it surfaces.
+ * <p>Deadlines live in a heap keyed by lease id ({@link DeadlineHeap}), so finding the due leases costs
+ * O(due · log n) rather than a scan of every lease (etcd's lessor keeps a heap for the same reason). A renewal
+ * moves the lease's one heap entry in place and an ended lease leaves the heap at once; an expiring lease is
+ * no longer in it.
  *
  * <p>A lease whose deadline passed is <i>expiring</i> at once (its keepalives are refused) and joins a FIFO
  * of expiries to propose; {@link #take} hands out a bounded number per call, so that expiries which pile up
@@ -37,14 +36,12 @@ final class LeaseExpiry {
     }
   }
 
-  private record Due(long deadline, long id) {
-  }
-
   private record Retry(long at, List<Long> ids) {
   }
 
   private final Map<Long, Deadline> byId = new HashMap<>();
-  private final PriorityQueue<Due> queue = new PriorityQueue<>(Comparator.comparingLong(Due::deadline));
+  /** The deadline of every tracked lease that is not expiring (the one in its {@link Deadline}). */
+  private final DeadlineHeap deadlines = new DeadlineHeap();
   /** Expiring leases not yet in a proposed Expire entry, in the order their deadlines passed. */
   private final ArrayDeque<Long> unproposed = new ArrayDeque<>();
   /** Expiring leases whose Expire entry failed, with when to propose them again. */
@@ -53,7 +50,7 @@ final class LeaseExpiry {
   /** Forgets every lease. */
   void clear() {
     byId.clear();
-    queue.clear();
+    deadlines.clear();
     unproposed.clear();
     retries.clear();
   }
@@ -61,10 +58,13 @@ final class LeaseExpiry {
   /** Sets lease {@code id} live with {@code deadline} (ns, monotonic clock). */
   void live(long id, long ttlMs, long deadline, long renewedIndex, boolean checkpointed) {
     byId.put(id, new Deadline(ttlMs, deadline, false, renewedIndex, checkpointed));
-    queue.add(new Due(deadline, id));
+    deadlines.put(id, deadline);
   }
 
-  /** Replaces the tracked state of lease {@code id}, which must be tracked, keeping its heap position. */
+  /**
+   * Replaces the tracked state of lease {@code id}, which must be tracked, by {@code d} with the same deadline
+   * and expiring flag (a new deadline goes through {@link #live}).
+   */
   void update(long id, Deadline d) {
     byId.put(id, d);
   }
@@ -74,9 +74,10 @@ final class LeaseExpiry {
     return byId.get(id);
   }
 
-  /** Stops tracking lease {@code id} (its heap and queue entries are dropped when they surface). */
+  /** Stops tracking lease {@code id} (an entry of it in the queue of expiries is dropped when it surfaces). */
   void remove(long id) {
     byId.remove(id);
+    deadlines.remove(id);
   }
 
   /**
@@ -84,14 +85,10 @@ final class LeaseExpiry {
    * expiring leases to propose now: those whose retry time has come first, then the others in deadline order.
    */
   List<Long> take(long now, int max) {
-    while (!queue.isEmpty() && now - queue.peek().deadline() >= 0) {
-      Due top = queue.poll();
-      Deadline d = byId.get(top.id());
-      if (d == null || d.expiring() || d.deadline() != top.deadline()) {
-        continue; // renewed, ended or already expiring since this entry was pushed
-      }
-      byId.put(top.id(), d.markedExpiring());
-      unproposed.addLast(top.id());
+    while (!deadlines.isEmpty() && now - deadlines.peekAt() >= 0) {
+      long id = deadlines.poll();
+      byId.put(id, byId.get(id).markedExpiring());
+      unproposed.addLast(id);
     }
     while (!retries.isEmpty() && now - retries.peekFirst().at() >= 0) {
       retries.pollFirst().ids().forEach(unproposed::addFirst);

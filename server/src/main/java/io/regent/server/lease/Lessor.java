@@ -150,7 +150,10 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
 
   @Override
   public synchronized void onEnded(List<Long> leaseIds) {
-    leaseIds.forEach(expiry::remove);
+    for (long id : leaseIds) {
+      expiry.remove(id);
+      checkpoints.remove(id);
+    }
   }
 
   @Override
@@ -259,7 +262,8 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
 
   /** Adds to {@code into} the remaining time of every long lease whose checkpoint is due, up to the budget. */
   private void measure(long now, LeaseCheckpoint.Builder into) {
-    for (long id : checkpoints.due(now, CHECKPOINTS_PER_TICK, id -> expiry.get(id) != null)) {
+    // every lease the schedule holds is tracked: both learn of grants and ends, and both start each epoch empty
+    for (long id : checkpoints.due(now, CHECKPOINTS_PER_TICK)) {
       LeaseExpiry.Deadline d = expiry.get(id);
       long remainingMs = TimeUnit.NANOSECONDS.toMillis(d.deadline() - now);
       if (d.expiring() || remainingMs <= 0) {

@@ -11,6 +11,7 @@ import io.regent.statemachine.proto.Result;
 import io.regent.statemachine.replica.LeaderReadiness;
 import io.regent.statemachine.replica.LeaseTimekeeper;
 import io.regent.statemachine.replica.ApplyEffects;
+import io.regent.statemachine.replica.ApplyStep;
 import io.regent.statemachine.replica.ReplicaView;
 import io.regent.statemachine.store.RegentStore;
 import io.regent.statemachine.store.StateTxn;
@@ -62,14 +63,10 @@ public final class SingleWriterLog implements Proposer, ReplicaView, AutoCloseab
   public CompletableFuture<Result> propose(LogEntry.Builder entry) {
     LogEntry e = entry.setVersion(EntryCodec.VERSION).build();
     return CompletableFuture.supplyAsync(() -> {
-      long[] index = new long[1];
-      ApplyOutcome out = store.write(txn -> {
-        index[0] = txn.appliedIndex() + 1;
-        ApplyOutcome o = Applier.apply(txn, e, index[0], TERM, unsafeSkipRelease);
-        txn.setAppliedIndex(index[0]);
-        return o;
-      });
-      return effects.apply(out, index[0], TERM);
+      // this thread is the store's only writer: nothing takes the next index between this read and the write
+      long index = appliedIndex() + 1;
+      ApplyOutcome out = ApplyStep.commit(store, e, index, TERM, unsafeSkipRelease);
+      return effects.apply(out, index, TERM);
     }, writer);
   }
 
