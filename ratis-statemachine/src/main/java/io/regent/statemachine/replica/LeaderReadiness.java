@@ -8,7 +8,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Hands leadership to the {@link LeaseTimekeeper} as epochs (docs/architecture.md, "Leadership epochs"): a
+ * Hands leadership to the {@link LeaseTimekeeper} as epochs (docs/architecture.md §3.4): a
  * readiness names the term of the leader's own startup entry, never the term read later (a step-down may
  * have raised it meanwhile), and a step-down names the term this node leaves, so the timekeeper can ignore
  * a readiness that arrives after the node left its term (Ratis delivers readiness on the apply thread and

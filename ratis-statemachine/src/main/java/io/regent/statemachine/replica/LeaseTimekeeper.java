@@ -16,7 +16,7 @@ public interface LeaseTimekeeper {
    * earlier terms is applied. Every lease gets a fresh deadline of now + ttl (etcd's Promote), and every
    * lock-delay in force a full delay again. Ignored when this node has already left {@code term}
    * ({@link #onNotLeader} with that term or a later one) or is ready in a later term: Ratis reports
-   * readiness and step-downs on different threads (docs/architecture.md, "Leadership epochs").
+   * readiness and step-downs on different threads (docs/architecture.md §3.4).
    */
   void onLeaderReady(long term, List<LeaseRecord> leases, List<NameRecord> lockDelayed);
 

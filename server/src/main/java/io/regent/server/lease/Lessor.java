@@ -35,12 +35,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Epochs: everything here belongs to the term in which this node became ready. A readiness of a term
  * this node has already left, a reply to an entry proposed in an earlier epoch, or a tick of an epoch that
- * ended, changes nothing (docs/architecture.md, "Leadership epochs").
+ * ended, changes nothing (docs/architecture.md §3.4).
  *
  * <p>Checkpoints (etcd #9395): leases of at least {@link Limits#CHECKPOINT_MIN_TTL_MS} have their remaining
  * time written to the log every checkpoint interval, at most {@link #CHECKPOINTS_PER_TICK} per tick in one
  * entry, so that a successor resumes from it instead of granting a full TTL again, and leader churn cannot
- * keep an unrenewed lease alive for ever (docs/architecture.md, "Lease checkpoints").
+ * keep an unrenewed lease alive for ever (docs/architecture.md §3.8).
  *
  * <p>Pacing: each tick proposes at most {@link #EXPIRE_BATCHES_PER_TICK} Expire entries of up to
  * {@link #MAX_BATCH} leases, with at most {@link #MAX_EXPIRES_IN_FLIGHT} uncommitted at once; an entry that
@@ -196,7 +196,7 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
    * Whether the replicated state may hold a checkpoint of lease {@code id} that no renewal has cleared yet.
    * A keepalive of such a lease must be acknowledged only after an entry clearing it (a Confirm) commits:
    * renewals are not in the log, and a successor would otherwise expire, from the old checkpoint, a lease
-   * whose client was just renewed (docs/architecture.md, "Lease checkpoints"). Unknown leases answer true.
+   * whose client was just renewed (docs/architecture.md §3.8). Unknown leases answer true.
    */
   @Override
   public synchronized boolean checkpointed(long id) {
