@@ -81,6 +81,7 @@ public final class RegentServer implements AutoCloseable {
   private final RegentStateMachine replica;
   private final Proposer proposer;
   private final Confirmer confirmer;
+  private final LeadershipLease lease;
   private final boolean startedWithoutRaftState;
   private final RaftClusterView clusterView;
   private final Console console;
@@ -138,6 +139,7 @@ public final class RegentServer implements AutoCloseable {
     this.replica = sm;
     this.proposer = proposer;
     this.confirmer = confirmer;
+    this.lease = lease;
     // client operations are batched; the node's own entries (expiries, rounds, membership) go alone
     Proposer operations = config.proposalBatch() == 1 ? proposer
         : new ProposalBatcher(proposer, config.proposalBatch(), BATCH_MAX_BYTES, BATCH_IN_FLIGHT);
@@ -287,6 +289,14 @@ public final class RegentServer implements AutoCloseable {
   /** This node's own executors (docs/architecture.md §10): tests saturate its blocking pool through it. */
   public NodeExecutors executors() {
     return executors;
+  }
+
+  /**
+   * This node's leadership lease (docs/architecture.md §8.1), empty under {@code --confirm strict}: the partition
+   * tests read where a lease began to check that no answer came after its safe end.
+   */
+  public Optional<LeadershipLease> leadershipLease() {
+    return Optional.ofNullable(lease);
   }
 
   /** The underlying Ratis server (status, tests). */
