@@ -7,12 +7,16 @@ import static org.awaitility.Awaitility.await;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import com.google.protobuf.ByteString;
+import io.regent.api.v1.CampaignResponse;
+import io.regent.api.v1.LeaderKey;
 import io.regent.client.LeaseKeeper;
 import io.regent.client.RegentClient;
 import io.regent.server.config.ConfirmRule;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -28,11 +32,14 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * A Raft leader that stops answering without closing its connections (a {@code kill -STOP}, a long GC pause)
  * must not cost the clients their leases: the minimum TTL exists so that leases outlive an election
  * (docs/operations.md), and keepalives that reach the new leader, directly or through the other follower,
- * keep them alive. The shipped {@link LeaseKeeper}, suspending while in doubt (docs/architecture.md §3.6), never
+ * keep them alive, and a queued candidate never takes a name from a holder whose keeper says it may act. The
+ * shipped {@link LeaseKeeper}, suspending while in doubt (docs/architecture.md §3.6), never
  * steps down and acts again once the new leader answers; without suspension its 2/3-TTL rule stepped down in
  * every leader pause at the minimum TTL ({@code jepsen/run pause --no-suspend}).
  */
 class LeaderPauseTest {
+  static final String NAME = "paused-job";
+
   @RegisterExtension
   final ClusterFixture clusters = ClusterFixture.perTest();
   LocalCluster cluster;
@@ -78,6 +85,20 @@ class LeaderPauseTest {
       keepers.add(LeaseKeeper.grant(c, ttl, stepDowns::add,
           LeaseKeeper.options().suspendWhenInDoubt(suspensions::add, () -> { })));
     }
+    // Exclusivity: the first keeper's lease holds a name and a second candidate, whose lease the renewers keep
+    // alive, waits for it. Whenever the holder's keeper says it may act, nobody else may hold the name.
+    LeaseKeeper holder = keepers.get(0);
+    RegentClient holderClient = viaFollower.get(0);
+    RegentClient other = viaFollower.get(1);
+    LeaderKey held = holderClient.campaign(NAME, holder.leaseId(), ByteString.copyFromUtf8("holder"));
+    CampaignResponse queued = other.campaignWithTtl(NAME, ttl, ByteString.copyFromUtf8("candidate"), 0);
+    assertThat(queued.getElected()).isFalse();
+    long candidateLease = queued.getLease();
+    renewers.scheduleWithFixedDelay(() -> renew(other, candidateLease, ttl, expired), 0, ttl / 3,
+        TimeUnit.MILLISECONDS);
+    List<String> overlaps = new CopyOnWriteArrayList<>();
+    renewers.scheduleWithFixedDelay(() -> checkExclusive(other, held, holder, overlaps), 0, 50,
+        TimeUnit.MILLISECONDS);
 
     cluster.freeze(frozen);
     await().atMost(Duration.ofSeconds(30)).until(() -> {
@@ -97,7 +118,30 @@ class LeaderPauseTest {
     assertThat(expired).isEmpty();
     assertThat(stepDowns).isEmpty();
     await().atMost(Duration.ofSeconds(30)).until(() -> keepers.stream().allMatch(LeaseKeeper::isValid));
+    assertThat(overlaps).as("another holder while the holder's keeper said it may act").isEmpty();
+    assertThat(other.leader(NAME)).as("the name never moved").contains(held);
+    // and the queued candidate is next once the holder gives the name up
+    holderClient.resign(held);
+    await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+        .until(() -> other.leader(NAME).orElseThrow().getLease() == candidateLease);
+    assertThat(other.leader(NAME).orElseThrow().getToken()).isGreaterThan(held.getToken());
     System.out.println(rule + ": keeper suspensions during the pause: " + suspensions);
+  }
+
+  /**
+   * Reads the name's holder linearizably, then asks the holder's keeper whether it may act: a different holder
+   * read before a "yes" means two holders at that moment. A refused read (the pause) proves nothing either way.
+   */
+  private static void checkExclusive(RegentClient c, LeaderKey held, LeaseKeeper holder, List<String> overlaps) {
+    Optional<LeaderKey> read;
+    try {
+      read = c.leader(NAME);
+    } catch (StatusRuntimeException e) {
+      return;
+    }
+    if (!read.equals(Optional.of(held)) && holder.isValid()) {
+      overlaps.add("read " + read + " while " + held + "'s keeper was valid");
+    }
   }
 
   private static void renew(RegentClient c, long lease, long ttl, Set<Long> expired) {
