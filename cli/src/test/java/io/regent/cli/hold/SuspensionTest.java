@@ -114,6 +114,45 @@ class SuspensionTest {
     assertThat(termed).as("killed where it stood: its SIGTERM handler never ran").doesNotExist();
   }
 
+  /**
+   * The resume races the server's expiry and loses: nobody keeps the lease alive while the keeper is held back,
+   * the server expires it and a queued candidate takes the name; only then does the gate open. The held-back
+   * renewal must find the lease gone: lost, the frozen command killed where it stands, never a "resumed" line
+   * (a grace longer than the test, so that the answer and not the client's own timer decides).
+   */
+  @Test
+  void aHolderResumingAfterTheServerExpiredItsLeaseIsLostNotResumed() throws Exception {
+    String marker = "suspension-race-" + ProcessHandle.current().pid();
+    Path termed = dir.resolve("termed-race");
+    SuspendOptions longGrace = new SuspendOptions();
+    longGrace.grace = Duration.ofMinutes(5);
+    CompletableFuture<Integer> lock = run("reports", List.of("sh", "-c", "trap 'touch " + termed + "' TERM; "
+        + "sleep 1000 & wait", marker), longGrace);
+    await().atMost(WAIT).until(() -> line(out, "locked reports ").isPresent());
+    ProcessHandle sh = await().atMost(WAIT).until(() -> ProcessHandle.current().children()
+        .filter(p -> p.info().arguments().map(a -> List.of(a).contains(marker)).orElse(false)).findFirst(),
+        Optional::isPresent).orElseThrow();
+
+    gate.close();
+    await().atMost(WAIT).until(() -> line(err, "suspended reports: ").isPresent());
+    await().atMost(WAIT).until(() -> ExecChildTest.state(sh) == 'T');
+    long next = client.grant(60_000);
+    // returns once the server has expired the holder's lease and passed the name on
+    var successor = client.campaign("reports", next, com.google.protobuf.ByteString.copyFromUtf8("next"), 0, WAIT);
+    gate.open();
+
+    try {
+      assertThat(lock.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(ExitCodes.ERROR);
+      assertThat(err.toString().lines().toList()).noneMatch(l -> l.startsWith("resumed "));
+      assertThat(err.toString().lines().toList()).last().asString()
+          .startsWith("lost reports: lease ").endsWith(" expired or was revoked");
+      assertThat(ProcessExit.ended(sh)).isTrue();
+      assertThat(termed).as("killed where it stood: never thawed to run its SIGTERM handler").doesNotExist();
+    } finally {
+      client.revoke(successor.getLease());
+    }
+  }
+
   @Test
   void withNoSuspendTheLockIsLostAtTheDeadline() throws Exception {
     SuspendOptions noSuspend = new SuspendOptions();
