@@ -48,7 +48,7 @@ public final class Confirmer {
   private static final Logger LOG = LoggerFactory.getLogger(Confirmer.class);
 
   private final Proposer proposer;
-  private List<Pending> waiting = new ArrayList<>();
+  private final List<Pending> waiting = new ArrayList<>();
   /** The round whose outcome answers its requests, or null when none is in flight. */
   private Round inFlight;
   /**
@@ -56,6 +56,12 @@ public final class Confirmer {
    * answer or by a leader change, whichever comes first ({@link #leaderChanged}). Guarded by this.
    */
   private final Set<Pending> asking = Collections.newSetFromMap(new IdentityHashMap<>());
+  /** Of {@link #asking}, those waiting for the next question (one is in flight). Guarded by this. */
+  private final List<Pending> toAsk = new ArrayList<>();
+  /** Whether a question to the leader is in flight. Guarded by this. */
+  private boolean questionInFlight;
+  /** Counts leader changes: a question's answer continues only the chain of questions of its own count. */
+  private long questions;
 
   private final LeadershipLease lease;
   private final LocalAnswer local;
@@ -132,29 +138,65 @@ public final class Confirmer {
       return enqueue(p);
     }
     // a follower: the leader's answer under its lease began after this request arrived, as a round would
+    boolean ask;
+    long generation;
     synchronized (this) {
       asking.add(p);
+      toAsk.add(p);
+      ask = !questionInFlight;
+      questionInFlight = true;
+      generation = questions;
+    }
+    if (ask) {
+      askNext(generation);
+    }
+    return p.future;
+  }
+
+  /**
+   * Sends one question to the leader for every follower request waiting for one, as one round does for the
+   * requests at the leader: while a question is in flight, requests gather for the next, which began after they
+   * arrived. One question at a time keeps a frozen leader from holding more than one Ratis client slot and the
+   * thread that would wait for the next (Ratis's async client blocks its caller once its outstanding requests
+   * are used up). A late answer to a question {@link #leaderChanged} moved is dropped: its requests are in a
+   * round by then.
+   */
+  private void askNext(long generation) {
+    List<Pending> batch;
+    synchronized (this) {
+      if (generation != questions) {
+        return; // a leader change started over; the questions of its generation are someone else's
+      }
+      batch = take(toAsk);
+      if (batch.isEmpty()) {
+        questionInFlight = false;
+        return;
+      }
     }
     CompletableFuture<Optional<Result>> asked;
     try {
-      asked = leader.ask(entry(List.of(p)));
+      asked = leader.ask(entry(batch));
     } catch (RuntimeException e) {
-      // the request must still end: through a round, as after any failed question
+      // the requests must still end: through a round, as after any failed question
       asked = CompletableFuture.failedFuture(e);
     }
     asked.whenComplete((answer, err) -> {
+      List<Pending> still = new ArrayList<>(batch.size());
       synchronized (this) {
-        if (!asking.remove(p)) {
-          return; // a leader change moved it into a round
+        for (Pending p : batch) {
+          if (asking.remove(p)) {
+            still.add(p);
+          }
         }
       }
       if (err == null && answer.isPresent()) {
-        p.future.complete(Confirmation.of(answer.get()));
+        Confirmation c = Confirmation.of(answer.get());
+        still.forEach(p -> p.future.complete(c));
       } else {
-        enqueue(p);
+        still.forEach(this::enqueue);
       }
+      askNext(generation);
     });
-    return p.future;
   }
 
   /**
@@ -245,6 +287,9 @@ public final class Confirmer {
       asked = asking.size();
       waiting.addAll(asking);
       asking.clear();
+      toAsk.clear();
+      questionInFlight = false;
+      questions++;
       next = nextRound();
     }
     LOG.info("leader changed or became ready: confirmation round of {} requests restarted at the leader"
@@ -254,20 +299,30 @@ public final class Confirmer {
 
   /** Takes every waiting request into a new round, which becomes the one in flight. Caller holds the lock. */
   private Round nextRound() {
+    Round r = new Round(take(waiting));
+    inFlight = r;
+    return r;
+  }
+
+  /**
+   * Removes from the front of {@code queue} the requests that fit one Confirm of {@link #MAX_ROUND_BYTES} (at
+   * least one when there is one); the rest go into the next, which also begins after they arrived. Caller holds
+   * the lock.
+   */
+  private static List<Pending> take(List<Pending> queue) {
     int taken = 0;
     long bytes = 0;
-    while (taken < waiting.size()) {
-      long more = waiting.get(taken).bytes();
+    while (taken < queue.size()) {
+      long more = queue.get(taken).bytes();
       if (taken > 0 && bytes + more > MAX_ROUND_BYTES) {
-        break; // the rest go into the next round, which also began after they arrived
+        break;
       }
       bytes += more;
       taken++;
     }
-    Round r = new Round(new ArrayList<>(waiting.subList(0, taken)));
-    waiting = new ArrayList<>(waiting.subList(taken, waiting.size()));
-    inFlight = r;
-    return r;
+    List<Pending> batch = new ArrayList<>(queue.subList(0, taken));
+    queue.subList(0, taken).clear();
+    return batch;
   }
 
   private void propose(Round round) {

@@ -2,6 +2,7 @@ package io.regent.server.confirm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.regent.statemachine.proto.Confirm;
 import io.regent.statemachine.proto.LeaseStatus;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.NameHolder;
@@ -278,5 +279,72 @@ class ConfirmerTest {
     // the old leader's late failure starts no second round
     asked.get(0).completeExceptionally(new IllegalStateException("request timeout"));
     assertThat(proposed).hasSize(1);
+  }
+
+  /**
+   * A frozen leader holds one question, not one per request: with a question per request, each took a slot of
+   * Ratis's async client, and once those were used up the gRPC threads that asked blocked in Ratis (issue 22).
+   * Requests that arrive while a question is in flight go together in the next one, which began after them.
+   */
+  @Test
+  void onAFollowerRequestsArrivingWhileAQuestionIsInFlightGoTogetherInTheNextQuestion() throws Exception {
+    List<Confirm> asked = new CopyOnWriteArrayList<>();
+    List<CompletableFuture<Optional<Result>>> answers = new CopyOnWriteArrayList<>();
+    Confirmer confirmer = new Confirmer(entry -> CompletableFuture.failedFuture(new IllegalStateException("none")),
+        followerLease(), (term, entry) -> null, confirm -> {
+          asked.add(confirm.build());
+          CompletableFuture<Optional<Result>> f = new CompletableFuture<>();
+          answers.add(f);
+          return f;
+        });
+    List<CompletableFuture<Result>> renewals = new ArrayList<>();
+    for (long id = 1; id <= 50; id++) {
+      renewals.add(confirmer.confirm(List.of(id), List.of()));
+    }
+    assertThat(asked).as("questions in flight").hasSize(1);
+    assertThat(asked.get(0).getRenewLeaseIdsList()).containsExactly(1L);
+
+    answers.get(0).complete(Optional.of(Result.newBuilder().setIndex(7).build()));
+    assertThat(renewals.get(0).get(5, TimeUnit.SECONDS).getIndex()).isEqualTo(7);
+    assertThat(renewals.get(1)).isNotDone();
+    assertThat(asked).hasSize(2);
+    assertThat(asked.get(1).getRenewLeaseIdsList()).hasSize(49).doesNotContain(1L);
+
+    answers.get(1).complete(Optional.of(Result.newBuilder().setIndex(8).build()));
+    for (CompletableFuture<Result> r : renewals.subList(1, 50)) {
+      assertThat(r.get(5, TimeUnit.SECONDS).getIndex()).isEqualTo(8);
+    }
+    assertThat(asked).hasSize(2);
+  }
+
+  /** A leader change while a question is stuck moves its requests and the gathered ones into a round at once. */
+  @Test
+  void aLeaderChangeMovesTheStuckQuestionAndTheGatheredRequestsIntoARoundAndAsksAfreshAfter() throws Exception {
+    List<LogEntry> proposed = new CopyOnWriteArrayList<>();
+    List<CompletableFuture<Optional<Result>>> answers = new CopyOnWriteArrayList<>();
+    Confirmer confirmer = new Confirmer(entry -> {
+      proposed.add(entry.build());
+      return CompletableFuture.completedFuture(Result.newBuilder().setIndex(9).setTerm(5).build());
+    }, followerLease(), (term, entry) -> null, confirm -> {
+      CompletableFuture<Optional<Result>> f = new CompletableFuture<>();
+      answers.add(f);
+      return f;
+    });
+    CompletableFuture<Result> first = confirmer.confirm(List.of(1L), List.of());
+    CompletableFuture<Result> gathered = confirmer.confirm(List.of(2L), List.of());
+    confirmer.leaderChanged();
+    assertThat(first.get(5, TimeUnit.SECONDS).getIndex()).isEqualTo(9);
+    assertThat(gathered.get(5, TimeUnit.SECONDS).getIndex()).isEqualTo(9);
+    assertThat(proposed).singleElement().satisfies(e -> assertThat(e.getConfirm().getRenewLeaseIdsList())
+        .containsExactlyInAnyOrder(1L, 2L));
+
+    // a request after the change asks the new leader at once, not behind the old leader's stuck question
+    CompletableFuture<Result> after = confirmer.confirm(List.of(3L), List.of());
+    assertThat(answers).hasSize(2);
+    answers.get(1).complete(Optional.of(Result.newBuilder().setIndex(10).build()));
+    assertThat(after.get(5, TimeUnit.SECONDS).getIndex()).isEqualTo(10);
+    // the old leader's late answer changes nothing and asks nothing more
+    answers.get(0).complete(Optional.of(Result.newBuilder().setIndex(3).build()));
+    assertThat(answers).hasSize(2);
   }
 }
