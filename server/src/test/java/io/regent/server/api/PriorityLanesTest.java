@@ -18,6 +18,8 @@ import io.regent.api.v1.LeaseGrantRequest;
 import io.regent.api.v1.LeaseGrpc;
 import io.regent.api.v1.LeaseKeepAliveRequest;
 import io.regent.api.v1.LeaseKeepAliveResponse;
+import io.regent.api.v1.ObserveRequest;
+import io.regent.api.v1.ObserveResponse;
 import io.regent.server.cluster.ClusterFixture;
 import io.regent.server.cluster.LocalCluster;
 import io.regent.server.limits.Admission;
@@ -36,6 +38,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * A node whose bulk lane is full (two campaigns waiting on a held name, a limit of two bulk calls) refuses a
  * further read at once with RESOURCE_EXHAUSTED, the limit's name and a retry hint, and still renews a lease
  * (docs/architecture.md §7.2). Negative control: with the priority lanes off, the same keepalive is shed too.
+ * An open stream counts against its identity's streams, not against the bulk lane.
  */
 class PriorityLanesTest {
   static final long RETRY_MS = 250;
@@ -80,6 +83,51 @@ class PriorityLanesTest {
     assertThat(refused).isNotNull();
     assertThat(refused.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
     assertThat(refused.getStatus().getDescription()).contains("--max-bulk-calls");
+  }
+
+  @Test
+  void anOpenStreamCountsAgainstItsIdentityNotAgainstTheBulkLane() throws Exception {
+    LocalCluster cluster = clusters.start(1, c -> c.limits(ServerLimits.DEFAULTS.withAdmission(
+        new AdmissionLimits(1, 1, 10_000, 10_000, 1_000, 2, RETRY_MS, true))));
+    cluster.awaitLeader();
+    ManagedChannel ch = channel(cluster.endpoint(0));
+    ElectionGrpc.ElectionStub async = ElectionGrpc.newStub(ch);
+    List<CompletableFuture<Status>> streams = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      streams.add(observe(async, "watched"));
+    }
+    // the third is refused at once; the first two stay open
+    Status third = await().atMost(Duration.ofSeconds(10)).until(() -> streams.stream().filter(CompletableFuture::isDone)
+        .findFirst().map(CompletableFuture::join).orElse(null), s -> s != null);
+    assertThat(third.getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+    assertThat(third.getDescription()).contains("identity '" + Admission.DEFAULT_IDENTITY + "'")
+        .contains("--max-streams-per-identity");
+    assertThat(streams.stream().filter(CompletableFuture::isDone)).hasSize(1);
+    // two open streams, and the bulk lane (one call) is still free for a read: answered, the name has no holder
+    StatusRuntimeException read = catchThrowableOfType(() -> ElectionGrpc.newBlockingStub(ch)
+        .withDeadlineAfter(5, TimeUnit.SECONDS).leader(LeaderRequest.newBuilder().setName("watched").build()),
+        StatusRuntimeException.class);
+    assertThat(read.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND);
+  }
+
+  static CompletableFuture<Status> observe(ElectionGrpc.ElectionStub stub, String name) {
+    CompletableFuture<Status> ended = new CompletableFuture<>();
+    stub.observe(ObserveRequest.newBuilder().setName(name).build(), new StreamObserver<>() {
+      @Override
+      public void onNext(ObserveResponse r) {
+      }
+
+      @Override
+      public void onError(Throwable t) {
+        ended.complete(Status.fromThrowable(t));
+      }
+
+      @Override
+      public void onCompleted() {
+        ended.complete(Status.OK);
+      }
+    });
+    return ended;
   }
 
   /** One node with its bulk lane full: a held name and two campaigns waiting for it. */
