@@ -24,6 +24,8 @@ import io.regent.server.ratis.RaftClusterView;
 import io.regent.server.ratis.RaftMembership;
 import io.regent.server.ratis.RaftSetup;
 import io.regent.server.ratis.RatisProposer;
+import io.regent.server.limits.Admission;
+import io.regent.server.security.ClientIdentity;
 import io.regent.server.security.NodeSecurity;
 import io.regent.server.security.Security;
 import io.regent.server.storage.DataDir;
@@ -146,12 +148,14 @@ public final class RegentServer implements AutoCloseable {
     this.clusterView = new RaftClusterView(raft, membership, new DataDir(config.dataDir()).lmdbFile());
     this.console = metrics != null && config.console()
         ? new Console(clusterView, sm, confirmer, metrics::notReadyReason) : null;
+    Admission admission = new Admission(config.limits().admission(), ClientIdentity::of, System::nanoTime);
     this.api = new ApiServer(new InetSocketAddress(config.apiHost(), config.apiPort()), sec.apiCredentials(),
         clusterView, sm, operations, confirmer,
         config.minTtlMs(),
-        config.unsafeLocalGrants(), config.limits(), executors,
+        config.unsafeLocalGrants(), config.limits(), admission, executors,
         interceptors.toArray(ServerInterceptor[]::new));
     if (metrics != null) {
+      admission.bindTo(metrics.registry());
       metrics.bindReplica(sm);
       metrics.bindRaft(raft, RaftSetup.GROUP_ID, executors.timers());
     }

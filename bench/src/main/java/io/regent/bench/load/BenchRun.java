@@ -28,18 +28,23 @@ public final class BenchRun {
    * @param pidDir directory of {@code *.pid} files whose processes' CPU and memory to report, or null
    * @param partitions {@code rebalance}: the group's partition count
    * @param members {@code rebalance}: members before the join ({@link RebalanceRun})
+   * @param floodClients {@code overload}: clients flooding reads and campaigns ({@link OverloadWorkload})
    */
   public record Config(String target, List<String> endpoints, String workload, int clients, Duration duration,
-      Duration warmup, double rate, int leases, long ttlMs, Path pidDir, String label, int partitions, int members) {
+      Duration warmup, double rate, int leases, long ttlMs, Path pidDir, String label, int partitions, int members,
+      int floodClients) {
   }
 
   /** The workloads {@link Config#workload} may name. */
   public static final List<String> WORKLOADS =
-      List.of("campaign", "campaign4", "keepalive", "leader-read", "handover", "fresh-token", "rebalance");
+      List.of("campaign", "campaign4", "keepalive", "leader-read", "handover", "fresh-token", "rebalance",
+          "overload");
 
   private final Config c;
   private final PrintWriter progress;
   private volatile boolean running = true;
+  /** The {@code overload} workload's flood, or null. */
+  private OverloadWorkload overload;
   /** CPU time of this JVM when measuring began (ns), and its average use while measuring (cores). */
   private long generatorCpuFrom;
   private double generatorCores;
@@ -67,9 +72,17 @@ public final class BenchRun {
     List<Thread> threads = new ArrayList<>();
     KeepaliveWorkload keepalive = null;
     Workload workload = null;
+    List<Target> floodTargets = new ArrayList<>();
     try {
       long start;
-      if (c.workload().equals("keepalive")) {
+      if (c.workload().equals("overload")) {
+        for (int i = 0; i <= c.floodClients(); i++) {
+          floodTargets.add(Target.connect(c.target(), c.endpoints(), targets.length + i));
+        }
+        overload = new OverloadWorkload(floodTargets.subList(1, floodTargets.size()).toArray(Target[]::new),
+            floodTargets.get(0), prefix, c.ttlMs());
+      }
+      if (c.workload().equals("keepalive") || overload != null) {
         KeepaliveWorkload k = keepalive = new KeepaliveWorkload(targets, c.leases(), c.ttlMs(), stats);
         for (int i = 0; i < targets.length; i++) {
           int client = i;
@@ -77,6 +90,10 @@ public final class BenchRun {
         }
         say("granting " + c.leases() + " leases (renewals start with the first grants)");
         say("granted in " + k.setup() + " ms");
+        if (overload != null) {
+          say("flooding with " + c.floodClients() + " clients (reads and campaigns, closed loop)");
+          threads.addAll(overload.start(this::running));
+        }
         start = System.nanoTime();
       } else {
         workload = switch (c.workload()) {
@@ -123,6 +140,9 @@ public final class BenchRun {
         extras.put("setup_ms", keepalive.setupMs());
         extras.put("spurious_expiries", keepalive.spurious.get());
         extras.put("lost_leases", keepalive.lost.get());
+        if (overload != null) {
+          overload.report(extras, seconds);
+        }
         keepalive.teardown();
       }
       // the load generator shares the 2 cores with the servers: what it took is part of every figure
@@ -142,6 +162,7 @@ public final class BenchRun {
       for (Target t : targets) {
         t.close();
       }
+      floodTargets.forEach(Target::close);
     }
   }
 
@@ -159,6 +180,9 @@ public final class BenchRun {
       long now = System.nanoTime();
       if (measuredFrom == 0 && now >= warmEnd) {
         stats.startMeasuring();
+        if (overload != null) {
+          overload.startMeasuring();
+        }
         load.start();
         measuredFrom = tickStart = now;
         generatorCpuFrom = processCpuNanos();
@@ -181,6 +205,9 @@ public final class BenchRun {
     double seconds = (System.nanoTime() - measuredFrom) / 1e9;
     generatorCores = (processCpuNanos() - generatorCpuFrom) / 1e9 / seconds;
     stats.stopMeasuring();
+    if (overload != null) {
+      overload.stopMeasuring();
+    }
     return seconds;
   }
 

@@ -28,12 +28,14 @@ import picocli.CommandLine.Spec;
             + "holder's grant), fresh-token (holders ask for new tokens), rebalance (Regent only: --members "
             + "members share an ownership group of --partitions partitions; a member joins, one leaves, one "
             + "crashes; per event the time to a stable assignment, the log entries, the partitions moved and "
-            + "the fan-out to the members' Watch streams).",
+            + "the fan-out to the members' Watch streams), overload (keepalive while --flood-clients more clients "
+            + "flood reads and campaigns closed-loop and one well-behaved client reads every 10 ms; reports the "
+            + "flood's refusals and their latency and the well-behaved reads' latency).",
         "--target ratis: scripts/ratis-cluster.sh's nodes (a trivial state machine under Regent's Ratis "
             + "settings); each Regent log entry is one write there, a leader read a linearizable ReadIndex read.",
         "Closed loop unless --rate: then open loop, latency counted from each request's due time "
             + "(coordinated omission corrected). Progress once a second on stderr; the result on stdout.",
-        "Exit 1 when a keepalive run saw a spurious expiry."})
+        "Exit 1 when a keepalive or overload run saw a spurious expiry."})
 public final class BenchCommand implements Callable<Integer> {
   @Spec
   CommandSpec spec;
@@ -82,8 +84,13 @@ public final class BenchCommand implements Callable<Integer> {
       description = "open loop at this total rate (campaign, leader-read, fresh-token); 0 = closed loop")
   double rate;
 
-  @Option(names = "--leases", defaultValue = "10000", description = "keepalive: leases held (default: ${DEFAULT-VALUE})")
+  @Option(names = "--leases", defaultValue = "10000", description = "keepalive, overload: leases held (default: ${DEFAULT-VALUE})")
   int leases;
+
+  @Option(names = "--flood-clients", defaultValue = "256", paramLabel = "N",
+      description = "overload: clients flooding reads and campaigns, each on its own connection "
+          + "(default: ${DEFAULT-VALUE})")
+  int floodClients;
 
   @Option(names = "--partitions", defaultValue = "10000",
       description = "rebalance: partitions of the group, 1..65536 (default: ${DEFAULT-VALUE})")
@@ -165,8 +172,11 @@ public final class BenchCommand implements Callable<Integer> {
     if (partitions < 1 || partitions > 65_536 || members < 3 || members > 10_000) {
       throw usage("--partitions must be within 1..65536 and --members within 3..10000");
     }
-    if (target.equals("ratis") && (workload.equals("handover") || workload.equals("keepalive"))) {
+    if (target.equals("ratis") && List.of("handover", "keepalive", "overload").contains(workload)) {
       throw usage("--target ratis runs campaign, campaign4, leader-read and fresh-token only");
+    }
+    if (floodClients < 1 || floodClients > 4096) {
+      throw usage("--flood-clients must be within 1..4096");
     }
     if (!BenchRun.WORKLOADS.contains(workload)) {
       throw usage("--workload must be one of " + BenchRun.WORKLOADS + ", not '" + workload + "'");
@@ -180,7 +190,7 @@ public final class BenchCommand implements Callable<Integer> {
     if (duration.isZero() || warmup.isNegative()) {
       throw usage("--duration must be positive");
     }
-    if (rate < 0 || (rate > 0 && List.of("keepalive", "handover", "rebalance").contains(workload))) {
+    if (rate < 0 || (rate > 0 && List.of("keepalive", "handover", "rebalance", "overload").contains(workload))) {
       throw usage("--rate must be >= 0 and applies to campaign, leader-read and fresh-token only");
     }
     if (leases < 1) {
@@ -190,7 +200,7 @@ public final class BenchCommand implements Callable<Integer> {
       throw usage("--ttl must be at least 1ms");
     }
     return new BenchRun.Config(target, endpointList(), workload, clients, duration, warmup, rate, leases,
-        ttl.toMillis(), pidDir, label == null ? target : label, partitions, members);
+        ttl.toMillis(), pidDir, label == null ? target : label, partitions, members, floodClients);
   }
 
   List<String> endpointList() {

@@ -1,6 +1,7 @@
 package io.regent.cli.command;
 
 import io.regent.cli.settings.DurationConverter;
+import io.regent.server.limits.AdmissionLimits;
 import io.regent.server.limits.ServerLimits;
 import java.time.Duration;
 import picocli.CommandLine.Option;
@@ -11,6 +12,7 @@ import picocli.CommandLine.Option;
  */
 public final class LimitOptions {
   private static final ServerLimits D = ServerLimits.DEFAULTS;
+  private static final AdmissionLimits A = D.admission();
 
   @Option(names = "--max-message-size", paramLabel = "BYTES",
       description = "largest inbound gRPC message (default: ${DEFAULT-VALUE})")
@@ -58,6 +60,41 @@ public final class LimitOptions {
           + "--after) (default: ${DEFAULT-VALUE})")
   int observeBuffer = D.observeBuffer();
 
+  @Option(names = "--max-bulk-calls", paramLabel = "N",
+      description = "reads, grants, campaigns, locks and other bulk calls this node has in progress at once; beyond "
+          + "it they are refused at once while keepalives are still served (default: ${DEFAULT-VALUE})")
+  int maxBulkCalls = A.maxBulkCalls();
+
+  @Option(names = "--max-bulk-calls-per-identity", paramLabel = "N",
+      description = "bulk calls one client identity may have in progress on this node (default: ${DEFAULT-VALUE})")
+  int maxBulkCallsPerIdentity = A.maxBulkCallsPerIdentity();
+
+  @Option(names = "--identity-request-rate", paramLabel = "PER_SECOND",
+      description = "calls per second one client identity may start on this node, keepalives not counted "
+          + "(default: ${DEFAULT-VALUE})")
+  double identityRequestsPerSecond = A.identityRequestsPerSecond();
+
+  @Option(names = "--identity-request-burst", paramLabel = "N",
+      description = "calls one client identity may start at once above that rate (default: ${DEFAULT-VALUE})")
+  int identityRequestBurst = A.identityRequestBurst();
+
+  @Option(names = "--max-leases-per-identity", paramLabel = "N",
+      description = "live leases one client identity may be granted through this node (default: ${DEFAULT-VALUE})")
+  int maxLeasesPerIdentity = A.maxLeasesPerIdentity();
+
+  @Option(names = "--max-streams-per-identity", paramLabel = "N",
+      description = "observe, group watch and snapshot streams one client identity may have open on this node "
+          + "(default: ${DEFAULT-VALUE})")
+  int maxStreamsPerIdentity = A.maxStreamsPerIdentity();
+
+  @Option(names = "--overload-retry-hint", paramLabel = "DURATION", converter = DurationConverter.class,
+      description = "back-off an overload refusal suggests to the client (default: 100ms)")
+  Duration retryHint = Duration.ofMillis(A.retryAfterMs());
+
+  @Option(names = "--unsafe-no-priority-lanes", hidden = true,
+      description = "TESTS ONLY (negative control of the overload tests): keepalives wait and are shed with reads")
+  boolean unsafeNoPriorityLanes;
+
   /**
    * The limits these flags describe.
    *
@@ -65,6 +102,8 @@ public final class LimitOptions {
    */
   ServerLimits limits() {
     return new ServerLimits(maxMessageBytes, maxCallsPerConnection, maxLeasesPerConnection, maxLeases, maxNames,
-        maxCandidates, maxTtl.toMillis(), requestsPerSecond, requestBurst, maxObservers, observeBuffer);
+        maxCandidates, maxTtl.toMillis(), requestsPerSecond, requestBurst, maxObservers, observeBuffer,
+        new AdmissionLimits(maxBulkCalls, maxBulkCallsPerIdentity, identityRequestsPerSecond, identityRequestBurst,
+            maxLeasesPerIdentity, maxStreamsPerIdentity, retryHint.toMillis(), !unsafeNoPriorityLanes));
   }
 }

@@ -10,6 +10,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.regent.server.concurrent.NodeExecutors;
+import io.regent.server.limits.Admission;
 import io.regent.server.limits.ConnectionLimiter;
 import io.regent.server.limits.LeaseQuota;
 import io.regent.server.limits.ServerLimits;
@@ -54,7 +55,8 @@ public final class ApiServer implements AutoCloseable {
                    Confirmer confirmer, long minTtlMs, boolean unsafeLocalGrants, NodeExecutors executors,
                    ServerInterceptor... interceptors) {
     this(address, InsecureServerCredentials.create(), cluster, sm, proposer, confirmer, minTtlMs, unsafeLocalGrants,
-        ServerLimits.DEFAULTS, executors, interceptors);
+        ServerLimits.DEFAULTS, new Admission(ServerLimits.DEFAULTS.admission(), call -> null, System::nanoTime),
+        executors, interceptors);
   }
 
   /**
@@ -62,19 +64,23 @@ public final class ApiServer implements AutoCloseable {
    * {@code io.regent.server.security.TlsCredentials}) and {@code limits}; the other parameters as above.
    *
    * @param limits message size, per-connection, state and stream limits (see {@link ServerLimits})
+   * @param admission the priority lanes and per-identity quotas (docs/architecture.md §7.2), built with
+   *     {@code limits.admission()}; it runs before the per-connection limits
    * @param interceptors wrap every call (metrics), outside the limits so that refusals are counted too
    */
   public ApiServer(InetSocketAddress address, ServerCredentials credentials, ClusterView cluster, ReplicaView sm,
                    Proposer proposer, Confirmer confirmer, long minTtlMs, boolean unsafeLocalGrants,
-                   ServerLimits limits, NodeExecutors executors, ServerInterceptor... interceptors) {
+                   ServerLimits limits, Admission admission, NodeExecutors executors,
+                   ServerInterceptor... interceptors) {
     this.executors = executors;
     var blocking = executors.blocking();
     StateReader reader = new StateReader(confirmer, sm, blocking);
     LeaseQuota quota = new LeaseQuota(limits.maxLeasesPerConnection());
-    LeaseGrants grants = new LeaseGrants(minTtlMs, limits, quota);
+    LeaseGrants grants = new LeaseGrants(minTtlMs, limits, quota, admission.leaseQuota());
     Campaigns campaigns = new Campaigns(proposer, sm.hub(), unsafeLocalGrants ? new UnsafeLocalGrants(sm) : null,
         limits, grants, blocking);
     sm.hub().listen(quota);
+    sm.hub().listen(admission.leaseQuota());
     ConnectionLimiter limiter = new ConnectionLimiter(limits, System::nanoTime, quota::forget);
     HealthStatusManager health = new HealthStatusManager();
     NettyServerBuilder builder = NettyServerBuilder.forAddress(address, credentials)
@@ -85,7 +91,8 @@ public final class ApiServer implements AutoCloseable {
         .permitKeepAliveTime(PERMIT_KEEPALIVE_SECONDS, TimeUnit.SECONDS)
         .addTransportFilter(limiter)
         .intercept(new MalformedRequests()) // first: the innermost, see its javadoc
-        .intercept(limiter);
+        .intercept(limiter)
+        .intercept(admission); // before the per-connection limits: a shed call costs as little as possible
     java.util.Arrays.stream(interceptors).forEach(builder::intercept);
     // Last, so outermost: every reply names the leader, the refusals of the limits and permission checks too.
     LeaderHeaders leaderHeaders = new LeaderHeaders(cluster, sm, System::nanoTime);

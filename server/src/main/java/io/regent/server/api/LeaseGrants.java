@@ -1,6 +1,7 @@
 package io.regent.server.api;
 
 import io.grpc.Status;
+import io.regent.server.limits.Admission;
 import io.regent.server.limits.ConnectionLimiter;
 import io.regent.server.limits.LeaseQuota;
 import io.regent.server.limits.ServerLimits;
@@ -12,22 +13,25 @@ import java.util.function.Supplier;
 
 /**
  * The rules every entry that grants a lease goes through (a Grant, or a Campaign with a TTL): the TTL's range,
- * this node's {@code --max-ttl}, and the per-connection lease quota (docs/architecture.md §7).
+ * this node's {@code --max-ttl}, and the per-connection and per-identity lease quotas (docs/architecture.md §7, §7.2).
  */
 final class LeaseGrants {
   private final long minTtlMs;
   private final ServerLimits limits;
   private final LeaseQuota quota;
+  private final LeaseQuota identityQuota;
 
   /**
    * @param minTtlMs smallest TTL a lease may have, ms (1.5 x the maximum election timeout)
    * @param limits the largest TTL this node grants and the node-wide lease limit stamped on each entry
    * @param quota live leases per connection
+   * @param identityQuota live leases per identity ({@link Admission#leaseQuota()})
    */
-  LeaseGrants(long minTtlMs, ServerLimits limits, LeaseQuota quota) {
+  LeaseGrants(long minTtlMs, ServerLimits limits, LeaseQuota quota, LeaseQuota identityQuota) {
     this.minTtlMs = minTtlMs;
     this.limits = limits;
     this.quota = quota;
+    this.identityQuota = identityQuota;
   }
 
   /**
@@ -52,25 +56,35 @@ final class LeaseGrants {
   }
 
   /**
-   * Proposes a granting entry against the calling connection's quota (RESOURCE_EXHAUSTED when it is full).
-   * Must run on the call's thread (the connection is read from the gRPC context). The lease counts against
-   * the connection when the result is OK and names a lease ({@code Result.lease_id > 0}).
+   * Proposes a granting entry against the calling connection's and identity's quotas (RESOURCE_EXHAUSTED when
+   * one is full). Must run on the call's thread (the connection and identity are read from the gRPC context). The
+   * lease counts against both when the result is OK and names a lease ({@code Result.lease_id > 0}).
    */
   CompletableFuture<Result> propose(Supplier<CompletableFuture<Result>> grant) {
     String connection = ConnectionLimiter.CONNECTION.get();
+    String identity = Admission.IDENTITY.get();
     quota.reserve(connection);
+    try {
+      identityQuota.reserve(identity);
+    } catch (RuntimeException e) {
+      quota.released(connection);
+      throw e;
+    }
     CompletableFuture<Result> f;
     try {
       f = grant.get();
     } catch (RuntimeException e) {
       quota.released(connection);
+      identityQuota.released(identity);
       throw e;
     }
     return f.whenComplete((r, err) -> {
       if (err == null && r.getCode() == Code.OK && r.getLeaseId() > 0) {
         quota.granted(connection, r.getLeaseId());
+        identityQuota.granted(identity, r.getLeaseId());
       } else {
         quota.released(connection);
+        identityQuota.released(identity);
       }
     });
   }

@@ -10,22 +10,36 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 /**
- * Counts the live leases granted over each client connection and refuses a grant beyond
- * {@code perConnection}. A lease stops counting when it ends (its LEASE_ENDED event, on the apply thread)
- * or when its connection closes (the lease itself lives on; the node-wide {@code --max-leases}, checked at
- * apply, bounds the state). Node-local bookkeeping: nothing here is replicated.
+ * Counts the live leases granted over each client connection (or, as {@link Admission#leaseQuota()}, to each
+ * client identity) and refuses a grant beyond {@code perConnection}. A lease stops counting when it ends (its
+ * LEASE_ENDED event, on the apply thread) or when its connection closes (the lease itself lives on; the node-wide
+ * {@code --max-leases}, checked at apply, bounds the state). Node-local bookkeeping: nothing here is replicated.
  */
 public final class LeaseQuota implements Consumer<ChangeEvent>, EventHub.InstallListener {
   private final int perConnection;
+  private final Function<String, String> describe;
+  private final String flag;
   private final Map<String, Integer> pending = new HashMap<>();
   private final Map<String, Set<Long>> live = new HashMap<>();
   private final Map<Long, String> owner = new HashMap<>();
 
   /** @param perConnection live leases one connection may hold (granted plus being granted) */
   public LeaseQuota(int perConnection) {
-    this.perConnection = perConnection;
+    this(perConnection, c -> "this connection", "--max-leases-per-connection");
+  }
+
+  /**
+   * @param perKey live leases one key may hold (granted plus being granted)
+   * @param describe names a key in the refusal ("identity 'x'")
+   * @param flag the setting of the limit, named in the refusal
+   */
+  LeaseQuota(int perKey, Function<String, String> describe, String flag) {
+    this.perConnection = perKey;
+    this.describe = describe;
+    this.flag = flag;
   }
 
   /**
@@ -36,8 +50,8 @@ public final class LeaseQuota implements Consumer<ChangeEvent>, EventHub.Install
   public synchronized void reserve(String connection) {
     int used = live.getOrDefault(connection, Set.of()).size() + pending.getOrDefault(connection, 0);
     if (used >= perConnection) {
-      throw Status.RESOURCE_EXHAUSTED.withDescription("this connection holds " + used
-          + " leases, its limit (--max-leases-per-connection " + perConnection + "); revoke some first")
+      throw Status.RESOURCE_EXHAUSTED.withDescription(describe.apply(connection) + " holds " + used
+          + " leases, its limit (" + flag + " " + perConnection + "); revoke some first")
           .asRuntimeException();
     }
     pending.merge(connection, 1, Integer::sum);

@@ -1,6 +1,7 @@
 package io.regent.server.limits;
 
 import io.regent.statemachine.limits.Limits;
+import java.util.Objects;
 
 /**
  * Resource limits of one node's public API. Exceeding one answers {@code RESOURCE_EXHAUSTED} with a message
@@ -22,17 +23,32 @@ import io.regent.statemachine.limits.Limits;
  * @param requestBurst calls one connection may start at once before the rate applies (bucket size)
  * @param maxObservers Observe streams this node serves at once, over all connections
  * @param observeBuffer events one Observe stream may have queued for a slow reader before it is closed
+ * @param admission the priority lanes, the node's bulk limit and the per-identity quotas ({@link AdmissionLimits})
  */
 public record ServerLimits(int maxMessageBytes, int maxCallsPerConnection, int maxLeasesPerConnection,
                            long maxLeases, long maxNames, int maxCandidates, long maxTtlMs, double requestsPerSecond,
-                           int requestBurst, int maxObservers, int observeBuffer) {
+                           int requestBurst, int maxObservers, int observeBuffer, AdmissionLimits admission) {
 
   /**
    * Defaults generous enough for the benchmarks (one connection holding 10 000 leases and renewing them) and
    * tight enough that no single client can exhaust the node's memory.
    */
   public static final ServerLimits DEFAULTS = new ServerLimits(1 << 20, 1_000, 20_000, 1_000_000, 1_000_000,
-      1_000, Limits.MAX_TTL_MS, 10_000, 10_000, 10_000, 1_024);
+      1_000, Limits.MAX_TTL_MS, 10_000, 10_000, 10_000, 1_024, AdmissionLimits.DEFAULTS);
+
+  /** The limits above with {@link AdmissionLimits#DEFAULTS}. */
+  public ServerLimits(int maxMessageBytes, int maxCallsPerConnection, int maxLeasesPerConnection, long maxLeases,
+                      long maxNames, int maxCandidates, long maxTtlMs, double requestsPerSecond, int requestBurst,
+                      int maxObservers, int observeBuffer) {
+    this(maxMessageBytes, maxCallsPerConnection, maxLeasesPerConnection, maxLeases, maxNames, maxCandidates, maxTtlMs,
+        requestsPerSecond, requestBurst, maxObservers, observeBuffer, AdmissionLimits.DEFAULTS);
+  }
+
+  /** These limits with {@code admission} instead. */
+  public ServerLimits withAdmission(AdmissionLimits admission) {
+    return new ServerLimits(maxMessageBytes, maxCallsPerConnection, maxLeasesPerConnection, maxLeases, maxNames,
+        maxCandidates, maxTtlMs, requestsPerSecond, requestBurst, maxObservers, observeBuffer, admission);
+  }
 
   /**
    * Validates the limits.
@@ -50,6 +66,7 @@ public record ServerLimits(int maxMessageBytes, int maxCallsPerConnection, int m
     positive("max observers", maxObservers);
     positive("observe buffer", observeBuffer);
     positive("request burst", requestBurst);
+    Objects.requireNonNull(admission, "admission");
     if (!(requestsPerSecond > 0)) {
       throw new IllegalArgumentException("request rate must be positive, got " + requestsPerSecond);
     }

@@ -23,7 +23,7 @@ class CampaignsTest {
     proposed.add(entry.getCommandCase());
     return entry.hasCampaign() ? campaign
         : CompletableFuture.completedFuture(Result.newBuilder().setIndex(9).build());
-  }, new EventHub(16), null, ServerLimits.DEFAULTS, new LeaseGrants(1, ServerLimits.DEFAULTS, new LeaseQuota(1)),
+  }, new EventHub(16), null, ServerLimits.DEFAULTS, new LeaseGrants(1, ServerLimits.DEFAULTS, new LeaseQuota(1), new LeaseQuota(1)),
       Runnable::run);
 
   @Test

@@ -47,7 +47,7 @@ class ExpiringLeaseTest {
     log = new SingleWriterLog(dir, new FixedTimekeeper(() -> measured, () -> true), new EventHub(100));
     Confirmer confirmer = new Confirmer(log);
     leases = new LeaseService(log, confirmer, new StateReader(confirmer, log, Runnable::run),
-        new LeaseGrants(2_000, ServerLimits.DEFAULTS, new LeaseQuota(100)), () -> null);
+        new LeaseGrants(2_000, ServerLimits.DEFAULTS, new LeaseQuota(100), new LeaseQuota(100)), () -> null);
     lease = log.propose(LogEntry.newBuilder().setGrant(Grant.newBuilder().setTtlMs(5_000))).join().getLeaseId();
   }
 

@@ -1,0 +1,93 @@
+package io.regent.server.security;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.regent.client.RegentClient;
+import io.regent.server.RegentServer;
+import io.regent.server.cluster.FreePorts;
+import io.regent.server.config.ServerConfig;
+import io.regent.server.limits.AdmissionLimits;
+import io.regent.server.limits.ServerLimits;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Per-identity quotas (docs/architecture.md §7.2): the identity is the client certificate's CN, or one default
+ * identity without a certificate. An identity over its request rate or its live leases is refused with
+ * RESOURCE_EXHAUSTED naming the quota and the identity, while another identity, and the default one, are served;
+ * the refusals are in the node's metrics under the identity's tag.
+ */
+class IdentityQuotaTest {
+  /** A burst of 10 calls and then one per 1000 s, so that the budget cannot refill during the test; 2 live leases. */
+  static final AdmissionLimits QUOTAS = new AdmissionLimits(4_096, 4_096, 0.001, 10, 2, 100, 100, true);
+
+  @TempDir
+  Path dir;
+
+  @Test
+  void anIdentityOverItsQuotasIsRefusedWhileOthersAreServed() throws Exception {
+    Path certs = dir.resolve("certs");
+    TestCerts.write(certs, List.of("n0"), List.of("flood", "polite"));
+    TlsFiles api = new TlsFiles(certs.resolve("n0.crt"), certs.resolve("n0.key"), certs.resolve("ca.crt"), false);
+    int apiPort = FreePorts.next();
+    ServerConfig config = ServerConfig.of("n0", Map.of("n0", "127.0.0.1:" + FreePorts.next()), apiPort,
+        dir.resolve("n0")).toBuilder().metricsPort(0)
+        .limits(ServerLimits.DEFAULTS.withAdmission(QUOTAS)).build();
+    List<String> endpoint = List.of("127.0.0.1:" + apiPort);
+    try (RegentServer node = RegentServer.start(config, new Security(api, null, null));
+         RegentClient flood = RegentClient.builder().endpoints(endpoint).caCert(certs.resolve("ca.crt"))
+             .clientCert(certs.resolve("flood.crt"), certs.resolve("flood.key")).build();
+         RegentClient polite = RegentClient.builder().endpoints(endpoint).caCert(certs.resolve("ca.crt"))
+             .clientCert(certs.resolve("polite.crt"), certs.resolve("polite.key")).build();
+         RegentClient anonymous = RegentClient.builder().endpoints(endpoint).caCert(certs.resolve("ca.crt"))
+             .build()) {
+      await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(anonymous::status,
+          s -> !s.getLeader().isEmpty());
+
+      long first = flood.grant(5_000);
+      flood.grant(5_000);
+      assertThatThrownBy(() -> flood.grant(5_000)).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+        assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+        assertThat(e.getStatus().getDescription()).contains("identity 'flood'").contains("--max-leases-per-identity");
+      });
+      assertThat(polite.grant(5_000)).isPositive();
+      // keepalives do not spend the rate: an identity's leases bound them
+      for (int i = 0; i < 20; i++) {
+        assertThat(flood.keepAlive(first, 5_000)).isPositive();
+      }
+      StatusRuntimeException limited = null;
+      for (int i = 0; i < 20 && limited == null; i++) {
+        try {
+          flood.leader("jobs");
+        } catch (StatusRuntimeException e) {
+          limited = e;
+        }
+      }
+      assertThat(limited).isNotNull();
+      assertThat(limited.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+      assertThat(limited.getStatus().getDescription()).contains("identity 'flood'").contains("--identity-request-rate");
+      assertThat(polite.leader("jobs")).isEmpty();
+      assertThat(anonymous.leader("jobs")).isEmpty();
+
+      String scraped = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+          URI.create("http://127.0.0.1:" + node.metricsPort() + "/metrics")).build(),
+          HttpResponse.BodyHandlers.ofString()).body();
+      assertThat(scraped).containsPattern("regent_admission_refused_total\\{[^}]*identity=\"flood\"[^}]*reason=\"rate\""
+          + "[^}]*} [1-9]");
+      assertThat(scraped).containsPattern("regent_admission_leases\\{[^}]*identity=\"flood\"[^}]*} 2");
+      assertThat(scraped).containsPattern("regent_admission_leases\\{[^}]*identity=\"polite\"[^}]*} 1");
+    }
+  }
+}
