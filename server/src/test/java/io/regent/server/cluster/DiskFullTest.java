@@ -14,6 +14,8 @@ import io.regent.api.v1.StatusRequest;
 import io.regent.client.RegentClient;
 import io.regent.server.RegentServer;
 import io.regent.server.config.ServerConfig;
+import io.regent.server.metrics.RegentMetrics;
+import io.regent.statemachine.store.DataDirFull;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -24,8 +26,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -37,7 +42,8 @@ import org.junit.jupiter.api.io.TempDir;
  * follower of two in-process nodes that keep taking campaigns. Once a filler file takes the last byte, the node
  * says "data directory full" in one line and exits with {@link RegentServer#EXIT_DIVISION_STOPPED} (so that its
  * supervisor restarts it) instead of living on with a stopped Raft division and a {@code /healthz} of 200; nothing
- * acknowledged is lost; freed and restarted, it catches up and holds every acknowledged holder.
+ * acknowledged is lost; freed and restarted, it catches up and holds every acknowledged holder. The data
+ * directory's gauges follow a filesystem filling and freed.
  */
 class DiskFullTest {
   static final long NEVER = Long.MAX_VALUE / 2;
@@ -143,6 +149,27 @@ class DiskFullTest {
     } finally {
       channel.shutdownNow();
     }
+  }
+
+  @Test
+  void theGaugesSayFullWhileTheFilesystemIs() throws Exception {
+    small = SmallFilesystem.mount(dir.resolve("small"), 4);
+    try (RegentMetrics metrics = new RegentMetrics("n0")) {
+      metrics.bindDataDir(small.root(), Optional::empty);
+      assertThat(gauge(metrics, "regent_data_dir_full")).isZero();
+      assertThat(gauge(metrics, "regent_data_dir_free_bytes")).isGreaterThan(DataDirFull.FULL_BYTES);
+      small.fill();
+      assertThat(gauge(metrics, "regent_data_dir_full")).isEqualTo(1);
+      assertThat(gauge(metrics, "regent_data_dir_free_bytes")).isLessThan(DataDirFull.FULL_BYTES);
+      small.free();
+      assertThat(gauge(metrics, "regent_data_dir_full")).isZero();
+    }
+  }
+
+  private static double gauge(RegentMetrics metrics, String name) {
+    Matcher m = Pattern.compile("(?m)^" + name + "\\{.* (\\S+)$").matcher(metrics.scrape());
+    assertThat(m.find()).as(name + " in the scrape").isTrue();
+    return Double.parseDouble(m.group(1));
   }
 
   /** The first lines of {@code node}'s ERROR log lines, without their stack traces. */
