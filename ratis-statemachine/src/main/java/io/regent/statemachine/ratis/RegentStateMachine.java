@@ -297,6 +297,16 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
     }
   }
 
+  /**
+   * Ratis's last applied index ({@link #getLastAppliedTermIndex()}): raised after each apply's LMDB commit and,
+   * by Ratis's {@code notifyTermIndexUpdated}, for configuration entries too; 0 before anything was applied.
+   */
+  @Override
+  public long appliedIndex() {
+    TermIndex last = getLastAppliedTermIndex();
+    return last == null ? 0 : last.getIndex();
+  }
+
   /** The events of this replica's applies. */
   @Override
   public EventHub hub() {
