@@ -13,6 +13,7 @@ import io.regent.server.metrics.RegentMetrics;
 import io.regent.server.ratis.ApiAddressPublisher;
 import io.regent.server.confirm.Confirmer;
 import io.regent.server.ratis.ClientLeaderTracker;
+import io.regent.server.ratis.DivisionWatch;
 import io.regent.server.confirm.LeadershipLease;
 import io.regent.server.confirm.LocalConfirm;
 import io.regent.server.ratis.FollowerQueries;
@@ -40,6 +41,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.RaftGroup;
@@ -69,6 +71,11 @@ public final class RegentServer implements AutoCloseable {
   static final int BATCH_MAX_BYTES = 1 << 20;
   /** Entries of client operations unanswered at once before operations wait to be batched. */
   static final int BATCH_IN_FLIGHT = 2;
+  /**
+   * Exit code of {@code regent server} when its Raft division stopped for good, e.g. on a full data directory
+   * (docs/operations.md, "Disk full"): a supervisor restarts it and it catches up.
+   */
+  public static final int EXIT_DIVISION_STOPPED = 6;
   /** How often the Ratis clients' leader is checked against the local server's, ms. */
   static final long LEADER_POLL_MS = 50;
 
@@ -91,6 +98,9 @@ public final class RegentServer implements AutoCloseable {
   private ApiAddressPublisher publisher;
   private EtcdGateway etcd;
   private ClientLeaderTracker leaderTracker;
+  private final DivisionWatch divisionWatch;
+  private Consumer<String> onDivisionStopped; // guarded by this, as stoppedReason
+  private String stoppedReason;
 
   /**
    * @param bootstrap whether {@code config.peers()} are the initial voters of a new cluster (else the node starts
@@ -154,10 +164,13 @@ public final class RegentServer implements AutoCloseable {
         config.minTtlMs(),
         config.unsafeLocalGrants(), config.limits(), admission, executors,
         interceptors.toArray(ServerInterceptor[]::new));
+    this.divisionWatch = new DivisionWatch(raft, sm::storageFault, this::divisionStopped);
     if (metrics != null) {
       admission.bindTo(metrics.registry());
       metrics.bindReplica(sm);
       metrics.bindRaft(raft, RaftSetup.GROUP_ID, executors.timers());
+      metrics.bindDataDir(config.dataDir(), sm::storageFault);
+      metrics.bindLiveness(divisionWatch::notLiveReason);
     }
     if (config.confirm().unsafe()) {
       LOG.warn("UNSAFE: --unsafe-leadership-lease-factor {}: this node may answer as leader after another leader "
@@ -214,6 +227,7 @@ public final class RegentServer implements AutoCloseable {
   private static RegentServer start(RegentServer s) throws IOException {
     ServerConfig config = s.config;
     s.raft.start();
+    s.divisionWatch.start(s.executors.timers());
     s.leaderTracker = ClientLeaderTracker.start(s.raft, s.clients, LEADER_POLL_MS, s.confirmer::leaderChanged,
         s.executors.timers());
     s.api.start();
@@ -250,6 +264,27 @@ public final class RegentServer implements AutoCloseable {
     LOG.info("node {} serving the API on {}:{}, Raft on {}", config.nodeId(), config.apiHost(), s.api.port(),
         config.peers().get(config.nodeId()));
     return s;
+  }
+
+  /**
+   * Has {@code handler} told, once, on a timer thread, why this node's Raft division stopped for good (a full
+   * data directory, a failed write): the node then answers nothing any more and {@code /healthz} fails; only a
+   * new process brings it back. {@code regent server} exits with {@link #EXIT_DIVISION_STOPPED}; a node in a
+   * test stays as it is.
+   */
+  public synchronized void onDivisionStopped(Consumer<String> handler) {
+    this.onDivisionStopped = handler;
+    if (stoppedReason != null) { // it stopped before anyone asked
+      handler.accept(stoppedReason);
+    }
+  }
+
+  private synchronized void divisionStopped(String reason) {
+    LOG.error("node {}: Raft division stopped for good: {}", config.nodeId(), reason);
+    stoppedReason = reason;
+    if (onDivisionStopped != null) {
+      onDivisionStopped.accept(reason);
+    }
   }
 
   /** Port of the public gRPC API. */
@@ -310,6 +345,7 @@ public final class RegentServer implements AutoCloseable {
 
   @Override
   public void close() throws Exception {
+    divisionWatch.close(); // the division closes next, on purpose
     if (metricsHttp != null) {
       metricsHttp.close();
     }

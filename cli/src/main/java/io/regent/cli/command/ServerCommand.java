@@ -15,6 +15,8 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -30,7 +32,10 @@ import picocli.CommandLine.Spec;
         "Example: regent server --id n1 --peers n1=127.0.0.1:7001,n2=127.0.0.1:7002,n3=127.0.0.1:7003 "
             + "--api-port 7101 --data-dir data/n1",
         "Join a running cluster: regent server --id n4 --raft 127.0.0.1:7004 --api-port 7104 --data-dir data/n4 "
-            + "--join 127.0.0.1:7101 (restart it later with the same flags, --join included or not)"})
+            + "--join 127.0.0.1:7101 (restart it later with the same flags, --join included or not)",
+        "Exits 0 after SIGINT/SIGTERM, and 6 when the node's Raft division stopped for good (e.g. its data "
+            + "directory is full: one 'data directory full' line says so); its supervisor restarts it and it "
+            + "catches up (docs/operations.md, disk full)."})
 public final class ServerCommand implements Callable<Integer> {
   /** How long a joining node may take to catch up before it is promoted, ms (it stays a learner after). */
   static final long JOIN_TIMEOUT_MS = 600_000;
@@ -269,8 +274,26 @@ public final class ServerCommand implements Callable<Integer> {
     }
   }
 
+  /**
+   * Runs {@code node} until SIGINT/SIGTERM (exit code 0) or until its Raft division stopped for good (exit code
+   * {@link RegentServer#EXIT_DIVISION_STOPPED}: a node that answers nothing must not look alive to its
+   * supervisor), then closes it.
+   */
+  private int serve(RegentServer node) throws InterruptedException {
+    return serve(node, stopped -> node.onDivisionStopped(reason -> stopped.run()));
+  }
+
   /** Runs {@code server} until SIGINT/SIGTERM, then closes it; exit code 0. */
   private int serve(AutoCloseable server) throws InterruptedException {
+    return serve(server, stopped -> { });
+  }
+
+  /**
+   * Runs {@code server} until SIGINT/SIGTERM or until the runnable handed to {@code onFatal} runs (the server
+   * stopped on its own: exit code {@link RegentServer#EXIT_DIVISION_STOPPED}), then closes it.
+   */
+  private int serve(AutoCloseable server, Consumer<Runnable> onFatal)
+      throws InterruptedException {
     AtomicBoolean closed = new AtomicBoolean();
     Runnable stop = () -> {
       if (closed.compareAndSet(false, true)) {
@@ -283,11 +306,16 @@ public final class ServerCommand implements Callable<Integer> {
     };
     // SIGINT/SIGTERM: close the node and exit 0; the hook covers any other way out of the JVM.
     CountDownLatch signalled = new CountDownLatch(1);
+    AtomicInteger code = new AtomicInteger(ExitCodes.OK);
     Signals.onTermination(signalled::countDown);
+    onFatal.accept(() -> {
+      code.compareAndSet(ExitCodes.OK, RegentServer.EXIT_DIVISION_STOPPED);
+      signalled.countDown();
+    });
     Runtime.getRuntime().addShutdownHook(new Thread(stop, "regent-shutdown"));
     signalled.await();
     stop.run();
-    return ExitCodes.OK;
+    return code.get();
   }
 
   /** A usage error (exit 2) about the settings {@code keys}, naming where those not given as flags came from. */

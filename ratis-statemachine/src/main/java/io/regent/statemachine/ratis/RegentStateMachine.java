@@ -11,12 +11,14 @@ import io.regent.statemachine.proto.Result;
 import io.regent.statemachine.replica.ApplyEffects;
 import io.regent.statemachine.replica.ApplyStep;
 import io.regent.statemachine.replica.ReplicaView;
+import io.regent.statemachine.store.DataDirFull;
 import io.regent.statemachine.store.RegentStore;
 import io.regent.statemachine.store.StateTxn;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Collection;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -68,6 +70,10 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
   private final SimpleStateMachineStorage storage = new SimpleStateMachineStorage();
   private final ReadWriteLock swap = new ReentrantReadWriteLock();
   private volatile RegentStore store;
+  /** Ratis's storage directory (its log), known once initialized; for the free space of a failed log write. */
+  private volatile Path raftDir;
+  /** Why this replica's storage failed for good (the first failure), or null while it has not. */
+  private volatile String storageFault;
   /** Term of the last configuration entry applied; read and written on the apply thread only. */
   private long lastConfigurationTerm = -1;
 
@@ -99,6 +105,7 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
   @Override
   public void initialize(RaftServer server, RaftGroupId groupId, RaftStorage raftStorage) throws IOException {
     super.initialize(server, groupId, raftStorage);
+    raftDir = raftStorage.getStorageDir().getRoot().toPath();
     // before Ratis picks the latest snapshot: no leftover of a kill -9 may pass for it, no damaged one is used
     SnapshotDir.prepare(raftStorage.getStorageDir().getStateMachineDir().toPath());
     storage.init(raftStorage);
@@ -165,7 +172,13 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
     swap.readLock().lock();
     try {
       long start = System.nanoTime(); // for the observer's latency only; apply itself reads no clock
-      ApplyOutcome out = ApplyStep.commit(store, command, index, term, unsafeSkipRelease); // null: a replay
+      ApplyOutcome out;
+      try {
+        out = ApplyStep.commit(store, command, index, term, unsafeSkipRelease); // null: a replay
+      } catch (RuntimeException e) {
+        // Ratis closes the division on any exception of apply (StateMachineUpdater): say why first
+        throw failed(lmdbDir, e, "applying entry " + index + " to LMDB");
+      }
       updateLastAppliedTermIndex(term, index);
       result = effects.apply(out, index, term);
       observer.applied(command, out, System.nanoTime() - start);
@@ -173,6 +186,40 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
       swap.readLock().unlock();
     }
     return CompletableFuture.completedFuture(Message.valueOf(UnsafeByteOperations.unsafeWrap(result.toByteArray())));
+  }
+
+  /**
+   * Ratis's log worker could not write: it fails every later write too (SegmentedRaftLogWorker keeps the first
+   * failure), so this replica is done until its process restarts; {@link #storageFault()} says so.
+   */
+  @Override
+  public void notifyLogFailed(Throwable cause, LogEntryProto failedEntry) {
+    Path dir = raftDir;
+    failed(dir == null ? lmdbDir : dir, cause, failedEntry == null ? "writing the Raft log"
+        : "writing entry " + failedEntry.getIndex() + " to the Raft log");
+  }
+
+  /**
+   * Why this replica's storage failed for good — a full data directory ({@link DataDirFull}'s one line) or
+   * another write failure — or empty while it has not. Once set it stays: the node must restart
+   * (docs/architecture.md §11).
+   */
+  public Optional<String> storageFault() {
+    return Optional.ofNullable(storageFault);
+  }
+
+  /** Records and logs (once, as one line) a failed write under {@code dir}; returns what to throw. */
+  private RuntimeException failed(Path dir, Throwable e, String what) {
+    Optional<String> full = DataDirFull.diagnose(dir, e, what);
+    String fault = full.orElse(what + " failed: " + e);
+    synchronized (this) {
+      if (storageFault == null) {
+        storageFault = fault;
+        LOG.error(fault);
+      }
+    }
+    return full.<RuntimeException>map(f -> new IllegalStateException(f, e))
+        .orElse(e instanceof RuntimeException r ? r : new IllegalStateException(fault, e));
   }
 
   /**
@@ -248,6 +295,16 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
     } finally {
       swap.readLock().unlock();
     }
+  }
+
+  /**
+   * Ratis's last applied index ({@link #getLastAppliedTermIndex()}): raised after each apply's LMDB commit and,
+   * by Ratis's {@code notifyTermIndexUpdated}, for configuration entries too; 0 before anything was applied.
+   */
+  @Override
+  public long appliedIndex() {
+    TermIndex last = getLastAppliedTermIndex();
+    return last == null ? 0 : last.getIndex();
   }
 
   /** The events of this replica's applies. */

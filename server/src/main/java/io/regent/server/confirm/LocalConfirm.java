@@ -16,7 +16,10 @@ import java.util.function.LongSupplier;
  * had committed when the request arrived: a write a follower acknowledged (after applying it) is committed on
  * the leader, but the leader's own apply may still lag behind it, and an answer from before that write would
  * not be linearizable (the same reason a Raft ReadIndex waits for the apply index to reach the commit index,
- * Raft thesis §6.4).
+ * Raft thesis §6.4). "Applied" is counted as Ratis counts it ({@link ReplicaView#appliedIndex()}), configuration
+ * entries included: the index stored with the LMDB state counts only the entries the state machine applies, so
+ * after a new leader's startup entry or a membership change it stays below the commit index until another write
+ * comes, and every confirm would take a log round meanwhile (issue #22 item 7).
  */
 public final class LocalConfirm {
   private final ReplicaView replica;
@@ -50,10 +53,11 @@ public final class LocalConfirm {
     }
     Confirm request = confirm.build();
     long committed = commitIndex.getAsLong();
+    // read before the transaction starts: every state change up to it is then in the transaction's snapshot
+    if (replica.appliedIndex() < committed) {
+      return null;
+    }
     Result result = replica.read(txn -> {
-      if (txn.appliedIndex() < committed) {
-        return null;
-      }
       ConfirmRead.Answer read = ConfirmRead.read(txn, request, txn.appliedIndex(), term);
       return ApplyEffects.measured(timekeeper, read.result(), read.renewed(), read.queried(), term);
     });

@@ -14,7 +14,8 @@ import java.util.function.Supplier;
 
 /**
  * The node's HTTP side door, on the JDK's built-in server: {@code GET /metrics} (Prometheus text format
- * 0.0.4), {@code GET /healthz} (200 while the process serves HTTP) and {@code GET /readyz} (200 when the node
+ * 0.0.4), {@code GET /healthz} (200 while the node is live, else 503 with the reason on one line: its Raft
+ * division stopped for good and only a restart brings it back; docs/operations.md, "Health") and {@code GET /readyz} (200 when the node
  * is ready, else 503 with the reason on one line), and whatever other read-only pages the node adds beside them
  * (the console, {@code /console/}): all plaintext and unauthenticated (docs/security.md).
  */
@@ -23,19 +24,18 @@ public final class MetricsHttpServer implements AutoCloseable {
 
   private final HttpServer server;
 
-  private MetricsHttpServer(InetSocketAddress address, Supplier<String> scrape, Supplier<Optional<String>> notReady,
-                            Executor executor, Map<String, HttpHandler> more) throws IOException {
+  private MetricsHttpServer(InetSocketAddress address, Supplier<String> scrape, Supplier<Optional<String>> notLive,
+                            Supplier<Optional<String>> notReady, Executor executor, Map<String, HttpHandler> more)
+      throws IOException {
     this.server = HttpServer.create(address, 16);
     more.forEach(server::createContext);
     server.createContext("/metrics", ex -> answer(ex, 200, PROMETHEUS_TEXT, scrape.get()));
-    server.createContext("/healthz", ex -> answer(ex, 200, "text/plain", "ok\n"));
+    server.createContext("/healthz", ex -> {
+      Optional<String> reason = check(notLive, "liveness");
+      answer(ex, reason.isEmpty() ? 200 : 503, "text/plain", reason.map(r -> "not live: " + r).orElse("ok") + "\n");
+    });
     server.createContext("/readyz", ex -> {
-      Optional<String> reason;
-      try {
-        reason = notReady.get();
-      } catch (RuntimeException e) {
-        reason = Optional.of("readiness check failed: " + e);
-      }
+      Optional<String> reason = check(notReady, "readiness");
       answer(ex, reason.isEmpty() ? 200 : 503, "text/plain", reason.map(r -> "not ready: " + r).orElse("ready") + "\n");
     });
     server.setExecutor(executor);
@@ -60,20 +60,28 @@ public final class MetricsHttpServer implements AutoCloseable {
   public static MetricsHttpServer start(String host, int port, RegentMetrics metrics, Executor executor,
                                         Map<String, HttpHandler> more) throws IOException {
     MetricsHttpServer s = new MetricsHttpServer(new InetSocketAddress(host, port), metrics::scrape,
-        metrics::notReadyReason, executor, more);
+        metrics::notLiveReason, metrics::notReadyReason, executor, more);
     s.server.start();
     return s;
   }
 
   /**
    * Serves a scrape function and a readiness check (empty: ready) on {@code address}, answering on
-   * {@code executor}.
+   * {@code executor}; {@code /healthz} answers 200 while the process serves HTTP.
    */
   public static MetricsHttpServer start(InetSocketAddress address, Supplier<String> scrape,
                                         Supplier<Optional<String>> notReady, Executor executor) throws IOException {
-    MetricsHttpServer s = new MetricsHttpServer(address, scrape, notReady, executor, Map.of());
+    MetricsHttpServer s = new MetricsHttpServer(address, scrape, Optional::empty, notReady, executor, Map.of());
     s.server.start();
     return s;
+  }
+
+  private static Optional<String> check(Supplier<Optional<String>> reason, String what) {
+    try {
+      return reason.get();
+    } catch (RuntimeException e) {
+      return Optional.of(what + " check failed: " + e);
+    }
   }
 
   /** The bound port. */

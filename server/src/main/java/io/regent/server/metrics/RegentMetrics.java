@@ -18,6 +18,7 @@ import io.regent.statemachine.event.ChangeEvent;
 import io.regent.statemachine.proto.NameRecord;
 import io.regent.statemachine.ratis.ApplyObserver;
 import io.regent.statemachine.replica.ReplicaView;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.EnumMap;
 import java.util.Locale;
@@ -25,6 +26,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.server.RaftServer;
 
@@ -45,6 +47,7 @@ import org.apache.ratis.server.RaftServer;
  *       {@code regent_snapshots_taken_total}, {@code regent_snapshot_duration_seconds} (mean of recent ones),
  *       {@code regent_snapshot_duration_max_seconds};
  *   <li>API: {@code regent_grpc_requests_seconds{method,status}}, {@code regent_keepalive_confirm_seconds};
+ *   <li>storage ({@link StorageMetrics}): {@code regent_data_dir_free_bytes}, {@code regent_data_dir_full};
  *   <li>JVM and process: {@code jvm_*}, {@code process_*}, {@code system_*}.
  * </ul>
  */
@@ -66,6 +69,7 @@ public final class RegentMetrics implements AutoCloseable {
   private final JvmGcMetrics gc = new JvmGcMetrics();
   private volatile RaftMetrics raft;
   private volatile StateCounts counts;
+  private volatile Supplier<Optional<String>> notLive = Optional::empty;
 
   /** A registry for node {@code nodeId} with the JVM and process metrics bound. */
   public RegentMetrics(String nodeId) {
@@ -134,6 +138,27 @@ public final class RegentMetrics implements AutoCloseable {
    */
   public void bindRaft(RaftServer server, RaftGroupId groupId, ScheduledExecutorService timers) {
     raft = new RaftMetrics(registry, server, groupId, timers);
+  }
+
+  /**
+   * Reports the free space of data directory {@code root} and whether it is full; {@code storageFault} is why the
+   * replica's storage failed for good, or empty.
+   */
+  public void bindDataDir(Path root, Supplier<Optional<String>> storageFault) {
+    StorageMetrics.bind(registry, root, storageFault);
+  }
+
+  /** Sets what says why this node is not live ({@code /healthz}); until set, it always is. */
+  public void bindLiveness(Supplier<Optional<String>> reason) {
+    this.notLive = reason;
+  }
+
+  /**
+   * Why this node is not live — its Raft division stopped for good, so only a restart brings it back
+   * (docs/operations.md, "Health") — or empty while it is.
+   */
+  public Optional<String> notLiveReason() {
+    return notLive.get();
   }
 
   /**

@@ -80,7 +80,8 @@ public final class SingleWriterLog implements Proposer, ReplicaView, AutoCloseab
     return hub;
   }
 
-  /** Index of the last applied command. */
+  /** Index of the last applied command (this log has no entries but commands). */
+  @Override
   public long appliedIndex() {
     return store.read(StateTxn::appliedIndex);
   }

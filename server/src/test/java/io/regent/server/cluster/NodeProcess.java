@@ -12,6 +12,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A Regent node in a JVM of its own (this test class path), so that a test can {@code kill -9} it: the same
@@ -46,12 +47,21 @@ final class NodeProcess implements AutoCloseable {
    */
   static NodeProcess start(String id, Map<String, String> peers, int apiPort, Path dataDir, long snapshotThreshold,
       boolean holdSnapshot) throws IOException, InterruptedException {
+    return start(id, peers, apiPort, -1, dataDir, snapshotThreshold, holdSnapshot);
+  }
+
+  /**
+   * As {@link #start(String, Map, int, Path, long, boolean)}, serving {@code /metrics}, {@code /healthz} and
+   * {@code /readyz} on {@code metricsPort} (-1: none).
+   */
+  static NodeProcess start(String id, Map<String, String> peers, int apiPort, int metricsPort, Path dataDir,
+      long snapshotThreshold, boolean holdSnapshot) throws IOException, InterruptedException {
     List<String> peerList = new ArrayList<>();
     peers.forEach((k, v) -> peerList.add(k + "=" + v));
     List<String> cmd = new ArrayList<>(ChildProcess.javaCommand(List.of("-Xmx256m", "-XX:+UseSerialGC"),
         NodeProcess.class.getName()));
     cmd.addAll(List.of(id, String.join(",", peerList), String.valueOf(apiPort), dataDir.toString(),
-        String.valueOf(snapshotThreshold), String.valueOf(holdSnapshot)));
+        String.valueOf(snapshotThreshold), String.valueOf(holdSnapshot), String.valueOf(metricsPort)));
     ChildProcess p = ChildProcess.builder(id, cmd).keepStdinOpen()
         .captureOutput(line -> System.out.println("[" + id + "] " + line)).start();
     try {
@@ -61,6 +71,11 @@ final class NodeProcess implements AutoCloseable {
       throw new IllegalStateException(id + " did not start: " + p.lines(), e);
     }
     return new NodeProcess(p);
+  }
+
+  /** The exit code once the node has ended, else null. */
+  Integer exitCode() {
+    return process.exitCode();
   }
 
   /** Every line the node printed so far. */
@@ -103,7 +118,7 @@ final class NodeProcess implements AutoCloseable {
         .findFirst().orElse(null);
   }
 
-  /** The node: {@code ID PEERS(id=host:port,...) API_PORT DATA_DIR SNAPSHOT_THRESHOLD HOLD_SNAPSHOT}. */
+  /** The node: {@code ID PEERS(id=host:port,...) API_PORT DATA_DIR SNAPSHOT_THRESHOLD HOLD_SNAPSHOT METRICS_PORT}. */
   public static void main(String[] args) throws Exception {
     if (Boolean.parseBoolean(args[5])) {
       CountDownLatch never = new CountDownLatch(1);
@@ -123,14 +138,32 @@ final class NodeProcess implements AutoCloseable {
       peers.put(kv[0], kv[1]);
     }
     ServerConfig config = ServerConfig.builder(args[0], Path.of(args[3])).peers(peers)
-        .apiPort(Integer.parseInt(args[2])).snapshots(Long.parseLong(args[4]), 8L << 20).build();
+        .apiPort(Integer.parseInt(args[2])).snapshots(Long.parseLong(args[4]), 8L << 20)
+        .metricsPort(Integer.parseInt(args[6])).build();
+    // as regent server does: serve until told to stop, or exit with its code once the Raft division stopped
+    AtomicInteger code = new AtomicInteger();
+    CountDownLatch done = new CountDownLatch(1);
     try (RegentServer server = RegentServer.start(config)) {
+      server.onDivisionStopped(reason -> {
+        code.set(RegentServer.EXIT_DIVISION_STOPPED);
+        done.countDown();
+      });
       System.out.println(READY);
       System.out.flush();
-      while (System.in.read() >= 0) {
-        // serve until the test closes our standard input (or kills us)
-      }
+      Thread stdin = new Thread(() -> {
+        try {
+          while (System.in.read() >= 0) {
+            // serve until the test closes our standard input (or kills us)
+          }
+        } catch (IOException e) {
+          // the test is gone: stop as well
+        }
+        done.countDown();
+      }, "stdin");
+      stdin.setDaemon(true);
+      stdin.start();
+      done.await();
     }
-    System.exit(0);
+    System.exit(code.get());
   }
 }
