@@ -37,6 +37,15 @@ import java.util.concurrent.TimeUnit;
  * unary keepalives from then on. Thread-safe.
  */
 final class KeepAliveStreams {
+  /**
+   * How a node's stream ends when the leader it named at the stream's start changed, its address included (the
+   * server's {@code KeepAliveStream}): the keepalives it left unanswered were not renewed there, and are sent
+   * again at once on a new stream, which names the leader as it is now. Without this, a client of one endpoint
+   * saw a keepalive fail UNAVAILABLE whenever the leader's API address was published after its stream opened, as
+   * on a fresh cluster.
+   */
+  static final String LEADER_CHANGED = "the Raft leader changed since this stream opened";
+
   private final ScheduledExecutorService timer;
   private final Map<ManagedChannel, Stream> open = new ConcurrentHashMap<>();
   private final Set<ManagedChannel> unary = ConcurrentHashMap.newKeySet();
@@ -156,7 +165,10 @@ final class KeepAliveStreams {
       end(Status.UNAVAILABLE.withDescription("keepalive stream ended by the node"));
     }
 
-    /** Fails every waiting keepalive with the stream's status (re-sent as unary calls if the node lacks streams). */
+    /**
+     * Fails every waiting keepalive with the stream's status; re-sends them as unary calls if the node lacks
+     * streams, and on a new stream if the node ended this one for a leader change ({@link #LEADER_CHANGED}).
+     */
     private void end(Status status) {
       List<Waiting> left;
       synchronized (this) {
@@ -169,10 +181,14 @@ final class KeepAliveStreams {
       if (unimplemented) {
         unary.add(channel);
       }
+      boolean rotated = status.getCode() == Status.Code.UNAVAILABLE && status.getDescription() != null
+          && status.getDescription().startsWith(LEADER_CHANGED);
       for (Waiting w : left) {
         w.timeout.cancel(false);
         if (unimplemented) {
           w.answer.setFuture(unaryKeepAlive(channel, w.id, w.deadline));
+        } else if (rotated) {
+          w.answer.setFuture(keepAlive(channel, w.id, w.deadline));
         } else {
           w.answer.setException(status.asRuntimeException());
         }

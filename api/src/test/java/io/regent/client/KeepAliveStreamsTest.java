@@ -160,6 +160,22 @@ class KeepAliveStreamsTest {
   }
 
   @Test
+  void aStreamTheNodeEndsForALeaderChangeResendsItsUnansweredKeepalivesOnANewStream() throws Exception {
+    start(true);
+    ListenableFuture<LeaseKeepAliveResponse> f = streams.keepAlive(channel, 7, in(WAIT));
+    await().atMost(WAIT).until(() -> received.size() == 1);
+    opened.get(0).onError(Status.UNAVAILABLE.withDescription(KeepAliveStreams.LEADER_CHANGED
+        + " (it named NamedLeader[leaderId=n0, term=1, api=null]); open a new one").asRuntimeException());
+
+    await().atMost(WAIT).until(() -> opened.size() == 2 && received.size() == 2);
+    assertThat(received.get(1).getId()).isEqualTo(7);
+    assertThat(f).isNotDone();
+    opened.get(1).onNext(LeaseKeepAliveResponse.newBuilder().setId(7).setTtlMs(3_000)
+        .setTag(received.get(1).getTag()).build());
+    assertThat(f.get(WAIT.toMillis(), TimeUnit.MILLISECONDS).getTtlMs()).isEqualTo(3_000);
+  }
+
+  @Test
   void aNodeWithoutTheStreamGetsUnaryKeepalives() throws Exception {
     start(false);
     assertThat(streams.keepAlive(channel, 7, in(WAIT)).get(WAIT.toMillis(), TimeUnit.MILLISECONDS).getTtlMs())

@@ -71,6 +71,8 @@ final class KeepAliveStream implements StreamObserver<LeaseKeepAliveRequest> {
       }
       if (opened != null && !opened.equals(now)) {
         ended = true;
+        // the Java client re-sends the stream's unanswered keepalives at once on a new stream when the
+        // description starts so (io.regent.client.KeepAliveStreams.LEADER_CHANGED): keep the two the same
         out.onError(Status.UNAVAILABLE.withDescription("the Raft leader changed since this stream opened (it named "
             + opened + "); open a new one").asRuntimeException());
         return;
