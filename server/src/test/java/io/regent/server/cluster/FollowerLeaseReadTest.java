@@ -21,7 +21,7 @@ class FollowerLeaseReadTest {
   @Test
   void sequentialReadsAndKeepalivesAtAFollowerAddAlmostNoEntries() throws Exception {
     LocalCluster cluster = clusters.start(3);
-    int follower = (cluster.awaitLeader() + 1) % cluster.size();
+    int follower = (cluster.awaitLeaseLeader() + 1) % cluster.size();
     RegentClient c = cluster.clientOf(follower);
     long lease = c.grant(10_000);
     LeaderKey key = c.campaign("follower-read", lease, ByteString.copyFromUtf8("v"));

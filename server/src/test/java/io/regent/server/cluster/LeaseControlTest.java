@@ -23,7 +23,7 @@ class LeaseControlTest {
   @Test
   void anIsolatedLeaderWithAnUnsafeLeaseAcknowledgesAfterASafeLeaseWouldHaveEnded() throws Exception {
     cluster = clusters.start(3, c -> c.requestTimeoutMs(4_000).confirm(new ConfirmRule(false, 30)));
-    int old = cluster.awaitLeader();
+    int old = cluster.awaitLeaseLeader();
     RegentClient viaOld = cluster.clientOf(old);
     long lease = viaOld.grant(3_000);
     viaOld.keepAlive(lease, 5_000); // a committed round: the (unsafe) lease starts
