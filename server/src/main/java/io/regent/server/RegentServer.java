@@ -135,7 +135,7 @@ public final class RegentServer implements AutoCloseable {
       interceptors.add(metrics.grpcInterceptor()); // added last, runs first: it also times refused calls
     }
     LeadershipLease lease = config.confirm().strict() ? null : new LeadershipLease(System::nanoTime,
-        division.leadership(), new ClusterTiming(config.nodeId(), timing, division::voterIds, sm, () -> true),
+        division.leadership(), new ClusterTiming(config.nodeId(), timing, division::voterIds, sm),
         config.confirm().leaseFactor());
     Confirmer confirmer = lease == null ? new Confirmer(proposer)
         : new Confirmer(proposer, lease, new LocalConfirm(sm, lessor, division::commitIndex)::confirm, proposer);

@@ -13,8 +13,8 @@ import java.util.function.LongSupplier;
  * p, and each of those followers refuses to vote for another candidate for one minimum election timeout after
  * it heard from this leader (Ratis 3.3.0 {@code VoteContext} in the pre-vote phase). So this node holds the lease
  * until p + {@code factor} × the smallest minimum election timeout among the voters ({@link VoterTiming}), for as
- * long as it is still the ready leader of T and every voter's clock rate agrees with its own. The factor is below
- * 1 by a margin for clock-rate drift between nodes ({@link #SAFE_FACTOR}).
+ * long as it is still the ready leader of T. The factor is below 1 by a margin for clock-rate drift between
+ * nodes ({@link #SAFE_FACTOR}).
  *
  * <p>Thread-safe.
  */
@@ -38,6 +38,7 @@ public final class LeadershipLease {
    * The voters' timing as this node knows it (docs/architecture.md §8.1: timing is one fact of the cluster):
    * the followers' clocks are what refuse votes, so the lease is bounded by the smallest of their timeouts.
    */
+  @FunctionalInterface
   public interface VoterTiming {
     /**
      * The smallest effective minimum election timeout among the current voters (this node included), ms; -1
@@ -45,25 +46,9 @@ public final class LeadershipLease {
      */
     long minElectionTimeoutMs();
 
-    /**
-     * Whether every voter's clock rate is within the bound of this node's (docs/architecture.md §3.9); while
-     * false no lease holds. Called on every answer under the lease: must be cheap.
-     */
-    boolean ratesAgree();
-
-    /** Timing that never changes and clocks that always agree: a cluster whose every voter uses {@code ms}. */
+    /** Timing that never changes: a cluster whose every voter uses {@code ms}. */
     static VoterTiming fixed(long ms) {
-      return new VoterTiming() {
-        @Override
-        public long minElectionTimeoutMs() {
-          return ms;
-        }
-
-        @Override
-        public boolean ratesAgree() {
-          return true;
-        }
-      };
+      return () -> ms;
     }
   }
 
@@ -139,13 +124,9 @@ public final class LeadershipLease {
 
   /**
    * The term whose lease this node holds now, or -1: it must be the ready leader of that term, before the
-   * lease's end, every voter's clock rate must agree with this node's, and no leadership transfer may be under
-   * way ({@link #suspend}).
+   * lease's end, and no leadership transfer may be under way ({@link #suspend}).
    */
   public long heldTerm() {
-    if (!timing.ratesAgree()) {
-      return -1;
-    }
     long t;
     long end;
     synchronized (this) {

@@ -5,7 +5,6 @@ import io.regent.statemachine.proto.MemberTiming;
 import io.regent.statemachine.replica.ReplicaView;
 import java.util.Map;
 import java.util.Set;
-import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -19,23 +18,18 @@ public final class ClusterTiming implements LeadershipLease.VoterTiming {
   private final RaftTiming own;
   private final Supplier<Set<String>> voters;
   private final ReplicaView replica;
-  private final BooleanSupplier ratesAgree;
 
   /**
    * @param self this node's id
    * @param own this node's effective timing
    * @param voters ids of the voters this node knows now ({@link LocalDivision#voterIds})
    * @param replica this node's replicated state, which holds the published timings
-   * @param ratesAgree whether every voter's clock rate is within the bound of this node's (docs/architecture.md
-   *     §3.9)
    */
-  public ClusterTiming(String self, RaftTiming own, Supplier<Set<String>> voters, ReplicaView replica,
-                       BooleanSupplier ratesAgree) {
+  public ClusterTiming(String self, RaftTiming own, Supplier<Set<String>> voters, ReplicaView replica) {
     this.self = self;
     this.own = own;
     this.voters = voters;
     this.replica = replica;
-    this.ratesAgree = ratesAgree;
   }
 
   @Override
@@ -62,10 +56,5 @@ public final class ClusterTiming implements LeadershipLease.VoterTiming {
       min = Math.min(min, t.getMinElectionTimeoutMs());
     }
     return min;
-  }
-
-  @Override
-  public boolean ratesAgree() {
-    return ratesAgree.getAsBoolean();
   }
 }

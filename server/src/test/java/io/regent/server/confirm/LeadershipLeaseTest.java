@@ -3,7 +3,6 @@ package io.regent.server.confirm;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -79,8 +78,8 @@ class LeadershipLeaseTest {
     assertThat(lease.heldTerm()).isEqualTo(7);
   }
 
-  /** A lease of the ready leader of term 4 whose voters' timing is {@code minMs} (-1: unknown) and {@code agree}. */
-  private LeadershipLease leaseWith(AtomicLong minMs, AtomicBoolean agree) {
+  /** A lease of the ready leader of term 4 whose voters' smallest timing is {@code minMs} (-1: unknown). */
+  private LeadershipLease leaseWith(AtomicLong minMs) {
     return new LeadershipLease(now::get, new LeadershipLease.Leadership() {
       @Override
       public long readyTerm() {
@@ -91,23 +90,13 @@ class LeadershipLeaseTest {
       public long currentTerm() {
         return 4;
       }
-    }, new LeadershipLease.VoterTiming() {
-      @Override
-      public long minElectionTimeoutMs() {
-        return minMs.get();
-      }
-
-      @Override
-      public boolean ratesAgree() {
-        return agree.get();
-      }
-    }, LeadershipLease.SAFE_FACTOR);
+    }, minMs::get, LeadershipLease.SAFE_FACTOR);
   }
 
   @Test
   void aVoterWhoseTimingIsUnknownGivesNoLeaseAndASmallerOneAShorterLease() {
     AtomicLong minMs = new AtomicLong(-1);
-    LeadershipLease l = leaseWith(minMs, new AtomicBoolean(true));
+    LeadershipLease l = leaseWith(minMs);
     l.committed(l.begin(), 4);
     assertThat(l.heldTerm()).as("a voter's timing unknown").isEqualTo(-1);
     minMs.set(300); // the smallest voter's: 0.8 x 300 = 240 ms
@@ -122,22 +111,10 @@ class LeadershipLeaseTest {
   @Test
   void aRoundBegunWhileTheTimingWasUnknownGivesNoLeaseEvenIfItIsKnownByCommit() {
     AtomicLong minMs = new AtomicLong(-1);
-    LeadershipLease l = leaseWith(minMs, new AtomicBoolean(true));
+    LeadershipLease l = leaseWith(minMs);
     LeadershipLease.Start start = l.begin();
     minMs.set(600);
     l.committed(start, 4);
     assertThat(l.heldTerm()).isEqualTo(-1);
-  }
-
-  @Test
-  void clocksThatDisagreeEndAHeldLeaseUntilTheyAgreeAgain() {
-    AtomicBoolean agree = new AtomicBoolean(true);
-    LeadershipLease l = leaseWith(new AtomicLong(600), agree);
-    l.committed(l.begin(), 4);
-    assertThat(l.heldTerm()).isEqualTo(4);
-    agree.set(false);
-    assertThat(l.heldTerm()).isEqualTo(-1);
-    agree.set(true);
-    assertThat(l.heldTerm()).isEqualTo(4);
   }
 }

@@ -39,7 +39,7 @@ class ClusterTimingTest {
         throw new UnsupportedOperationException();
       }
     };
-    timing = new ClusterTiming("n1", new RaftTiming(600, 1200, true), voters::get, replica, () -> true);
+    timing = new ClusterTiming("n1", new RaftTiming(600, 1200, true), voters::get, replica);
   }
 
   @AfterEach
