@@ -14,6 +14,7 @@ import io.regent.server.ratis.ApiAddressPublisher;
 import io.regent.server.confirm.Confirmer;
 import io.regent.server.ratis.ClientLeaderTracker;
 import io.regent.server.ratis.DivisionWatch;
+import io.regent.server.ratis.ClusterTiming;
 import io.regent.server.confirm.LeadershipLease;
 import io.regent.server.confirm.LocalConfirm;
 import io.regent.server.ratis.FollowerQueries;
@@ -24,9 +25,11 @@ import io.regent.server.ratis.RaftClientPool;
 import io.regent.server.ratis.RaftClusterView;
 import io.regent.server.ratis.RaftMembership;
 import io.regent.server.ratis.RaftSetup;
+import io.regent.server.ratis.RaftTiming;
 import io.regent.server.ratis.RatisProposer;
 import io.regent.server.limits.Admission;
 import io.regent.server.security.ClientIdentity;
+import io.regent.server.ratis.TimingPublisher;
 import io.regent.server.security.NodeSecurity;
 import io.regent.server.security.Security;
 import io.regent.server.storage.DataDir;
@@ -96,6 +99,8 @@ public final class RegentServer implements AutoCloseable {
   private final Console console;
   private MetricsHttpServer metricsHttp;
   private ApiAddressPublisher publisher;
+  private TimingPublisher timingPublisher;
+  private final RaftTiming timing;
   private EtcdGateway etcd;
   private ClientLeaderTracker leaderTracker;
   private final DivisionWatch divisionWatch;
@@ -106,8 +111,11 @@ public final class RegentServer implements AutoCloseable {
    * @param bootstrap whether {@code config.peers()} are the initial voters of a new cluster (else the node starts
    *     with an empty peer list: its configuration comes from its storage, or from the leader once a member adds
    *     it; docs/ratis.md §12)
+   * @param props this node's Ratis properties ({@link RaftSetup#properties}), computed before any resource is taken:
+   *     a refused setting leaves nothing to close
    */
-  private RegentServer(ServerConfig config, Security security, boolean bootstrap) throws IOException {
+  private RegentServer(ServerConfig config, Security security, boolean bootstrap, RaftProperties props)
+      throws IOException {
     this.config = config;
     if (config.etcdPort() >= 0 && (security.api() != null || security.permissions() != null)) {
       // the gateway reaches the API over plaintext loopback, where no client certificate names the caller
@@ -116,7 +124,7 @@ public final class RegentServer implements AutoCloseable {
     }
     this.startedWithoutRaftState = !Files.exists(new DataDir(config.dataDir()).raftGroup());
     NodeSecurity sec = NodeSecurity.load(security, config.nodeId());
-    RaftProperties props = RaftSetup.properties(config);
+    this.timing = RaftTiming.of(props);
     RaftGroup group = RaftSetup.group(config);
     RaftGroup initial = bootstrap ? group : RaftGroup.valueOf(RaftSetup.GROUP_ID);
     this.lessor = new Lessor(System::nanoTime, executors.timers(), EXPIRY_SCAN_MS, CHECKPOINT_INTERVAL_MS);
@@ -124,6 +132,8 @@ public final class RegentServer implements AutoCloseable {
     RegentStateMachine sm = new RegentStateMachine(new DataDir(config.dataDir()).lmdb(), lessor,
         new EventHub(EVENT_HISTORY), metrics == null ? ApplyObserver.NONE : metrics.applyObserver(),
         config.unsafeSkipRelease());
+    sm.setStartupCheck(replica -> timing.checkAgainst(replica.read(txn -> txn.memberTimings().get(config.nodeId())),
+        config));
     this.raft = RaftServer.newBuilder().setServerId(RaftPeerId.valueOf(config.nodeId())).setGroup(initial)
         .setProperties(props).setParameters(sec.raftParameters()).setStateMachine(sm).setOption(RaftStorage.StartupOption.RECOVER).build();
     LocalDivision division = new LocalDivision(raft, group);
@@ -138,7 +148,8 @@ public final class RegentServer implements AutoCloseable {
       interceptors.add(metrics.grpcInterceptor()); // added last, runs first: it also times refused calls
     }
     LeadershipLease lease = config.confirm().strict() ? null : new LeadershipLease(System::nanoTime,
-        division.leadership(), config.electionTimeoutMinMs(), config.confirm().leaseFactor());
+        division.leadership(), new ClusterTiming(config.nodeId(), timing, division::voterIds, sm),
+        config.confirm().leaseFactor());
     Confirmer confirmer = lease == null ? new Confirmer(proposer)
         : new Confirmer(proposer, lease, new LocalConfirm(sm, lessor, division::commitIndex)::confirm, proposer);
     sm.setQueryHandler(new FollowerQueries(confirmer)::answer);
@@ -192,20 +203,22 @@ public final class RegentServer implements AutoCloseable {
    * @throws IOException also when a certificate, key or permissions file cannot be read
    */
   public static RegentServer start(ServerConfig config, Security security) throws IOException {
-    refuseIfDataLost(config, security);
-    return start(new RegentServer(config, security, true));
+    RaftProperties props = RaftSetup.properties(config);
+    refuseIfDataLost(config, security, props);
+    return start(new RegentServer(config, security, true, props));
   }
 
   /**
    * Before anything is written: a first voter starting with no Raft state whose peers saw it take part has
    * lost its data, and must be replaced instead ({@link LostDataCheck}).
    */
-  private static void refuseIfDataLost(ServerConfig config, Security security) throws IOException {
+  private static void refuseIfDataLost(ServerConfig config, Security security, RaftProperties props)
+      throws IOException {
     if (Files.exists(new DataDir(config.dataDir()).raftGroup())) {
       return;
     }
     LostDataCheck.refuseIfRemembered(RaftPeerId.valueOf(config.nodeId()), RaftSetup.group(config),
-        RaftSetup.properties(config), NodeSecurity.load(security, config.nodeId()).raftParameters(),
+        props, NodeSecurity.load(security, config.nodeId()).raftParameters(),
         config.dataDir().toString());
   }
 
@@ -216,7 +229,7 @@ public final class RegentServer implements AutoCloseable {
    * names only this node's Raft address.
    */
   public static RegentServer startMember(ServerConfig config, Security security) throws IOException {
-    return start(new RegentServer(config, security, false));
+    return start(new RegentServer(config, security, false, RaftSetup.properties(config)));
   }
 
   /** {@link #startMember(ServerConfig, Security)} with plaintext ports and no permission checks. */
@@ -226,7 +239,20 @@ public final class RegentServer implements AutoCloseable {
 
   private static RegentServer start(RegentServer s) throws IOException {
     ServerConfig config = s.config;
-    s.raft.start();
+    try {
+      s.raft.start();
+    } catch (IOException | RuntimeException e) {
+      ServerConfig.InvalidSettingException refused = refusal(e);
+      if (refused == null) {
+        throw e;
+      }
+      try {
+        s.close();
+      } catch (Exception c) {
+        refused.addSuppressed(c);
+      }
+      throw refused; // the start-up check of the stored state refused this node's settings
+    }
     s.divisionWatch.start(s.executors.timers());
     s.leaderTracker = ClientLeaderTracker.start(s.raft, s.clients, LEADER_POLL_MS, s.confirmer::leaderChanged,
         s.executors.timers());
@@ -234,6 +260,7 @@ public final class RegentServer implements AutoCloseable {
     String raftAddress = config.peers().get(config.nodeId());
     s.publisher = ApiAddressPublisher.start(s.raft, s.replica, s.proposer,
         ApiAddressPublisher.advertised(config.apiHost(), s.api.port(), raftAddress), s.executors.timers());
+    s.timingPublisher = TimingPublisher.start(s.raft, s.replica, s.proposer, s.timing, s.executors.timers());
     if (s.metrics != null) {
       s.metricsHttp = MetricsHttpServer.start(config.apiHost(), config.metricsPort(), s.metrics,
           s.executors.blocking(), s.console == null ? Map.of() : Map.of(Console.PATH, s.console));
@@ -285,6 +312,16 @@ public final class RegentServer implements AutoCloseable {
     if (onDivisionStopped != null) {
       onDivisionStopped.accept(reason);
     }
+  }
+
+  /** The settings refusal {@code e} wraps (Ratis wraps what the state machine's start-up check throws), or null. */
+  private static ServerConfig.InvalidSettingException refusal(Throwable e) {
+    for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (c instanceof ServerConfig.InvalidSettingException r) {
+        return r;
+      }
+    }
+    return null;
   }
 
   /** Port of the public gRPC API. */
@@ -354,6 +391,9 @@ public final class RegentServer implements AutoCloseable {
     }
     if (publisher != null) {
       publisher.close();
+    }
+    if (timingPublisher != null) {
+      timingPublisher.close();
     }
     if (etcd != null) {
       etcd.close();

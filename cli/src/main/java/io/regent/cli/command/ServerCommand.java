@@ -217,11 +217,14 @@ public final class ServerCommand implements Callable<Integer> {
       System.err.println("WARNING: --unsafe-local-grants: this node grants names without Raft and breaks every "
           + "guarantee; it exists only as the negative control of the Jepsen tests");
     }
-    if (peers != null) {
-      return serve(RegentServer.start(config, security.security()));
+    RegentServer node;
+    try {
+      node = peers != null ? RegentServer.start(config, security.security())
+          : RegentServer.startMember(config, security.security());
+    } catch (ServerConfig.InvalidSettingException e) { // settings the node's timing or stored state refuse
+      throw usage(e.getMessage(), e.settings().toArray(String[]::new));
     }
-    RegentServer node = RegentServer.startMember(config, security.security());
-    if (join != null) {
+    if (peers == null && join != null) {
       joinCluster(node);
     }
     return serve(node);

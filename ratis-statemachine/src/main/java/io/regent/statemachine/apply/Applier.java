@@ -16,6 +16,7 @@ import io.regent.statemachine.proto.Holder;
 import io.regent.statemachine.proto.LeaseCheckpoint;
 import io.regent.statemachine.proto.LeaseRecord;
 import io.regent.statemachine.proto.LogEntry;
+import io.regent.statemachine.proto.MemberTiming;
 import io.regent.statemachine.proto.NameRecord;
 import io.regent.statemachine.proto.Proclaim;
 import io.regent.statemachine.proto.Resign;
@@ -149,6 +150,7 @@ public final class Applier {
       case CONFIRM -> confirm(e.getConfirm());
       case END_LOCK_DELAY -> endLockDelay(e.getEndLockDelay());
       case MEMBER_API -> memberApi(e.getMemberApi().getMemberId(), e.getMemberApi().getApiAddress());
+      case MEMBER_TIMING -> memberTiming(e.getMemberTiming());
       case LEASE_CHECKPOINT -> checkpoint(e.getLeaseCheckpoint());
       case GROUP_JOIN -> groups().join(e.getGroupJoin());
       case GROUP_LEAVE -> groups().leave(e.getGroupLeave());
@@ -216,6 +218,16 @@ public final class Applier {
           + " bytes and its API address at most " + Limits.MAX_NAME_BYTES);
     }
     txn.putMemberApi(id, apiAddress);
+    return Result.newBuilder();
+  }
+
+  private Result.Builder memberTiming(MemberTiming timing) {
+    int bytes = timing.getMemberId().getBytes(StandardCharsets.UTF_8).length;
+    if (bytes == 0 || bytes > StateTxn.MAX_MEMBER_ID_BYTES || timing.getMinElectionTimeoutMs() <= 0) {
+      return error(Code.INVALID_ARGUMENT, "member id must be 1.." + StateTxn.MAX_MEMBER_ID_BYTES
+          + " bytes and its minimum election timeout above 0 ms");
+    }
+    txn.putMemberTiming(timing);
     return Result.newBuilder();
   }
 

@@ -22,6 +22,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.apache.ratis.io.MD5Hash;
 import org.apache.ratis.proto.RaftProtos.LogEntryProto;
@@ -74,6 +75,8 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
   private volatile Path raftDir;
   /** Why this replica's storage failed for good (the first failure), or null while it has not. */
   private volatile String storageFault;
+  /** Checks the stored state before Ratis starts this node as a peer; none until one is set. */
+  private volatile Consumer<ReplicaView> startupCheck = replica -> { };
   /** Term of the last configuration entry applied; read and written on the apply thread only. */
   private long lastConfigurationTerm = -1;
 
@@ -110,6 +113,16 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
     SnapshotDir.prepare(raftStorage.getStorageDir().getStateMachineDir().toPath());
     storage.init(raftStorage);
     getLifeCycle().startAndTransition(this::openStore);
+    startupCheck.accept(this);
+  }
+
+  /**
+   * Sets what checks the stored state once it is open, before Ratis starts this node as a follower (Ratis
+   * initializes the state machine first): an unchecked exception it throws refuses the start, wrapped by Ratis.
+   * The leadership lease refuses a node whose timing is below what it published (docs/architecture.md §8.1).
+   */
+  public void setStartupCheck(Consumer<ReplicaView> check) {
+    this.startupCheck = check;
   }
 
   private void openStore() {

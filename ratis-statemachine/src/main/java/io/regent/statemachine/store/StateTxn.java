@@ -3,6 +3,7 @@ package io.regent.statemachine.store;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.regent.statemachine.proto.GroupRecord;
 import io.regent.statemachine.proto.LeaseRecord;
+import io.regent.statemachine.proto.MemberTiming;
 import io.regent.statemachine.proto.NameRecord;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -12,6 +13,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.BiConsumer;
 import java.util.function.Predicate;
 import org.lmdbjava.CursorIterable;
 import org.lmdbjava.Dbi;
@@ -32,6 +34,8 @@ public final class StateTxn implements StateView {
   private static final byte[] LAST_LEASE_ID = "lastLeaseId".getBytes(StandardCharsets.US_ASCII);
   /** Prefix of the meta keys holding members' API addresses ({@code member-api/<id>}). */
   private static final String MEMBER_API = "member-api/";
+  /** Prefix of the meta keys holding members' Raft timing ({@code member-timing/<id>}: a MemberTiming). */
+  private static final String MEMBER_TIMING = "member-timing/";
   /** Prefix of the meta keys holding ownership groups ({@code group/} + SHA-256 of the group name). */
   private static final byte[] GROUP = "group/".getBytes(StandardCharsets.US_ASCII);
   /** Longest member id stored: keeps the meta key well under LMDB's 511-byte limit. */
@@ -103,14 +107,35 @@ public final class StateTxn implements StateView {
   /** Every recorded member API address, by member id (sorted). */
   public Map<String, String> memberApis() {
     Map<String, String> out = new TreeMap<>();
-    byte[] from = memberKey("");
+    forEachMember(MEMBER_API, (id, v) -> out.put(id, new String(v, StandardCharsets.UTF_8)));
+    return out;
+  }
+
+  /** Records the Raft timing member {@code timing.getMemberId()} runs with (docs/architecture.md §8.1). */
+  public void putMemberTiming(MemberTiming timing) {
+    meta.put(txn, (MEMBER_TIMING + timing.getMemberId()).getBytes(StandardCharsets.UTF_8), timing.toByteArray());
+  }
+
+  /** Every recorded member timing, by member id (sorted). */
+  public Map<String, MemberTiming> memberTimings() {
+    Map<String, MemberTiming> out = new TreeMap<>();
+    forEachMember(MEMBER_TIMING, (id, v) -> {
+      try {
+        out.put(id, MemberTiming.parseFrom(v));
+      } catch (InvalidProtocolBufferException e) {
+        throw new IllegalStateException("corrupt timing record of member " + id, e);
+      }
+    });
+    return out;
+  }
+
+  private void forEachMember(String prefix, BiConsumer<String, byte[]> each) {
+    byte[] from = prefix.getBytes(StandardCharsets.UTF_8);
     byte[] to = from.clone();
     to[to.length - 1]++; // '/' + 1: the first key after the prefix
     try (CursorIterable<byte[]> it = meta.iterate(txn, KeyRange.closedOpen(from, to))) {
-      it.forEach(kv -> out.put(new String(kv.key(), StandardCharsets.UTF_8).substring(MEMBER_API.length()),
-          new String(kv.val(), StandardCharsets.UTF_8)));
+      it.forEach(kv -> each.accept(new String(kv.key(), StandardCharsets.UTF_8).substring(prefix.length()), kv.val()));
     }
-    return out;
   }
 
   /** The lease with this id, or {@code null}. */

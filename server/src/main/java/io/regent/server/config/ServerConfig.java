@@ -319,12 +319,16 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
   }
 
   /**
-   * A setting given in a malformed form.
+   * A setting given in a malformed form, or settings that cannot work together (the CLI: a usage error, exit 2).
    */
   public static final class InvalidSettingException extends IllegalArgumentException {
     private final List<String> settings;
 
-    InvalidSettingException(String message, String... settings) {
+    /**
+     * @param message the one line the CLI prints
+     * @param settings the settings concerned, as {@code regent server}'s options without their dashes
+     */
+    public InvalidSettingException(String message, String... settings) {
       super(message);
       this.settings = List.of(settings);
     }

@@ -12,8 +12,9 @@ import java.util.function.LongSupplier;
  * ready leader of term T. When that entry commits in term T, a majority received an AppendEntries sent after
  * p, and each of those followers refuses to vote for another candidate for one minimum election timeout after
  * it heard from this leader (Ratis 3.3.0 {@code VoteContext} in the pre-vote phase). So this node holds the lease
- * until p + {@code factor} × minimum election timeout, for as long as it is still the ready leader of T. The
- * factor is below 1 by a margin for clock-rate drift between nodes ({@link #SAFE_FACTOR}).
+ * until p + {@code factor} × the smallest minimum election timeout among the voters ({@link VoterTiming}), for as
+ * long as it is still the ready leader of T. The factor is below 1 by a margin for clock-rate drift between
+ * nodes ({@link #SAFE_FACTOR}).
  *
  * <p>Thread-safe.
  */
@@ -34,17 +35,37 @@ public final class LeadershipLease {
   }
 
   /**
-   * What {@link #begin} saw: the time a round was proposed and the term this node was the ready leader of
-   * then (-1: none, the round cannot give a lease).
+   * The voters' timing as this node knows it (docs/architecture.md §8.1: timing is one fact of the cluster):
+   * the followers' clocks are what refuse votes, so the lease is bounded by the smallest of their timeouts.
    */
-  public record Start(long nanos, long term) {
+  @FunctionalInterface
+  public interface VoterTiming {
+    /**
+     * The smallest effective minimum election timeout among the current voters (this node included), ms; -1
+     * when some voter's timing is unknown, or a voter runs without the pre-vote: then no round gives a lease.
+     */
+    long minElectionTimeoutMs();
+
+    /** Timing that never changes: a cluster whose every voter uses {@code ms}. */
+    static VoterTiming fixed(long ms) {
+      return () -> ms;
+    }
+  }
+
+  /**
+   * What {@link #begin} saw: the time a round was proposed, the term this node was the ready leader of
+   * then (-1: none, the round cannot give a lease) and the length of lease it may give, ns (-1: none).
+   */
+  public record Start(long nanos, long term, long lengthNanos) {
   }
 
   private final LongSupplier nanoClock;
   private final Leadership leadership;
-  private final long lengthNanos;
+  private final VoterTiming timing;
+  private final double factor;
   private long term = -1;
   private long until;
+  private long lengthNanos;
   private int suspended;
   /** Terms up to this one never give a lease again: a leadership transfer ran in one of them. */
   private long yieldedTerm = -1;
@@ -52,23 +73,35 @@ public final class LeadershipLease {
   /**
    * @param nanoClock monotonic clock, ns ({@code System::nanoTime})
    * @param leadership the local Raft server's role
-   * @param minElectionTimeoutMs the minimum election timeout of every voter, ms
-   * @param factor length of the lease as a share of {@code minElectionTimeoutMs}; at most {@link #SAFE_FACTOR}
-   *     unless the node runs the unsafe negative control
+   * @param timing the voters' minimum election timeouts and clock rates
+   * @param factor length of the lease as a share of the smallest minimum election timeout; at most
+   *     {@link #SAFE_FACTOR} unless the node runs the unsafe negative control
+   * @throws IllegalArgumentException when {@code factor} is not above 0
    */
-  public LeadershipLease(LongSupplier nanoClock, Leadership leadership, long minElectionTimeoutMs, double factor) {
+  public LeadershipLease(LongSupplier nanoClock, Leadership leadership, VoterTiming timing, double factor) {
     if (!(factor > 0)) {
       throw new IllegalArgumentException("leadership lease factor " + factor + " must be above 0");
     }
     this.nanoClock = nanoClock;
     this.leadership = leadership;
-    this.lengthNanos = (long) (TimeUnit.MILLISECONDS.toNanos(minElectionTimeoutMs) * factor);
+    this.timing = timing;
+    this.factor = factor;
   }
 
-  /** Call just before proposing a Confirm entry; hand the result to {@link #committed}. */
+  /** {@link #LeadershipLease(LongSupplier, Leadership, VoterTiming, double)} for voters that all use {@code ms}. */
+  public LeadershipLease(LongSupplier nanoClock, Leadership leadership, long minElectionTimeoutMs, double factor) {
+    this(nanoClock, leadership, VoterTiming.fixed(minElectionTimeoutMs), factor);
+  }
+
+  /**
+   * Call just before proposing a Confirm entry; hand the result to {@link #committed}. The voters' timing is
+   * read after the clock: a timing learnt later cannot lengthen a lease counted from an earlier time.
+   */
   public Start begin() {
     long now = nanoClock.getAsLong();
-    return new Start(now, leadership.readyTerm());
+    long term = leadership.readyTerm();
+    long minMs = timing.minElectionTimeoutMs();
+    return new Start(now, term, minMs <= 0 ? -1 : (long) (TimeUnit.MILLISECONDS.toNanos(minMs) * factor));
   }
 
   /**
@@ -77,13 +110,15 @@ public final class LeadershipLease {
    * {@code start}.
    */
   public synchronized void committed(Start start, long entryTerm) {
-    if (start.term() < 0 || entryTerm != start.term() || suspended > 0 || start.term() <= yieldedTerm) {
+    if (start.term() < 0 || entryTerm != start.term() || suspended > 0 || start.term() <= yieldedTerm
+        || start.lengthNanos() <= 0) {
       return;
     }
-    long end = start.nanos() + lengthNanos;
+    long end = start.nanos() + start.lengthNanos();
     if (start.term() > term || (start.term() == term && end - until > 0)) {
       term = start.term();
       until = end;
+      lengthNanos = start.lengthNanos();
     }
   }
 
@@ -117,8 +152,8 @@ public final class LeadershipLease {
     return term < 0 ? 0 : until - nanoClock.getAsLong();
   }
 
-  /** Length of a lease, ns. */
-  public long lengthNanos() {
+  /** Length of the lease last given, ns (0 before any). */
+  public synchronized long lengthNanos() {
     return lengthNanos;
   }
 

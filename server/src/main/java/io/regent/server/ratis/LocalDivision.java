@@ -4,6 +4,8 @@ import io.regent.server.confirm.LeadershipLease;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
@@ -37,6 +39,22 @@ public final class LocalDivision {
     } catch (IOException e) {
       return Long.MAX_VALUE;
     }
+  }
+
+  /**
+   * Ids of the voters of the configuration this node knows now: during a change, those of the old and of the new
+   * configuration (Raft's joint consensus needs a majority of each). Empty when the server is not up.
+   */
+  public Set<String> voterIds() {
+    Set<String> ids = new TreeSet<>();
+    try {
+      var conf = server.getDivision(RaftSetup.GROUP_ID).getRaftConf();
+      conf.getCurrentPeers().forEach(p -> ids.add(p.getId().toString()));
+      conf.getPreviousPeers().forEach(p -> ids.add(p.getId().toString()));
+    } catch (IOException e) {
+      return Set.of(); // not started yet, or closed
+    }
+    return ids;
   }
 
   /** The local Raft server's term, and whether it is its ready leader (the leadership lease asks). */

@@ -35,7 +35,12 @@ public final class RaftSetup {
     return RaftGroup.valueOf(GROUP_ID, peers);
   }
 
-  /** Ratis server and client properties for this node. */
+  /**
+   * Ratis server and client properties for this node.
+   *
+   * @throws ServerConfig.InvalidSettingException when the {@code raft.*} JVM properties give timing that breaks
+   *     the leadership lease ({@link RaftTiming#check})
+   */
   public static RaftProperties properties(ServerConfig config) {
     RaftProperties p = new RaftProperties();
     RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
@@ -62,6 +67,7 @@ public final class RaftSetup {
     RaftServerConfigKeys.Log.setLogMetadataEnabled(p, false);
     RaftClientConfigKeys.Rpc.setRequestTimeout(p, ms(Math.min(3000, config.requestTimeoutMs())));
     overrides(p, System.getProperties());
+    RaftTiming.of(p).check(config); // what the overrides left is what the lease rests on
     return p;
   }
 

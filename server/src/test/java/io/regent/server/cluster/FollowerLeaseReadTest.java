@@ -23,7 +23,7 @@ class FollowerLeaseReadTest {
   @Test
   void readsAndKeepalivesAtAFollowerSeeEveryAcknowledgedWriteAndAddAlmostNoEntries() throws Exception {
     LocalCluster cluster = clusters.start(3);
-    int leader = cluster.awaitLeader();
+    int leader = cluster.awaitLeaseLeader();
     int follower = (leader + 1) % cluster.size();
     RegentClient viaLeader = cluster.clientOf(leader);
     RegentClient c = cluster.clientOf(follower);

@@ -27,7 +27,7 @@ class LeaseControlTest {
         // election timeouts of 1-2 s: the window between the safe end and the lease's end is then 200 ms, wide
         // enough that a loaded machine's scheduling stalls do not hide it
         c -> c.electionTimeout(1_000, 2_000).requestTimeoutMs(4_000).confirm(new ConfirmRule(false, JUST_PAST_SAFE)));
-    int old = cluster.awaitLeader();
+    int old = cluster.awaitLeaseLeader();
     RegentClient viaOld = cluster.clientOf(old);
     long lease = viaOld.grant(3_000);
 

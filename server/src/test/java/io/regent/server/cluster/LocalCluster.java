@@ -6,6 +6,7 @@ import io.regent.client.RegentClient;
 import io.regent.server.RegentServer;
 import io.regent.server.config.ServerConfig;
 import io.regent.server.ratis.RaftSetup;
+import io.regent.statemachine.replica.ReplicaView;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -140,6 +141,21 @@ public final class LocalCluster implements AutoCloseable {
   /** Waits for a leader that all running, connected nodes agree on; returns its index. */
   public int awaitLeader() {
     return await().atMost(Duration.ofSeconds(30)).until(this::currentLeader, l -> l >= 0);
+  }
+
+  /**
+   * Waits for a ready leader whose state holds the published timing of every node: only then can it hold its
+   * leadership lease (docs/architecture.md §8.1); returns its index.
+   */
+  public int awaitLeaseLeader() {
+    return await().atMost(Duration.ofSeconds(30)).until(() -> {
+      int l = currentLeader();
+      if (l < 0) {
+        return -1;
+      }
+      ReplicaView replica = (ReplicaView) nodes[l].raft().getDivision(RaftSetup.GROUP_ID).getStateMachine();
+      return replica.read(txn -> txn.memberTimings().size()) == size ? l : -1;
+    }, l -> l >= 0);
   }
 
   /** Index of a running node that is leader and ready, or -1. */

@@ -32,7 +32,7 @@ class PartitionClusterTest {
 
   @Test
   void aKeepaliveSentToAnIsolatedOldLeaderIsAcknowledgedOnlyBeforeItsLeasesSafeEnd() {
-    int old = cluster.awaitLeader();
+    int old = cluster.awaitLeaseLeader();
     RegentClient viaOld = cluster.clientOf(old);
     long lease = viaOld.grant(3_000);
 
@@ -51,7 +51,7 @@ class PartitionClusterTest {
 
   @Test
   void aReadThroughAnIsolatedOldLeaderNeverReturnsStaleOwnership() {
-    int old = cluster.awaitLeader();
+    int old = cluster.awaitLeaseLeader();
     RegentClient all = cluster.client();
     long a = all.grant(60_000);
     LeaderKey first = all.campaign("jobs", a, ByteString.copyFromUtf8("a"));
@@ -89,7 +89,7 @@ class PartitionClusterTest {
 
   @Test
   void aLeaseKeptAliveThroughTheMajorityOutlivesAnIsolatedLeadersClock() throws Exception {
-    int old = cluster.awaitLeader();
+    int old = cluster.awaitLeaseLeader();
     int other = (old + 1) % 3;
     RegentClient majority = cluster.clientOf(other);
     long lease = majority.grant(2_000);

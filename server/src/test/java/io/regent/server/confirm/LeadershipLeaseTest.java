@@ -77,4 +77,44 @@ class LeadershipLeaseTest {
     lease.committed(lease.begin(), 7); // a later term of its own: a fresh lease
     assertThat(lease.heldTerm()).isEqualTo(7);
   }
+
+  /** A lease of the ready leader of term 4 whose voters' smallest timing is {@code minMs} (-1: unknown). */
+  private LeadershipLease leaseWith(AtomicLong minMs) {
+    return new LeadershipLease(now::get, new LeadershipLease.Leadership() {
+      @Override
+      public long readyTerm() {
+        return 4;
+      }
+
+      @Override
+      public long currentTerm() {
+        return 4;
+      }
+    }, minMs::get, LeadershipLease.SAFE_FACTOR);
+  }
+
+  @Test
+  void aVoterWhoseTimingIsUnknownGivesNoLeaseAndASmallerOneAShorterLease() {
+    AtomicLong minMs = new AtomicLong(-1);
+    LeadershipLease l = leaseWith(minMs);
+    l.committed(l.begin(), 4);
+    assertThat(l.heldTerm()).as("a voter's timing unknown").isEqualTo(-1);
+    minMs.set(300); // the smallest voter's: 0.8 x 300 = 240 ms
+    l.committed(l.begin(), 4);
+    advanceMs(239);
+    assertThat(l.heldTerm()).isEqualTo(4);
+    assertThat(l.lengthNanos()).isEqualTo(TimeUnit.MILLISECONDS.toNanos(240));
+    advanceMs(1);
+    assertThat(l.heldTerm()).isEqualTo(-1);
+  }
+
+  @Test
+  void aRoundBegunWhileTheTimingWasUnknownGivesNoLeaseEvenIfItIsKnownByCommit() {
+    AtomicLong minMs = new AtomicLong(-1);
+    LeadershipLease l = leaseWith(minMs);
+    LeadershipLease.Start start = l.begin();
+    minMs.set(600);
+    l.committed(start, 4);
+    assertThat(l.heldTerm()).isEqualTo(-1);
+  }
 }

@@ -1,6 +1,9 @@
 package io.regent.server.ratis;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.regent.server.config.ConfirmRule;
 
 import io.regent.server.config.ServerConfig;
 import java.nio.file.Path;
@@ -26,5 +29,37 @@ class RaftSetupTest {
     assertThat(RaftServerConfigKeys.Log.Appender.waitTimeMin(p).toLong(TimeUnit.MILLISECONDS))
         .isEqualTo(1);
     assertThat(p.get("java.version")).isNull();
+  }
+
+  @Test
+  void theLeaseRuleRefusesAJvmPropertyThatTurnsThePreVoteOff(@TempDir Path dir) {
+    ServerConfig lease = ServerConfig.of("n1", Map.of("n1", "127.0.0.1:7001"), 0, dir);
+    withJvmProperty("raft.server.leaderelection.pre-vote", "false", () -> {
+      assertThatThrownBy(() -> RaftSetup.properties(lease))
+          .isInstanceOf(ServerConfig.InvalidSettingException.class)
+          .hasMessageContaining("--confirm lease needs Ratis's pre-vote");
+      RaftProperties strict = RaftSetup.properties(lease.toBuilder().confirm(ConfirmRule.STRICT).build());
+      assertThat(RaftServerConfigKeys.LeaderElection.preVote(strict)).as("strict runs without it").isFalse();
+    });
+  }
+
+  @Test
+  void anElectionTimeoutOverrideThatDisagreesWithTheFlagIsRefused(@TempDir Path dir) {
+    ServerConfig config = ServerConfig.of("n1", Map.of("n1", "127.0.0.1:7001"), 0, dir);
+    withJvmProperty("raft.server.rpc.timeout.min", "300ms", () -> assertThatThrownBy(() -> RaftSetup.properties(config))
+        .isInstanceOf(ServerConfig.InvalidSettingException.class)
+        .hasMessageContaining("election timeouts 300..1200 ms, --election-timeout 600..1200 ms"));
+    withJvmProperty("raft.server.rpc.timeout.min", "600ms", () -> assertThat(
+        RaftServerConfigKeys.Rpc.timeoutMin(RaftSetup.properties(config)).toLong(TimeUnit.MILLISECONDS))
+        .as("an override that agrees is harmless").isEqualTo(600));
+  }
+
+  private static void withJvmProperty(String key, String value, Runnable body) {
+    System.setProperty(key, value);
+    try {
+      body.run();
+    } finally {
+      System.clearProperty(key);
+    }
   }
 }
