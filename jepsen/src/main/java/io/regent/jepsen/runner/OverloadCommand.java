@@ -37,7 +37,7 @@ public final class OverloadCommand implements Callable<Integer> {
       description = "flood threads (default: ${DEFAULT-VALUE})")
   int floodThreads;
 
-  @Option(names = "--max-bulk-calls", paramLabel = "N", defaultValue = "32",
+  @Option(names = "--max-bulk-calls", paramLabel = "N", defaultValue = "8",
       description = "the nodes' --max-bulk-calls (default: ${DEFAULT-VALUE})")
   int maxBulkCalls;
 
