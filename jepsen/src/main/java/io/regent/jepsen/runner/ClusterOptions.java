@@ -3,7 +3,7 @@ package io.regent.jepsen.runner;
 import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
-/** Where and how the commands that start a Regent cluster run it: {@code test} and {@code pause} mix it in. */
+/** Where and how the commands that start a Regent cluster run it: {@code test} and {@code pause} mix it in (and {@code overload}). */
 public final class ClusterOptions {
   @Option(names = "--network", defaultValue = "auto",
       description = "auto (namespaces when root and `ip netns` work), netns or loopback (default: ${DEFAULT-VALUE})")

@@ -26,6 +26,8 @@ class CommandsTest {
     assertThat(run("test", "--workload", "queue")).isEqualTo(2);
     assertThat(run("test", "--target", "mars")).isEqualTo(2);
     assertThat(run()).isEqualTo(2);
+    assertThat(run("overload", "--nodes", "4")).isEqualTo(2);
+    assertThat(run("overload", "--holders", "0")).isEqualTo(2);
   }
 
   @Test
