@@ -28,11 +28,15 @@ public final class BenchRun {
    * @param pidDir directory of {@code *.pid} files whose processes' CPU and memory to report, or null
    * @param partitions {@code rebalance}: the group's partition count
    * @param members {@code rebalance}: members before the join ({@link RebalanceRun})
-   * @param floodClients {@code overload}: clients flooding reads and campaigns ({@link OverloadWorkload})
+   * @param floodClients {@code overload}: clients flooding reads and campaigns ({@link OverloadWorkload}); 0 for
+   *     none, the unloaded baseline of the well-behaved reader
+   * @param tls how the clients connect (the {@code overload} flood aside): their identity
+   * @param floodTls how the {@code overload} flood connects: its own identity, so that per-identity quotas can
+   *     shed it and not the others (docs/architecture.md §7.2)
    */
   public record Config(String target, List<String> endpoints, String workload, int clients, Duration duration,
       Duration warmup, double rate, int leases, long ttlMs, Path pidDir, String label, int partitions, int members,
-      int floodClients) {
+      int floodClients, ClientTls tls, ClientTls floodTls) {
   }
 
   /** The workloads {@link Config#workload} may name. */
@@ -63,7 +67,7 @@ public final class BenchRun {
     }
     Target[] targets = new Target[c.clients()];
     for (int i = 0; i < targets.length; i++) {
-      targets[i] = Target.connect(c.target(), c.endpoints(), i);
+      targets[i] = Target.connect(c.target(), c.endpoints(), i, c.tls());
     }
     String prefix = "bench/" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt()) + "/";
     LatencyStats stats = new LatencyStats();
@@ -77,7 +81,9 @@ public final class BenchRun {
       long start;
       if (c.workload().equals("overload")) {
         for (int i = 0; i <= c.floodClients(); i++) {
-          floodTargets.add(Target.connect(c.target(), c.endpoints(), targets.length + i));
+          // the first is the well-behaved reader, on the keepalive clients' identity
+          floodTargets.add(Target.connect(c.target(), c.endpoints(), targets.length + i,
+              i == 0 ? c.tls() : c.floodTls()));
         }
         overload = new OverloadWorkload(floodTargets.subList(1, floodTargets.size()).toArray(Target[]::new),
             floodTargets.get(0), prefix, c.ttlMs());

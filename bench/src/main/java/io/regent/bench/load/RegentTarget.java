@@ -43,12 +43,16 @@ final class RegentTarget implements Target {
     UNARY
   }
 
-  RegentTarget(List<String> endpoints, int clientIndex, Keepalives keepalives) {
+  private final ClientTls tls;
+
+  RegentTarget(List<String> endpoints, int clientIndex, Keepalives keepalives, ClientTls tls) {
     List<String> rotated = new ArrayList<>();
     for (int k = 0; k < endpoints.size(); k++) {
       rotated.add(endpoints.get((clientIndex + k) % endpoints.size()));
     }
-    this.client = RegentClient.builder().endpoints(rotated).streamKeepAlives(keepalives != Keepalives.UNARY).build();
+    this.client = RegentClient.builder().endpoints(rotated).streamKeepAlives(keepalives != Keepalives.UNARY)
+        .caCert(tls.caCert()).clientCert(tls.cert(), tls.key()).build();
+    this.tls = tls;
     this.keepAliveEndpoint = rotated.get(0);
     this.keepalives = keepalives;
   }
@@ -182,7 +186,8 @@ final class RegentTarget implements Target {
         if (keepAliveChannel == null) {
           int colon = keepAliveEndpoint.lastIndexOf(':');
           keepAliveChannel = NettyChannelBuilder.forAddress(keepAliveEndpoint.substring(0, colon),
-              Integer.parseInt(keepAliveEndpoint.substring(colon + 1))).usePlaintext().build();
+              Integer.parseInt(keepAliveEndpoint.substring(colon + 1)),
+              RegentClient.credentials(tls.caCert(), tls.cert(), tls.key())).build();
         }
         ch = keepAliveChannel;
       }

@@ -2,6 +2,7 @@ package io.regent.cli.bench;
 
 import io.regent.bench.load.BenchRun;
 import io.regent.bench.load.BenchSession;
+import io.regent.bench.load.ClientTls;
 import io.regent.cli.settings.DurationConverter;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -88,9 +89,30 @@ public final class BenchCommand implements Callable<Integer> {
   int leases;
 
   @Option(names = "--flood-clients", defaultValue = "256", paramLabel = "N",
-      description = "overload: clients flooding reads and campaigns, each on its own connection "
-          + "(default: ${DEFAULT-VALUE})")
+      description = "overload: clients flooding reads and campaigns, each on its own connection; 0 for none, "
+          + "the well-behaved reader's unloaded baseline (default: ${DEFAULT-VALUE})")
   int floodClients;
+
+  @Option(names = "--cacert", paramLabel = "FILE",
+      description = "regent targets: speak TLS, verifying the servers against this CA certificate (PEM), as the "
+          + "client commands' --cacert (no $REGENT_CACERT here)")
+  Path cacert;
+
+  @Option(names = "--cert", paramLabel = "FILE",
+      description = "client certificate (PEM) for mutual TLS: its CN is the identity of every client but the "
+          + "overload flood's")
+  Path cert;
+
+  @Option(names = "--key", paramLabel = "FILE", description = "the --cert certificate's private key (PKCS#8 PEM)")
+  Path key;
+
+  @Option(names = "--flood-cert", paramLabel = "FILE",
+      description = "overload: the flood's own client certificate, so that the per-identity quotas can shed it "
+          + "and not the keepalive clients and the well-behaved reader (default: --cert)")
+  Path floodCert;
+
+  @Option(names = "--flood-key", paramLabel = "FILE", description = "the --flood-cert certificate's private key")
+  Path floodKey;
 
   @Option(names = "--partitions", defaultValue = "10000",
       description = "rebalance: partitions of the group, 1..65536 (default: ${DEFAULT-VALUE})")
@@ -175,8 +197,8 @@ public final class BenchCommand implements Callable<Integer> {
     if (target.equals("ratis") && List.of("handover", "keepalive", "overload").contains(workload)) {
       throw usage("--target ratis runs campaign, campaign4, leader-read and fresh-token only");
     }
-    if (floodClients < 1 || floodClients > 4096) {
-      throw usage("--flood-clients must be within 1..4096");
+    if (floodClients < (workload.equals("overload") ? 0 : 1) || floodClients > 4096) {
+      throw usage("--flood-clients must be within 1..4096 (0, no flood, for --workload overload only)");
     }
     if (!BenchRun.WORKLOADS.contains(workload)) {
       throw usage("--workload must be one of " + BenchRun.WORKLOADS + ", not '" + workload + "'");
@@ -200,7 +222,24 @@ public final class BenchCommand implements Callable<Integer> {
       throw usage("--ttl must be at least 1ms");
     }
     return new BenchRun.Config(target, endpointList(), workload, clients, duration, warmup, rate, leases,
-        ttl.toMillis(), pidDir, label == null ? target : label, partitions, members, floodClients);
+        ttl.toMillis(), pidDir, label == null ? target : label, partitions, members, floodClients,
+        tls(cert, key, "--cert and --key"), tls(floodCert == null ? cert : floodCert,
+            floodCert == null ? key : floodKey, "--flood-cert and --flood-key"));
+  }
+
+  /** The TLS settings of a client with {@code certificate} and {@code privateKey} (both null: none). */
+  private ClientTls tls(Path certificate, Path privateKey, String pair) {
+    if ((certificate == null) != (privateKey == null) || (floodCert == null) != (floodKey == null)) {
+      throw usage((floodCert == null) != (floodKey == null) ? "--flood-cert and --flood-key go together"
+          : pair + " go together");
+    }
+    if ((certificate != null || floodCert != null) && cacert == null) {
+      throw usage(pair.substring(0, pair.indexOf(' ')) + " needs --cacert (client certificates are for TLS)");
+    }
+    if (cacert != null && !target.startsWith("regent")) {
+      throw usage("--cacert, --cert and --flood-cert are for the regent targets only");
+    }
+    return cacert == null ? ClientTls.NONE : new ClientTls(cacert, certificate, privateKey);
   }
 
   List<String> endpointList() {

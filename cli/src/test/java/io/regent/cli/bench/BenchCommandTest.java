@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
 import io.regent.bench.load.BenchRun;
+import io.regent.bench.load.ClientTls;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -98,5 +100,27 @@ class BenchCommandTest {
         .isInstanceOf(ParameterException.class).hasMessageContaining("--clients");
     assertThatThrownBy(() -> parse("--workload", "campaign", "--endpoints", "nohost"))
         .isInstanceOf(ParameterException.class).hasMessageContaining("host:port");
+  }
+
+  @Test
+  void theFloodHasAClientCertificateOfItsOwnAndTheOthersThatOfCert() {
+    BenchRun.Config c = parse("--workload", "overload", "--cacert", "ca.crt", "--cert", "polite.crt", "--key",
+        "polite.key", "--flood-cert", "flood.crt", "--flood-key", "flood.key");
+    assertThat(c.tls()).isEqualTo(new ClientTls(Path.of("ca.crt"), Path.of("polite.crt"), Path.of("polite.key")));
+    assertThat(c.floodTls()).isEqualTo(new ClientTls(Path.of("ca.crt"), Path.of("flood.crt"), Path.of("flood.key")));
+    BenchRun.Config same = parse("--workload", "overload", "--cacert", "ca.crt", "--cert", "p.crt", "--key", "p.key");
+    assertThat(same.floodTls()).isEqualTo(same.tls());
+    assertThat(parse("--workload", "overload").tls()).isEqualTo(ClientTls.NONE);
+    assertThat(parse("--workload", "overload", "--flood-clients", "0").floodClients()).isZero();
+    assertThatThrownBy(() -> parse("--workload", "overload", "--cacert", "ca.crt", "--flood-cert", "f.crt"))
+        .isInstanceOf(ParameterException.class).hasMessageContaining("--flood-cert and --flood-key go together");
+    assertThatThrownBy(() -> parse("--workload", "overload", "--cert", "p.crt", "--key", "p.key"))
+        .isInstanceOf(ParameterException.class).hasMessageContaining("needs --cacert");
+    assertThatThrownBy(() -> parse("--workload", "overload", "--flood-cert", "f.crt", "--flood-key", "f.key"))
+        .isInstanceOf(ParameterException.class).hasMessageContaining("needs --cacert");
+    assertThatThrownBy(() -> parse("--workload", "keepalive", "--target", "etcd", "--cacert", "ca.crt"))
+        .isInstanceOf(ParameterException.class).hasMessageContaining("regent targets");
+    assertThatThrownBy(() -> parse("--workload", "keepalive", "--flood-clients", "0"))
+        .isInstanceOf(ParameterException.class).hasMessageContaining("--flood-clients");
   }
 }
