@@ -10,7 +10,6 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.grpc.stub.StreamObserver;
-import io.regent.api.v1.CampaignRequest;
 import io.regent.api.v1.CampaignResponse;
 import io.regent.api.v1.ElectionGrpc;
 import io.regent.api.v1.LeaderKey;
@@ -124,11 +123,11 @@ class LimitsTest {
     for (int i = 0; i < 2; i++) {
       long lease = a.grant(60_000);
       waitingLeases.add(lease);
-      waiting.add(campaign(stub, "queue", lease));
+      waiting.add(AsyncCampaign.campaign(stub, "queue", lease));
       await().atMost(Duration.ofSeconds(30)).until(() -> a.timeToLive(lease).getNamesCount() == 1);
     }
     long third = client().grant(60_000);
-    assertExhausted(() -> campaign(stub, "queue", third).get(30, TimeUnit.SECONDS), "--max-candidates 2");
+    assertExhausted(() -> AsyncCampaign.campaign(stub, "queue", third).get(30, TimeUnit.SECONDS), "--max-candidates 2");
     assertThat(a.timeToLive(third).getNamesList()).isEmpty();
     assertThat(a.leader("queue")).contains(holder);
     a.resign(holder);
@@ -178,26 +177,6 @@ class LimitsTest {
     long lease = a.grant(60_000);
     assertExhausted(() -> a.campaign("big", lease, ByteString.copyFrom(new byte[80_000])), "");
     assertThat(a.leader("big")).isEmpty();
-  }
-
-  static CompletableFuture<CampaignResponse> campaign(ElectionGrpc.ElectionStub stub, String name, long lease) {
-    CompletableFuture<CampaignResponse> f = new CompletableFuture<>();
-    stub.campaign(CampaignRequest.newBuilder().setName(name).setLease(lease).build(), new StreamObserver<>() {
-      @Override
-      public void onNext(CampaignResponse value) {
-        f.complete(value);
-      }
-
-      @Override
-      public void onError(Throwable t) {
-        f.completeExceptionally(t);
-      }
-
-      @Override
-      public void onCompleted() {
-      }
-    });
-    return f;
   }
 
   static StreamObserver<ObserveResponse> ending(CompletableFuture<Void> ended) {

@@ -143,7 +143,7 @@ class PriorityLanesTest {
     List<CompletableFuture<CampaignResponse>> waiting = new ArrayList<>();
     for (int i = 0; i < 2; i++) {
       long lease = leases.grant(LeaseGrantRequest.newBuilder().setTtlMs(60_000).build()).getId();
-      waiting.add(campaign(ElectionGrpc.newStub(waitersChannel), "busy", lease));
+      waiting.add(AsyncCampaign.campaign(ElectionGrpc.newStub(waitersChannel), "busy", lease));
     }
     Full full = new Full(cluster, leases, held, waitersChannel, waiting,
         ElectionGrpc.newBlockingStub(holderChannel));
@@ -172,25 +172,5 @@ class PriorityLanesTest {
         .build();
     channels.add(ch);
     return ch;
-  }
-
-  static CompletableFuture<CampaignResponse> campaign(ElectionGrpc.ElectionStub stub, String name, long lease) {
-    CompletableFuture<CampaignResponse> f = new CompletableFuture<>();
-    stub.campaign(CampaignRequest.newBuilder().setName(name).setLease(lease).build(), new StreamObserver<>() {
-      @Override
-      public void onNext(CampaignResponse r) {
-        f.complete(r);
-      }
-
-      @Override
-      public void onError(Throwable t) {
-        f.completeExceptionally(t);
-      }
-
-      @Override
-      public void onCompleted() {
-      }
-    });
-    return f;
   }
 }

@@ -4,13 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import com.google.protobuf.ByteString;
-import io.grpc.ManagedChannel;
-import io.grpc.ManagedChannelBuilder;
-import io.regent.api.v1.ClusterGrpc;
-import io.regent.api.v1.ElectionGrpc;
 import io.regent.api.v1.LeaderKey;
-import io.regent.api.v1.LeaderRequest;
-import io.regent.api.v1.StatusRequest;
 import io.regent.client.RegentClient;
 import io.regent.server.RegentServer;
 import io.regent.server.config.ServerConfig;
@@ -124,28 +118,8 @@ class SnapshotKillTest {
     }
 
     // n2's own state, read locally (serializable): it must hold every acknowledged holder and token
-    ManagedChannel channel = ManagedChannelBuilder.forAddress("127.0.0.1", api[2]).usePlaintext().build();
-    try {
-      ClusterGrpc.ClusterBlockingStub cluster = ClusterGrpc.newBlockingStub(channel);
-      ElectionGrpc.ElectionBlockingStub election = ElectionGrpc.newBlockingStub(channel);
-      long commit = client.status().getCommitIndex();
-      try {
-        await("n2 caught up").atMost(Duration.ofSeconds(60)).ignoreExceptions()
-            .until(() -> cluster.status(StatusRequest.newBuilder().setSerializable(true).build()).getAppliedIndex()
-                >= commit);
-      } catch (ConditionTimeoutException e) {
-        System.out.println("n2 did not catch up with commit index " + commit + "; its threads:\n"
-            + victim.threadDump());
-        throw e;
-      }
-      for (Map.Entry<String, LeaderKey> a : acked.entrySet()) {
-        LeaderKey local = election.leader(LeaderRequest.newBuilder().setName(a.getKey()).setSerializable(true)
-            .build()).getLeader();
-        assertThat(local).as(a.getKey()).isEqualTo(a.getValue());
-      }
-    } finally {
-      channel.shutdownNow();
-    }
+    ReplicaCheck.holdsEveryAcknowledged(api[2], client.status().getCommitIndex(), acked,
+        () -> "its threads:\n" + victim.threadDump());
     RegentClient viaVictim = connect("127.0.0.1:" + api[2]);
     long maxToken = acked.values().stream().mapToLong(LeaderKey::getToken).max().orElseThrow();
     assertThat(viaVictim.campaign("after", viaVictim.grant(600_000), ByteString.EMPTY).getToken())
