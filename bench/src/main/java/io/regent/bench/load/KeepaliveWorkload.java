@@ -66,7 +66,7 @@ final class KeepaliveWorkload {
     long t0 = System.nanoTime();
     forAll(k -> {
       long sent = System.nanoTime();
-      ids[k] = targets[k % targets.length].grant(ttlMs);
+      ids[k] = SetupGrants.grant(() -> targets[k % targets.length].grant(ttlMs));
       synchronized (lastAckSent) {
         lastAckSent[k] = sent;
       }
