@@ -82,6 +82,11 @@ public final class LimitOptions {
       description = "live leases one client identity may be granted through this node (default: ${DEFAULT-VALUE})")
   int maxLeasesPerIdentity = A.maxLeasesPerIdentity();
 
+  @Option(names = "--max-names-per-identity", paramLabel = "N",
+      description = "names the leases one client identity was granted through this node may hold at once; a "
+          + "campaign or lock beyond it is refused (default: ${DEFAULT-VALUE})")
+  int maxNamesPerIdentity = A.maxNamesPerIdentity();
+
   @Option(names = "--max-streams-per-identity", paramLabel = "N",
       description = "observe, group watch and snapshot streams one client identity may have open on this node "
           + "(default: ${DEFAULT-VALUE})")
@@ -104,6 +109,7 @@ public final class LimitOptions {
     return new ServerLimits(maxMessageBytes, maxCallsPerConnection, maxLeasesPerConnection, maxLeases, maxNames,
         maxCandidates, maxTtl.toMillis(), requestsPerSecond, requestBurst, maxObservers, observeBuffer,
         new AdmissionLimits(maxBulkCalls, maxBulkCallsPerIdentity, identityRequestsPerSecond, identityRequestBurst,
-            maxLeasesPerIdentity, maxStreamsPerIdentity, retryHint.toMillis(), !unsafeNoPriorityLanes));
+            maxLeasesPerIdentity, maxNamesPerIdentity, maxStreamsPerIdentity, retryHint.toMillis(),
+            !unsafeNoPriorityLanes));
   }
 }

@@ -76,11 +76,12 @@ public final class ApiServer implements AutoCloseable {
     var blocking = executors.blocking();
     StateReader reader = new StateReader(confirmer, sm, blocking);
     LeaseQuota quota = new LeaseQuota(limits.maxLeasesPerConnection());
-    LeaseGrants grants = new LeaseGrants(minTtlMs, limits, quota, admission.leaseQuota());
+    LeaseGrants grants = new LeaseGrants(minTtlMs, limits, quota, admission.leaseQuota(), admission.nameQuota(), sm);
     Campaigns campaigns = new Campaigns(proposer, sm.hub(), unsafeLocalGrants ? new UnsafeLocalGrants(sm) : null,
-        limits, grants, blocking);
+        limits, grants, admission.nameQuota(), blocking);
     sm.hub().listen(quota);
     sm.hub().listen(admission.leaseQuota());
+    sm.hub().listen(admission.nameQuota());
     ConnectionLimiter limiter = new ConnectionLimiter(limits, System::nanoTime, quota::forget);
     HealthStatusManager health = new HealthStatusManager();
     NettyServerBuilder builder = NettyServerBuilder.forAddress(address, credentials)
@@ -99,7 +100,8 @@ public final class ApiServer implements AutoCloseable {
     builder.intercept(leaderHeaders);
     for (BindableService s : List.of(new LeaseService(proposer, confirmer, reader, grants, leaderHeaders::named),
         new ElectionService(campaigns, new Observers(reader, sm.hub(), blocking, limits.observeBuffer(),
-            limits.maxObservers()), reader, proposer, new CampaignAllCall(proposer, sm.hub(), limits, blocking)),
+            limits.maxObservers()), reader, proposer, new CampaignAllCall(proposer, sm.hub(), limits,
+            admission.nameQuota(), blocking)),
         new LockService(campaigns, proposer),
         new GroupService(proposer, reader, sm, blocking, minTtlMs, limits.maxObservers()),
         new ClusterService(cluster, confirmer),

@@ -4,6 +4,8 @@ import io.grpc.stub.ServerCallStreamObserver;
 import io.regent.api.v1.CampaignAllRequest;
 import io.regent.api.v1.CampaignAllResponse;
 import io.regent.api.v1.LeaderKey;
+import io.regent.server.limits.Admission;
+import io.regent.server.limits.NameQuota;
 import io.regent.server.limits.ServerLimits;
 import io.regent.server.confirm.Proposer;
 import io.regent.statemachine.event.EventHub;
@@ -32,14 +34,17 @@ final class CampaignAllCall {
   private final Proposer proposer;
   private final EventHub hub;
   private final ServerLimits limits;
+  private final NameQuota names;
   private final Executor executor;
 
   /**
    * @param limits the names limit, stamped on each CampaignAll entry and judged at apply
+   * @param names names held per identity: a campaign that would take an identity past its limit is refused (§7.2)
    * @param executor where a waiting campaign is answered, off the apply thread (the node's blocking pool)
    */
-  CampaignAllCall(Proposer proposer, EventHub hub, ServerLimits limits, Executor executor) {
+  CampaignAllCall(Proposer proposer, EventHub hub, ServerLimits limits, NameQuota names, Executor executor) {
     this.proposer = proposer;
+    this.names = names;
     this.hub = hub;
     this.limits = limits;
     this.executor = executor;
@@ -52,6 +57,7 @@ final class CampaignAllCall {
     req.getNamesList().forEach(Validation::name);
     Validation.value(req.getValue());
     Validation.lease(req.getLease());
+    names.check(Admission.IDENTITY.get(), req.getNamesCount());
     String first = req.getNames(0);
     CampaignWaiter waiter = new CampaignWaiter(hub, first, req.getLease(), executor);
     AtomicBoolean answered = new AtomicBoolean();

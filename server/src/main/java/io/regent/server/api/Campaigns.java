@@ -4,6 +4,8 @@ import com.google.protobuf.ByteString;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.stub.StreamObserver;
 import io.regent.api.v1.LeaderKey;
+import io.regent.server.limits.Admission;
+import io.regent.server.limits.NameQuota;
 import io.regent.server.limits.ServerLimits;
 import io.regent.server.confirm.Proposer;
 import io.regent.statemachine.event.EventHub;
@@ -34,21 +36,24 @@ final class Campaigns {
   private final UnsafeLocalGrants unsafe;
   private final ServerLimits limits;
   private final LeaseGrants grants;
+  private final NameQuota names;
   private final Executor executor;
 
   /**
    * @param unsafe the negative-control mode, or {@code null} (always, outside tests)
    * @param limits names and candidates limits, stamped on each Campaign entry and judged at apply
    * @param grants the lease rules a campaign with a TTL goes through
+   * @param names names held per identity: a campaign of an identity at its limit is refused (§7.2)
    * @param executor where a waiting campaign is answered, off the apply thread (the node's blocking pool)
    */
   Campaigns(Proposer proposer, EventHub hub, UnsafeLocalGrants unsafe, ServerLimits limits,
-            LeaseGrants grants, Executor executor) {
+            LeaseGrants grants, NameQuota names, Executor executor) {
     this.proposer = proposer;
     this.hub = hub;
     this.unsafe = unsafe;
     this.limits = limits;
     this.grants = grants;
+    this.names = names;
     this.executor = executor;
   }
 
@@ -63,7 +68,7 @@ final class Campaigns {
    * with the new lease, which the caller keeps alive and campaigns again with to wait. Never blocks, so a
    * cancelled call leaves at most a lease that expires unrenewed. Errors: INVALID_ARGUMENT (name, value, lock
    * delay, TTL outside the range of Lease.Grant, or {@code lease} set too), RESOURCE_EXHAUSTED ({@code --max-ttl},
-   * the lease, names or candidates limits), UNAVAILABLE.
+   * the lease, names or candidates limits, the identity's names, §7.2), UNAVAILABLE.
    */
   <R> void campaignWithTtl(String name, long lease, long ttlMs, ByteString value, long lockDelayMs, boolean noWait,
                            StreamObserver<R> obs, OwnLeaseAnswer<R> answer) {
@@ -74,6 +79,7 @@ final class Campaigns {
       throw Statuses.invalid("set a lease (" + lease + ") or a ttl (" + ttlMs + " ms), not both");
     }
     grants.checkTtl(ttlMs);
+    names.check(Admission.IDENTITY.get(), 1);
     Statuses.reply(grants.propose(() -> proposer.propose(LogEntry.newBuilder().setCampaign(Campaign.newBuilder()
             .setName(name).setTtlMs(ttlMs).setMaxLeases(grants.maxLeases()).setValue(value)
             .setLockDelayMs(lockDelayMs).setNoWait(noWait).setMaxNames(limits.maxNames())
@@ -86,7 +92,8 @@ final class Campaigns {
    * expire while holding) and answers {@code obs} with
    * {@code toResponse(elected, holder)} once elected (or at once with {@code noWait}, after withdrawing).
    * Errors: INVALID_ARGUMENT (name, value, lease id), NOT_FOUND (lease unknown or ended), RESOURCE_EXHAUSTED
-   * (a new name beyond {@code --max-names} or a candidate beyond {@code --max-candidates}), UNAVAILABLE.
+   * (a new name beyond {@code --max-names}, a candidate beyond {@code --max-candidates}, or the caller's identity at
+   * {@code --max-names-per-identity}), UNAVAILABLE.
    */
   <R> void campaign(String name, long lease, ByteString value, long lockDelayMs, boolean noWait,
                     ServerCallStreamObserver<R> obs, BiFunction<Boolean, LeaderKey, R> toResponse) {
@@ -94,6 +101,7 @@ final class Campaigns {
     Validation.value(value);
     Validation.lease(lease);
     Validation.lockDelay(lockDelayMs);
+    names.check(Admission.IDENTITY.get(), 1);
     if (unsafe != null) {
       LeaderKey fake = unsafe.grant(name, lease, value);
       if (fake != null) {

@@ -4,34 +4,44 @@ import io.grpc.Status;
 import io.regent.server.limits.Admission;
 import io.regent.server.limits.ConnectionLimiter;
 import io.regent.server.limits.LeaseQuota;
+import io.regent.server.limits.NameQuota;
 import io.regent.server.limits.ServerLimits;
 import io.regent.statemachine.limits.Limits;
 import io.regent.statemachine.proto.Code;
 import io.regent.statemachine.proto.Result;
+import io.regent.statemachine.replica.ReplicaView;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 /**
  * The rules every entry that grants a lease goes through (a Grant, or a Campaign with a TTL): the TTL's range,
- * this node's {@code --max-ttl}, and the per-connection and per-identity lease quotas (docs/architecture.md §7, §7.2).
+ * this node's {@code --max-ttl}, and the per-connection and per-identity lease quotas; a granted lease's names count
+ * against its identity from then on (docs/architecture.md §7, §7.2).
  */
 final class LeaseGrants {
   private final long minTtlMs;
   private final ServerLimits limits;
   private final LeaseQuota quota;
   private final LeaseQuota identityQuota;
+  private final NameQuota names;
+  private final ReplicaView state;
 
   /**
    * @param minTtlMs smallest TTL a lease may have, ms (1.5 x the maximum election timeout)
    * @param limits the largest TTL this node grants and the node-wide lease limit stamped on each entry
    * @param quota live leases per connection
    * @param identityQuota live leases per identity ({@link Admission#leaseQuota()})
+   * @param names names held per identity ({@link Admission#nameQuota()}), told of each lease granted
+   * @param state the local replica, where a granted lease's names are read
    */
-  LeaseGrants(long minTtlMs, ServerLimits limits, LeaseQuota quota, LeaseQuota identityQuota) {
+  LeaseGrants(long minTtlMs, ServerLimits limits, LeaseQuota quota, LeaseQuota identityQuota, NameQuota names,
+              ReplicaView state) {
     this.minTtlMs = minTtlMs;
     this.limits = limits;
     this.quota = quota;
     this.identityQuota = identityQuota;
+    this.names = names;
+    this.state = state;
   }
 
   /**
@@ -82,6 +92,10 @@ final class LeaseGrants {
       if (err == null && r.getCode() == Code.OK && r.getLeaseId() > 0) {
         quota.granted(connection, r.getLeaseId());
         identityQuota.granted(identity, r.getLeaseId());
+        state.read(txn -> {
+          names.granted(identity, r.getLeaseId(), txn);
+          return null;
+        });
       } else {
         quota.released(connection);
         identityQuota.released(identity);

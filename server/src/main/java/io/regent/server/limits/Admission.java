@@ -58,6 +58,7 @@ public final class Admission implements ServerInterceptor, MeterBinder {
   private final AtomicInteger bulk = new AtomicInteger();
   private final ConcurrentHashMap<String, Tenant> tenants = new ConcurrentHashMap<>();
   private final LeaseQuota leases;
+  private final NameQuota names;
   private volatile MeterRegistry registry;
 
   /**
@@ -70,11 +71,17 @@ public final class Admission implements ServerInterceptor, MeterBinder {
     this.nanoClock = nanoClock;
     this.leases = new LeaseQuota(limits.maxLeasesPerIdentity(),
         id -> "identity '" + id + "'", "--max-leases-per-identity");
+    this.names = new NameQuota(limits.maxNamesPerIdentity());
   }
 
   /** Live leases per identity: reserve against it on every grant, with the identity in {@link #IDENTITY}. */
   public LeaseQuota leaseQuota() {
     return leases;
+  }
+
+  /** Names held per identity: checked on every campaign, told of every grant, with the identity in {@link #IDENTITY}. */
+  public NameQuota nameQuota() {
+    return names;
   }
 
   /** Bulk calls in progress on this node now (streams not counted once open). */
@@ -193,7 +200,7 @@ public final class Admission implements ServerInterceptor, MeterBinder {
 
   /**
    * Reports per identity ({@code identity} tag): {@code regent_admission_bulk_calls} and
-   * {@code regent_admission_streams} in progress, {@code regent_admission_leases} live, and
+   * {@code regent_admission_streams} in progress, {@code regent_admission_leases} live, {@code regent_admission_names} held, and
    * {@code regent_admission_refused_total} by {@code reason} ({@code rate}, {@code bulk}, {@code identity_bulk},
    * {@code identity_streams}); identities seen later are added as they first call.
    */
@@ -237,6 +244,8 @@ public final class Admission implements ServerInterceptor, MeterBinder {
           .description("Streams of this identity open on this node").register(reg);
       Gauge.builder("regent.admission.leases", leases, q -> q.count(identity)).tag("identity", identity)
           .description("Live leases granted to this identity through this node").register(reg);
+      Gauge.builder("regent.admission.names", names, q -> q.count(identity)).tag("identity", identity)
+          .description("Names held by the leases granted to this identity through this node").register(reg);
       refused.forEach((reason, n) -> FunctionCounter.builder("regent.admission.refused", n, AtomicLong::get)
           .tag("identity", identity).tag("reason", reason.name().toLowerCase(Locale.ROOT))
           .description("Calls refused with RESOURCE_EXHAUSTED by the admission limits").register(reg));

@@ -16,6 +16,7 @@ package io.regent.server.limits;
  *     keepalives are not counted: an identity's leases bound them)
  * @param identityRequestBurst calls one identity may start at once above that rate (bucket size)
  * @param maxLeasesPerIdentity live leases one identity may have granted through this node
+ * @param maxNamesPerIdentity names the leases one identity was granted through this node may hold at once
  * @param maxStreamsPerIdentity Observe and Group.Watch streams one identity may have open on this node
  * @param retryAfterMs the back-off a refusal suggests, ms (trailer {@value Admission#RETRY_PUSHBACK_KEY}, which
  *     grpc-java's retrying clients honour, and the message)
@@ -23,7 +24,8 @@ package io.regent.server.limits;
  *     keepalives included
  */
 public record AdmissionLimits(int maxBulkCalls, int maxBulkCallsPerIdentity, double identityRequestsPerSecond,
-                              int identityRequestBurst, int maxLeasesPerIdentity, int maxStreamsPerIdentity,
+                              int identityRequestBurst, int maxLeasesPerIdentity, int maxNamesPerIdentity,
+                              int maxStreamsPerIdentity,
                               long retryAfterMs, boolean priorityLanes) {
 
   /**
@@ -31,7 +33,7 @@ public record AdmissionLimits(int maxBulkCalls, int maxBulkCallsPerIdentity, dou
    * most 512 calls in progress); an operator sizes them to what the node sustains (docs/operations.md).
    */
   public static final AdmissionLimits DEFAULTS = new AdmissionLimits(4_096, 4_096, 100_000, 100_000, 1_000_000,
-      20_000, 100, true);
+      1_000_000, 20_000, 100, true);
 
   /**
    * Validates the limits.
@@ -43,6 +45,7 @@ public record AdmissionLimits(int maxBulkCalls, int maxBulkCallsPerIdentity, dou
     positive("max bulk calls per identity", maxBulkCallsPerIdentity);
     positive("identity request burst", identityRequestBurst);
     positive("max leases per identity", maxLeasesPerIdentity);
+    positive("max names per identity", maxNamesPerIdentity);
     positive("max streams per identity", maxStreamsPerIdentity);
     positive("retry hint", retryAfterMs);
     if (!(identityRequestsPerSecond > 0)) {
@@ -53,7 +56,7 @@ public record AdmissionLimits(int maxBulkCalls, int maxBulkCallsPerIdentity, dou
   /** These limits with the priority lanes off (the negative control) or on. */
   public AdmissionLimits withPriorityLanes(boolean on) {
     return new AdmissionLimits(maxBulkCalls, maxBulkCallsPerIdentity, identityRequestsPerSecond, identityRequestBurst,
-        maxLeasesPerIdentity, maxStreamsPerIdentity, retryAfterMs, on);
+        maxLeasesPerIdentity, maxNamesPerIdentity, maxStreamsPerIdentity, retryAfterMs, on);
   }
 
   private static void positive(String what, long value) {

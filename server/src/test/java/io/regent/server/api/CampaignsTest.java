@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.google.protobuf.ByteString;
 import io.regent.api.v1.LeaderKey;
 import io.regent.server.limits.LeaseQuota;
+import io.regent.server.limits.NameQuota;
 import io.regent.server.limits.ServerLimits;
 import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.proto.Code;
@@ -23,8 +24,8 @@ class CampaignsTest {
     proposed.add(entry.getCommandCase());
     return entry.hasCampaign() ? campaign
         : CompletableFuture.completedFuture(Result.newBuilder().setIndex(9).build());
-  }, new EventHub(16), null, ServerLimits.DEFAULTS, new LeaseGrants(1, ServerLimits.DEFAULTS, new LeaseQuota(1), new LeaseQuota(1)),
-      Runnable::run);
+  }, new EventHub(16), null, ServerLimits.DEFAULTS, new LeaseGrants(1, ServerLimits.DEFAULTS, new LeaseQuota(1), new LeaseQuota(1),
+      new NameQuota(1_000), null), new NameQuota(1_000), Runnable::run); // no grant here: no replica to read
 
   @Test
   void theWithdrawalOfACancelledCampaignWaitsForTheCampaignsOutcome() {

@@ -12,6 +12,7 @@ import io.regent.api.v1.LeaseTimeToLiveRequest;
 import io.regent.api.v1.LeaseTimeToLiveResponse;
 import io.regent.server.lease.FixedTimekeeper;
 import io.regent.server.limits.LeaseQuota;
+import io.regent.server.limits.NameQuota;
 import io.regent.server.limits.ServerLimits;
 import io.regent.server.confirm.Confirmer;
 import io.regent.server.single.SingleWriterLog;
@@ -47,7 +48,8 @@ class ExpiringLeaseTest {
     log = new SingleWriterLog(dir, new FixedTimekeeper(() -> measured, () -> true), new EventHub(100));
     Confirmer confirmer = new Confirmer(log);
     leases = new LeaseService(log, confirmer, new StateReader(confirmer, log, Runnable::run),
-        new LeaseGrants(2_000, ServerLimits.DEFAULTS, new LeaseQuota(100), new LeaseQuota(100)), () -> null);
+        new LeaseGrants(2_000, ServerLimits.DEFAULTS, new LeaseQuota(100), new LeaseQuota(100), new NameQuota(100),
+            log), () -> null);
     lease = log.propose(LogEntry.newBuilder().setGrant(Grant.newBuilder().setTtlMs(5_000))).join().getLeaseId();
   }
 

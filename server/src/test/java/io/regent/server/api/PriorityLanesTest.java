@@ -52,7 +52,7 @@ class PriorityLanesTest {
   }
 
   static ServerLimits limits(boolean priorityLanes) {
-    return ServerLimits.DEFAULTS.withAdmission(new AdmissionLimits(2, 2, 10_000, 10_000, 1_000, 100, RETRY_MS,
+    return ServerLimits.DEFAULTS.withAdmission(new AdmissionLimits(2, 2, 10_000, 10_000, 1_000, 1_000, 100, RETRY_MS,
         priorityLanes));
   }
 
@@ -88,7 +88,7 @@ class PriorityLanesTest {
   @Test
   void anOpenStreamCountsAgainstItsIdentityNotAgainstTheBulkLane() throws Exception {
     LocalCluster cluster = clusters.start(1, c -> c.limits(ServerLimits.DEFAULTS.withAdmission(
-        new AdmissionLimits(1, 1, 10_000, 10_000, 1_000, 2, RETRY_MS, true))));
+        new AdmissionLimits(1, 1, 10_000, 10_000, 1_000, 1_000, 2, RETRY_MS, true))));
     cluster.awaitLeader();
     ManagedChannel ch = channel(cluster.endpoint(0));
     ElectionGrpc.ElectionStub async = ElectionGrpc.newStub(ch);

@@ -6,6 +6,8 @@ import static org.awaitility.Awaitility.await;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import com.google.protobuf.ByteString;
+import io.regent.api.v1.LeaderKey;
 import io.regent.client.RegentClient;
 import io.regent.server.RegentServer;
 import io.regent.server.cluster.FreePorts;
@@ -31,7 +33,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class IdentityQuotaTest {
   /** A burst of 10 calls and then one per 1000 s, so that the budget cannot refill during the test; 2 live leases. */
-  static final AdmissionLimits QUOTAS = new AdmissionLimits(4_096, 4_096, 0.001, 10, 2, 100, 100, true);
+  static final AdmissionLimits QUOTAS = new AdmissionLimits(4_096, 4_096, 0.001, 10, 2, 1_000, 100, 100, true);
+  /** Three names per identity; rates and leases that this test does not reach. */
+  static final AdmissionLimits NAMES = new AdmissionLimits(4_096, 4_096, 100_000, 100_000, 1_000, 3, 100, 100, true);
 
   @TempDir
   Path dir;
@@ -89,5 +93,57 @@ class IdentityQuotaTest {
       assertThat(scraped).containsPattern("regent_admission_leases\\{[^}]*identity=\"flood\"[^}]*} 2");
       assertThat(scraped).containsPattern("regent_admission_leases\\{[^}]*identity=\"polite\"[^}]*} 1");
     }
+  }
+
+  /**
+   * Names per identity: the leases an identity was granted through a node hold at most its limit, whether a name
+   * was taken by a campaign with a lease, a campaign with a TTL (granted and elected in one entry) or CampaignAll; a
+   * name resigned counts no more; another identity is not held back.
+   */
+  @Test
+  void anIdentityAtItsNamesLimitCampaignsNoMoreUntilItResigns() throws Exception {
+    Path certs = dir.resolve("certs");
+    TestCerts.write(certs, List.of("n0"), List.of("flood", "polite"));
+    TlsFiles api = new TlsFiles(certs.resolve("n0.crt"), certs.resolve("n0.key"), certs.resolve("ca.crt"), false);
+    int apiPort = FreePorts.next();
+    ServerConfig config = ServerConfig.of("n0", Map.of("n0", "127.0.0.1:" + FreePorts.next()), apiPort,
+        dir.resolve("n0")).toBuilder().metricsPort(0)
+        .limits(ServerLimits.DEFAULTS.withAdmission(NAMES)).build();
+    List<String> endpoint = List.of("127.0.0.1:" + apiPort);
+    try (RegentServer node = RegentServer.start(config, new Security(api, null, null));
+         RegentClient flood = RegentClient.builder().endpoints(endpoint).caCert(certs.resolve("ca.crt"))
+             .clientCert(certs.resolve("flood.crt"), certs.resolve("flood.key")).build();
+         RegentClient polite = RegentClient.builder().endpoints(endpoint).caCert(certs.resolve("ca.crt"))
+             .clientCert(certs.resolve("polite.crt"), certs.resolve("polite.key")).build()) {
+      await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(polite::status,
+          s -> !s.getLeader().isEmpty());
+
+      long lease = flood.grant(60_000);
+      LeaderKey a = flood.campaign("a", lease, ByteString.EMPTY);
+      flood.campaignAll(List.of("b", "c"), lease, ByteString.EMPTY);
+      assertRefused(() -> flood.campaign("d", lease, ByteString.EMPTY));
+      assertRefused(() -> flood.campaignWithTtl("d", 60_000, ByteString.EMPTY, 0));
+      assertThat(polite.campaignWithTtl("d", 60_000, ByteString.EMPTY, 0).getElected()).isTrue();
+      assertThat(polite.campaign("e", polite.grant(60_000), ByteString.EMPTY).getToken()).isPositive();
+
+      flood.resign(a);
+      // the Resign's event is applied before its answer, so the name no longer counts
+      assertThat(flood.campaignWithTtl("f", 60_000, ByteString.EMPTY, 0).getElected()).isTrue();
+      assertRefused(() -> flood.campaignAll(List.of("g"), lease, ByteString.EMPTY));
+      assertThat(polite.leader("g")).isEmpty();
+
+      String scraped = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+          URI.create("http://127.0.0.1:" + node.metricsPort() + "/metrics")).build(),
+          HttpResponse.BodyHandlers.ofString()).body();
+      assertThat(scraped).containsPattern("regent_admission_names\\{[^}]*identity=\"flood\"[^}]*} 3");
+      assertThat(scraped).containsPattern("regent_admission_names\\{[^}]*identity=\"polite\"[^}]*} 2");
+    }
+  }
+
+  private static void assertRefused(org.assertj.core.api.ThrowableAssert.ThrowingCallable call) {
+    assertThatThrownBy(call).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+      assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+      assertThat(e.getStatus().getDescription()).contains("identity 'flood'").contains("--max-names-per-identity 3");
+    });
   }
 }
