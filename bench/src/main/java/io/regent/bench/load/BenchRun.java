@@ -41,7 +41,7 @@ public final class BenchRun {
 
   /** The workloads {@link Config#workload} may name. */
   public static final List<String> WORKLOADS =
-      List.of("campaign", "campaign4", "keepalive", "leader-read", "handover", "fresh-token", "rebalance",
+      List.of("campaign", "campaign4", "campaign-all", "keepalive", "leader-read", "handover", "fresh-token", "rebalance",
           "overload");
 
   private final Config c;
@@ -105,6 +105,7 @@ public final class BenchRun {
         workload = switch (c.workload()) {
           case "campaign" -> Workloads.campaign(targets, prefix, c.ttlMs());
           case "campaign4" -> Workloads.campaign4(targets, prefix, c.ttlMs());
+          case "campaign-all" -> Workloads.campaignAll(targets, prefix, c.ttlMs());
           case "leader-read" -> Workloads.leaderRead(targets, prefix, c.ttlMs());
           case "fresh-token" -> Workloads.freshToken(targets, prefix, c.ttlMs());
           default -> Workloads.handover(targets, prefix, c.ttlMs());

@@ -72,6 +72,24 @@ final class EtcdTarget implements Target {
     return new Held(name, lease, rev, rev);
   }
 
+  /** One Txn: if no key of {@code names} exists, put them all with {@code lease}; the tokens are its revision. */
+  @Override
+  public List<Held> campaignAll(List<String> names, long lease, String value) {
+    TxnRequest.Builder txn = TxnRequest.newBuilder();
+    for (String name : names) {
+      txn.addCompare(Compare.newBuilder().setKey(key(name)).setTarget(Compare.CompareTarget.CREATE)
+          .setResult(Compare.CompareResult.EQUAL).setCreateRevision(0));
+      txn.addSuccess(RequestOp.newBuilder().setRequestPut(PutRequest.newBuilder().setKey(key(name))
+          .setValue(ByteString.copyFromUtf8(value)).setLease(lease)));
+    }
+    TxnResponse r = kv().txn(txn.build());
+    if (!r.getSucceeded()) {
+      throw new IllegalStateException("a name taken among " + names);
+    }
+    long rev = r.getHeader().getRevision();
+    return names.stream().map(n -> new Held(n, lease, rev, rev)).toList();
+  }
+
   /** etcd's Election service: a key per candidate under the name; the oldest one holds it. */
   @Override
   public Held contend(String name, long lease, String value) {

@@ -69,6 +69,11 @@ final class RatisTarget implements Target {
   }
 
   @Override
+  public List<Held> campaignAll(List<String> names, long lease, String value) {
+    throw new UnsupportedOperationException("bare Ratis has no names to take at once (campaign-all)");
+  }
+
+  @Override
   public Held contend(String name, long lease, String value) {
     throw new UnsupportedOperationException("bare Ratis has no names to contend for (handover)");
   }

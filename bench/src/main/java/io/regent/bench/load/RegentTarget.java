@@ -83,6 +83,12 @@ final class RegentTarget implements Target {
   }
 
   @Override
+  public List<Held> campaignAll(List<String> names, long lease, String value) {
+    List<LeaderKey> keys = client.campaignAll(names, lease, ByteString.copyFromUtf8(value));
+    return keys.stream().map(k -> new Held(k.getName(), lease, k.getToken(), k)).toList();
+  }
+
+  @Override
   public Held contend(String name, long lease, String value) {
     return campaign(name, lease, value);
   }

@@ -69,6 +69,15 @@ public interface Target extends AutoCloseable {
     revoke(held.lease());
   }
 
+  /**
+   * Takes every one of {@code names} with {@code lease} in one atomic step, all or none: Regent's CampaignAll (one
+   * log entry), etcd's one Txn that creates every key only if none exists. Blocks until elected on Regent; etcd's
+   * Txn fails when a key exists (the workloads use names nobody else takes).
+   *
+   * @throws UnsupportedOperationException on bare Ratis, which has no names
+   */
+  List<Held> campaignAll(List<String> names, long lease, String value);
+
   /** Queues for a name other clients contend for too (blocks until elected): the handover workload. */
   Held contend(String name, long lease, String value);
 

@@ -2,6 +2,8 @@ package io.regent.bench.load;
 
 import io.regent.bench.load.ClientLoop.Op;
 import io.regent.bench.load.Target.Held;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -67,6 +69,44 @@ final class Workloads {
         public long run() {
           lease[0] = t[client].grant(ttlMs);
           t[client].resign(t[client].campaign(name, lease[0], "c" + client));
+          return ClientLoop.TIME_IT;
+        }
+
+        @Override
+        public void cleanup() {
+          if (lease[0] != 0) {
+            long l = lease[0];
+            lease[0] = 0;
+            t[client].revoke(l);
+          }
+        }
+      };
+    };
+  }
+
+  /** Names one {@code campaign-all} operation takes at once. */
+  static final int CAMPAIGN_ALL_NAMES = 4;
+
+  /**
+   * {@code campaign-all}: taking several names at once, timed whole: grant a lease, take the client's own
+   * {@value #CAMPAIGN_ALL_NAMES} names with it in one atomic step ({@link Target#campaignAll}), revoke the lease
+   * (which frees them). Regent: 3 log entries (Grant, CampaignAll, Revoke); etcd: grant, one txn, revoke.
+   */
+  static Workload campaignAll(Target[] t, String prefix, long ttlMs) {
+    return client -> {
+      List<String> names = new ArrayList<>(CAMPAIGN_ALL_NAMES);
+      for (int i = 0; i < CAMPAIGN_ALL_NAMES; i++) {
+        names.add(prefix + "a" + client + "-" + i);
+      }
+      long[] lease = {0};
+      return new Op() {
+        @Override
+        public long run() {
+          lease[0] = t[client].grant(ttlMs);
+          t[client].campaignAll(names, lease[0], "a" + client);
+          long l = lease[0];
+          lease[0] = 0;
+          t[client].revoke(l);
           return ClientLoop.TIME_IT;
         }
 

@@ -23,7 +23,8 @@ import picocli.CommandLine.Spec;
             + "and errors.",
         "Workloads: campaign (each system's idiomatic election on the client's own name, timed whole: Regent "
             + "campaign with a TTL + resign-and-revoke, 2 log entries; etcd grant + txn + txn + revoke; bare Ratis "
-            + "2 writes), campaign4 (grant + campaign + resign, then an untimed revoke), keepalive (hold "
+            + "2 writes), campaign4 (grant + campaign + resign, then an untimed revoke), campaign-all (grant + take 4 "
+            + "names at once: Regent CampaignAll, etcd one txn of 4 keys + revoke), keepalive (hold "
             + "--leases leases, renewing each every TTL/3; reports spurious expiries), leader-read (linearizable "
             + "reads of a held name), handover (all clients queue for one name; time from resign to the next "
             + "holder's grant), fresh-token (holders ask for new tokens), rebalance (Regent only: --members "
@@ -53,7 +54,7 @@ public final class BenchCommand implements Callable<Integer> {
   String endpoints;
 
   @Option(names = "--workload", required = true, split = ",", paramLabel = "WORKLOAD[,WORKLOAD...]",
-      description = "campaign, campaign4, keepalive, leader-read, handover, fresh-token or rebalance; several run "
+      description = "campaign, campaign4, campaign-all, keepalive, leader-read, handover, fresh-token or rebalance; several run "
           + "one after the other in this process, each at every --clients count")
   List<String> workloads;
 
@@ -194,7 +195,7 @@ public final class BenchCommand implements Callable<Integer> {
     if (partitions < 1 || partitions > 65_536 || members < 3 || members > 10_000) {
       throw usage("--partitions must be within 1..65536 and --members within 3..10000");
     }
-    if (target.equals("ratis") && List.of("handover", "keepalive", "overload").contains(workload)) {
+    if (target.equals("ratis") && List.of("handover", "keepalive", "overload", "campaign-all").contains(workload)) {
       throw usage("--target ratis runs campaign, campaign4, leader-read and fresh-token only");
     }
     if (floodClients < (workload.equals("overload") ? 0 : 1) || floodClients > 4096) {

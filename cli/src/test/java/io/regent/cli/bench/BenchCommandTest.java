@@ -88,6 +88,8 @@ class BenchCommandTest {
   void rejectsBadCombinations() {
     assertThatThrownBy(() -> parse("--workload", "handover", "--target", "ratis"))
         .isInstanceOf(ParameterException.class).hasMessageContaining("ratis");
+    assertThatThrownBy(() -> parse("--workload", "campaign-all", "--target", "ratis"))
+        .isInstanceOf(ParameterException.class).hasMessageContaining("ratis");
     assertThatThrownBy(() -> parse("--workload", "campaign", "--clients", "1,0"))
         .isInstanceOf(ParameterException.class).hasMessageContaining("--clients");
     assertThatThrownBy(() -> parse("--workload", "nope")).isInstanceOf(ParameterException.class)
