@@ -355,8 +355,8 @@ public final class LeaseKeeper implements AutoCloseable {
   }
 
   private static String describe(ClockRate.Estimate e) {
-    return String.format(Locale.ROOT, "client clock runs at %.2f of node %s's (%.2f to %.2f over %.1f s)", e.rate(),
-        e.node().isEmpty() ? "?" : e.node(), e.low(), e.high(), e.spanMs() / 1000.0);
+    return String.format(Locale.ROOT, "client clock runs at %.2f of %s (%.2f to %.2f over %.1f s)", e.rate(),
+        e.node().isEmpty() ? "the node's" : "node " + e.node() + "'s", e.low(), e.high(), e.spanMs() / 1000.0);
   }
 
   /**
