@@ -13,7 +13,8 @@ import grpc
 
 from regent.v1 import regent_pb2 as pb
 from regent.v1 import regent_pb2_grpc as rpc
-from regent_client import LostLeadership, connect
+from regent_client import LostLeadership, clock_rate, connect
+from regent_client import client as client_module
 
 ENDPOINTS = LEDGER = None
 
@@ -102,6 +103,72 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(e.exception.code(), grpc.StatusCode.FAILED_PRECONDITION)
         entries = ledger.Read(pb.LedgerReadRequest(key="py-ledger"), timeout=5).entries
         self.assertEqual([x.token for x in entries], [token] * 3)
+
+
+class ClockRateTest(unittest.TestCase):
+    """The clock-rate estimate on fake clocks (no cluster): a node's clock in ms, the client's at a chosen rate."""
+
+    def renewals(self, rate, node, start_ms, end_ms, every_ms, client_rate, rtt_ms, ahead_ms=0):
+        last = None
+        for t in range(start_ms, end_ms + 1, every_ms):
+            mid = (t - ahead_ms) * client_rate / 1000.0
+            half = rtt_ms * client_rate / 2000.0
+            last = rate.add(node, 1, clock_rate.Sample(mid - half, mid + half, t))
+        return last
+
+    def test_half_speed_is_slow_and_its_error_bars_hold_the_truth(self):
+        rate = clock_rate.ClockRate()
+        self.assertIsNone(self.renewals(rate, "n1", 100000, 104000, 1000, 0.5, 4))
+        e = self.renewals(rate, "n1", 105000, 106000, 1000, 0.5, 4)
+        self.assertTrue(e.slow())
+        self.assertLessEqual(e.low, 0.5)
+        self.assertGreaterEqual(e.high, 0.5)
+        self.assertTrue(e.describe().startswith("client clock runs at 0.50 of node n1's"), e.describe())
+
+    def test_a_healthy_or_fast_clock_is_not_slow(self):
+        self.assertFalse(self.renewals(clock_rate.ClockRate(), "n1", 100000, 160000, 1000, 1.0, 5).slow())
+        self.assertFalse(self.renewals(clock_rate.ClockRate(), "n1", 100000, 130000, 1000, 0.92, 5).slow())
+        fast = self.renewals(clock_rate.ClockRate(), "n1", 100000, 106000, 1000, 2.0, 3)
+        self.assertTrue(fast.fast())
+        self.assertFalse(fast.slow())
+
+    def test_long_round_trips_give_no_verdict_until_the_span_outweighs_them(self):
+        rate = clock_rate.ClockRate()
+        self.assertFalse(self.renewals(rate, "n1", 100000, 105000, 1000, 0.85, 2000).slow())
+        self.assertTrue(self.renewals(rate, "n1", 106000, 150000, 1000, 0.85, 2000).slow())
+
+    def test_another_node_restarts_the_window(self):
+        rate = clock_rate.ClockRate()
+        self.renewals(rate, "n1", 100000, 110000, 1000, 1.0, 2)
+        # n2 reads 3 s ahead of n1: compared with n1's readings it would look like a client at 0.4
+        self.assertIsNone(self.renewals(rate, "n2", 114000, 118000, 1000, 1.0, 2, ahead_ms=3000))
+        self.assertAlmostEqual(self.renewals(rate, "n2", 119000, 119000, 1000, 1.0, 2, ahead_ms=3000).rate(), 1.0, 2)
+
+
+class KeeperClockTest(unittest.TestCase):
+    """The keeper steps down on a slow clock although every keepalive is acknowledged (a fake client)."""
+
+    def test_a_client_clock_at_a_tenth_of_the_nodes_loses_the_lease(self):
+        start = time.monotonic()
+
+        class Fake:
+            def keep_alive_answer(self, lease, timeout):
+                # the node's clock runs 10x the client's: the client is at 0.1 of the node's rate
+                now_ms = 1000000 + int((time.monotonic() - start) * 10000)
+                return pb.LeaseKeepAliveResponse(id=lease, ttl_ms=600, node_clock_ms=now_ms, node="n1",
+                                                 node_started_ms=1)
+
+        lost = threading.Event()
+        reasons = []
+        keeper = client_module._Keeper(Fake(), 7, 0.6, start, lambda r: (reasons.append(r), lost.set()))
+        try:
+            # renewals every 0.2 s of the client's clock, 2 s of the node's: the fourth spans 6 s of it
+            self.assertTrue(lost.wait(5.0), "a client at 0.1 of the node's rate kept its lease")
+            self.assertTrue(reasons[0].startswith("client clock runs at 0.10 of node n1's"), reasons)
+            self.assertFalse(keeper.valid())
+            self.assertTrue(keeper.estimate.slow())
+        finally:
+            keeper.stop()
 
 
 if __name__ == "__main__":

@@ -2,15 +2,19 @@
 
 The lease rule is the one of Regent's docs/architecture.md §3.6, as the Java LeaseKeeper applies it:
 renew every ttl/3, count validity from the moment the last acknowledged keepalive was *sent* (on the
-monotonic clock), and stop acting as leader 2/3 ttl after that, whatever the server says.
+monotonic clock), and stop acting as leader 2/3 ttl after that, whatever the server says; and step down when
+this process's clock runs slow against the answering node's (clock_rate.py, "Clock bounds" there).
 """
 
 import itertools
+import logging
 import queue
 import threading
 import time
 
 import grpc
+
+from regent_client.clock_rate import ClockRate, Sample
 
 from regent.v1 import regent_pb2 as pb
 from regent.v1 import regent_pb2_grpc as rpc
@@ -112,7 +116,8 @@ class _KeepAliveStream:
         return self._failed is not None
 
     def keep_alive(self, lease, timeout):
-        """The TTL, ms; raises grpc.RpcError with the unary KeepAlive's code, or the stream's own failure."""
+        """The answer (a LeaseKeepAliveResponse); raises grpc.RpcError with the unary KeepAlive's code, or the
+        stream's own failure."""
         done = threading.Event()
         slot = {}
         with self._lock:
@@ -127,7 +132,7 @@ class _KeepAliveStream:
             raise StatusError(grpc.StatusCode.DEADLINE_EXCEEDED, "keepalive of lease %d not answered in time" % lease)
         if "error" in slot:
             raise slot["error"]
-        return slot["ttl_ms"]
+        return slot["answer"]
 
     def _read(self):
         try:
@@ -141,7 +146,7 @@ class _KeepAliveStream:
                 if done is None:
                     continue  # given up on already
                 if r.code == 0:
-                    slot["ttl_ms"] = r.ttl_ms
+                    slot["answer"] = r
                 else:
                     slot["error"] = StatusError(_CODES.get(r.code, grpc.StatusCode.UNKNOWN), r.message)
                 done.set()
@@ -269,13 +274,17 @@ class Client:
 
     def keep_alive(self, lease, timeout):
         """Renews a lease within `timeout` seconds; its TTL, ms. NOT_FOUND once it is gone."""
+        return self.keep_alive_answer(lease, timeout).ttl_ms
+
+    def keep_alive_answer(self, lease, timeout):
+        """keep_alive() with the whole LeaseKeepAliveResponse: the TTL and the answering node's clock reading."""
         unary = self._attempt(("Lease", "KeepAlive"), pb.LeaseKeepAliveRequest(id=lease))
         if self._streams is None:
-            return self._failover(unary, timeout, True, True).ttl_ms
+            return self._failover(unary, timeout, True, True)
 
         def attempt(idx, left):
             if idx in self._unary:
-                return unary(idx, left).ttl_ms
+                return unary(idx, left)
             with self._lock:
                 stream = self._streams.get(idx)
                 if stream is None or stream.failed():
@@ -287,7 +296,7 @@ class Client:
                 if e.code() != grpc.StatusCode.UNIMPLEMENTED:
                     raise
                 self._unary.add(idx)  # a node of an older version: unary calls from now on
-                return unary(idx, left).ttl_ms
+                return unary(idx, left)
 
         return self._failover(attempt, timeout, True, True)
 
@@ -322,8 +331,9 @@ class Client:
 
         ttl: lease TTL, seconds (the cluster's minimum is 1.5 x its max election timeout). The lease is kept
         alive on a daemon thread; `on_lost(reason)` is called once when leadership can no longer be vouched
-        for (2/3 ttl without an acknowledged keepalive, or the lease gone). Leaving the `with` block resigns
-        and revokes the lease.
+        for (2/3 ttl without an acknowledged keepalive, the lease gone, or this process's clock running slow
+        against the node's: docs/architecture.md §3.6, "Clock bounds"). Leaving the `with` block resigns and
+        revokes the lease.
         """
         sent = time.monotonic()
         lease = self.grant(ttl)
@@ -353,6 +363,9 @@ class _Keeper(threading.Thread):
         self._reason = None
         self._lock = threading.Lock()
         self._stopped = threading.Event()
+        self._clock_rate = ClockRate()
+        self.estimate = None  # the latest ClockRate estimate, None before renewals span 5 s of a node's time
+        self._warned_fast = False
         self.start()
 
     def deadline(self):
@@ -392,15 +405,18 @@ class _Keeper(threading.Thread):
                 continue
             sent = time.monotonic()
             try:
-                self.client.keep_alive(self.lease, timeout=max(0.05, self.deadline() - sent))
+                answer = self.client.keep_alive_answer(self.lease, timeout=max(0.05, self.deadline() - sent))
+                received = time.monotonic()
                 with self._lock:
                     if self._down:
                         return
-                    if time.monotonic() >= self._last_ack_sent + self.ttl * 2 / 3:
+                    if received >= self._last_ack_sent + self.ttl * 2 / 3:
                         # Acknowledged too late: the holder had to stop already; a late ack revives nothing.
                         self._lose_locked("lease %d renewed only after 2/3 of its TTL had passed" % self.lease)
                         return
                     self._last_ack_sent = max(self._last_ack_sent, sent)
+                    if not self._clock_rate_holds_locked(answer, sent, received):
+                        return
                 next_renew = sent + self.ttl / 3
             except grpc.RpcError as e:
                 if e.code() == grpc.StatusCode.NOT_FOUND:
@@ -408,6 +424,26 @@ class _Keeper(threading.Thread):
                         self._lose_locked("lease %d expired or was revoked" % self.lease)
                     return
                 next_renew = time.monotonic() + min(self.RETRY, self.ttl / 10)
+
+    def _clock_rate_holds_locked(self, answer, sent, received):
+        """Adds the node's clock reading; steps down when this clock runs certainly below 0.9 of the node's."""
+        if answer.node_clock_ms == 0:
+            return True  # a node that sends no reading
+        e = self._clock_rate.add(answer.node, answer.node_started_ms, Sample(sent, received, answer.node_clock_ms))
+        if e is None:
+            return True
+        self.estimate = e
+        if e.slow():
+            reason = "%s: lease %d's holder stops acting; the 2/3-TTL rule assumes >= 2/3 (docs/architecture.md §3.6)" % (
+                e.describe(), self.lease)
+            logging.getLogger("regent_client").error(reason)
+            self._lose_locked(reason)
+            return False
+        if e.fast() and not self._warned_fast:
+            self._warned_fast = True
+            logging.getLogger("regent_client").warning(
+                "%s: harmless for lease %d, whose holder stops acting early", e.describe(), self.lease)
+        return True
 
     def stop(self):
         with self._lock:
@@ -437,6 +473,11 @@ class Leadership:
     def deadline(self):
         """time.monotonic() by which the holder must stop acting unless the lease is renewed before."""
         return self._keeper.deadline()
+
+    def clock_rate(self):
+        """This process's clock rate against the answering node's (clock_rate.Estimate), or None before renewals
+        of one node span 5 s of its time."""
+        return self._keeper.estimate
 
     def close(self):
         """Resigns (best effort) and revokes the lease."""

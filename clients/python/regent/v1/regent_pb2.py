@@ -19,7 +19,7 @@ DESCRIPTOR = _descriptor.FileDescriptor(
   name='regent/v1/regent.proto',
   package='regent.v1',
   syntax='proto3',
-  serialized_pb=_b('\n\x16regent/v1/regent.proto\x12\tregent.v1\"F\n\tLeaderKey\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x0c\x12\r\n\x05token\x18\x03 \x01(\x03\x12\r\n\x05lease\x18\x04 \x01(\x03\"#\n\x11LeaseGrantRequest\x12\x0e\n\x06ttl_ms\x18\x01 \x01(\x03\"0\n\x12LeaseGrantResponse\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x02 \x01(\x03\" \n\x12LeaseRevokeRequest\x12\n\n\x02id\x18\x01 \x01(\x03\"$\n\x13LeaseRevokeResponse\x12\r\n\x05index\x18\x01 \x01(\x03\"0\n\x15LeaseKeepAliveRequest\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0b\n\x03tag\x18\x02 \x01(\x03\"`\n\x16LeaseKeepAliveResponse\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x02 \x01(\x03\x12\x0c\n\x04\x63ode\x18\x03 \x01(\x05\x12\x0f\n\x07message\x18\x04 \x01(\t\x12\x0b\n\x03tag\x18\x05 \x01(\x03\"(\n\x19LeaseKeepAliveManyRequest\x12\x0b\n\x03ids\x18\x01 \x03(\x03\"P\n\x1aLeaseKeepAliveManyResponse\x12\x32\n\x07results\x18\x01 \x03(\x0b\x32!.regent.v1.LeaseKeepAliveResponse\"$\n\x16LeaseTimeToLiveRequest\x12\n\n\x02id\x18\x01 \x01(\x03\"Z\n\x17LeaseTimeToLiveResponse\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x02 \x01(\x03\x12\x14\n\x0cremaining_ms\x18\x03 \x01(\x03\x12\r\n\x05names\x18\x04 \x03(\t\"*\n\x12LeaseLeasesRequest\x12\x14\n\x0cserializable\x18\x01 \x01(\x08\"R\n\x13LeaseLeasesResponse\x12$\n\x06leases\x18\x01 \x03(\x0b\x32\x14.regent.v1.LeaseInfo\x12\x15\n\rapplied_index\x18\x02 \x01(\x03\"6\n\tLeaseInfo\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x02 \x01(\x03\x12\r\n\x05names\x18\x03 \x03(\t\"u\n\x0f\x43\x61mpaignRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05lease\x18\x02 \x01(\x03\x12\r\n\x05value\x18\x03 \x01(\x0c\x12\x0f\n\x07no_wait\x18\x04 \x01(\x08\x12\x15\n\rlock_delay_ms\x18\x05 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x06 \x01(\x03\"X\n\x10\x43\x61mpaignResponse\x12\x0f\n\x07\x65lected\x18\x01 \x01(\x08\x12$\n\x06leader\x18\x02 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\r\n\x05lease\x18\x03 \x01(\x03\"A\n\x12\x43\x61mpaignAllRequest\x12\r\n\x05names\x18\x01 \x03(\t\x12\r\n\x05lease\x18\x02 \x01(\x03\x12\r\n\x05value\x18\x03 \x01(\x0c\"<\n\x13\x43\x61mpaignAllResponse\x12%\n\x07leaders\x18\x01 \x03(\x0b\x32\x14.regent.v1.LeaderKey\"F\n\x0fProclaimRequest\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\r\n\x05value\x18\x02 \x01(\x0c\"8\n\x10ProclaimResponse\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\"K\n\rResignRequest\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\x14\n\x0crevoke_lease\x18\x02 \x01(\x08\"\x1f\n\x0eResignResponse\x12\r\n\x05index\x18\x01 \x01(\x03\"3\n\rLeaderRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x14\n\x0cserializable\x18\x02 \x01(\x08\"M\n\x0eLeaderResponse\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\x15\n\rapplied_index\x18\x02 \x01(\x03\"9\n\x11\x46reshTokenRequest\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\":\n\x12\x46reshTokenResponse\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\"3\n\x0eObserveRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x61\x66ter_index\x18\x02 \x01(\x03\"\x85\x02\n\x0fObserveResponse\x12-\n\x04kind\x18\x01 \x01(\x0e\x32\x1f.regent.v1.ObserveResponse.Kind\x12\x0c\n\x04name\x18\x02 \x01(\t\x12$\n\x06leader\x18\x03 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\r\n\x05index\x18\x04 \x01(\x03\x12\x11\n\tcompacted\x18\x05 \x01(\x08\"m\n\x04Kind\x12\x0b\n\x07\x43URRENT\x10\x00\x12\x0b\n\x07\x45LECTED\x10\x01\x12\x0e\n\nPROCLAIMED\x10\x02\x12\x0c\n\x08RESIGNED\x10\x03\x12\x0b\n\x07\x45XPIRED\x10\x04\x12\x0b\n\x07REVOKED\x10\x05\x12\x13\n\x0fTOKEN_REFRESHED\x10\x06\"`\n\x0bLockRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05lease\x18\x02 \x01(\x03\x12\r\n\x05owner\x18\x03 \x01(\x0c\x12\x15\n\rlock_delay_ms\x18\x04 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x05 \x01(\x03\"@\n\x0cLockResponse\x12!\n\x03key\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\r\n\x05lease\x18\x02 \x01(\x03\"H\n\rUnlockRequest\x12!\n\x03key\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\x14\n\x0crevoke_lease\x18\x02 \x01(\x08\"\x1f\n\x0eUnlockResponse\x12\r\n\x05index\x18\x01 \x01(\x03\"%\n\rStatusRequest\x12\x14\n\x0cserializable\x18\x01 \x01(\x08\"\x80\x01\n\x06Member\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07\x61\x64\x64ress\x18\x02 \x01(\t\x12\x13\n\x0b\x61pi_address\x18\x03 \x01(\t\x12$\n\x04role\x18\x04 \x01(\x0e\x32\x16.regent.v1.Member.Role\"\x1e\n\x04Role\x12\t\n\x05VOTER\x10\x00\x12\x0b\n\x07LEARNER\x10\x01\"\xee\x01\n\x0eStatusResponse\x12\x0c\n\x04node\x18\x01 \x01(\t\x12\x0e\n\x06leader\x18\x02 \x01(\t\x12\x0c\n\x04term\x18\x03 \x01(\x03\x12\x14\n\x0c\x63ommit_index\x18\x04 \x01(\x03\x12\x15\n\rapplied_index\x18\x05 \x01(\x03\x12\"\n\x07members\x18\x06 \x03(\x0b\x32\x11.regent.v1.Member\x12\x0c\n\x04role\x18\x07 \x01(\t\x12\x0f\n\x07version\x18\x08 \x01(\t\x12\x15\n\rdb_size_bytes\x18\t \x01(\x03\x12\x13\n\x0b\x63onsole_url\x18\n \x01(\t\x12\x14\n\x0c\x65tcd_address\x18\x0b \x01(\t\"\x13\n\x11MemberListRequest\"H\n\x12MemberListResponse\x12\"\n\x07members\x18\x01 \x03(\x0b\x32\x11.regent.v1.Member\x12\x0e\n\x06leader\x18\x02 \x01(\t\"I\n\x10MemberAddRequest\x12\n\n\x02id\x18\x01 \x01(\t\x12\x14\n\x0craft_address\x18\x02 \x01(\t\x12\x13\n\x0b\x61pi_address\x18\x03 \x01(\t\"7\n\x11MemberAddResponse\x12\"\n\x07members\x18\x01 \x03(\x0b\x32\x11.regent.v1.Member\"\"\n\x14MemberPromoteRequest\x12\n\n\x02id\x18\x01 \x01(\t\";\n\x15MemberPromoteResponse\x12\"\n\x07members\x18\x01 \x03(\x0b\x32\x11.regent.v1.Member\"!\n\x13MemberRemoveRequest\x12\n\n\x02id\x18\x01 \x01(\t\":\n\x14MemberRemoveResponse\x12\"\n\x07members\x18\x01 \x03(\x0b\x32\x11.regent.v1.Member\"\'\n\x19TransferLeadershipRequest\x12\n\n\x02to\x18\x01 \x01(\t\",\n\x1aTransferLeadershipResponse\x12\x0e\n\x06leader\x18\x01 \x01(\t\"Y\n\x13LedgerAppendRequest\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\x03\x12\r\n\x05\x65ntry\x18\x03 \x01(\x0c\x12\x17\n\x0fidempotency_key\x18\x04 \x01(\t\":\n\x14LedgerAppendResponse\x12\x10\n\x08position\x18\x01 \x01(\x03\x12\x10\n\x08replayed\x18\x02 \x01(\x08\" \n\x11LedgerReadRequest\x12\x0b\n\x03key\x18\x01 \x01(\t\"=\n\x0bLedgerEntry\x12\x10\n\x08position\x18\x01 \x01(\x03\x12\r\n\x05token\x18\x02 \x01(\x03\x12\r\n\x05\x65ntry\x18\x03 \x01(\x0c\"=\n\x12LedgerReadResponse\x12\'\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x16.regent.v1.LedgerEntry\"\x11\n\x0fSnapshotRequest\"Y\n\rSnapshotChunk\x12\x0c\n\x04\x64\x61ta\x18\x01 \x01(\x0c\x12\x15\n\rapplied_index\x18\x02 \x01(\x03\x12\x13\n\x0btotal_bytes\x18\x03 \x01(\x03\x12\x0e\n\x06sha256\x18\x04 \x01(\x0c\x32\xc0\x04\n\x05Lease\x12\x44\n\x05Grant\x12\x1c.regent.v1.LeaseGrantRequest\x1a\x1d.regent.v1.LeaseGrantResponse\x12G\n\x06Revoke\x12\x1d.regent.v1.LeaseRevokeRequest\x1a\x1e.regent.v1.LeaseRevokeResponse\x12P\n\tKeepAlive\x12 .regent.v1.LeaseKeepAliveRequest\x1a!.regent.v1.LeaseKeepAliveResponse\x12\\\n\rKeepAliveMany\x12$.regent.v1.LeaseKeepAliveManyRequest\x1a%.regent.v1.LeaseKeepAliveManyResponse\x12Z\n\x0fKeepAliveStream\x12 .regent.v1.LeaseKeepAliveRequest\x1a!.regent.v1.LeaseKeepAliveResponse(\x01\x30\x01\x12S\n\nTimeToLive\x12!.regent.v1.LeaseTimeToLiveRequest\x1a\".regent.v1.LeaseTimeToLiveResponse\x12G\n\x06Leases\x12\x1d.regent.v1.LeaseLeasesRequest\x1a\x1e.regent.v1.LeaseLeasesResponse2\xef\x03\n\x08\x45lection\x12\x43\n\x08\x43\x61mpaign\x12\x1a.regent.v1.CampaignRequest\x1a\x1b.regent.v1.CampaignResponse\x12\x43\n\x08Proclaim\x12\x1a.regent.v1.ProclaimRequest\x1a\x1b.regent.v1.ProclaimResponse\x12=\n\x06Resign\x12\x18.regent.v1.ResignRequest\x1a\x19.regent.v1.ResignResponse\x12=\n\x06Leader\x12\x18.regent.v1.LeaderRequest\x1a\x19.regent.v1.LeaderResponse\x12\x42\n\x07Observe\x12\x19.regent.v1.ObserveRequest\x1a\x1a.regent.v1.ObserveResponse0\x01\x12I\n\nFreshToken\x12\x1c.regent.v1.FreshTokenRequest\x1a\x1d.regent.v1.FreshTokenResponse\x12L\n\x0b\x43\x61mpaignAll\x12\x1d.regent.v1.CampaignAllRequest\x1a\x1e.regent.v1.CampaignAllResponse2~\n\x04Lock\x12\x37\n\x04Lock\x12\x16.regent.v1.LockRequest\x1a\x17.regent.v1.LockResponse\x12=\n\x06Unlock\x12\x18.regent.v1.UnlockRequest\x1a\x19.regent.v1.UnlockResponse2\xe3\x03\n\x07\x43luster\x12=\n\x06Status\x12\x18.regent.v1.StatusRequest\x1a\x19.regent.v1.StatusResponse\x12I\n\nMemberList\x12\x1c.regent.v1.MemberListRequest\x1a\x1d.regent.v1.MemberListResponse\x12\x46\n\tMemberAdd\x12\x1b.regent.v1.MemberAddRequest\x1a\x1c.regent.v1.MemberAddResponse\x12R\n\rMemberPromote\x12\x1f.regent.v1.MemberPromoteRequest\x1a .regent.v1.MemberPromoteResponse\x12O\n\x0cMemberRemove\x12\x1e.regent.v1.MemberRemoveRequest\x1a\x1f.regent.v1.MemberRemoveResponse\x12\x61\n\x12TransferLeadership\x12$.regent.v1.TransferLeadershipRequest\x1a%.regent.v1.TransferLeadershipResponse2\x98\x01\n\x06Ledger\x12I\n\x06\x41ppend\x12\x1e.regent.v1.LedgerAppendRequest\x1a\x1f.regent.v1.LedgerAppendResponse\x12\x43\n\x04Read\x12\x1c.regent.v1.LedgerReadRequest\x1a\x1d.regent.v1.LedgerReadResponse2Q\n\x0bMaintenance\x12\x42\n\x08Snapshot\x12\x1a.regent.v1.SnapshotRequest\x1a\x18.regent.v1.SnapshotChunk0\x01\x42\x36\n\x10io.regent.api.v1P\x01Z regent.io/api/regent/v1;regentv1b\x06proto3')
+  serialized_pb=_b('\n\x16regent/v1/regent.proto\x12\tregent.v1\"F\n\tLeaderKey\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x0c\x12\r\n\x05token\x18\x03 \x01(\x03\x12\r\n\x05lease\x18\x04 \x01(\x03\"#\n\x11LeaseGrantRequest\x12\x0e\n\x06ttl_ms\x18\x01 \x01(\x03\"0\n\x12LeaseGrantResponse\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x02 \x01(\x03\" \n\x12LeaseRevokeRequest\x12\n\n\x02id\x18\x01 \x01(\x03\"$\n\x13LeaseRevokeResponse\x12\r\n\x05index\x18\x01 \x01(\x03\"0\n\x15LeaseKeepAliveRequest\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0b\n\x03tag\x18\x02 \x01(\x03\"\x9e\x01\n\x16LeaseKeepAliveResponse\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x02 \x01(\x03\x12\x0c\n\x04\x63ode\x18\x03 \x01(\x05\x12\x0f\n\x07message\x18\x04 \x01(\t\x12\x0b\n\x03tag\x18\x05 \x01(\x03\x12\x15\n\rnode_clock_ms\x18\x06 \x01(\x03\x12\x0c\n\x04node\x18\x07 \x01(\t\x12\x17\n\x0fnode_started_ms\x18\x08 \x01(\x03\"(\n\x19LeaseKeepAliveManyRequest\x12\x0b\n\x03ids\x18\x01 \x03(\x03\"P\n\x1aLeaseKeepAliveManyResponse\x12\x32\n\x07results\x18\x01 \x03(\x0b\x32!.regent.v1.LeaseKeepAliveResponse\"$\n\x16LeaseTimeToLiveRequest\x12\n\n\x02id\x18\x01 \x01(\x03\"Z\n\x17LeaseTimeToLiveResponse\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x02 \x01(\x03\x12\x14\n\x0cremaining_ms\x18\x03 \x01(\x03\x12\r\n\x05names\x18\x04 \x03(\t\"*\n\x12LeaseLeasesRequest\x12\x14\n\x0cserializable\x18\x01 \x01(\x08\"R\n\x13LeaseLeasesResponse\x12$\n\x06leases\x18\x01 \x03(\x0b\x32\x14.regent.v1.LeaseInfo\x12\x15\n\rapplied_index\x18\x02 \x01(\x03\"6\n\tLeaseInfo\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x02 \x01(\x03\x12\r\n\x05names\x18\x03 \x03(\t\"u\n\x0f\x43\x61mpaignRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05lease\x18\x02 \x01(\x03\x12\r\n\x05value\x18\x03 \x01(\x0c\x12\x0f\n\x07no_wait\x18\x04 \x01(\x08\x12\x15\n\rlock_delay_ms\x18\x05 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x06 \x01(\x03\"X\n\x10\x43\x61mpaignResponse\x12\x0f\n\x07\x65lected\x18\x01 \x01(\x08\x12$\n\x06leader\x18\x02 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\r\n\x05lease\x18\x03 \x01(\x03\"A\n\x12\x43\x61mpaignAllRequest\x12\r\n\x05names\x18\x01 \x03(\t\x12\r\n\x05lease\x18\x02 \x01(\x03\x12\r\n\x05value\x18\x03 \x01(\x0c\"<\n\x13\x43\x61mpaignAllResponse\x12%\n\x07leaders\x18\x01 \x03(\x0b\x32\x14.regent.v1.LeaderKey\"F\n\x0fProclaimRequest\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\r\n\x05value\x18\x02 \x01(\x0c\"8\n\x10ProclaimResponse\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\"K\n\rResignRequest\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\x14\n\x0crevoke_lease\x18\x02 \x01(\x08\"\x1f\n\x0eResignResponse\x12\r\n\x05index\x18\x01 \x01(\x03\"3\n\rLeaderRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x14\n\x0cserializable\x18\x02 \x01(\x08\"M\n\x0eLeaderResponse\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\x15\n\rapplied_index\x18\x02 \x01(\x03\"9\n\x11\x46reshTokenRequest\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\":\n\x12\x46reshTokenResponse\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\"3\n\x0eObserveRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x61\x66ter_index\x18\x02 \x01(\x03\"\x85\x02\n\x0fObserveResponse\x12-\n\x04kind\x18\x01 \x01(\x0e\x32\x1f.regent.v1.ObserveResponse.Kind\x12\x0c\n\x04name\x18\x02 \x01(\t\x12$\n\x06leader\x18\x03 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\r\n\x05index\x18\x04 \x01(\x03\x12\x11\n\tcompacted\x18\x05 \x01(\x08\"m\n\x04Kind\x12\x0b\n\x07\x43URRENT\x10\x00\x12\x0b\n\x07\x45LECTED\x10\x01\x12\x0e\n\nPROCLAIMED\x10\x02\x12\x0c\n\x08RESIGNED\x10\x03\x12\x0b\n\x07\x45XPIRED\x10\x04\x12\x0b\n\x07REVOKED\x10\x05\x12\x13\n\x0fTOKEN_REFRESHED\x10\x06\"`\n\x0bLockRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05lease\x18\x02 \x01(\x03\x12\r\n\x05owner\x18\x03 \x01(\x0c\x12\x15\n\rlock_delay_ms\x18\x04 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x05 \x01(\x03\"@\n\x0cLockResponse\x12!\n\x03key\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\r\n\x05lease\x18\x02 \x01(\x03\"H\n\rUnlockRequest\x12!\n\x03key\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\x14\n\x0crevoke_lease\x18\x02 \x01(\x08\"\x1f\n\x0eUnlockResponse\x12\r\n\x05index\x18\x01 \x01(\x03\"%\n\rStatusRequest\x12\x14\n\x0cserializable\x18\x01 \x01(\x08\"\x80\x01\n\x06Member\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07\x61\x64\x64ress\x18\x02 \x01(\t\x12\x13\n\x0b\x61pi_address\x18\x03 \x01(\t\x12$\n\x04role\x18\x04 \x01(\x0e\x32\x16.regent.v1.Member.Role\"\x1e\n\x04Role\x12\t\n\x05VOTER\x10\x00\x12\x0b\n\x07LEARNER\x10\x01\"\xee\x01\n\x0eStatusResponse\x12\x0c\n\x04node\x18\x01 \x01(\t\x12\x0e\n\x06leader\x18\x02 \x01(\t\x12\x0c\n\x04term\x18\x03 \x01(\x03\x12\x14\n\x0c\x63ommit_index\x18\x04 \x01(\x03\x12\x15\n\rapplied_index\x18\x05 \x01(\x03\x12\"\n\x07members\x18\x06 \x03(\x0b\x32\x11.regent.v1.Member\x12\x0c\n\x04role\x18\x07 \x01(\t\x12\x0f\n\x07version\x18\x08 \x01(\t\x12\x15\n\rdb_size_bytes\x18\t \x01(\x03\x12\x13\n\x0b\x63onsole_url\x18\n \x01(\t\x12\x14\n\x0c\x65tcd_address\x18\x0b \x01(\t\"\x13\n\x11MemberListRequest\"H\n\x12MemberListResponse\x12\"\n\x07members\x18\x01 \x03(\x0b\x32\x11.regent.v1.Member\x12\x0e\n\x06leader\x18\x02 \x01(\t\"I\n\x10MemberAddRequest\x12\n\n\x02id\x18\x01 \x01(\t\x12\x14\n\x0craft_address\x18\x02 \x01(\t\x12\x13\n\x0b\x61pi_address\x18\x03 \x01(\t\"7\n\x11MemberAddResponse\x12\"\n\x07members\x18\x01 \x03(\x0b\x32\x11.regent.v1.Member\"\"\n\x14MemberPromoteRequest\x12\n\n\x02id\x18\x01 \x01(\t\";\n\x15MemberPromoteResponse\x12\"\n\x07members\x18\x01 \x03(\x0b\x32\x11.regent.v1.Member\"!\n\x13MemberRemoveRequest\x12\n\n\x02id\x18\x01 \x01(\t\":\n\x14MemberRemoveResponse\x12\"\n\x07members\x18\x01 \x03(\x0b\x32\x11.regent.v1.Member\"\'\n\x19TransferLeadershipRequest\x12\n\n\x02to\x18\x01 \x01(\t\",\n\x1aTransferLeadershipResponse\x12\x0e\n\x06leader\x18\x01 \x01(\t\"Y\n\x13LedgerAppendRequest\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\x03\x12\r\n\x05\x65ntry\x18\x03 \x01(\x0c\x12\x17\n\x0fidempotency_key\x18\x04 \x01(\t\":\n\x14LedgerAppendResponse\x12\x10\n\x08position\x18\x01 \x01(\x03\x12\x10\n\x08replayed\x18\x02 \x01(\x08\" \n\x11LedgerReadRequest\x12\x0b\n\x03key\x18\x01 \x01(\t\"=\n\x0bLedgerEntry\x12\x10\n\x08position\x18\x01 \x01(\x03\x12\r\n\x05token\x18\x02 \x01(\x03\x12\r\n\x05\x65ntry\x18\x03 \x01(\x0c\"=\n\x12LedgerReadResponse\x12\'\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x16.regent.v1.LedgerEntry\"\x11\n\x0fSnapshotRequest\"Y\n\rSnapshotChunk\x12\x0c\n\x04\x64\x61ta\x18\x01 \x01(\x0c\x12\x15\n\rapplied_index\x18\x02 \x01(\x03\x12\x13\n\x0btotal_bytes\x18\x03 \x01(\x03\x12\x0e\n\x06sha256\x18\x04 \x01(\x0c\x32\xc0\x04\n\x05Lease\x12\x44\n\x05Grant\x12\x1c.regent.v1.LeaseGrantRequest\x1a\x1d.regent.v1.LeaseGrantResponse\x12G\n\x06Revoke\x12\x1d.regent.v1.LeaseRevokeRequest\x1a\x1e.regent.v1.LeaseRevokeResponse\x12P\n\tKeepAlive\x12 .regent.v1.LeaseKeepAliveRequest\x1a!.regent.v1.LeaseKeepAliveResponse\x12\\\n\rKeepAliveMany\x12$.regent.v1.LeaseKeepAliveManyRequest\x1a%.regent.v1.LeaseKeepAliveManyResponse\x12Z\n\x0fKeepAliveStream\x12 .regent.v1.LeaseKeepAliveRequest\x1a!.regent.v1.LeaseKeepAliveResponse(\x01\x30\x01\x12S\n\nTimeToLive\x12!.regent.v1.LeaseTimeToLiveRequest\x1a\".regent.v1.LeaseTimeToLiveResponse\x12G\n\x06Leases\x12\x1d.regent.v1.LeaseLeasesRequest\x1a\x1e.regent.v1.LeaseLeasesResponse2\xef\x03\n\x08\x45lection\x12\x43\n\x08\x43\x61mpaign\x12\x1a.regent.v1.CampaignRequest\x1a\x1b.regent.v1.CampaignResponse\x12\x43\n\x08Proclaim\x12\x1a.regent.v1.ProclaimRequest\x1a\x1b.regent.v1.ProclaimResponse\x12=\n\x06Resign\x12\x18.regent.v1.ResignRequest\x1a\x19.regent.v1.ResignResponse\x12=\n\x06Leader\x12\x18.regent.v1.LeaderRequest\x1a\x19.regent.v1.LeaderResponse\x12\x42\n\x07Observe\x12\x19.regent.v1.ObserveRequest\x1a\x1a.regent.v1.ObserveResponse0\x01\x12I\n\nFreshToken\x12\x1c.regent.v1.FreshTokenRequest\x1a\x1d.regent.v1.FreshTokenResponse\x12L\n\x0b\x43\x61mpaignAll\x12\x1d.regent.v1.CampaignAllRequest\x1a\x1e.regent.v1.CampaignAllResponse2~\n\x04Lock\x12\x37\n\x04Lock\x12\x16.regent.v1.LockRequest\x1a\x17.regent.v1.LockResponse\x12=\n\x06Unlock\x12\x18.regent.v1.UnlockRequest\x1a\x19.regent.v1.UnlockResponse2\xe3\x03\n\x07\x43luster\x12=\n\x06Status\x12\x18.regent.v1.StatusRequest\x1a\x19.regent.v1.StatusResponse\x12I\n\nMemberList\x12\x1c.regent.v1.MemberListRequest\x1a\x1d.regent.v1.MemberListResponse\x12\x46\n\tMemberAdd\x12\x1b.regent.v1.MemberAddRequest\x1a\x1c.regent.v1.MemberAddResponse\x12R\n\rMemberPromote\x12\x1f.regent.v1.MemberPromoteRequest\x1a .regent.v1.MemberPromoteResponse\x12O\n\x0cMemberRemove\x12\x1e.regent.v1.MemberRemoveRequest\x1a\x1f.regent.v1.MemberRemoveResponse\x12\x61\n\x12TransferLeadership\x12$.regent.v1.TransferLeadershipRequest\x1a%.regent.v1.TransferLeadershipResponse2\x98\x01\n\x06Ledger\x12I\n\x06\x41ppend\x12\x1e.regent.v1.LedgerAppendRequest\x1a\x1f.regent.v1.LedgerAppendResponse\x12\x43\n\x04Read\x12\x1c.regent.v1.LedgerReadRequest\x1a\x1d.regent.v1.LedgerReadResponse2Q\n\x0bMaintenance\x12\x42\n\x08Snapshot\x12\x1a.regent.v1.SnapshotRequest\x1a\x18.regent.v1.SnapshotChunk0\x01\x42\x36\n\x10io.regent.api.v1P\x01Z regent.io/api/regent/v1;regentv1b\x06proto3')
 )
 
 
@@ -61,8 +61,8 @@ _OBSERVERESPONSE_KIND = _descriptor.EnumDescriptor(
   ],
   containing_type=None,
   options=None,
-  serialized_start=1889,
-  serialized_end=1998,
+  serialized_start=1952,
+  serialized_end=2061,
 )
 _sym_db.RegisterEnumDescriptor(_OBSERVERESPONSE_KIND)
 
@@ -83,8 +83,8 @@ _MEMBER_ROLE = _descriptor.EnumDescriptor(
   ],
   containing_type=None,
   options=None,
-  serialized_start=2409,
-  serialized_end=2439,
+  serialized_start=2472,
+  serialized_end=2502,
 )
 _sym_db.RegisterEnumDescriptor(_MEMBER_ROLE)
 
@@ -352,6 +352,27 @@ _LEASEKEEPALIVERESPONSE = _descriptor.Descriptor(
       message_type=None, enum_type=None, containing_type=None,
       is_extension=False, extension_scope=None,
       options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='node_clock_ms', full_name='regent.v1.LeaseKeepAliveResponse.node_clock_ms', index=5,
+      number=6, type=3, cpp_type=2, label=1,
+      has_default_value=False, default_value=0,
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='node', full_name='regent.v1.LeaseKeepAliveResponse.node', index=6,
+      number=7, type=9, cpp_type=9, label=1,
+      has_default_value=False, default_value=_b("").decode('utf-8'),
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='node_started_ms', full_name='regent.v1.LeaseKeepAliveResponse.node_started_ms', index=7,
+      number=8, type=3, cpp_type=2, label=1,
+      has_default_value=False, default_value=0,
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
   ],
   extensions=[
   ],
@@ -364,8 +385,8 @@ _LEASEKEEPALIVERESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=318,
-  serialized_end=414,
+  serialized_start=319,
+  serialized_end=477,
 )
 
 
@@ -395,8 +416,8 @@ _LEASEKEEPALIVEMANYREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=416,
-  serialized_end=456,
+  serialized_start=479,
+  serialized_end=519,
 )
 
 
@@ -426,8 +447,8 @@ _LEASEKEEPALIVEMANYRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=458,
-  serialized_end=538,
+  serialized_start=521,
+  serialized_end=601,
 )
 
 
@@ -457,8 +478,8 @@ _LEASETIMETOLIVEREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=540,
-  serialized_end=576,
+  serialized_start=603,
+  serialized_end=639,
 )
 
 
@@ -509,8 +530,8 @@ _LEASETIMETOLIVERESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=578,
-  serialized_end=668,
+  serialized_start=641,
+  serialized_end=731,
 )
 
 
@@ -540,8 +561,8 @@ _LEASELEASESREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=670,
-  serialized_end=712,
+  serialized_start=733,
+  serialized_end=775,
 )
 
 
@@ -578,8 +599,8 @@ _LEASELEASESRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=714,
-  serialized_end=796,
+  serialized_start=777,
+  serialized_end=859,
 )
 
 
@@ -623,8 +644,8 @@ _LEASEINFO = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=798,
-  serialized_end=852,
+  serialized_start=861,
+  serialized_end=915,
 )
 
 
@@ -689,8 +710,8 @@ _CAMPAIGNREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=854,
-  serialized_end=971,
+  serialized_start=917,
+  serialized_end=1034,
 )
 
 
@@ -734,8 +755,8 @@ _CAMPAIGNRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=973,
-  serialized_end=1061,
+  serialized_start=1036,
+  serialized_end=1124,
 )
 
 
@@ -779,8 +800,8 @@ _CAMPAIGNALLREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1063,
-  serialized_end=1128,
+  serialized_start=1126,
+  serialized_end=1191,
 )
 
 
@@ -810,8 +831,8 @@ _CAMPAIGNALLRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1130,
-  serialized_end=1190,
+  serialized_start=1193,
+  serialized_end=1253,
 )
 
 
@@ -848,8 +869,8 @@ _PROCLAIMREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1192,
-  serialized_end=1262,
+  serialized_start=1255,
+  serialized_end=1325,
 )
 
 
@@ -879,8 +900,8 @@ _PROCLAIMRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1264,
-  serialized_end=1320,
+  serialized_start=1327,
+  serialized_end=1383,
 )
 
 
@@ -917,8 +938,8 @@ _RESIGNREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1322,
-  serialized_end=1397,
+  serialized_start=1385,
+  serialized_end=1460,
 )
 
 
@@ -948,8 +969,8 @@ _RESIGNRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1399,
-  serialized_end=1430,
+  serialized_start=1462,
+  serialized_end=1493,
 )
 
 
@@ -986,8 +1007,8 @@ _LEADERREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1432,
-  serialized_end=1483,
+  serialized_start=1495,
+  serialized_end=1546,
 )
 
 
@@ -1024,8 +1045,8 @@ _LEADERRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1485,
-  serialized_end=1562,
+  serialized_start=1548,
+  serialized_end=1625,
 )
 
 
@@ -1055,8 +1076,8 @@ _FRESHTOKENREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1564,
-  serialized_end=1621,
+  serialized_start=1627,
+  serialized_end=1684,
 )
 
 
@@ -1086,8 +1107,8 @@ _FRESHTOKENRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1623,
-  serialized_end=1681,
+  serialized_start=1686,
+  serialized_end=1744,
 )
 
 
@@ -1124,8 +1145,8 @@ _OBSERVEREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1683,
-  serialized_end=1734,
+  serialized_start=1746,
+  serialized_end=1797,
 )
 
 
@@ -1184,8 +1205,8 @@ _OBSERVERESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1737,
-  serialized_end=1998,
+  serialized_start=1800,
+  serialized_end=2061,
 )
 
 
@@ -1243,8 +1264,8 @@ _LOCKREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2000,
-  serialized_end=2096,
+  serialized_start=2063,
+  serialized_end=2159,
 )
 
 
@@ -1281,8 +1302,8 @@ _LOCKRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2098,
-  serialized_end=2162,
+  serialized_start=2161,
+  serialized_end=2225,
 )
 
 
@@ -1319,8 +1340,8 @@ _UNLOCKREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2164,
-  serialized_end=2236,
+  serialized_start=2227,
+  serialized_end=2299,
 )
 
 
@@ -1350,8 +1371,8 @@ _UNLOCKRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2238,
-  serialized_end=2269,
+  serialized_start=2301,
+  serialized_end=2332,
 )
 
 
@@ -1381,8 +1402,8 @@ _STATUSREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2271,
-  serialized_end=2308,
+  serialized_start=2334,
+  serialized_end=2371,
 )
 
 
@@ -1434,8 +1455,8 @@ _MEMBER = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2311,
-  serialized_end=2439,
+  serialized_start=2374,
+  serialized_end=2502,
 )
 
 
@@ -1535,8 +1556,8 @@ _STATUSRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2442,
-  serialized_end=2680,
+  serialized_start=2505,
+  serialized_end=2743,
 )
 
 
@@ -1559,8 +1580,8 @@ _MEMBERLISTREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2682,
-  serialized_end=2701,
+  serialized_start=2745,
+  serialized_end=2764,
 )
 
 
@@ -1597,8 +1618,8 @@ _MEMBERLISTRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2703,
-  serialized_end=2775,
+  serialized_start=2766,
+  serialized_end=2838,
 )
 
 
@@ -1642,8 +1663,8 @@ _MEMBERADDREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2777,
-  serialized_end=2850,
+  serialized_start=2840,
+  serialized_end=2913,
 )
 
 
@@ -1673,8 +1694,8 @@ _MEMBERADDRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2852,
-  serialized_end=2907,
+  serialized_start=2915,
+  serialized_end=2970,
 )
 
 
@@ -1704,8 +1725,8 @@ _MEMBERPROMOTEREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2909,
-  serialized_end=2943,
+  serialized_start=2972,
+  serialized_end=3006,
 )
 
 
@@ -1735,8 +1756,8 @@ _MEMBERPROMOTERESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2945,
-  serialized_end=3004,
+  serialized_start=3008,
+  serialized_end=3067,
 )
 
 
@@ -1766,8 +1787,8 @@ _MEMBERREMOVEREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3006,
-  serialized_end=3039,
+  serialized_start=3069,
+  serialized_end=3102,
 )
 
 
@@ -1797,8 +1818,8 @@ _MEMBERREMOVERESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3041,
-  serialized_end=3099,
+  serialized_start=3104,
+  serialized_end=3162,
 )
 
 
@@ -1828,8 +1849,8 @@ _TRANSFERLEADERSHIPREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3101,
-  serialized_end=3140,
+  serialized_start=3164,
+  serialized_end=3203,
 )
 
 
@@ -1859,8 +1880,8 @@ _TRANSFERLEADERSHIPRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3142,
-  serialized_end=3186,
+  serialized_start=3205,
+  serialized_end=3249,
 )
 
 
@@ -1911,8 +1932,8 @@ _LEDGERAPPENDREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3188,
-  serialized_end=3277,
+  serialized_start=3251,
+  serialized_end=3340,
 )
 
 
@@ -1949,8 +1970,8 @@ _LEDGERAPPENDRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3279,
-  serialized_end=3337,
+  serialized_start=3342,
+  serialized_end=3400,
 )
 
 
@@ -1980,8 +2001,8 @@ _LEDGERREADREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3339,
-  serialized_end=3371,
+  serialized_start=3402,
+  serialized_end=3434,
 )
 
 
@@ -2025,8 +2046,8 @@ _LEDGERENTRY = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3373,
-  serialized_end=3434,
+  serialized_start=3436,
+  serialized_end=3497,
 )
 
 
@@ -2056,8 +2077,8 @@ _LEDGERREADRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3436,
-  serialized_end=3497,
+  serialized_start=3499,
+  serialized_end=3560,
 )
 
 
@@ -2080,8 +2101,8 @@ _SNAPSHOTREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3499,
-  serialized_end=3516,
+  serialized_start=3562,
+  serialized_end=3579,
 )
 
 
@@ -2132,8 +2153,8 @@ _SNAPSHOTCHUNK = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3518,
-  serialized_end=3607,
+  serialized_start=3581,
+  serialized_end=3670,
 )
 
 _LEASEKEEPALIVEMANYRESPONSE.fields_by_name['results'].message_type = _LEASEKEEPALIVERESPONSE
@@ -2587,8 +2608,8 @@ _LEASE = _descriptor.ServiceDescriptor(
   file=DESCRIPTOR,
   index=0,
   options=None,
-  serialized_start=3610,
-  serialized_end=4186,
+  serialized_start=3673,
+  serialized_end=4249,
   methods=[
   _descriptor.MethodDescriptor(
     name='Grant',
@@ -2665,8 +2686,8 @@ _ELECTION = _descriptor.ServiceDescriptor(
   file=DESCRIPTOR,
   index=1,
   options=None,
-  serialized_start=4189,
-  serialized_end=4684,
+  serialized_start=4252,
+  serialized_end=4747,
   methods=[
   _descriptor.MethodDescriptor(
     name='Campaign',
@@ -2743,8 +2764,8 @@ _LOCK = _descriptor.ServiceDescriptor(
   file=DESCRIPTOR,
   index=2,
   options=None,
-  serialized_start=4686,
-  serialized_end=4812,
+  serialized_start=4749,
+  serialized_end=4875,
   methods=[
   _descriptor.MethodDescriptor(
     name='Lock',
@@ -2776,8 +2797,8 @@ _CLUSTER = _descriptor.ServiceDescriptor(
   file=DESCRIPTOR,
   index=3,
   options=None,
-  serialized_start=4815,
-  serialized_end=5298,
+  serialized_start=4878,
+  serialized_end=5361,
   methods=[
   _descriptor.MethodDescriptor(
     name='Status',
@@ -2845,8 +2866,8 @@ _LEDGER = _descriptor.ServiceDescriptor(
   file=DESCRIPTOR,
   index=4,
   options=None,
-  serialized_start=5301,
-  serialized_end=5453,
+  serialized_start=5364,
+  serialized_end=5516,
   methods=[
   _descriptor.MethodDescriptor(
     name='Append',
@@ -2878,8 +2899,8 @@ _MAINTENANCE = _descriptor.ServiceDescriptor(
   file=DESCRIPTOR,
   index=5,
   options=None,
-  serialized_start=5455,
-  serialized_end=5536,
+  serialized_start=5518,
+  serialized_end=5599,
   methods=[
   _descriptor.MethodDescriptor(
     name='Snapshot',

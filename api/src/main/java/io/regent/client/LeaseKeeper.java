@@ -2,6 +2,8 @@ package io.regent.client;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
+import io.regent.api.v1.LeaseKeepAliveResponse;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executors;
@@ -10,6 +12,8 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Keeps one lease alive: renews every ttl/3 and tells the application to step down when it can no longer
@@ -34,12 +38,23 @@ import java.util.function.LongSupplier;
  * ttl + grace has passed since the last acknowledged keepalive was sent. Without suspension (the default) the
  * deadline is the step-down.
  *
+ * <p><b>Clock rate</b> (docs/architecture.md §3.6, "Clock bounds"): the 2/3-TTL rule holds only while this
+ * process's clock runs at &ge; 2/3 of the leader's rate. Renewed keepalives carry the answering node's monotonic
+ * clock; {@link ClockRate} compares this keeper's clock with it over a window of several seconds per node. When
+ * this clock runs certainly slower than {@value ClockRate#SLOW_BELOW} of the node's, the keeper logs one line and
+ * <em>steps down</em>, in suspend mode too although every keepalive is acknowledged: every later judgment of a
+ * suspended keeper (resume within 2/3 ttl of a send, the grace) would be measured on the clock now known to run
+ * slow, and a slow clock is a lasting state of the process (libfaketime, a throttled VM), not the passing
+ * failover suspension is for. A fast clock is harmless (the holder stops early): one warning. The latest estimate
+ * is {@link #clockRate()}.
+ *
  * <p>The callbacks (suspended, resumed, step-down) run in the order of the events, one at a time, on the
  * keeper's scheduler; the step-down runs once and after it the keeper stops renewing. The clock, the scheduler
  * and a hook run before each renewal can be injected ({@link Options}) — for tests and for Jepsen's client
  * pause.
  */
 public final class LeaseKeeper implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(LeaseKeeper.class);
   /** Shortest deadline given to one keepalive call, ms. */
   static final long MIN_CALL_MS = 50;
   /** Pause before retrying a failed keepalive, ms (at most ttl/10). */
@@ -56,8 +71,8 @@ public final class LeaseKeeper implements AutoCloseable {
 
   /** What the keeper asks of the cluster (a {@link RegentClient}; a fake in unit tests). */
   interface Lessor {
-    /** Renews; NOT_FOUND once the lease is gone, other codes are retried. */
-    void keepAlive(long leaseId, long timeoutMs);
+    /** Renews and returns the answer; NOT_FOUND once the lease is gone, other codes are retried. */
+    LeaseKeepAliveResponse keepAlive(long leaseId, long timeoutMs);
 
     /** Revokes; any status on failure. */
     void revoke(long leaseId);
@@ -142,6 +157,9 @@ public final class LeaseKeeper implements AutoCloseable {
   private boolean down; // guarded by this
   private boolean suspended; // guarded by this
   private long lastAckSentNanos; // guarded by this
+  private final ClockRate clockRate = new ClockRate(); // guarded by this
+  private ClockRate.Estimate estimate; // guarded by this
+  private boolean warnedFast; // guarded by this
   private CompletableFuture<Void> callbacks = CompletableFuture.completedFuture(null); // guarded by this
   private volatile Future<?> renewal;
   private volatile Future<?> watch;
@@ -208,8 +226,8 @@ public final class LeaseKeeper implements AutoCloseable {
   private static Lessor lessor(RegentClient client) {
     return new Lessor() {
       @Override
-      public void keepAlive(long leaseId, long timeoutMs) {
-        client.keepAlive(leaseId, timeoutMs);
+      public LeaseKeepAliveResponse keepAlive(long leaseId, long timeoutMs) {
+        return client.keepAliveAnswer(leaseId, timeoutMs);
       }
 
       @Override
@@ -253,8 +271,9 @@ public final class LeaseKeeper implements AutoCloseable {
     }
     long nextInMs;
     try {
-      lessor.keepAlive(leaseId, Math.max(MIN_CALL_MS, callMs));
-      if (!acknowledged(sent)) {
+      LeaseKeepAliveResponse answer = lessor.keepAlive(leaseId, Math.max(MIN_CALL_MS, callMs));
+      long received = clock.getAsLong();
+      if (!acknowledged(sent) || !clockRateHolds(answer, sent, received)) {
         return;
       }
       nextInMs = isSuspended() ? Math.min(RETRY_MS, ttlMs / 10)
@@ -300,6 +319,44 @@ public final class LeaseKeeper implements AutoCloseable {
       callback(onResume);
     }
     return true;
+  }
+
+  /**
+   * Adds the answering node's clock reading of a renewal sent at {@code sent} and answered at {@code received} to
+   * the rate estimate; steps down when this keeper's clock runs certainly slower than
+   * {@value ClockRate#SLOW_BELOW} of the node's, warns once when it runs certainly faster than
+   * {@value ClockRate#FAST_ABOVE}. A node that sends no reading is not measured. Whether renewing goes on.
+   */
+  private synchronized boolean clockRateHolds(LeaseKeepAliveResponse answer, long sent, long received) {
+    if (down) {
+      return false;
+    }
+    if (answer.getNodeClockMs() == 0) {
+      return true;
+    }
+    ClockRate.Estimate e = clockRate.add(answer.getNode(), answer.getNodeStartedMs(),
+        new ClockRate.Sample(sent, received, answer.getNodeClockMs()));
+    if (e == null) {
+      return true;
+    }
+    estimate = e;
+    if (e.slow()) {
+      String why = describe(e) + ": lease " + leaseId + "'s holder stops acting; the 2/3-TTL rule assumes >= 2/3"
+          + " (docs/architecture.md §3.6)";
+      LOG.error(why);
+      stepDown(why);
+      return false;
+    }
+    if (e.fast() && !warnedFast) {
+      warnedFast = true;
+      LOG.warn("{}: harmless for lease {}, whose holder stops acting early", describe(e), leaseId);
+    }
+    return true;
+  }
+
+  private static String describe(ClockRate.Estimate e) {
+    return String.format(Locale.ROOT, "client clock runs at %.2f of %s (%.2f to %.2f over %.1f s)", e.rate(),
+        e.node().isEmpty() ? "the node's" : "node " + e.node() + "'s", e.low(), e.high(), e.spanMs() / 1000.0);
   }
 
   /**
@@ -406,6 +463,15 @@ public final class LeaseKeeper implements AutoCloseable {
   /** The step-down deadline on the keeper's clock, ns: when the last acknowledged keepalive was sent + 2/3 ttl. */
   public synchronized long deadlineNanos() {
     return lastAckSentNanos + validityNanos();
+  }
+
+  /**
+   * This keeper's clock rate against the node that answered its latest renewals ({@link ClockRate.Estimate}), or
+   * null until renewals of one node span {@value ClockRate#MIN_SPAN_MS} ms of its time (or when the nodes send no
+   * clock reading).
+   */
+  public synchronized ClockRate.Estimate clockRate() {
+    return estimate;
   }
 
   /** The lease id (the log index of its grant). */

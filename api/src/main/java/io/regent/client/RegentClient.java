@@ -340,7 +340,12 @@ public final class RegentClient implements AutoCloseable {
    * off; returns its TTL in ms. NOT_FOUND once the lease is gone or its expiry is decided.
    */
   public long keepAlive(long leaseId, long timeoutMs) {
-    return hedged(timeoutMs, keepAliveRpc(leaseId)).getTtlMs();
+    return keepAliveAnswer(leaseId, timeoutMs).getTtlMs();
+  }
+
+  /** {@link #keepAlive} with the whole answer: the TTL and the answering node's clock reading ({@link ClockRate}). */
+  LeaseKeepAliveResponse keepAliveAnswer(long leaseId, long timeoutMs) {
+    return hedged(timeoutMs, keepAliveRpc(leaseId));
   }
 
   /**

@@ -3,10 +3,12 @@ package io.regent.client;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.grpc.Status;
+import io.regent.api.v1.LeaseKeepAliveResponse;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongConsumer;
+import java.util.function.Supplier;
 import org.junit.jupiter.api.Test;
 
 /** LeaseKeeper's time rule on an injected clock and scheduler: every step is driven by the test. */
@@ -18,12 +20,15 @@ class LeaseKeeperTest {
   private final List<Long> revoked = new ArrayList<>();
   private final List<String> stepDowns = new ArrayList<>();
   private LongConsumer onKeepAlive = timeout -> { };
+  private Supplier<LeaseKeepAliveResponse> answer = () -> LeaseKeepAliveResponse.newBuilder().setId(7).setTtlMs(TTL)
+      .build(); // no clock reading: as from a node that sends none
 
   private final LeaseKeeper.Lessor lessor = new LeaseKeeper.Lessor() {
     @Override
-    public void keepAlive(long leaseId, long timeoutMs) {
+    public LeaseKeepAliveResponse keepAlive(long leaseId, long timeoutMs) {
       keepAliveTimeouts.add(timeoutMs);
       onKeepAlive.accept(timeoutMs);
+      return answer.get();
     }
 
     @Override
@@ -51,6 +56,76 @@ class LeaseKeeperTest {
     onKeepAlive = timeout -> {
       throw Status.UNAVAILABLE.asRuntimeException();
     };
+  }
+
+  /**
+   * Answers every keepalive at once with node {@code node}'s clock, which reads {@code nodeMsNow} now and runs at
+   * {@code 1 / clientRate} of the test's clock (the client's): a client at 0.5 sees it advance 2 ms per ms of its
+   * own.
+   */
+  private void nodeClockAt(String node, double clientRate, long nodeMsNow) {
+    long origin = time.nanoTime();
+    answer = () -> LeaseKeepAliveResponse.newBuilder().setId(7).setTtlMs(TTL).setNode(node).setNodeStartedMs(1)
+        .setNodeClockMs(nodeMsNow + (long) ((time.nanoTime() - origin) / 1e6 / clientRate)).build();
+  }
+
+  @Test
+  void aClientClockAtHalfTheNodesRateStepsDownAlthoughEveryKeepaliveIsAcknowledged() {
+    for (boolean suspending : new boolean[] {false, true}) {
+      events.clear();
+      nodeClockAt("n1", 0.5, 1_000_000);
+      long start = time.nanoTime();
+      LeaseKeeper k = suspending ? startSuspending(5_000) : startWithEvents();
+      // renewals every ttl/3 = 1 s of the client's clock, 2 s of the node's: the fourth is 6 s >= 5 s of the
+      // node's time after the first
+      time.advance(4_000);
+      assertThat(events).as("suspending " + suspending).singleElement().asString()
+          .startsWith("down: client clock runs at 0.50 of node n1's")
+          .contains("holder stops acting; the 2/3-TTL rule assumes >= 2/3");
+      assertThat(k.isValid()).isFalse();
+      assertThat(k.clockRate().slow()).isTrue();
+      assertThat(k.clockRate().rate()).isCloseTo(0.5, org.assertj.core.api.Assertions.within(0.01));
+      assertThat(time.nanoTime() - start).isLessThanOrEqualTo(4_000_000_000L);
+      int sent = keepAliveTimeouts.size();
+      time.advance(10_000); // down for good: no more renewals
+      assertThat(keepAliveTimeouts).hasSize(sent);
+    }
+  }
+
+  @Test
+  void aClientClockAtTheNodesRateOrFasterKeepsTheLease() {
+    for (double clientRate : new double[] {1.0, 0.95, 2.0}) {
+      events.clear();
+      nodeClockAt("n1", clientRate, 1_000_000);
+      LeaseKeeper k = startWithEvents();
+      time.advance(60_000);
+      assertThat(events).as("client at " + clientRate).isEmpty();
+      assertThat(k.isValid()).isTrue();
+      assertThat(k.clockRate().slow()).isFalse();
+      assertThat(k.clockRate().fast()).isEqualTo(clientRate > 1.5);
+      k.stop();
+    }
+  }
+
+  @Test
+  void aLeaderChangeRestartsTheMeasurementOnTheNewNode() {
+    nodeClockAt("n1", 0.5, 1_000_000);
+    LeaseKeeper k = startWithEvents();
+    time.advance(2_500); // two renewals of n1, 2 s of its time apart: no estimate yet
+    assertThat(k.clockRate()).isNull();
+    // n2's clock has another origin: compared with n1's first reading (1 002 000), its 1 011 000 two client
+    // seconds later would look like a client at 0.22
+    nodeClockAt("n2", 0.5, 1_010_000);
+    time.advance(2_000);
+    assertThat(events).isEmpty();
+    assertThat(k.clockRate()).isNull();
+    time.advance(1_500); // the fourth renewal of n2 is 6 s of its time after its first
+    assertThat(events).singleElement().asString().startsWith("down: client clock runs at 0.50 of node n2's");
+  }
+
+  private LeaseKeeper startWithEvents() {
+    LeaseKeeper.Options o = LeaseKeeper.options().clock(time::nanoTime).scheduler(time);
+    return LeaseKeeper.start(lessor, 7, TTL, time.nanoTime(), o, reason -> events.add("down: " + reason));
   }
 
   @Test

@@ -33,6 +33,11 @@ public final class ApiServer implements AutoCloseable {
 
   /** Shortest interval between client keepalive pings that the server accepts, s (gRPC clients: 10 s at least). */
   static final long PERMIT_KEEPALIVE_SECONDS = 5;
+  /**
+   * This process's start, ms since the epoch: names the origin of its monotonic clock in keepalive answers (nodes
+   * in one JVM, as in tests, share that origin too).
+   */
+  private static final long STARTED_MS = System.currentTimeMillis();
 
   private final Server server;
   private final HealthReporter health;
@@ -98,7 +103,11 @@ public final class ApiServer implements AutoCloseable {
     // Last, so outermost: every reply names the leader, the refusals of the limits and permission checks too.
     LeaderHeaders leaderHeaders = new LeaderHeaders(cluster, sm, System::nanoTime);
     builder.intercept(leaderHeaders);
-    for (BindableService s : List.of(new LeaseService(proposer, confirmer, reader, grants, leaderHeaders::named),
+    for (BindableService s : List.of(new LeaseService(proposer, confirmer, reader, grants, leaderHeaders::named,
+            new NodeClock(() -> {
+              var raft = cluster.raftLeader();
+              return raft == null ? null : raft.node();
+            }, System::nanoTime, STARTED_MS)),
         new ElectionService(campaigns, new Observers(reader, sm.hub(), blocking, limits.observeBuffer(),
             limits.maxObservers()), reader, proposer, new CampaignAllCall(proposer, sm.hub(), limits,
             admission.nameQuota(), blocking)),

@@ -44,14 +44,17 @@ final class LeaseService extends LeaseGrpc.LeaseImplBase {
   private final StateReader reader;
   private final LeaseGrants grants;
   private final Supplier<NamedLeader> leader;
+  private final NodeClock clock;
 
   /**
    * @param grants TTL range, {@code --max-ttl}, and the per-connection and node-wide lease limits
    * @param leader the leader as this node's replies name it, for keepalive streams to follow it
+   * @param clock stamps each renewal's answer with this node's monotonic clock (docs/architecture.md §3.6)
    */
   LeaseService(Proposer proposer, Confirmer confirmer, StateReader reader, LeaseGrants grants,
-               Supplier<NamedLeader> leader) {
+               Supplier<NamedLeader> leader, NodeClock clock) {
     this.leader = leader;
+    this.clock = clock;
     this.proposer = proposer;
     this.confirmer = confirmer;
     this.reader = reader;
@@ -89,10 +92,13 @@ final class LeaseService extends LeaseGrpc.LeaseImplBase {
     return new KeepAliveStream(obs, this::renewal, leader);
   }
 
-  /** The renewal of lease {@code id}: its TTL once confirmed, or the failure {@link #measured} names. */
+  /**
+   * The renewal of lease {@code id}: its TTL once confirmed, with this node's clock read as it answers (inside
+   * the client's send-to-receive interval), or the failure {@link #measured} names.
+   */
   private CompletableFuture<LeaseKeepAliveResponse> renewal(long id) {
     return confirmer.confirmLeases(List.of(id), List.of()).thenApply(c ->
-        LeaseKeepAliveResponse.newBuilder().setId(id).setTtlMs(measured(c, id).getTtlMs()).build());
+        clock.stamp(LeaseKeepAliveResponse.newBuilder().setId(id).setTtlMs(measured(c, id).getTtlMs())).build());
   }
 
   /**

@@ -41,6 +41,7 @@ class ExpiringLeaseTest {
   volatile LeaseVerdict measured = LeaseVerdict.measured(5_000);
   SingleWriterLog log;
   LeaseService leases;
+  volatile long nodeNanos = 42_000_000_000L;
   long lease;
 
   @BeforeEach
@@ -49,7 +50,7 @@ class ExpiringLeaseTest {
     Confirmer confirmer = new Confirmer(log);
     leases = new LeaseService(log, confirmer, new StateReader(confirmer, log, Runnable::run),
         new LeaseGrants(2_000, ServerLimits.DEFAULTS, new LeaseQuota(100), new LeaseQuota(100), new NameQuota(100),
-            log), () -> null);
+            log), () -> null, new NodeClock(() -> "n1", () -> nodeNanos, 1_700_000_000_000L));
     lease = log.propose(LogEntry.newBuilder().setGrant(Grant.newBuilder().setTtlMs(5_000))).join().getLeaseId();
   }
 
@@ -127,5 +128,15 @@ class ExpiringLeaseTest {
     assertThat(call(leases::keepAliveMany, LeaseKeepAliveManyRequest.newBuilder().addIds(lease).build(), reply)
         .getCode()).isEqualTo(Status.Code.OK);
     assertThat(reply[0].getResults(0).getTtlMs()).isZero();
+  }
+
+  @Test
+  void aRenewedKeepaliveCarriesTheAnsweringNodesClock() {
+    LeaseKeepAliveResponse[] reply = new LeaseKeepAliveResponse[1];
+    assertThat(call(leases::keepAlive, LeaseKeepAliveRequest.newBuilder().setId(lease).build(), reply).getCode())
+        .isEqualTo(Status.Code.OK);
+    assertThat(reply[0].getNodeClockMs()).isEqualTo(42_000);
+    assertThat(reply[0].getNode()).isEqualTo("n1");
+    assertThat(reply[0].getNodeStartedMs()).isEqualTo(1_700_000_000_000L);
   }
 }
