@@ -39,7 +39,7 @@ public final class RaftSetup {
    * Ratis server and client properties for this node.
    *
    * @throws ServerConfig.InvalidSettingException when the {@code raft.*} JVM properties give timing that breaks
-   *     the leadership lease ({@link RaftTiming#check})
+   *     the leadership lease ({@link RaftTiming#check}, {@link RaftTiming#checkFirstElection})
    */
   public static RaftProperties properties(ServerConfig config) {
     RaftProperties p = new RaftProperties();
@@ -68,6 +68,7 @@ public final class RaftSetup {
     RaftClientConfigKeys.Rpc.setRequestTimeout(p, ms(Math.min(3000, config.requestTimeoutMs())));
     overrides(p, System.getProperties());
     RaftTiming.of(p).check(config); // what the overrides left is what the lease rests on
+    RaftTiming.checkFirstElection(p, config);
     return p;
   }
 

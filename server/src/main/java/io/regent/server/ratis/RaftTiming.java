@@ -47,6 +47,26 @@ public record RaftTiming(long minElectionTimeoutMs, long maxElectionTimeoutMs, b
   }
 
   /**
+   * Refuses, under {@code --confirm lease}, a {@code raft.server.rpc.first-election.timeout.min} below the minimum
+   * election timeout: after a restart a node becomes a candidate once that first timeout passes without a leader,
+   * and the leadership lease needs every candidate to wait at least the minimum election timeout after it last heard
+   * from the leader or started (docs/architecture.md §8.1, "the candidate's own wait"). Ratis falls back to
+   * {@code raft.server.rpc.timeout.min} when the key is unset, which passes.
+   *
+   * @param props the final Ratis properties, after the {@code raft.*} JVM overrides
+   * @throws InvalidSettingException with one line naming the property
+   */
+  public static void checkFirstElection(RaftProperties props, ServerConfig config) {
+    long first = RaftServerConfigKeys.Rpc.firstElectionTimeoutMin(props).toLong(TimeUnit.MILLISECONDS);
+    long min = RaftServerConfigKeys.Rpc.timeoutMin(props).toLong(TimeUnit.MILLISECONDS);
+    if (first < min && !config.confirm().strict()) {
+      throw new InvalidSettingException("--confirm lease needs raft.server.rpc.first-election.timeout.min of at least "
+          + "the minimum election timeout " + min + " ms, not " + first + " ms: drop that property or use "
+          + "--confirm strict", "confirm");
+    }
+  }
+
+  /**
    * Refuses to start a node of {@code config} whose timing is below {@code recorded}, the timing its own stored
    * state says it last published: until it publishes again, a leader would bound its lease by the larger value
    * (docs/architecture.md §8.1). A node on {@code --confirm strict} may lower it; the rolling change of

@@ -55,6 +55,14 @@ public final class ClusterFixture implements AfterEachCallback, AfterAllCallback
     return c;
   }
 
+  /** Starts {@code size} nodes, node i's settings passed through {@code tweak.apply(i)}. */
+  public LocalCluster startEach(int size, java.util.function.IntFunction<UnaryOperator<ServerConfig.Builder>> tweak)
+      throws IOException {
+    LocalCluster c = LocalCluster.startEach(size, dir(), tweak);
+    started.add(c);
+    return c;
+  }
+
   /** The directory holding the nodes' data directories ({@code dir()/n0}, ...), created on first use. */
   public synchronized Path dir() {
     if (dir == null) {

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.IntFunction;
 import java.util.function.UnaryOperator;
 
 /**
@@ -24,14 +25,14 @@ import java.util.function.UnaryOperator;
 public final class LocalCluster implements AutoCloseable {
   private final int size;
   private final Path dir;
-  private final UnaryOperator<ServerConfig.Builder> tweak;
+  private final IntFunction<UnaryOperator<ServerConfig.Builder>> tweak;
   private final int[] raftPorts;
   private final int[] apiPorts;
   private final TcpProxy[][] links;
   private final RegentServer[] nodes;
   private final List<RegentClient> clients = new ArrayList<>();
 
-  private LocalCluster(int size, Path dir, UnaryOperator<ServerConfig.Builder> tweak) throws IOException {
+  private LocalCluster(int size, Path dir, IntFunction<UnaryOperator<ServerConfig.Builder>> tweak) throws IOException {
     this.size = size;
     this.dir = dir;
     this.tweak = tweak;
@@ -54,6 +55,12 @@ public final class LocalCluster implements AutoCloseable {
 
   /** Starts {@code size} nodes under {@code dir}, each config passed through {@code tweak}. */
   public static LocalCluster start(int size, Path dir, UnaryOperator<ServerConfig.Builder> tweak) throws IOException {
+    return startEach(size, dir, i -> tweak);
+  }
+
+  /** Starts {@code size} nodes under {@code dir}, node i's config passed through {@code tweak.apply(i)}. */
+  public static LocalCluster startEach(int size, Path dir, IntFunction<UnaryOperator<ServerConfig.Builder>> tweak)
+      throws IOException {
     LocalCluster c = new LocalCluster(size, dir, tweak);
     for (int i = 0; i < size; i++) {
       c.startNode(i);
@@ -63,7 +70,7 @@ public final class LocalCluster implements AutoCloseable {
 
   /** Sets up {@code size} nodes under {@code dir} with default settings and starts none ({@link #startNode}). */
   public static LocalCluster unstarted(int size, Path dir) throws IOException {
-    return new LocalCluster(size, dir, UnaryOperator.identity());
+    return new LocalCluster(size, dir, i -> UnaryOperator.identity());
   }
 
   /** Starts {@code size} nodes with default settings. */
@@ -83,7 +90,7 @@ public final class LocalCluster implements AutoCloseable {
       int port = i == j ? raftPorts[j] : links[i][j].port();
       peers.put(id(j), "127.0.0.1:" + port);
     }
-    nodes[i] = RegentServer.start(tweak.apply(ServerConfig.builder(id(i), dir.resolve(id(i))).peers(peers)
+    nodes[i] = RegentServer.start(tweak.apply(i).apply(ServerConfig.builder(id(i), dir.resolve(id(i))).peers(peers)
         .apiPort(apiPorts[i])).build());
   }
 

@@ -54,6 +54,25 @@ class RaftSetupTest {
         .as("an override that agrees is harmless").isEqualTo(600));
   }
 
+  @Test
+  void theLeaseRuleRefusesAFirstElectionTimeoutBelowTheMinimum(@TempDir Path dir) {
+    ServerConfig lease = ServerConfig.of("n1", Map.of("n1", "127.0.0.1:7001"), 0, dir);
+    withJvmProperty("raft.server.rpc.first-election.timeout.min", "100ms", () -> {
+      assertThatThrownBy(() -> RaftSetup.properties(lease))
+          .isInstanceOf(ServerConfig.InvalidSettingException.class)
+          .hasMessage("--confirm lease needs raft.server.rpc.first-election.timeout.min of at least the minimum "
+              + "election timeout 600 ms, not 100 ms: drop that property or use --confirm strict");
+      RaftProperties strict = RaftSetup.properties(lease.toBuilder().confirm(ConfirmRule.STRICT).build());
+      assertThat(RaftServerConfigKeys.Rpc.firstElectionTimeoutMin(strict).toLong(TimeUnit.MILLISECONDS))
+          .as("strict runs with it").isEqualTo(100);
+    });
+    withJvmProperty("raft.server.rpc.first-election.timeout.min", "600ms", () -> assertThat(
+        RaftServerConfigKeys.Rpc.firstElectionTimeoutMin(RaftSetup.properties(lease)).toLong(TimeUnit.MILLISECONDS))
+        .as("the minimum itself is accepted").isEqualTo(600));
+    assertThat(RaftServerConfigKeys.Rpc.firstElectionTimeoutMin(RaftSetup.properties(lease))
+        .toLong(TimeUnit.MILLISECONDS)).as("unset: Ratis falls back to the minimum").isEqualTo(600);
+  }
+
   private static void withJvmProperty(String key, String value, Runnable body) {
     System.setProperty(key, value);
     try {
