@@ -18,7 +18,10 @@ import io.regent.statemachine.store.StateTxn;
 import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The single-writer baseline (docs/architecture.md §6): the same apply as the Raft state machine, in one process, with
@@ -31,12 +34,15 @@ import java.util.function.Function;
 public final class SingleWriterLog implements Proposer, ReplicaView, AutoCloseable {
   /** The single writer's only "term": nothing else can ever propose. */
   public static final long TERM = 1;
+  private static final Logger LOG = LoggerFactory.getLogger(SingleWriterLog.class);
 
   private final RegentStore store;
   private final EventHub hub;
   private final ApplyEffects effects;
   private final boolean unsafeSkipRelease;
   private final ExecutorService writer = Daemons.executor("regent-single-writer");
+  /** Set by {@link #close}: commands still queued then fail instead of writing to a store being closed. */
+  private volatile boolean closed;
 
   /**
    * Opens (or creates) the state in {@code lmdbDir} and declares this node the ready leader of
@@ -63,6 +69,9 @@ public final class SingleWriterLog implements Proposer, ReplicaView, AutoCloseab
   public CompletableFuture<Result> propose(LogEntry.Builder entry) {
     LogEntry e = entry.setVersion(EntryCodec.VERSION).build();
     return CompletableFuture.supplyAsync(() -> {
+      if (closed) {
+        throw new Proposer.UnavailableException("the single writer is shutting down", null);
+      }
       // this thread is the store's only writer: nothing takes the next index between this read and the write
       long index = appliedIndex() + 1;
       ApplyOutcome out = ApplyStep.commit(store, e, index, TERM, unsafeSkipRelease);
@@ -86,9 +95,24 @@ public final class SingleWriterLog implements Proposer, ReplicaView, AutoCloseab
     return store.read(StateTxn::appliedIndex);
   }
 
+  /**
+   * Fails the commands still queued, waits up to 10 s for the one being committed, then closes the store. Closing
+   * LMDB under a running commit killed the JVM (SIGSEGV in {@code mdb_txn_commit}); a commit that does not end in
+   * time leaves the store open rather than risk that.
+   */
   @Override
   public void close() {
+    closed = true;
     writer.shutdown();
+    try {
+      if (!writer.awaitTermination(10, TimeUnit.SECONDS)) {
+        LOG.warn("a single-writer commit did not end within 10 s of the close: the store stays open");
+        return;
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return;
+    }
     store.close();
   }
 }
