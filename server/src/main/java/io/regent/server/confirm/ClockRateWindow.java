@@ -14,7 +14,9 @@ import java.util.Iterator;
  * for sure: the round-trip times are the error bars. The estimate pairs the newest sample with the newest older
  * one that is at least {@link ClockRateRule#minSpanNanos} before it and gives an interval no wider than
  * {@link ClockRateRule#maxError}: the shortest baseline that is precise enough, so that a change of rate shows
- * within about that span, and a long round trip (a far peer, a pause) only makes the baseline longer.
+ * within about that span, and a long round trip (a far peer, a pause) only makes the baseline longer. When the
+ * newest sample pairs with none (its own round trip was long), the newest one that does gives the estimate; the
+ * rate is stale once that one is older than {@link ClockRateRule#staleNanos}.
  *
  * <p>Not thread-safe: its owner ({@link ClockRateCheck}) locks.
  */
@@ -49,6 +51,8 @@ public final class ClockRateWindow {
   private final ClockRateRule rule;
   private final ArrayDeque<Sample> samples = new ArrayDeque<>();
   private Estimate estimate;
+  /** This node's receive time of the newest sample of {@link #estimate}, ns. */
+  private long estimatedAt;
 
   /** @param rule the window's span, precision, bound and staleness */
   public ClockRateWindow(ClockRateRule rule) {
@@ -69,7 +73,7 @@ public final class ClockRateWindow {
     while (s.receivedNanos() - samples.peekFirst().receivedNanos() > rule.windowNanos()) {
       samples.removeFirst();
     }
-    estimate = estimateNow();
+    estimateNow();
   }
 
   /** Forgets every sample: the peer restarted, its clock readings start from another origin. */
@@ -89,25 +93,40 @@ public final class ClockRateWindow {
     if (last == null) {
       return Verdict.UNKNOWN;
     }
-    if (nowNanos - last.receivedNanos() > rule.staleNanos()) {
-      return Verdict.STALE;
-    }
     if (estimate == null) {
-      return Verdict.UNKNOWN;
+      return nowNanos - last.receivedNanos() > rule.staleNanos() ? Verdict.STALE : Verdict.UNKNOWN;
+    }
+    if (nowNanos - estimatedAt > rule.staleNanos()) {
+      return Verdict.STALE;
     }
     return estimate.low() >= 1 - rule.bound() && estimate.high() <= 1 + rule.bound()
         ? Verdict.WITHIN : Verdict.BEYOND;
   }
 
-  private Estimate estimateNow() {
-    Sample j = samples.peekLast();
-    Iterator<Sample> older = samples.descendingIterator();
-    older.next();
-    while (older.hasNext()) {
+  /**
+   * The estimate of the newest sample that pairs with an older one into a precise enough interval: a sample whose
+   * own round trip was long (a pause on either side) then leaves the last estimate standing until it goes stale.
+   */
+  private void estimateNow() {
+    estimate = null;
+    for (Iterator<Sample> newer = samples.descendingIterator(); newer.hasNext(); ) {
+      Sample j = newer.next();
+      Estimate e = estimateWith(j);
+      if (e != null) {
+        estimate = e;
+        estimatedAt = j.receivedNanos();
+        return;
+      }
+    }
+  }
+
+  /** The shortest precise enough baseline ending at {@code j}, or {@code null}. */
+  private Estimate estimateWith(Sample j) {
+    for (Iterator<Sample> older = samples.descendingIterator(); older.hasNext(); ) {
       Sample i = older.next();
       long shortest = j.sentNanos() - i.receivedNanos();
       if (j.receivedNanos() - i.sentNanos() < rule.minSpanNanos() || shortest <= 0) {
-        continue;
+        continue; // i is j itself, newer than j, or too close to it
       }
       double peer = j.peerNanos() - i.peerNanos();
       Estimate e = new Estimate(peer / (j.receivedNanos() - i.sentNanos()), peer / shortest);

@@ -66,7 +66,8 @@ class ClockRateClusterTest {
 
   /** Reads (which renew the lease) until the current leader holds its leadership lease, or holds none. */
   private static void awaitLease(LocalCluster cluster, RegentClient c, boolean held) {
-    await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(50)).until(() -> {
+    await(held ? "the leader holds its leadership lease" : "the leader holds no leadership lease")
+        .atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(50)).until(() -> {
       c.leader("clock-rate");
       int l = cluster.currentLeader();
       return l >= 0 && (cluster.node(l).leadershipLease().orElseThrow().heldTerm() >= 0) == held;
