@@ -13,6 +13,10 @@ import io.regent.server.metrics.RegentMetrics;
 import io.regent.server.ratis.ApiAddressPublisher;
 import io.regent.server.confirm.Confirmer;
 import io.regent.server.ratis.ClientLeaderTracker;
+import io.regent.server.ratis.ClockProber;
+import io.regent.server.ratis.ClockReadings;
+import io.regent.server.confirm.ClockRateCheck;
+import io.regent.server.confirm.ClockRateRule;
 import io.regent.server.ratis.DivisionWatch;
 import io.regent.server.ratis.ClusterTiming;
 import io.regent.server.confirm.LeadershipLease;
@@ -45,6 +49,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.RaftGroup;
@@ -94,6 +99,12 @@ public final class RegentServer implements AutoCloseable {
   private final Proposer proposer;
   private final Confirmer confirmer;
   private final LeadershipLease lease;
+  /** The voters' clock rates the lease depends on, or null under {@code --confirm strict}. */
+  private final ClockRateCheck clockRates;
+  private final ClockReadings clockReadings = new ClockReadings(System::nanoTime);
+  private final LocalDivision division;
+  private final Function<RaftGroup, RaftClient> probeClients;
+  private ClockProber clockProber;
   private final boolean startedWithoutRaftState;
   private final RaftClusterView clusterView;
   private final Console console;
@@ -147,8 +158,14 @@ public final class RegentServer implements AutoCloseable {
     if (metrics != null) {
       interceptors.add(metrics.grpcInterceptor()); // added last, runs first: it also times refused calls
     }
+    this.division = division;
+    this.probeClients = g -> RaftClient.newBuilder().setProperties(props).setParameters(sec.raftParameters())
+        .setRaftGroup(g).setRetryPolicy(RetryPolicies.noRetry()).build();
+    sm.setStaleQueryHandler(clockReadings::answer);
+    this.clockRates = config.confirm().strict() ? null
+        : new ClockRateCheck(config.nodeId(), division::voterIds, System::nanoTime, ClockRateRule.DEFAULT);
     LeadershipLease lease = config.confirm().strict() ? null : new LeadershipLease(System::nanoTime,
-        division.leadership(), new ClusterTiming(config.nodeId(), timing, division::voterIds, sm),
+        division.leadership(), new ClusterTiming(config.nodeId(), timing, division::voterIds, sm), clockRates,
         config.confirm().leaseFactor());
     Confirmer confirmer = lease == null ? new Confirmer(proposer)
         : new Confirmer(proposer, lease, new LocalConfirm(sm, lessor, division::commitIndex)::confirm, proposer);
@@ -182,6 +199,9 @@ public final class RegentServer implements AutoCloseable {
       metrics.bindRaft(raft, RaftSetup.GROUP_ID, executors.timers());
       metrics.bindDataDir(config.dataDir(), sm::storageFault);
       metrics.bindLiveness(divisionWatch::notLiveReason);
+      if (clockRates != null) {
+        metrics.bindClockRates(clockRates);
+      }
     }
     if (config.confirm().unsafe()) {
       LOG.warn("UNSAFE: --unsafe-leadership-lease-factor {}: this node may answer as leader after another leader "
@@ -261,6 +281,10 @@ public final class RegentServer implements AutoCloseable {
     s.publisher = ApiAddressPublisher.start(s.raft, s.replica, s.proposer,
         ApiAddressPublisher.advertised(config.apiHost(), s.api.port(), raftAddress), s.executors.timers());
     s.timingPublisher = TimingPublisher.start(s.raft, s.replica, s.proposer, s.timing, s.executors.timers());
+    if (s.clockRates != null) {
+      s.clockProber = ClockProber.start(config.nodeId(), s.division::currentGroup, s.probeClients, s.clockRates,
+          System::nanoTime, s.executors);
+    }
     if (s.metrics != null) {
       s.metricsHttp = MetricsHttpServer.start(config.apiHost(), config.metricsPort(), s.metrics,
           s.executors.blocking(), s.console == null ? Map.of() : Map.of(Console.PATH, s.console));
@@ -375,6 +399,19 @@ public final class RegentServer implements AutoCloseable {
     return Optional.ofNullable(lease);
   }
 
+  /**
+   * The clock this node reports to its peers' clock probes (docs/architecture.md §8.1, "clock rates"): tests make
+   * a node report a clock running at another rate through it.
+   */
+  public ClockReadings clockReadings() {
+    return clockReadings;
+  }
+
+  /** This node's view of its peers' clock rates, empty under {@code --confirm strict} (tests, metrics). */
+  public Optional<ClockRateCheck> clockRates() {
+    return Optional.ofNullable(clockRates);
+  }
+
   /** The underlying Ratis server (status, tests). */
   public RaftServer raft() {
     return raft;
@@ -401,6 +438,9 @@ public final class RegentServer implements AutoCloseable {
     api.close();
     if (leaderTracker != null) {
       leaderTracker.close();
+    }
+    if (clockProber != null) {
+      clockProber.close();
     }
     clients.close();
     raft.close();

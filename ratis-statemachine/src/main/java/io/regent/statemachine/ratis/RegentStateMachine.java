@@ -63,6 +63,9 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
   /** Answers Ratis read-only requests; until one is set, every such request is refused. */
   private volatile Function<Message, CompletableFuture<Message>> queries =
       m -> CompletableFuture.failedFuture(new IllegalStateException("this node answers no read-only requests"));
+  /** Answers Ratis stale reads; until one is set, every such request is refused. */
+  private volatile Function<Message, CompletableFuture<Message>> staleQueries =
+      m -> CompletableFuture.failedFuture(new IllegalStateException("this node answers no stale reads"));
   private final LeaderReadiness readiness;
   private final EventHub hub;
   private final ApplyEffects effects;
@@ -246,6 +249,20 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
   @Override
   public CompletableFuture<Message> query(Message request) {
     return queries.apply(request);
+  }
+
+  /**
+   * Sets what answers Ratis stale reads on this node, whatever its role: the nodes probe each other's clocks
+   * through them (docs/architecture.md §8.1, "clock rates"). They read no replicated state, so the minimum index
+   * is not waited for.
+   */
+  public void setStaleQueryHandler(Function<Message, CompletableFuture<Message>> handler) {
+    this.staleQueries = handler;
+  }
+
+  @Override
+  public CompletableFuture<Message> queryStale(Message request, long minIndex) {
+    return staleQueries.apply(request);
   }
 
   @Override

@@ -14,7 +14,8 @@ import java.util.function.LongSupplier;
  * it heard from this leader (Ratis 3.3.0 {@code VoteContext} in the pre-vote phase). So this node holds the lease
  * until p + {@code factor} × the smallest minimum election timeout among the voters ({@link VoterTiming}), for as
  * long as it is still the ready leader of T. The factor is below 1 by a margin for clock-rate drift between
- * nodes ({@link #SAFE_FACTOR}).
+ * nodes ({@link #SAFE_FACTOR}), and the lease is withheld while a voter's clock rate is not known to be within a
+ * bound well inside that margin ({@link ClockRates}).
  *
  * <p>Thread-safe.
  */
@@ -53,6 +54,19 @@ public final class LeadershipLease {
   }
 
   /**
+   * Whether the voters' clock rates are known to agree with this node's (docs/architecture.md §8.1, "clock rates";
+   * {@link ClockRateCheck}): the lease counts on the followers' clocks running at about the leader's rate.
+   */
+  @FunctionalInterface
+  public interface ClockRates {
+    /** Rates that are not checked: for tests of the lease's other rules. */
+    ClockRates UNCHECKED = () -> true;
+
+    /** Whether every other voter's clock rate is known, fresh and within the bound now; cheap, called per read. */
+    boolean withinBound();
+  }
+
+  /**
    * What {@link #begin} saw: the time a round was proposed, the term this node was the ready leader of
    * then (-1: none, the round cannot give a lease) and the length of lease it may give, ns (-1: none).
    */
@@ -62,6 +76,7 @@ public final class LeadershipLease {
   private final LongSupplier nanoClock;
   private final Leadership leadership;
   private final VoterTiming timing;
+  private final ClockRates rates;
   private final double factor;
   private long term = -1;
   private long until;
@@ -73,34 +88,46 @@ public final class LeadershipLease {
   /**
    * @param nanoClock monotonic clock, ns ({@code System::nanoTime})
    * @param leadership the local Raft server's role
-   * @param timing the voters' minimum election timeouts and clock rates
+   * @param timing the voters' minimum election timeouts
+   * @param rates whether the voters' clock rates agree with this node's: no lease while they do not
    * @param factor length of the lease as a share of the smallest minimum election timeout; at most
    *     {@link #SAFE_FACTOR} unless the node runs the unsafe negative control
    * @throws IllegalArgumentException when {@code factor} is not above 0
    */
-  public LeadershipLease(LongSupplier nanoClock, Leadership leadership, VoterTiming timing, double factor) {
+  public LeadershipLease(LongSupplier nanoClock, Leadership leadership, VoterTiming timing, ClockRates rates,
+                         double factor) {
     if (!(factor > 0)) {
       throw new IllegalArgumentException("leadership lease factor " + factor + " must be above 0");
     }
     this.nanoClock = nanoClock;
     this.leadership = leadership;
     this.timing = timing;
+    this.rates = rates;
     this.factor = factor;
   }
 
-  /** {@link #LeadershipLease(LongSupplier, Leadership, VoterTiming, double)} for voters that all use {@code ms}. */
+  /** {@link #LeadershipLease(LongSupplier, Leadership, VoterTiming, ClockRates, double)} with rates not checked. */
+  public LeadershipLease(LongSupplier nanoClock, Leadership leadership, VoterTiming timing, double factor) {
+    this(nanoClock, leadership, timing, ClockRates.UNCHECKED, factor);
+  }
+
+  /**
+   * {@link #LeadershipLease(LongSupplier, Leadership, VoterTiming, double)} for voters that all use {@code ms}, rates
+   * not checked.
+   */
   public LeadershipLease(LongSupplier nanoClock, Leadership leadership, long minElectionTimeoutMs, double factor) {
     this(nanoClock, leadership, VoterTiming.fixed(minElectionTimeoutMs), factor);
   }
 
   /**
-   * Call just before proposing a Confirm entry; hand the result to {@link #committed}. The voters' timing is
-   * read after the clock: a timing learnt later cannot lengthen a lease counted from an earlier time.
+   * Call just before proposing a Confirm entry; hand the result to {@link #committed}. The voters' timing and
+   * clock rates are read after the clock: a timing learnt later cannot lengthen a lease counted from an earlier
+   * time, and a round begun while a rate is in doubt gives no lease even if the doubt clears before it commits.
    */
   public Start begin() {
     long now = nanoClock.getAsLong();
     long term = leadership.readyTerm();
-    long minMs = timing.minElectionTimeoutMs();
+    long minMs = rates.withinBound() ? timing.minElectionTimeoutMs() : -1;
     return new Start(now, term, minMs <= 0 ? -1 : (long) (TimeUnit.MILLISECONDS.toNanos(minMs) * factor));
   }
 
@@ -124,7 +151,8 @@ public final class LeadershipLease {
 
   /**
    * The term whose lease this node holds now, or -1: it must be the ready leader of that term, before the
-   * lease's end, and no leadership transfer may be under way ({@link #suspend}).
+   * lease's end, no leadership transfer may be under way ({@link #suspend}), and the voters' clock rates must be
+   * within their bound ({@link ClockRates}): a drift found during a lease ends it at once.
    */
   public long heldTerm() {
     long t;
@@ -136,7 +164,7 @@ public final class LeadershipLease {
       t = term;
       end = until;
     }
-    if (nanoClock.getAsLong() - end >= 0 || leadership.readyTerm() != t) {
+    if (nanoClock.getAsLong() - end >= 0 || leadership.readyTerm() != t || !rates.withinBound()) {
       return -1;
     }
     return t;

@@ -3,6 +3,7 @@ package io.regent.server.metrics;
 import io.grpc.ServerInterceptor;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
+import io.regent.server.confirm.ClockRateCheck;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
@@ -146,6 +147,21 @@ public final class RegentMetrics implements AutoCloseable {
    */
   public void bindDataDir(Path root, Supplier<Optional<String>> storageFault) {
     StorageMetrics.bind(registry, root, storageFault);
+  }
+
+  /**
+   * Reports each peer's clock rate relative to this node's, {@code regent_peer_clock_rate{peer}} (NaN while unknown
+   * or stale), and {@code regent_leadership_lease_clock_withheld}: 1 while this node, as leader, holds no
+   * leadership lease because a voter's rate is unknown, stale or beyond the bound (docs/operations.md, "Clock
+   * rates").
+   */
+  public void bindClockRates(ClockRateCheck rates) {
+    Gauge.builder("regent.leadership.lease.clock.withheld", () -> rates.withheld() ? 1 : 0)
+        .description("1 while this node would hold no leadership lease because a voter's clock rate is unknown, "
+            + "stale or beyond the bound; else 0").register(registry);
+    rates.onNewPeer(peer -> Gauge.builder("regent.peer.clock.rate", () -> rates.rate(peer))
+        .description("A peer's clock rate relative to this node's (1.0: equal), from the clock probes; NaN while "
+            + "unknown or stale").tag("peer", peer).register(registry));
   }
 
   /** Sets what says why this node is not live ({@code /healthz}); until set, it always is. */

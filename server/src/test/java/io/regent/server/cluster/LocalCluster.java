@@ -151,8 +151,9 @@ public final class LocalCluster implements AutoCloseable {
   }
 
   /**
-   * Waits for a ready leader whose state holds the published timing of every node: only then can it hold its
-   * leadership lease (docs/architecture.md §8.1); returns its index.
+   * Waits for a ready leader whose state holds the published timing of every node and that knows every voter's
+   * clock rate to be within the bound: only then can it hold its leadership lease (docs/architecture.md §8.1);
+   * returns its index.
    */
   public int awaitLeaseLeader() {
     return await().atMost(Duration.ofSeconds(30)).until(() -> {
@@ -161,7 +162,8 @@ public final class LocalCluster implements AutoCloseable {
         return -1;
       }
       ReplicaView replica = (ReplicaView) nodes[l].raft().getDivision(RaftSetup.GROUP_ID).getStateMachine();
-      return replica.read(txn -> txn.memberTimings().size()) == size ? l : -1;
+      boolean ratesKnown = nodes[l].clockRates().map(r -> r.withinBound()).orElse(true);
+      return ratesKnown && replica.read(txn -> txn.memberTimings().size()) == size ? l : -1;
     }, l -> l >= 0);
   }
 

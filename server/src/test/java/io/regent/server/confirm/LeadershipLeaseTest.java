@@ -3,6 +3,7 @@ package io.regent.server.confirm;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -116,5 +117,33 @@ class LeadershipLeaseTest {
     minMs.set(600);
     l.committed(start, 4);
     assertThat(l.heldTerm()).isEqualTo(-1);
+  }
+  @Test
+  void noLeaseWhileTheVotersClockRatesAreNotWithinTheBound() {
+    AtomicBoolean within = new AtomicBoolean(true);
+    LeadershipLease checked = new LeadershipLease(now::get, new LeadershipLease.Leadership() {
+      @Override
+      public long readyTerm() {
+        return ready.get();
+      }
+
+      @Override
+      public long currentTerm() {
+        return term.get();
+      }
+    }, LeadershipLease.VoterTiming.fixed(600), within::get, LeadershipLease.SAFE_FACTOR);
+    checked.committed(checked.begin(), 4);
+    assertThat(checked.heldTerm()).isEqualTo(4);
+    within.set(false); // a drift found during the lease ends it at once
+    assertThat(checked.heldTerm()).isEqualTo(-1);
+    LeadershipLease.Start doubtful = checked.begin();
+    within.set(true);
+    checked.committed(doubtful, 4); // begun in doubt: no longer lease, although the doubt cleared before it committed
+    advanceMs(400);
+    assertThat(checked.heldTerm()).isEqualTo(4); // the first round's lease, 480 ms
+    advanceMs(100);
+    assertThat(checked.heldTerm()).isEqualTo(-1);
+    checked.committed(checked.begin(), 4);
+    assertThat(checked.heldTerm()).isEqualTo(4); // back with the rates
   }
 }
