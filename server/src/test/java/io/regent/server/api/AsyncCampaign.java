@@ -1,6 +1,5 @@
 package io.regent.server.api;
 
-import io.grpc.stub.StreamObserver;
 import io.regent.api.v1.CampaignRequest;
 import io.regent.api.v1.CampaignResponse;
 import io.regent.api.v1.ElectionGrpc;
@@ -13,22 +12,8 @@ final class AsyncCampaign {
 
   /** Sends a campaign for {@code name} with {@code lease}; the future ends with its answer or its status. */
   static CompletableFuture<CampaignResponse> campaign(ElectionGrpc.ElectionStub stub, String name, long lease) {
-    CompletableFuture<CampaignResponse> f = new CompletableFuture<>();
-    stub.campaign(CampaignRequest.newBuilder().setName(name).setLease(lease).build(), new StreamObserver<>() {
-      @Override
-      public void onNext(CampaignResponse r) {
-        f.complete(r);
-      }
-
-      @Override
-      public void onError(Throwable t) {
-        f.completeExceptionally(t);
-      }
-
-      @Override
-      public void onCompleted() {
-      }
-    });
-    return f;
+    FirstReply<CampaignResponse> reply = new FirstReply<>();
+    stub.campaign(CampaignRequest.newBuilder().setName(name).setLease(lease).build(), reply);
+    return reply.future();
   }
 }

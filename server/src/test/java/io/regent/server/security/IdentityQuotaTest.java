@@ -39,24 +39,36 @@ class IdentityQuotaTest {
 
   @TempDir
   Path dir;
+  private Path certs;
+  private List<String> endpoint;
 
-  @Test
-  void anIdentityOverItsQuotasIsRefusedWhileOthersAreServed() throws Exception {
-    Path certs = dir.resolve("certs");
+  /** One node with {@code limits}, over TLS with the client identities {@code flood} and {@code polite}. */
+  private RegentServer start(AdmissionLimits limits) throws Exception {
+    certs = dir.resolve("certs");
     TestCerts.write(certs, List.of("n0"), List.of("flood", "polite"));
     TlsFiles api = new TlsFiles(certs.resolve("n0.crt"), certs.resolve("n0.key"), certs.resolve("ca.crt"), false);
     int apiPort = FreePorts.next();
+    endpoint = List.of("127.0.0.1:" + apiPort);
     ServerConfig config = ServerConfig.of("n0", Map.of("n0", "127.0.0.1:" + FreePorts.next()), apiPort,
-        dir.resolve("n0")).toBuilder().metricsPort(0)
-        .limits(ServerLimits.DEFAULTS.withAdmission(QUOTAS)).build();
-    List<String> endpoint = List.of("127.0.0.1:" + apiPort);
-    try (RegentServer node = RegentServer.start(config, new Security(api, null, null));
-         RegentClient flood = RegentClient.builder().endpoints(endpoint).caCert(certs.resolve("ca.crt"))
-             .clientCert(certs.resolve("flood.crt"), certs.resolve("flood.key")).build();
-         RegentClient polite = RegentClient.builder().endpoints(endpoint).caCert(certs.resolve("ca.crt"))
-             .clientCert(certs.resolve("polite.crt"), certs.resolve("polite.key")).build();
-         RegentClient anonymous = RegentClient.builder().endpoints(endpoint).caCert(certs.resolve("ca.crt"))
-             .build()) {
+        dir.resolve("n0")).toBuilder().metricsPort(0).limits(ServerLimits.DEFAULTS.withAdmission(limits)).build();
+    return RegentServer.start(config, new Security(api, null, null));
+  }
+
+  /** A client of the node with the certificate of {@code identity}, or with none ({@code null}: {@code _default}). */
+  private RegentClient client(String identity) {
+    RegentClient.Builder b = RegentClient.builder().endpoints(endpoint).caCert(certs.resolve("ca.crt"));
+    if (identity != null) {
+      b.clientCert(certs.resolve(identity + ".crt"), certs.resolve(identity + ".key"));
+    }
+    return b.build();
+  }
+
+  @Test
+  void anIdentityOverItsQuotasIsRefusedWhileOthersAreServed() throws Exception {
+    try (RegentServer node = start(QUOTAS);
+         RegentClient flood = client("flood");
+         RegentClient polite = client("polite");
+         RegentClient anonymous = client(null)) {
       await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(anonymous::status,
           s -> !s.getLeader().isEmpty());
 
@@ -102,19 +114,9 @@ class IdentityQuotaTest {
    */
   @Test
   void anIdentityAtItsNamesLimitCampaignsNoMoreUntilItResigns() throws Exception {
-    Path certs = dir.resolve("certs");
-    TestCerts.write(certs, List.of("n0"), List.of("flood", "polite"));
-    TlsFiles api = new TlsFiles(certs.resolve("n0.crt"), certs.resolve("n0.key"), certs.resolve("ca.crt"), false);
-    int apiPort = FreePorts.next();
-    ServerConfig config = ServerConfig.of("n0", Map.of("n0", "127.0.0.1:" + FreePorts.next()), apiPort,
-        dir.resolve("n0")).toBuilder().metricsPort(0)
-        .limits(ServerLimits.DEFAULTS.withAdmission(NAMES)).build();
-    List<String> endpoint = List.of("127.0.0.1:" + apiPort);
-    try (RegentServer node = RegentServer.start(config, new Security(api, null, null));
-         RegentClient flood = RegentClient.builder().endpoints(endpoint).caCert(certs.resolve("ca.crt"))
-             .clientCert(certs.resolve("flood.crt"), certs.resolve("flood.key")).build();
-         RegentClient polite = RegentClient.builder().endpoints(endpoint).caCert(certs.resolve("ca.crt"))
-             .clientCert(certs.resolve("polite.crt"), certs.resolve("polite.key")).build()) {
+    try (RegentServer node = start(NAMES);
+         RegentClient flood = client("flood");
+         RegentClient polite = client("polite")) {
       await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(polite::status,
           s -> !s.getLeader().isEmpty());
 

@@ -15,9 +15,9 @@ import io.regent.api.v1.LeaseGrpc;
 import io.regent.api.v1.LeaseKeepAliveRequest;
 import io.regent.api.v1.LeaseKeepAliveResponse;
 import io.regent.client.RegentClient;
+import io.regent.server.api.FirstReply;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -78,25 +78,11 @@ class SingleWriterServerTest {
         assertThat(unary.getNodeClockMs()).isBetween(sent, received);
         assertThat(unary.getNodeStartedMs()).isPositive();
 
-        CompletableFuture<LeaseKeepAliveResponse> answer = new CompletableFuture<>();
+        FirstReply<LeaseKeepAliveResponse> answer = new FirstReply<>();
         sent = TimeUnit.NANOSECONDS.toMillis(System.nanoTime());
-        StreamObserver<LeaseKeepAliveRequest> stream = LeaseGrpc.newStub(ch).keepAliveStream(new StreamObserver<>() {
-          @Override
-          public void onNext(LeaseKeepAliveResponse r) {
-            answer.complete(r);
-          }
-
-          @Override
-          public void onError(Throwable t) {
-            answer.completeExceptionally(t);
-          }
-
-          @Override
-          public void onCompleted() {
-          }
-        });
+        StreamObserver<LeaseKeepAliveRequest> stream = LeaseGrpc.newStub(ch).keepAliveStream(answer);
         stream.onNext(req);
-        LeaseKeepAliveResponse streamed = answer.get(5, TimeUnit.SECONDS);
+        LeaseKeepAliveResponse streamed = answer.future().get(5, TimeUnit.SECONDS);
         received = TimeUnit.NANOSECONDS.toMillis(System.nanoTime());
         stream.onCompleted();
         assertThat(streamed.getTtlMs()).isEqualTo(60_000);
