@@ -151,7 +151,8 @@ public final class RegentServer implements AutoCloseable {
     this.clients = new RaftClientPool(RAFT_CLIENTS,
         leader -> division.proposalClient(props, sec.raftParameters(), leader, config.requestTimeoutMs()),
         config.requestTimeoutMs(), executors);
-    RatisProposer proposer = new RatisProposer(clients, config.requestTimeoutMs(), executors.replies());
+    RatisProposer proposer = new RatisProposer(clients, config.requestTimeoutMs(), config.electionTimeoutMinMs(),
+        executors.replies());
     lessor.setProposer(proposer);
     List<ServerInterceptor> interceptors = new ArrayList<>();
     sec.authorizer().ifPresent(interceptors::add);

@@ -36,16 +36,23 @@ public final class RatisProposer implements Proposer, LeaderQuery {
 
   private final RaftClientPool clients;
   private final long timeoutMs;
+  private final long questionTimeoutMs;
   private final Executor replies;
 
   /**
    * @param clients Ratis clients for the group (each with a bounded retry policy)
    * @param timeoutMs upper bound on one proposal, ms
+   * @param questionTimeoutMs upper bound on one question to the leader ({@link #ask}), ms: the node's minimum
+   *     election timeout. A follower has one question in flight and gathers every later request behind it
+   *     ({@link Confirmer}), so a question stuck on a leader that no longer answers (paused, or a new leader's
+   *     not-ready reply retried elsewhere by Ratis) would hold all of them, where a round would have answered;
+   *     a leader that holds its lease answers in one round trip, one without it after one round.
    * @param replies where every continuation after a Ratis reply runs, never a Ratis thread ({@code NodeExecutors#replies})
    */
-  public RatisProposer(RaftClientPool clients, long timeoutMs, Executor replies) {
+  public RatisProposer(RaftClientPool clients, long timeoutMs, long questionTimeoutMs, Executor replies) {
     this.clients = clients;
     this.timeoutMs = timeoutMs;
+    this.questionTimeoutMs = questionTimeoutMs;
     this.replies = replies;
   }
 
@@ -68,7 +75,9 @@ public final class RatisProposer implements Proposer, LeaderQuery {
   /**
    * Sends {@code confirm} to the leader as a Ratis read-only request that skips Ratis's ReadIndex
    * ({@code sendReadOnlyNonLinearizable}): the leader's state machine answers it only under its leadership
-   * lease, which is what makes the answer linearizable (docs/ratis.md §2 on why not Ratis's ReadIndex).
+   * lease, which is what makes the answer linearizable (docs/ratis.md §2 on why not Ratis's ReadIndex). Fails
+   * with {@link UnavailableException} when no answer came within the question timeout: the asker then runs a
+   * round of its own, and the question's late answer is dropped (docs/ratis.md §10).
    */
   @Override
   public CompletableFuture<Optional<Result>> ask(Confirm.Builder confirm) {
@@ -82,7 +91,7 @@ public final class RatisProposer implements Proposer, LeaderQuery {
     } catch (RuntimeException e) {
       sent = CompletableFuture.failedFuture(e);
     }
-    return sent.orTimeout(timeoutMs, TimeUnit.MILLISECONDS).handleAsync((reply, err) -> {
+    return sent.orTimeout(questionTimeoutMs, TimeUnit.MILLISECONDS).handleAsync((reply, err) -> {
       if (err != null || !reply.isSuccess()) {
         clients.replace(slot, client);
       }
