@@ -6,14 +6,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.regent.server.concurrent.NodeExecutors;
 import io.regent.server.confirm.Proposer;
 import io.regent.statemachine.proto.Confirm;
-import java.lang.reflect.Proxy;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.ratis.client.RaftClient;
-import org.apache.ratis.client.api.AsyncApi;
-import org.apache.ratis.protocol.RaftClientReply;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -37,7 +33,8 @@ class RatisProposerQuestionTest {
     AtomicInteger built = new AtomicInteger();
     try (RaftClientPool pool = new RaftClientPool(1, leader -> {
       built.incrementAndGet();
-      return silentClient();
+      // every request stays unanswered, as one sent to a paused leader
+      return FakeRaftClient.answering(CompletableFuture::new);
     }, 60_000, executors)) {
       RatisProposer proposer = new RatisProposer(pool, 10_000, 200, executors.replies());
       int before = built.get();
@@ -47,18 +44,5 @@ class RatisProposerQuestionTest {
       // the client that sent it may be stuck on a leader that is gone: the next question goes through a fresh one
       assertThat(built.get()).isGreaterThan(before);
     }
-  }
-
-  /** A Ratis client whose every request stays unanswered, as one sending to a paused leader. */
-  private static RaftClient silentClient() {
-    AsyncApi async = (AsyncApi) Proxy.newProxyInstance(AsyncApi.class.getClassLoader(), new Class<?>[] {AsyncApi.class},
-        (proxy, method, args) -> new CompletableFuture<RaftClientReply>());
-    return (RaftClient) Proxy.newProxyInstance(RaftClient.class.getClassLoader(), new Class<?>[] {RaftClient.class},
-        (proxy, method, args) -> switch (method.getName()) {
-          case "async" -> async;
-          case "hashCode" -> System.identityHashCode(proxy);
-          case "equals" -> proxy == args[0];
-          default -> null;
-        });
   }
 }
