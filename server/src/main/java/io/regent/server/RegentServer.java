@@ -167,7 +167,7 @@ public final class RegentServer implements AutoCloseable {
         : new ClockRateCheck(config.nodeId(), division::voterIds, System::nanoTime, ClockRateRule.DEFAULT);
     LeadershipLease lease = config.confirm().strict() ? null : new LeadershipLease(System::nanoTime,
         division.leadership(), new ClusterTiming(config.nodeId(), timing, division::voterIds, sm), clockRates,
-        config.confirm().leaseFactor());
+        division.acknowledgers(config.nodeId()), config.confirm().leaseFactor());
     Confirmer confirmer = lease == null ? new Confirmer(proposer)
         : new Confirmer(proposer, lease, new LocalConfirm(sm, lessor, division::commitIndex)::confirm, proposer);
     sm.setQueryHandler(new FollowerQueries(confirmer)::answer);

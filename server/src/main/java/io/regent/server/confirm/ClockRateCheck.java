@@ -1,6 +1,8 @@
 package io.regent.server.confirm;
 
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
@@ -10,9 +12,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The leadership lease's clock-rate condition (docs/architecture.md §8.1, "clock rates"): this node holds no lease
- * while the clock rate of any other voter relative to its own is unknown, stale or beyond the bound of its
- * {@link ClockRateRule}. The rate is relative: which of two clocks is wrong is not decided, any disagreement beyond
+ * The leadership lease's clock-rate condition (docs/architecture.md §8.1, "clock rates"): a round gives this node no
+ * lease, and a lease held ends, while the clock rate relative to its own of a voter that may have acknowledged that
+ * round is unknown, stale or beyond the bound of its {@link ClockRateRule}. The rate is relative: which of two clocks is wrong is not decided, any disagreement beyond
  * the bound withholds the lease. Samples come from the prober ({@code ClockProber}); one {@link ClockRateWindow}
  * per peer.
  *
@@ -87,8 +89,48 @@ public final class ClockRateCheck implements LeadershipLease.ClockRates {
     }
   }
 
-  /** Whether every other voter's clock rate is known, fresh and within the bound now (the lease asks). */
+  /**
+   * Whether the clock rate of each of {@code ids} other than this node is known, fresh and within the bound now (the
+   * lease asks, for the voters that may have acknowledged its round).
+   */
   @Override
+  public boolean withinBound(Collection<String> ids) {
+    long now = nanoClock.getAsLong();
+    synchronized (this) {
+      for (String id : ids) {
+        if (!id.equals(self) && !within(id, now)) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  @Override
+  public Set<String> inDoubt() {
+    long now = nanoClock.getAsLong();
+    Set<String> doubt = new HashSet<>();
+    Set<String> ids = voters.get();
+    synchronized (this) {
+      for (String id : ids) {
+        if (!id.equals(self) && !within(id, now)) {
+          doubt.add(id);
+        }
+      }
+    }
+    return doubt;
+  }
+
+  /** Caller holds this object's lock. */
+  private boolean within(String id, long now) {
+    Peer p = peers.get(id);
+    return p != null && p.window.verdict(now) == ClockRateWindow.Verdict.WITHIN;
+  }
+
+  /**
+   * Whether every other voter's clock rate is known, fresh and within the bound now: when not, the lease is withheld
+   * whenever a voter in doubt acknowledges its round (the gauge, and tests).
+   */
   public boolean withinBound() {
     long now = nanoClock.getAsLong();
     Set<String> ids = voters.get();
@@ -100,8 +142,7 @@ public final class ClockRateCheck implements LeadershipLease.ClockRates {
         if (id.equals(self)) {
           continue;
         }
-        Peer p = peers.get(id);
-        if (p == null || p.window.verdict(now) != ClockRateWindow.Verdict.WITHIN) {
+        if (!within(id, now)) {
           return false;
         }
       }
@@ -149,8 +190,8 @@ public final class ClockRateCheck implements LeadershipLease.ClockRates {
       if (withheld != reportedWithheld) {
         reportedWithheld = withheld;
         if (withheld) {
-          LOG.warn("node {}: no leadership lease while a voter's clock rate is unknown, stale or beyond ±{} % "
-              + "(docs/operations.md, \"Clock rates\")", self, Math.round(rule.bound() * 100));
+          LOG.warn("node {}: a voter's clock rate is unknown, stale or beyond ±{} %: no leadership lease from a round "
+              + "it may have acknowledged (docs/operations.md, \"Clock rates\")", self, Math.round(rule.bound() * 100));
         } else {
           LOG.info("node {}: every voter's clock rate is within ±{} % of this node's: the leadership lease may "
               + "be held", self, Math.round(rule.bound() * 100));
@@ -166,8 +207,8 @@ public final class ClockRateCheck implements LeadershipLease.ClockRates {
       case BEYOND -> LOG.warn("clock rate of {} is {} of {}'s (between {} and {}), beyond ±{} %: no leadership "
           + "lease until it is back", id, fmt(e.mid()), self, fmt(e.low()), fmt(e.high()), bound);
       case WITHIN -> LOG.info("clock rate of {} is {} of {}'s, within ±{} %", id, fmt(e.mid()), self, bound);
-      case STALE -> LOG.warn("clock rate of {} unknown: no probe answer for over {} ms: no leadership lease until "
-          + "it answers", id, rule.staleNanos() / 1_000_000);
+      case STALE -> LOG.warn("clock rate of {} unknown: no probe answer for over {} ms: no leadership lease from a "
+          + "round it acknowledges until it answers", id, rule.staleNanos() / 1_000_000);
       case UNKNOWN -> LOG.info("clock rate of {} not measured precisely enough yet: no leadership lease until it is",
           id);
     }

@@ -1,5 +1,8 @@
 package io.regent.server.confirm;
 
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
@@ -14,8 +17,10 @@ import java.util.function.LongSupplier;
  * it heard from this leader (Ratis 3.3.0 {@code VoteContext} in the pre-vote phase). So this node holds the lease
  * until p + {@code factor} × the smallest minimum election timeout among the voters ({@link VoterTiming}), for as
  * long as it is still the ready leader of T. The factor is below 1 by a margin for clock-rate drift between
- * nodes ({@link #SAFE_FACTOR}), and the lease is withheld while a voter's clock rate is not known to be within a
- * bound well inside that margin ({@link ClockRates}).
+ * nodes ({@link #SAFE_FACTOR}), and the lease is withheld while the clock rate of a voter that may have
+ * acknowledged the round ({@link Acknowledgers}) is not known to be within a bound well inside that margin
+ * ({@link ClockRates}). A voter that answered nothing sent after p (down, paused, cut off) is in no majority the
+ * round counted, so its clock does not matter to that lease.
  *
  * <p>Thread-safe.
  */
@@ -57,30 +62,67 @@ public final class LeadershipLease {
    * Whether the voters' clock rates are known to agree with this node's (docs/architecture.md §8.1, "clock rates";
    * {@link ClockRateCheck}): the lease counts on the followers' clocks running at about the leader's rate.
    */
-  @FunctionalInterface
   public interface ClockRates {
     /** Rates that are not checked: for tests of the lease's other rules. */
-    ClockRates UNCHECKED = () -> true;
+    ClockRates UNCHECKED = new ClockRates() {
+      @Override
+      public boolean withinBound(Collection<String> peers) {
+        return true;
+      }
 
-    /** Whether every other voter's clock rate is known, fresh and within the bound now; cheap, called per read. */
-    boolean withinBound();
+      @Override
+      public Set<String> inDoubt() {
+        return Set.of();
+      }
+    };
+
+    /**
+     * Whether the clock rate of every one of {@code peers} (this node's id is ignored) is known, fresh and within
+     * the bound now; cheap, called per read.
+     */
+    boolean withinBound(Collection<String> peers);
+
+    /** The voters other than this node whose clock rate is unknown, stale or beyond the bound now. */
+    Set<String> inDoubt();
+  }
+
+  /**
+   * Which voters may have acknowledged a round (docs/architecture.md §8.1, "clock rates"): read from the leader's
+   * record of its followers' last answers (Ratis 3.3.0 {@code FollowerInfo.getLastRpcResponseTime}, updated before
+   * an answer's match index can advance the commit index).
+   */
+  @FunctionalInterface
+  public interface Acknowledgers {
+    /** For a lease whose clock rates are not checked ({@link ClockRates#UNCHECKED}): names no voter. */
+    Acknowledgers NOT_NEEDED = nanos -> Set.of();
+
+    /**
+     * The voters other than this node that may have answered an AppendEntries this node sent at or after
+     * {@code nanos} (the lease's monotonic clock): every voter that did is in it, and so is every voter not known to
+     * have been silent since; {@code null} when this node is not the leader now (no lease).
+     */
+    Set<String> since(long nanos);
   }
 
   /**
    * What {@link #begin} saw: the time a round was proposed, the term this node was the ready leader of
-   * then (-1: none, the round cannot give a lease) and the length of lease it may give, ns (-1: none).
+   * then (-1: none, the round cannot give a lease), the length of lease it may give, ns (-1: none), and the voters
+   * whose clock rate was in doubt then (if one of them acknowledges the round, it gives no lease).
    */
-  public record Start(long nanos, long term, long lengthNanos) {
+  public record Start(long nanos, long term, long lengthNanos, Set<String> inDoubt) {
   }
 
   private final LongSupplier nanoClock;
   private final Leadership leadership;
   private final VoterTiming timing;
   private final ClockRates rates;
+  private final Acknowledgers acks;
   private final double factor;
   private long term = -1;
   private long until;
   private long lengthNanos;
+  /** The voters that may have acknowledged the round that gave the lease: their rates must stay within bound. */
+  private Set<String> ackers = Set.of();
   private int suspended;
   /** Terms up to this one never give a lease again: a leadership transfer ran in one of them. */
   private long yieldedTerm = -1;
@@ -89,13 +131,15 @@ public final class LeadershipLease {
    * @param nanoClock monotonic clock, ns ({@code System::nanoTime})
    * @param leadership the local Raft server's role
    * @param timing the voters' minimum election timeouts
-   * @param rates whether the voters' clock rates agree with this node's: no lease while they do not
+   * @param rates whether the voters' clock rates agree with this node's: no lease while one that may have
+   *     acknowledged the round does not
+   * @param acks which voters may have acknowledged a round, on {@code nanoClock}
    * @param factor length of the lease as a share of the smallest minimum election timeout; at most
    *     {@link #SAFE_FACTOR} unless the node runs the unsafe negative control
    * @throws IllegalArgumentException when {@code factor} is not above 0
    */
   public LeadershipLease(LongSupplier nanoClock, Leadership leadership, VoterTiming timing, ClockRates rates,
-                         double factor) {
+                         Acknowledgers acks, double factor) {
     if (!(factor > 0)) {
       throw new IllegalArgumentException("leadership lease factor " + factor + " must be above 0");
     }
@@ -103,12 +147,16 @@ public final class LeadershipLease {
     this.leadership = leadership;
     this.timing = timing;
     this.rates = rates;
+    this.acks = acks;
     this.factor = factor;
   }
 
-  /** {@link #LeadershipLease(LongSupplier, Leadership, VoterTiming, ClockRates, double)} with rates not checked. */
+  /**
+   * {@link #LeadershipLease(LongSupplier, Leadership, VoterTiming, ClockRates, Acknowledgers, double)} with rates not
+   * checked.
+   */
   public LeadershipLease(LongSupplier nanoClock, Leadership leadership, VoterTiming timing, double factor) {
-    this(nanoClock, leadership, timing, ClockRates.UNCHECKED, factor);
+    this(nanoClock, leadership, timing, ClockRates.UNCHECKED, Acknowledgers.NOT_NEEDED, factor);
   }
 
   /**
@@ -122,49 +170,66 @@ public final class LeadershipLease {
   /**
    * Call just before proposing a Confirm entry; hand the result to {@link #committed}. The voters' timing and
    * clock rates are read after the clock: a timing learnt later cannot lengthen a lease counted from an earlier
-   * time, and a round begun while a rate is in doubt gives no lease even if the doubt clears before it commits.
+   * time, and a round begun while an acknowledging voter's rate was in doubt gives no lease even if the doubt
+   * clears before it commits.
    */
   public Start begin() {
     long now = nanoClock.getAsLong();
     long term = leadership.readyTerm();
-    long minMs = rates.withinBound() ? timing.minElectionTimeoutMs() : -1;
-    return new Start(now, term, minMs <= 0 ? -1 : (long) (TimeUnit.MILLISECONDS.toNanos(minMs) * factor));
+    long minMs = timing.minElectionTimeoutMs();
+    return new Start(now, term, minMs <= 0 ? -1 : (long) (TimeUnit.MILLISECONDS.toNanos(minMs) * factor),
+        rates.inDoubt());
   }
 
   /**
    * The entry proposed after {@code start} committed in {@code entryTerm}. It extends the lease only when it is
-   * an entry of the term this node was the ready leader of at {@code start}: then this node appended it, after
-   * {@code start}.
+   * an entry of the term this node was the ready leader of at {@code start} (then this node appended it, after
+   * {@code start}), and when every voter that may have acknowledged it had and has a clock rate within the bound:
+   * the followers that refuse votes for the lease are among those.
    */
-  public synchronized void committed(Start start, long entryTerm) {
-    if (start.term() < 0 || entryTerm != start.term() || suspended > 0 || start.term() <= yieldedTerm
-        || start.lengthNanos() <= 0) {
+  public void committed(Start start, long entryTerm) {
+    if (start.term() < 0 || entryTerm != start.term() || start.lengthNanos() <= 0) {
       return;
     }
-    long end = start.nanos() + start.lengthNanos();
-    if (start.term() > term || (start.term() == term && end - until > 0)) {
-      term = start.term();
-      until = end;
-      lengthNanos = start.lengthNanos();
+    // read outside this object's lock: it asks Ratis, whose threads must never wait for this lock
+    Set<String> acknowledged = acks.since(start.nanos());
+    if (acknowledged == null || !Collections.disjoint(acknowledged, start.inDoubt())
+        || !rates.withinBound(acknowledged)) {
+      return;
+    }
+    synchronized (this) {
+      if (suspended > 0 || start.term() <= yieldedTerm) {
+        return;
+      }
+      long end = start.nanos() + start.lengthNanos();
+      if (start.term() > term || (start.term() == term && end - until > 0)) {
+        term = start.term();
+        until = end;
+        lengthNanos = start.lengthNanos();
+        ackers = acknowledged;
+      }
     }
   }
 
   /**
    * The term whose lease this node holds now, or -1: it must be the ready leader of that term, before the
-   * lease's end, no leadership transfer may be under way ({@link #suspend}), and the voters' clock rates must be
-   * within their bound ({@link ClockRates}): a drift found during a lease ends it at once.
+   * lease's end, no leadership transfer may be under way ({@link #suspend}), and the clock rates of the voters that
+   * may have acknowledged the lease's round must be within their bound ({@link ClockRates}): a drift found during
+   * a lease ends it at once.
    */
   public long heldTerm() {
     long t;
     long end;
+    Set<String> counted;
     synchronized (this) {
       if (term < 0 || suspended > 0 || term <= yieldedTerm) {
         return -1;
       }
       t = term;
       end = until;
+      counted = ackers;
     }
-    if (nanoClock.getAsLong() - end >= 0 || leadership.readyTerm() != t || !rates.withinBound()) {
+    if (nanoClock.getAsLong() - end >= 0 || leadership.readyTerm() != t || !rates.withinBound(counted)) {
       return -1;
     }
     return t;

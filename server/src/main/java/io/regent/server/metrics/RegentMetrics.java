@@ -151,14 +151,14 @@ public final class RegentMetrics implements AutoCloseable {
 
   /**
    * Reports each peer's clock rate relative to this node's, {@code regent_peer_clock_rate{peer}} (NaN while unknown
-   * or stale), and {@code regent_leadership_lease_clock_withheld}: 1 while this node, as leader, holds no
-   * leadership lease because a voter's rate is unknown, stale or beyond the bound (docs/operations.md, "Clock
-   * rates").
+   * or stale), and {@code regent_leadership_lease_clock_withheld}: 1 while a voter's rate is unknown, stale or beyond
+   * the bound, so that this node, as leader, holds no leadership lease from a round that voter may have acknowledged
+   * (docs/operations.md, "Clock rates").
    */
   public void bindClockRates(ClockRateCheck rates) {
     Gauge.builder("regent.leadership.lease.clock.withheld", () -> rates.withheld() ? 1 : 0)
-        .description("1 while this node would hold no leadership lease because a voter's clock rate is unknown, "
-            + "stale or beyond the bound; else 0").register(registry);
+        .description("1 while a voter's clock rate is unknown, stale or beyond the bound: no leadership lease from "
+            + "a round that voter may have acknowledged; else 0").register(registry);
     rates.onNewPeer(peer -> Gauge.builder("regent.peer.clock.rate", () -> rates.rate(peer))
         .description("A peer's clock rate relative to this node's (1.0: equal), from the clock probes; NaN while "
             + "unknown or stale").tag("peer", peer).register(registry));

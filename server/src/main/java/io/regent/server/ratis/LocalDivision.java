@@ -6,9 +6,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
+import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
+import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftPeer;
 import org.apache.ratis.protocol.RaftPeerId;
@@ -55,6 +59,39 @@ public final class LocalDivision {
       return Set.of(); // not started yet, or closed
     }
     return ids;
+  }
+
+  /**
+   * The voters that may have acknowledged what this node sent as leader since a time (docs/architecture.md §8.1,
+   * "clock rates"): every voter other than {@code self}, less those whose last answer this node's leader state
+   * records (Ratis 3.3.0 {@code RoleInfoProto}: each follower's {@code lastRpcElapsedTimeMs}, from its
+   * {@code FollowerInfo.getLastRpcResponseTime}) as certainly older than that time. A voter the leader state does not
+   * list is kept. {@code null} when this node is not the leader or the server is not up. Times are
+   * {@code System.nanoTime}, as Ratis's own timestamps.
+   */
+  public LeadershipLease.Acknowledgers acknowledgers(String self) {
+    return nanos -> {
+      Set<String> ids = voterIds();
+      RoleInfoProto role;
+      try {
+        role = server.getDivision(RaftSetup.GROUP_ID).getInfo().getRoleInfoProto();
+      } catch (IOException e) {
+        return null; // not started yet, or closed
+      }
+      // read after the role: each elapsed time was measured before, so now − elapsed is no earlier than the answer
+      long now = System.nanoTime();
+      if (ids.isEmpty() || role.getRole() != RaftPeerRole.LEADER || !role.hasLeaderInfo()) {
+        return null;
+      }
+      ids.remove(self);
+      for (ServerRpcProto f : role.getLeaderInfo().getFollowerInfoList()) {
+        // the last answer came at or before now − elapsed (the elapsed milliseconds are rounded down)
+        if (now - TimeUnit.MILLISECONDS.toNanos(f.getLastRpcElapsedTimeMs()) - nanos < 0) {
+          ids.remove(f.getId().getId().toStringUtf8());
+        }
+      }
+      return ids;
+    };
   }
 
   /** The local Raft server's term, and whether it is its ready leader (the leadership lease asks). */

@@ -52,8 +52,10 @@ class ClockRateClusterTest {
     String peer = LocalCluster.id(now == follower ? (follower + 1) % cluster.size() : follower);
     assertThat(peerRate(metrics, peer)).as("rate of %s on the leader's gauge", peer).isNotCloseTo(1.0,
         offset(0.1));
-    assertThat(entriesFor(c, READS)).as("entries for %d reads without the lease: one round each", READS)
-        .isGreaterThanOrEqualTo(READS);
+    // mostly one round each: a round gives a lease only when the slow follower had answered nothing sent after it
+    // began by the time it committed (the lease then stands on the other follower's clock)
+    assertThat(entriesFor(c, READS)).as("entries for %d reads without the lease", READS)
+        .isGreaterThanOrEqualTo(READS / 2);
 
     clock.setRate(1.0);
     long restored = System.nanoTime();
@@ -62,6 +64,29 @@ class ClockRateClusterTest {
         (System.nanoTime() - restored) / 1_000_000);
     assertThat(scrape(cluster.node(cluster.awaitLeader())))
         .containsPattern("regent_leadership_lease_clock_withheld\\{[^}]*\\} 0\\.0");
+  }
+
+  /**
+   * A frozen follower (a paused or cut-off node: its rate goes stale) answers nothing the leader sends, so it is in
+   * no majority a round counts: the leader keeps its lease on the other follower's clock. With every voter's rate
+   * required, the whole cluster confirmed by rounds until the frozen node was back (this test timed out waiting for
+   * the lease).
+   */
+  @Test
+  void aFrozenFollowerDoesNotWithholdTheLeaseThatStandsOnTheOthersClocks() throws Exception {
+    LocalCluster cluster = clusters.start(3, c -> c);
+    int leader = cluster.awaitLeaseLeader();
+    int follower = (leader + 1) % cluster.size();
+    RegentClient c = cluster.clientOf(leader);
+    awaitLease(cluster, c, true);
+    cluster.freeze(follower);
+    ClockRateCheck rates = cluster.node(leader).clockRates().orElseThrow();
+    await("the frozen follower's rate is stale on the leader").atMost(Duration.ofSeconds(15))
+        .until(() -> rates.inDoubt().contains(LocalCluster.id(follower)));
+    awaitLease(cluster, c, true);
+    assertThat(cluster.currentLeader()).isEqualTo(leader);
+    assertThat(entriesFor(c, READS)).as("entries for %d reads under the lease", READS).isLessThan(READS / 2);
+    cluster.thaw(follower);
   }
 
   /** Reads (which renew the lease) until the current leader holds its leadership lease, or holds none. */

@@ -82,4 +82,16 @@ class ClockRateCheckTest {
     probe(1.0, 1.0, 3);
     assertThat(told).containsExactly("n2", "n3");
   }
+
+  @Test
+  void theLeaseAsksOnlyAboutTheVotersThatMayHaveAcknowledged() {
+    probe(1.0, 2.0, 3);
+    assertThat(check.inDoubt()).containsExactly("n3");
+    assertThat(check.withinBound(Set.of("n1", "n2"))).as("this node and n2").isTrue();
+    assertThat(check.withinBound(Set.of("n2", "n3"))).isFalse();
+    assertThat(check.withinBound(Set.of("n4"))).as("a voter never measured").isFalse();
+    now += 2_000 * MS; // n2 and n3 stale
+    assertThat(check.inDoubt()).containsExactlyInAnyOrder("n2", "n3");
+    assertThat(check.withinBound(Set.of())).as("nobody else acknowledged: nothing to doubt").isTrue();
+  }
 }

@@ -2,8 +2,12 @@ package io.regent.server.confirm;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.Collection;
+import java.util.Collections;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 
@@ -118,10 +122,23 @@ class LeadershipLeaseTest {
     l.committed(start, 4);
     assertThat(l.heldTerm()).isEqualTo(-1);
   }
-  @Test
-  void noLeaseWhileTheVotersClockRatesAreNotWithinTheBound() {
-    AtomicBoolean within = new AtomicBoolean(true);
-    LeadershipLease checked = new LeadershipLease(now::get, new LeadershipLease.Leadership() {
+  /**
+   * A lease of this test's leadership whose clock rates are checked: {@code doubt} holds the voters whose rate is in
+   * doubt, {@code acked} those that may have acknowledged a round (null: this node is no longer the leader).
+   */
+  private LeadershipLease checkedLease(Set<String> doubt, AtomicReference<Set<String>> acked) {
+    LeadershipLease.ClockRates rates = new LeadershipLease.ClockRates() {
+      @Override
+      public boolean withinBound(Collection<String> peers) {
+        return Collections.disjoint(peers, doubt);
+      }
+
+      @Override
+      public Set<String> inDoubt() {
+        return Set.copyOf(doubt);
+      }
+    };
+    return new LeadershipLease(now::get, new LeadershipLease.Leadership() {
       @Override
       public long readyTerm() {
         return ready.get();
@@ -131,13 +148,22 @@ class LeadershipLeaseTest {
       public long currentTerm() {
         return term.get();
       }
-    }, LeadershipLease.VoterTiming.fixed(600), within::get, LeadershipLease.SAFE_FACTOR);
+    }, LeadershipLease.VoterTiming.fixed(600), rates, nanos -> acked.get(), LeadershipLease.SAFE_FACTOR);
+  }
+
+  @Test
+  void noLeaseWhileAnAcknowledgingVotersClockRateIsNotWithinTheBound() {
+    Set<String> doubt = ConcurrentHashMap.newKeySet();
+    LeadershipLease checked = checkedLease(doubt, new AtomicReference<>(Set.of("n2", "n3")));
     checked.committed(checked.begin(), 4);
     assertThat(checked.heldTerm()).isEqualTo(4);
-    within.set(false); // a drift found during the lease ends it at once
+    doubt.add("n3"); // a drift found during the lease ends it at once
     assertThat(checked.heldTerm()).isEqualTo(-1);
+    doubt.clear();
+    assertThat(checked.heldTerm()).isEqualTo(4);
+    doubt.add("n3");
     LeadershipLease.Start doubtful = checked.begin();
-    within.set(true);
+    doubt.clear();
     checked.committed(doubtful, 4); // begun in doubt: no longer lease, although the doubt cleared before it committed
     advanceMs(400);
     assertThat(checked.heldTerm()).isEqualTo(4); // the first round's lease, 480 ms
@@ -145,5 +171,36 @@ class LeadershipLeaseTest {
     assertThat(checked.heldTerm()).isEqualTo(-1);
     checked.committed(checked.begin(), 4);
     assertThat(checked.heldTerm()).isEqualTo(4); // back with the rates
+  }
+
+  /**
+   * A voter that is down or paused has a stale rate, but it answered nothing sent after the round began: no majority
+   * the round counted holds it, so the lease stands on the others' clocks (before: the whole cluster confirmed by
+   * rounds until it was back).
+   */
+  @Test
+  void aVoterInDoubtThatAnsweredNothingSinceTheRoundBeganDoesNotWithholdTheLease() {
+    Set<String> doubt = ConcurrentHashMap.newKeySet();
+    doubt.add("n3");
+    AtomicReference<Set<String>> acked = new AtomicReference<>(Set.of("n2"));
+    LeadershipLease checked = checkedLease(doubt, acked);
+    checked.committed(checked.begin(), 4);
+    assertThat(checked.heldTerm()).isEqualTo(4);
+    doubt.add("n2"); // the one it stands on drifts: it ends
+    assertThat(checked.heldTerm()).isEqualTo(-1);
+    doubt.remove("n2");
+    // n3 answers again: a round it may have acknowledged, begun while its rate is in doubt, gives no lease
+    acked.set(Set.of("n2", "n3"));
+    advanceMs(300);
+    checked.committed(checked.begin(), 4);
+    advanceMs(200);
+    assertThat(checked.heldTerm()).as("the first round's 480 ms are over; the second gave none").isEqualTo(-1);
+  }
+
+  @Test
+  void noLeaseWhenThisNodeIsNoLongerTheLeaderAsTheRoundCommits() {
+    LeadershipLease checked = checkedLease(ConcurrentHashMap.newKeySet(), new AtomicReference<>(null));
+    checked.committed(checked.begin(), 4);
+    assertThat(checked.heldTerm()).isEqualTo(-1);
   }
 }
