@@ -14,8 +14,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The leadership lease's clock-rate condition (docs/architecture.md §8.1, "clock rates"): a round gives this node no
  * lease, and a lease held ends, while the clock rate relative to its own of a voter that may have acknowledged that
- * round is unknown, stale or beyond the bound of its {@link ClockRateRule}. The rate is relative: which of two clocks is wrong is not decided, any disagreement beyond
- * the bound withholds the lease. Samples come from the prober ({@code ClockProber}); one {@link ClockRateWindow}
+ * round is unknown, stale or beyond the bound of its {@link ClockRateRule}. The rate is relative: which of two
+ * clocks is wrong is not decided, any disagreement beyond the bound withholds the lease. Samples come from the prober ({@code ClockProber}); one {@link ClockRateWindow}
  * per peer.
  *
  * <p>Thread-safe.
@@ -205,12 +205,12 @@ public final class ClockRateCheck implements LeadershipLease.ClockRates {
     ClockRateWindow.Estimate e = p.window.estimate();
     switch (v) {
       case BEYOND -> LOG.warn("clock rate of {} is {} of {}'s (between {} and {}), beyond ±{} %: no leadership "
-          + "lease until it is back", id, fmt(e.mid()), self, fmt(e.low()), fmt(e.high()), bound);
+          + "lease from a round it acknowledges until it is back", id, fmt(e.mid()), self, fmt(e.low()), fmt(e.high()), bound);
       case WITHIN -> LOG.info("clock rate of {} is {} of {}'s, within ±{} %", id, fmt(e.mid()), self, bound);
       case STALE -> LOG.warn("clock rate of {} unknown: no probe answer for over {} ms: no leadership lease from a "
           + "round it acknowledges until it answers", id, rule.staleNanos() / 1_000_000);
-      case UNKNOWN -> LOG.info("clock rate of {} not measured precisely enough yet: no leadership lease until it is",
-          id);
+      case UNKNOWN -> LOG.info("clock rate of {} not measured precisely enough yet: no leadership lease from a round "
+          + "it acknowledges until it is", id);
     }
   }
 

@@ -98,7 +98,7 @@ public final class LeadershipLease {
 
     /**
      * The voters other than this node that may have answered an AppendEntries this node sent at or after
-     * {@code nanos} (the lease's monotonic clock): every voter that did is in it, and so is every voter not known to
+     * {@code nanos} (ns on the lease's monotonic clock): every voter that did is in it, and so is every voter not known to
      * have been silent since; {@code null} when this node is not the leader now (no lease).
      */
     Set<String> since(long nanos);

@@ -16,7 +16,8 @@ class LeadershipLeaseTest {
   private final AtomicLong now = new AtomicLong(1_000_000_000L);
   private final AtomicLong ready = new AtomicLong(4);
   private final AtomicLong term = new AtomicLong(4);
-  private final LeadershipLease lease = new LeadershipLease(now::get, new LeadershipLease.Leadership() {
+  /** This node's role as the tests set it: the ready leader of {@code ready}, in {@code term}. */
+  private final LeadershipLease.Leadership leadership = new LeadershipLease.Leadership() {
     @Override
     public long readyTerm() {
       return ready.get();
@@ -26,7 +27,8 @@ class LeadershipLeaseTest {
     public long currentTerm() {
       return term.get();
     }
-  }, 600, LeadershipLease.SAFE_FACTOR);
+  };
+  private final LeadershipLease lease = new LeadershipLease(now::get, leadership, 600, LeadershipLease.SAFE_FACTOR);
 
   private void advanceMs(long ms) {
     now.addAndGet(TimeUnit.MILLISECONDS.toNanos(ms));
@@ -138,17 +140,8 @@ class LeadershipLeaseTest {
         return Set.copyOf(doubt);
       }
     };
-    return new LeadershipLease(now::get, new LeadershipLease.Leadership() {
-      @Override
-      public long readyTerm() {
-        return ready.get();
-      }
-
-      @Override
-      public long currentTerm() {
-        return term.get();
-      }
-    }, LeadershipLease.VoterTiming.fixed(600), rates, nanos -> acked.get(), LeadershipLease.SAFE_FACTOR);
+    return new LeadershipLease(now::get, leadership, LeadershipLease.VoterTiming.fixed(600), rates, nanos -> acked.get(),
+        LeadershipLease.SAFE_FACTOR);
   }
 
   @Test
