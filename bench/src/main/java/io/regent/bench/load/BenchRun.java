@@ -23,7 +23,7 @@ public final class BenchRun {
    *
    * @param target {@code regent}, {@code etcd} or {@code ratis} (see {@link Target#connect})
    * @param workload one of {@link #WORKLOADS}
-   * @param rate total operations per second, open loop; 0 for closed loop
+   * @param rate total operations per second, open loop; 0 for closed loop ({@code overload}: the flood's)
    * @param ttlMs TTL of every lease the run grants
    * @param pidDir directory of {@code *.pid} files whose processes' CPU and memory to report, or null
    * @param partitions {@code rebalance}: the group's partition count
@@ -86,7 +86,7 @@ public final class BenchRun {
               i == 0 ? c.tls() : c.floodTls()));
         }
         overload = new OverloadWorkload(floodTargets.subList(1, floodTargets.size()).toArray(Target[]::new),
-            floodTargets.get(0), prefix, c.ttlMs());
+            floodTargets.get(0), prefix, c.ttlMs(), c.rate());
       }
       if (c.workload().equals("keepalive") || overload != null) {
         KeepaliveWorkload k = keepalive = new KeepaliveWorkload(targets, c.leases(), c.ttlMs(), stats);
@@ -97,7 +97,8 @@ public final class BenchRun {
         say("granting " + c.leases() + " leases (renewals start with the first grants)");
         say("granted in " + k.setup() + " ms");
         if (overload != null) {
-          say("flooding with " + c.floodClients() + " clients (reads and campaigns, closed loop)");
+          say("flooding with " + c.floodClients() + " clients (reads and campaigns, "
+              + (c.rate() > 0 ? "open loop at " + c.rate() + " calls/s)" : "closed loop)"));
           threads.addAll(overload.start(this::running));
         }
         start = System.nanoTime();

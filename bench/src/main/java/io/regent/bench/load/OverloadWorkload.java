@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
@@ -15,9 +16,11 @@ import org.HdrHistogram.Histogram;
 /**
  * {@code overload} (docs/performance.md, issue 22 item 4): the {@code keepalive} workload (its leases renewed
  * every TTL/3 by {@code --clients} clients: the run's latency figures are those renewals') while
- * {@code floodClients} more clients, each on its own connection, flood the service closed-loop with linearizable
- * reads and campaigns (a fresh lease, then resign and revoke) as fast as they are answered, and one well-behaved
- * client reads a name every {@link #POLITE_PERIOD_MS} ms. Reported besides the keepalive figures: the flood's
+ * {@code floodClients} more clients, each on its own connection, flood the service with linearizable reads and
+ * campaigns (a fresh lease, then resign and revoke): closed loop, as fast as they are answered, or open loop at a
+ * total offered rate (the issue's "≥ 5× what the cluster sustains" is a rate; a closed-loop flood whose calls are
+ * refused quickly offers only as much as the generator's CPU sends), and one well-behaved client reads a name every
+ * {@link #POLITE_PERIOD_MS} ms. Reported besides the keepalive figures: the flood's
  * answered calls and refusals (RESOURCE_EXHAUSTED) with the refusals' latency, and the well-behaved reads'
  * latency. Every client of one run shares the load generator's identity unless the target is given client
  * certificates; the priority lanes do not need identities to keep the leases alive.
@@ -30,6 +33,7 @@ final class OverloadWorkload {
   private final Target polite;
   private final String prefix;
   private final long ttlMs;
+  private final double rate;
   private final Histogram refusals = histogram();
   private final Histogram politeReads = histogram();
   private final AtomicLong floodServed = new AtomicLong();
@@ -42,12 +46,15 @@ final class OverloadWorkload {
    * @param flood one target (connection) per flooding client
    * @param polite the well-behaved reader's connection
    * @param prefix names under which this run works
+   * @param rate the flood's total offered calls per second, open loop (a late call does not move the schedule:
+   *     the client sends the calls it owes at once); 0 for closed loop
    */
-  OverloadWorkload(Target[] flood, Target polite, String prefix, long ttlMs) {
+  OverloadWorkload(Target[] flood, Target polite, String prefix, long ttlMs, double rate) {
     this.flood = flood;
     this.polite = polite;
     this.prefix = prefix;
     this.ttlMs = ttlMs;
+    this.rate = rate;
   }
 
   /** Starts the flood and the well-behaved reader on daemon threads, until {@code running} turns false. */
@@ -82,6 +89,7 @@ final class OverloadWorkload {
   /** The figures of the measured window, into the result's extras. */
   void report(Map<String, Object> extras, double seconds) {
     extras.put("flood_clients", (long) flood.length);
+    extras.put("flood_offered_per_s", rate);
     extras.put("flood_served_per_s", BenchResult.round(floodServed.get() / seconds));
     extras.put("flood_refused_per_s", BenchResult.round(floodRefused.get() / seconds));
     extras.put("flood_failed", floodFailed.get());
@@ -96,8 +104,14 @@ final class OverloadWorkload {
   private void floodLoop(int client, String read, BooleanSupplier running) {
     Target t = flood[client];
     String own = prefix + "flood" + client;
+    long start = System.nanoTime();
+    double period = rate > 0 ? 1e9 * flood.length / rate : 0;
+    double offset = rate > 0 ? 1e9 * client / rate : 0;
     long n = 0;
     while (running.getAsBoolean()) {
+      if (rate > 0 && !sleepUntil(start + (long) (offset + n * period))) {
+        return;
+      }
       long t0 = System.nanoTime();
       try {
         if (n++ % 2 == 0) {
@@ -145,6 +159,18 @@ final class OverloadWorkload {
         }
       }
     }
+  }
+
+  /** Parks until {@code due} (System.nanoTime); false when interrupted. */
+  private static boolean sleepUntil(long due) {
+    long wait;
+    while ((wait = due - System.nanoTime()) > 0) {
+      LockSupport.parkNanos(wait);
+      if (Thread.interrupted()) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private void count(AtomicLong n) {

@@ -31,7 +31,7 @@ import picocli.CommandLine.Spec;
             + "members share an ownership group of --partitions partitions; a member joins, one leaves, one "
             + "crashes; per event the time to a stable assignment, the log entries, the partitions moved and "
             + "the fan-out to the members' Watch streams), overload (keepalive while --flood-clients more clients "
-            + "flood reads and campaigns closed-loop and one well-behaved client reads every 10 ms; reports the "
+            + "flood reads and campaigns, closed loop or at --rate, and one well-behaved client reads every 10 ms; reports the "
             + "flood's refusals and their latency and the well-behaved reads' latency).",
         "--target ratis: scripts/ratis-cluster.sh's nodes (a trivial state machine under Regent's Ratis "
             + "settings); each Regent log entry is one write there, a leader read a linearizable ReadIndex read.",
@@ -83,7 +83,8 @@ public final class BenchCommand implements Callable<Integer> {
   Duration warmup;
 
   @Option(names = "--rate", defaultValue = "0", paramLabel = "OPS_PER_S",
-      description = "open loop at this total rate (campaign, leader-read, fresh-token); 0 = closed loop")
+      description = "open loop at this total rate (campaign, leader-read, fresh-token; overload: the flood's "
+          + "offered calls per second); 0 = closed loop")
   double rate;
 
   @Option(names = "--leases", defaultValue = "10000", description = "keepalive, overload: leases held (default: ${DEFAULT-VALUE})")
@@ -213,8 +214,8 @@ public final class BenchCommand implements Callable<Integer> {
     if (duration.isZero() || warmup.isNegative()) {
       throw usage("--duration must be positive");
     }
-    if (rate < 0 || (rate > 0 && List.of("keepalive", "handover", "rebalance", "overload").contains(workload))) {
-      throw usage("--rate must be >= 0 and applies to campaign, leader-read and fresh-token only");
+    if (rate < 0 || (rate > 0 && List.of("keepalive", "handover", "rebalance").contains(workload))) {
+      throw usage("--rate must be >= 0 and applies to campaign, leader-read, fresh-token and overload only");
     }
     if (leases < 1) {
       throw usage("--leases must be positive");

@@ -114,6 +114,7 @@ class BenchCommandTest {
     assertThat(same.floodTls()).isEqualTo(same.tls());
     assertThat(parse("--workload", "overload").tls()).isEqualTo(ClientTls.NONE);
     assertThat(parse("--workload", "overload", "--flood-clients", "0").floodClients()).isZero();
+    assertThat(parse("--workload", "overload", "--rate", "6400").rate()).isEqualTo(6400.0); // the flood's, open loop
     assertThatThrownBy(() -> parse("--workload", "overload", "--cacert", "ca.crt", "--flood-cert", "f.crt"))
         .isInstanceOf(ParameterException.class).hasMessageContaining("--flood-cert and --flood-key go together");
     assertThatThrownBy(() -> parse("--workload", "overload", "--cert", "p.crt", "--key", "p.key"))
