@@ -17,8 +17,8 @@
 # Environment: MODES ("unloaded lanes nolanes"), TLS (1), IDENTITY_BULK (32), SERVER_FLAGS (TLS=1:
 # "--max-bulk-calls-per-identity IDENTITY_BULK", TLS=0: "--max-bulk-calls 256"), LEASES (10000), TTL (10s),
 # CLIENTS (16: the keepalive clients), FLOOD (512: flooding clients), FLOOD_RATE (0: closed loop; else the flood's
-# total offered calls per second, open loop, e.g. 5x the flood_served_per_s of a run that shed nothing), DURATION (60s), WARMUP (10s), BASE_PORT
-# (27800), REGENT_JAR. Exit 1 when a run saw a spurious expiry (expected of nolanes under enough flood).
+# total offered calls per second, open loop, e.g. 5x the flood_served_per_s of a run that shed nothing), DURATION
+# (60s), WARMUP (10s), BASE_PORT (27800), REGENT_JAR. Exit 1 when a run saw a spurious expiry (expected of nolanes under enough flood).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mkdir -p "${1:-/tmp/regent-overload}" && cd "${1:-/tmp/regent-overload}" && pwd)
@@ -81,7 +81,8 @@ for mode in $modes; do
   done
   note "$mode: bench"
   java "${opens[@]}" -jar "$jar" bench --endpoints "$endpoints" --workload overload --clients "${CLIENTS:-16}" \
-    --leases "${LEASES:-10000}" --ttl "${TTL:-10s}" --flood-clients "$flood" --rate "${FLOOD_RATE:-0}" "${polite_tls[@]}" "${flood_tls[@]}" --duration "${DURATION:-60s}" \
+    --leases "${LEASES:-10000}" --ttl "${TTL:-10s}" --flood-clients "$flood" --rate "${FLOOD_RATE:-0}" "${polite_tls[@]}" "${flood_tls[@]}" \
+    --duration "${DURATION:-60s}" \
     --warmup "${WARMUP:-10s}" --pid-dir "$dir" --label "overload-$mode" --quiet -w json \
     >>"$work/results.jsonl" 2>>"$work/run.log" || { status=1; note "$mode: spurious expiries (or the bench failed)"; }
   tail -1 "$work/results.jsonl" >&2

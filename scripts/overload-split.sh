@@ -4,7 +4,8 @@
 #   1. the keepalive process: `regent bench --workload overload --flood-clients 0` as identity "polite" (LEASES
 #      leases renewed every TTL/3 by CLIENTS clients on --target TARGET, and the well-behaved reader);
 #   2. once its leases are granted, the flood process: `--workload overload --leases 1 --flood-clients FLOOD
-#      --rate FLOOD_RATE` as identity "flood", measured over a window that covers the first process's.
+#      --rate FLOOD_RATE`, its flood as identity "flood", measured over a window that covers the first process's
+#      (its own lease and reader are on "polite": their figures are not the ones to read, the first process's are).
 # CG=1 (root, cgroup v1 cpu controller at /sys/fs/cgroup/cpu): the nodes and the keepalive process run in a cpu
 # cgroup of shares 8192, the flood process in one of shares 64 — the flood takes only the CPU the others leave, as a
 # flood from other machines would. The flood's result line says what it achieved (served + refused per second).

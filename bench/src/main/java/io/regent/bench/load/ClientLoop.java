@@ -1,5 +1,6 @@
 package io.regent.bench.load;
 
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 
@@ -40,17 +41,29 @@ final class ClientLoop {
     this.sleeper = sleeper;
   }
 
-  /** A loop on {@link System#nanoTime()}, sleeping with {@link Thread#sleep}/parking. */
+  /** A loop on {@link System#nanoTime()}, sleeping by {@link #parkUntil}. */
   static ClientLoop real(LatencyStats stats) {
-    return new ClientLoop(stats, System::nanoTime, until -> {
-      long wait;
-      while ((wait = until - System.nanoTime()) > 0) {
-        java.util.concurrent.locks.LockSupport.parkNanos(wait);
-        if (Thread.interrupted()) {
-          throw new InterruptedException();
-        }
+    return new ClientLoop(stats, System::nanoTime, ClientLoop::parkUntil);
+  }
+
+  /** Parks the calling thread until {@link System#nanoTime()} reaches {@code until}. */
+  static void parkUntil(long until) throws InterruptedException {
+    long wait;
+    while ((wait = until - System.nanoTime()) > 0) {
+      LockSupport.parkNanos(wait);
+      if (Thread.interrupted()) {
+        throw new InterruptedException();
       }
-    });
+    }
+  }
+
+  /**
+   * When operation {@code k} of client {@code client} of {@code clients} is due on the open-loop schedule of
+   * {@code rate} operations per second in total that starts at {@code start} (ns): {@code start + (k * clients +
+   * client) / rate}, so that the clients' operations interleave evenly.
+   */
+  static long due(long start, long k, int client, int clients, double rate) {
+    return start + (long) (1e9 * (k * (double) clients + client) / rate);
   }
 
   /** Pause after a failed operation in closed loop, so that an unavailable service is not spun on. */
@@ -72,10 +85,8 @@ final class ClientLoop {
    */
   void open(Op op, BooleanSupplier running, long start, double rate, int client, int clients)
       throws InterruptedException {
-    double period = 1e9 * clients / rate;
-    double offset = 1e9 * client / rate;
     for (long k = 0; running.getAsBoolean(); k++) {
-      long due = start + (long) (offset + k * period);
+      long due = due(start, k, client, clients, rate);
       sleeper.sleepUntil(due);
       if (!running.getAsBoolean()) {
         return;

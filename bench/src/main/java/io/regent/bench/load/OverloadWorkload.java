@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
@@ -105,16 +104,19 @@ final class OverloadWorkload {
     Target t = flood[client];
     String own = prefix + "flood" + client;
     long start = System.nanoTime();
-    double period = rate > 0 ? 1e9 * flood.length / rate : 0;
-    double offset = rate > 0 ? 1e9 * client / rate : 0;
     long n = 0;
     while (running.getAsBoolean()) {
-      if (rate > 0 && !sleepUntil(start + (long) (offset + n * period))) {
-        return;
+      if (rate > 0) {
+        try {
+          ClientLoop.parkUntil(ClientLoop.due(start, n, client, flood.length, rate));
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          return;
+        }
       }
       long t0 = System.nanoTime();
       try {
-        if (n++ % 2 == 0) {
+        if (n++ % 2 == 0) { // n also numbers the open-loop schedule's calls
           t.leaderRead(read);
         } else {
           Held held = t.campaignFresh(own, ttlMs, "flood");
@@ -159,18 +161,6 @@ final class OverloadWorkload {
         }
       }
     }
-  }
-
-  /** Parks until {@code due} (System.nanoTime); false when interrupted. */
-  private static boolean sleepUntil(long due) {
-    long wait;
-    while ((wait = due - System.nanoTime()) > 0) {
-      LockSupport.parkNanos(wait);
-      if (Thread.interrupted()) {
-        return false;
-      }
-    }
-    return true;
   }
 
   private void count(AtomicLong n) {

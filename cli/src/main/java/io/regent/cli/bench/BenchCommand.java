@@ -31,8 +31,8 @@ import picocli.CommandLine.Spec;
             + "members share an ownership group of --partitions partitions; a member joins, one leaves, one "
             + "crashes; per event the time to a stable assignment, the log entries, the partitions moved and "
             + "the fan-out to the members' Watch streams), overload (keepalive while --flood-clients more clients "
-            + "flood reads and campaigns, closed loop or at --rate, and one well-behaved client reads every 10 ms; reports the "
-            + "flood's refusals and their latency and the well-behaved reads' latency).",
+            + "flood reads and campaigns, closed loop or at --rate, and one well-behaved client reads every 10 ms; "
+            + "reports the flood's refusals and their latency and the well-behaved reads' latency).",
         "--target ratis: scripts/ratis-cluster.sh's nodes (a trivial state machine under Regent's Ratis "
             + "settings); each Regent log entry is one write there, a leader read a linearizable ReadIndex read.",
         "Closed loop unless --rate: then open loop, latency counted from each request's due time "
