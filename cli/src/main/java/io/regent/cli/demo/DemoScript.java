@@ -158,7 +158,12 @@ final class DemoScript implements DemoCommand.Script {
       try {
         return election.campaign("jobs", ByteString.copyFromUtf8("node-c"), ttlMs, reason -> { });
       } catch (StatusRuntimeException e) {
-        if (e.getStatus().getCode() != Status.Code.UNAVAILABLE || System.nanoTime() - since > WAIT_MS * 1_000_000) {
+        // grpc-java reports a call written on the connection the kill just closed as UNKNOWN "channel closed": it
+        // may have been applied. Campaigning again is safe here: a lease of the first try that was granted expires
+        // after its TTL, and a name it took is then passed on in the queue, to this retry if none other waits.
+        Status.Code code = e.getStatus().getCode();
+        if ((code != Status.Code.UNAVAILABLE && code != Status.Code.UNKNOWN)
+            || System.nanoTime() - since > WAIT_MS * 1_000_000) {
           throw e;
         }
         Thread.sleep(50);
