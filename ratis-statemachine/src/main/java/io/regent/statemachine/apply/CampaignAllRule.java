@@ -1,8 +1,10 @@
 package io.regent.statemachine.apply;
 
-import io.regent.statemachine.limits.Limits;
+import static io.regent.statemachine.apply.Results.error;
+
 import io.regent.statemachine.event.ChangeEvent;
 import io.regent.statemachine.event.ChangeEvent.Kind;
+import io.regent.statemachine.limits.Limits;
 import io.regent.statemachine.proto.CampaignAll;
 import io.regent.statemachine.proto.Candidate;
 import io.regent.statemachine.proto.Code;
@@ -22,21 +24,28 @@ import java.util.TreeSet;
  * apply in which it is first in line for all of them and all are free. Meanwhile a free name whose first
  * candidate is such a candidate stays unowned (reserved for it), so a stream of single-name campaigns cannot
  * starve it.
+ *
+ * <p>Not thread-safe: one instance per rule applied, on the apply thread.
  */
-final class AllNames {
+final class CampaignAllRule {
   /** Most names one CampaignAll may take. */
   static final int MAX_NAMES = 64;
 
   private final StateTxn txn;
   private final long index;
-  private final List<ChangeEvent> events;
+  private final Effects effects;
 
-  AllNames(StateTxn txn, long index, List<ChangeEvent> events) {
-    this.txn = txn;
-    this.index = index;
-    this.events = events;
+  CampaignAllRule(ApplyContext at) {
+    this.txn = at.txn();
+    this.index = at.index();
+    this.effects = at.effects();
   }
 
+  /**
+   * Applies a CampaignAll entry: its lease takes all its names now when all are unused, else queues once for
+   * all of them; a retry keeps what the first try got. {@link Code#FAILED_PRECONDITION} when the lease already
+   * holds or waits for one of the names on its own.
+   */
   Result.Builder campaign(CampaignAll c) {
     TreeSet<String> names = new TreeSet<>(c.getNamesList());
     String bad = c.getNamesCount() == 0 || c.getNamesCount() > MAX_NAMES || names.size() != c.getNamesCount()
@@ -64,7 +73,7 @@ final class AllNames {
       return sameCandidacy ? result(recs, false) : error(Code.FAILED_PRECONDITION, "lease " + c.getLeaseId()
           + " already holds or waits for " + mine + " on its own");
     }
-    long fresh = recs.stream().filter(AllNames::unused).count();
+    long fresh = recs.stream().filter(CampaignAllRule::unused).count();
     if (c.getMaxNames() > 0 && txn.nameCount() + fresh > c.getMaxNames()) {
       return error(Code.RESOURCE_EXHAUSTED, "the cluster holds " + txn.nameCount() + " names, its limit (--max-names "
           + c.getMaxNames() + ")");
@@ -72,7 +81,7 @@ final class AllNames {
     TreeSet<String> leaseNames = new TreeSet<>(lease.getNamesList());
     leaseNames.addAll(names);
     txn.putLease(lease.toBuilder().clearNames().addAllNames(leaseNames).build());
-    boolean allFree = recs.stream().allMatch(AllNames::unused);
+    boolean allFree = recs.stream().allMatch(CampaignAllRule::unused);
     List<NameRecord> after = new ArrayList<>();
     for (NameRecord r : recs) {
       NameRecord next;
@@ -80,7 +89,7 @@ final class AllNames {
         Holder h = Holder.newBuilder().setLeaseId(c.getLeaseId()).setValue(c.getValue()).setToken(index)
             .setSinceIndex(index).build();
         next = r.toBuilder().setHolder(h).build();
-        events.add(new ChangeEvent(Kind.ELECTED, r.getName(), h, index, c.getLeaseId()));
+        effects.event(new ChangeEvent(Kind.ELECTED, r.getName(), h, index, c.getLeaseId()));
       } else {
         next = r.toBuilder().addCandidates(Candidate.newBuilder().setLeaseId(c.getLeaseId()).setValue(c.getValue())
             .setRegisteredIndex(index).addAllAllNames(names)).build();
@@ -117,7 +126,7 @@ final class AllNames {
       txn.putName(o.toBuilder().setHolder(h).removeCandidates(0).build());
     }
     for (String n : c.getAllNamesList()) {
-      events.add(new ChangeEvent(Kind.ELECTED, n, h, index, c.getLeaseId()));
+      effects.event(new ChangeEvent(Kind.ELECTED, n, h, index, c.getLeaseId()));
     }
     return rec.toBuilder().setHolder(h).removeCandidates(0).build();
   }
@@ -137,9 +146,5 @@ final class AllNames {
 
   private static Result.Builder result(List<NameRecord> recs, boolean elected) {
     return Result.newBuilder().addAllAllNames(recs).setElected(elected);
-  }
-
-  private static Result.Builder error(Code code, String message) {
-    return Result.newBuilder().setCode(code).setMessage(message);
   }
 }
