@@ -1,4 +1,4 @@
-package io.regent.cli.command;
+package io.regent.cli.command.group;
 
 import java.io.IOException;
 import java.io.PrintWriter;

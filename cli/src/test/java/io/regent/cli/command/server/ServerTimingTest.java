@@ -1,7 +1,8 @@
-package io.regent.cli.command;
+package io.regent.cli.command.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.regent.cli.command.SnapshotCommandTest;
 import io.regent.cli.output.ExitCodes;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package io.regent.cli.command;
+package io.regent.cli.command.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

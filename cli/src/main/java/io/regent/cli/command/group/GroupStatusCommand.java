@@ -1,8 +1,9 @@
-package io.regent.cli.command;
+package io.regent.cli.command.group;
 
 import io.regent.api.v1.GroupMemberInfo;
 import io.regent.api.v1.GroupStatusResponse;
 import io.regent.api.v1.PartitionOwner;
+import io.regent.cli.command.ClientOptions;
 import io.regent.cli.output.ExitCodes;
 import io.regent.cli.output.Json;
 import io.regent.client.GroupClient;

@@ -1,4 +1,4 @@
-package io.regent.cli.command;
+package io.regent.cli.command.group;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -7,6 +7,7 @@ import io.regent.cli.cluster.ClusterDownCommand;
 import io.regent.cli.cluster.ClusterUpCommand;
 import io.regent.cli.cluster.Launcher;
 import io.regent.cli.cluster.ProcessCluster;
+import io.regent.cli.command.SnapshotCommandTest;
 import io.regent.cli.command.SnapshotCommandTest.Run;
 import io.regent.cli.output.ExitCodes;
 import io.regent.process.ChildProcess;

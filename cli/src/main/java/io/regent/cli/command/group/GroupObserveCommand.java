@@ -1,8 +1,9 @@
-package io.regent.cli.command;
+package io.regent.cli.command.group;
 
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
 import io.regent.api.v1.GroupWatchResponse;
+import io.regent.cli.command.ClientOptions;
 import io.regent.cli.hold.Signals;
 import io.regent.cli.output.ExitCodes;
 import io.regent.cli.output.Json;

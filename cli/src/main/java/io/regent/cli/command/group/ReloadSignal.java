@@ -1,4 +1,4 @@
-package io.regent.cli.command;
+package io.regent.cli.command.group;
 
 import java.util.Locale;
 import java.util.Map;

@@ -1,5 +1,6 @@
-package io.regent.cli.command;
+package io.regent.cli.command.group;
 
+import io.regent.cli.command.ClientOptions;
 import io.regent.cli.hold.Signals;
 import io.regent.cli.hold.SuspendOptions;
 import io.regent.cli.output.ExitCodes;

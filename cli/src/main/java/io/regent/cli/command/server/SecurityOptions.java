@@ -1,4 +1,4 @@
-package io.regent.cli.command;
+package io.regent.cli.command.server;
 
 import io.regent.server.security.Security;
 import io.regent.server.security.TlsFiles;

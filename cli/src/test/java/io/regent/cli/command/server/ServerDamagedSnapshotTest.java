@@ -1,8 +1,9 @@
-package io.regent.cli.command;
+package io.regent.cli.command.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
+import io.regent.cli.command.SnapshotCommandTest;
 import io.regent.cli.output.ExitCodes;
 import io.regent.client.RegentClient;
 import io.regent.server.RegentServer;

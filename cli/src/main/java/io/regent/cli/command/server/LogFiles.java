@@ -1,4 +1,4 @@
-package io.regent.cli.command;
+package io.regent.cli.command.server;
 
 import ch.qos.logback.classic.LoggerContext;
 import ch.qos.logback.classic.joran.JoranConfigurator;

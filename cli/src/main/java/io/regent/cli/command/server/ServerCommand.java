@@ -1,5 +1,6 @@
-package io.regent.cli.command;
+package io.regent.cli.command.server;
 
+import io.regent.cli.command.ClientOptions;
 import io.regent.cli.hold.Signals;
 import io.regent.cli.output.ExitCodes;
 import io.regent.cli.settings.ServerSettings;

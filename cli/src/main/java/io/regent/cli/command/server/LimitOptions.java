@@ -1,4 +1,4 @@
-package io.regent.cli.command;
+package io.regent.cli.command.server;
 
 import io.regent.cli.settings.DurationConverter;
 import io.regent.server.limits.AdmissionLimits;

@@ -1,4 +1,4 @@
-package io.regent.cli.command;
+package io.regent.cli.command.server;
 
 import static io.regent.cli.command.SnapshotCommandTest.run;
 import static org.assertj.core.api.Assertions.assertThat;
