@@ -24,7 +24,7 @@ class PackageRulesTest {
       List.of("io.regent.cli.cluster.."),
       List.of("io.regent.cli.command.server..", "io.regent.cli.command.group.."),
       List.of("io.regent.cli.command"),
-      List.of("io.regent.cli.hold.."),
+      List.of("io.regent.cli.holder.."),
       List.of("io.regent.cli.output.."),
       List.of("io.regent.cli.settings.."));
 

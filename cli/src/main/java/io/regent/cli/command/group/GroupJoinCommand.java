@@ -1,8 +1,8 @@
 package io.regent.cli.command.group;
 
 import io.regent.cli.command.ClientOptions;
-import io.regent.cli.hold.Signals;
-import io.regent.cli.hold.SuspendOptions;
+import io.regent.cli.holder.Signals;
+import io.regent.cli.holder.SuspendOptions;
 import io.regent.cli.output.ExitCodes;
 import io.regent.cli.settings.DurationConverter;
 import io.regent.client.LeaseKeeper;

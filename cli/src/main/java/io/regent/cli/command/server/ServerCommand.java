@@ -1,7 +1,7 @@
 package io.regent.cli.command.server;
 
 import io.regent.cli.command.ClientOptions;
-import io.regent.cli.hold.Signals;
+import io.regent.cli.holder.Signals;
 import io.regent.cli.output.ExitCodes;
 import io.regent.cli.settings.ServerSettings;
 import io.regent.cli.settings.SettingsReport;

@@ -1,4 +1,4 @@
-package io.regent.cli.hold;
+package io.regent.cli.holder;
 
 import io.regent.api.v1.LeaderKey;
 import io.regent.process.ChildProcess;

@@ -1,4 +1,4 @@
-package io.regent.cli.hold;
+package io.regent.cli.holder;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

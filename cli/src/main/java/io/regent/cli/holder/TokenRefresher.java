@@ -1,4 +1,4 @@
-package io.regent.cli.hold;
+package io.regent.cli.holder;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
@@ -13,7 +13,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * {@code elect --fresh-token-every DURATION}: every period, takes a new, larger fencing token (a FreshToken
  * log entry; the name stays held) and writes it to the token file, for ledgers in strict mode. A refusal
- * (the name is held no more) ends the tenure as lost; a failure without quorum is retried next period.
+ * (the name is held no more) ends the holding as lost; a failure without quorum is retried next period.
  */
 final class TokenRefresher implements AutoCloseable {
   private final ScheduledExecutorService timer;
@@ -23,7 +23,7 @@ final class TokenRefresher implements AutoCloseable {
   }
 
   /** Starts refreshing every {@code every}; with {@code every == null}, does nothing. */
-  static TokenRefresher start(RegentClient c, Tenure tenure, TokenFile file, Duration every) {
+  static TokenRefresher start(RegentClient c, NameHolder holder, TokenFile file, Duration every) {
     if (every == null) {
       return new TokenRefresher(null);
     }
@@ -33,20 +33,20 @@ final class TokenRefresher implements AutoCloseable {
       return t;
     });
     long ms = every.toMillis();
-    timer.scheduleWithFixedDelay(() -> refresh(c, tenure, file), ms, ms, TimeUnit.MILLISECONDS);
+    timer.scheduleWithFixedDelay(() -> refresh(c, holder, file), ms, ms, TimeUnit.MILLISECONDS);
     return new TokenRefresher(timer);
   }
 
-  private static void refresh(RegentClient c, Tenure tenure, TokenFile file) {
+  private static void refresh(RegentClient c, NameHolder holder, TokenFile file) {
     try {
-      file.write(tenure.freshToken(c).getToken());
+      file.write(holder.freshToken(c).getToken());
     } catch (StatusRuntimeException e) {
       Status.Code code = e.getStatus().getCode();
       if (code == Status.Code.FAILED_PRECONDITION || code == Status.Code.NOT_FOUND) {
-        tenure.lose("no fresh token: " + ExitCodes.message(e));
+        holder.lose("no fresh token: " + ExitCodes.message(e));
       }
     } catch (IOException e) {
-      tenure.lose("cannot write the fencing token file: " + e.getMessage());
+      holder.lose("cannot write the fencing token file: " + e.getMessage());
     }
   }
 

@@ -1,4 +1,4 @@
-package io.regent.cli.hold;
+package io.regent.cli.holder;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,4 +1,4 @@
-package io.regent.cli.hold;
+package io.regent.cli.holder;
 
 import java.util.concurrent.atomic.AtomicInteger;
 

@@ -1,4 +1,4 @@
-package io.regent.cli.hold;
+package io.regent.cli.holder;
 
 import static io.regent.cli.command.SnapshotCommandTest.freePort;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,4 +1,4 @@
-package io.regent.cli.hold;
+package io.regent.cli.holder;
 
 import io.regent.cli.settings.DurationConverter;
 import io.regent.client.LeaseKeeper;

@@ -1,4 +1,4 @@
-package io.regent.cli.hold;
+package io.regent.cli.holder;
 
 import com.google.protobuf.ByteString;
 import io.grpc.StatusRuntimeException;

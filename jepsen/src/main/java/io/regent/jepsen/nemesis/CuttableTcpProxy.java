@@ -11,13 +11,13 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * One TCP relay on loopback: a client connects to {@link #port()} and its bytes go to {@code upstream} and
+ * One TCP proxy on loopback: a client connects to {@link #port()} and its bytes go to {@code upstream} and
  * back. {@link #cut()} makes the link hang, as a dead route or a frozen peer does: bytes already read are
  * held, nothing is forwarded either way, connections stay open (no reset, no error: the client sees only
  * silence and its deadlines); {@link #heal()} lets the held bytes through, like TCP retransmits after a
  * partition heals. Two threads per connection (blocking I/O), daemons; {@link #close()} ends them all.
  */
-final class Relay implements AutoCloseable {
+final class CuttableTcpProxy implements AutoCloseable {
   private final InetSocketAddress upstream;
   private final ServerSocket server;
   private final List<Socket> sockets = new CopyOnWriteArrayList<>();
@@ -25,11 +25,11 @@ final class Relay implements AutoCloseable {
   private boolean cut;
   private volatile long lastSentNanos;
 
-  /** Listens on an ephemeral loopback port; relays to {@code host:port}. */
-  Relay(String host, int port, String name) throws IOException {
+  /** Listens on an ephemeral loopback port; forwards to {@code host:port}. */
+  CuttableTcpProxy(String host, int port, String name) throws IOException {
     this.upstream = new InetSocketAddress(host, port);
     this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
-    Thread acceptor = new Thread(this::accept, "relay-" + name);
+    Thread acceptor = new Thread(this::accept, "tcp-proxy-" + name);
     acceptor.setDaemon(true);
     acceptor.start();
   }
@@ -110,7 +110,7 @@ final class Relay implements AutoCloseable {
         sockets.remove(from);
         sockets.remove(to);
       }
-    }, "relay-pump");
+    }, "tcp-proxy-pump");
     t.setDaemon(true);
     t.start();
   }
@@ -119,7 +119,7 @@ final class Relay implements AutoCloseable {
   public void close() {
     heal();
     closeQuietly(server);
-    sockets.forEach(Relay::closeQuietly);
+    sockets.forEach(CuttableTcpProxy::closeQuietly);
   }
 
   private static void closeQuietly(java.io.Closeable c) {

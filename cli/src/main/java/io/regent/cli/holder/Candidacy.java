@@ -1,4 +1,4 @@
-package io.regent.cli.hold;
+package io.regent.cli.holder;
 
 import com.google.protobuf.ByteString;
 import io.regent.api.v1.LeaderKey;
@@ -33,8 +33,8 @@ public final class Candidacy {
   /**
    * Campaigns, prints the grant, then holds: until SIGINT/SIGTERM (exit 0), until the name is lost (exit 1,
    * after one {@code lost NAME: reason} line on stderr) or, with a command, until it exits (then its
-   * status). A command still running when the tenure ends is stopped (SIGTERM, then SIGKILL). While the lease
-   * is in doubt the holder is suspended (the command frozen; see {@link Tenure}). Waits at most
+   * status). A command still running when the holding ends is stopped (SIGTERM, then SIGKILL). While the lease
+   * is in doubt the holder is suspended (the command frozen; see {@link NameHolder}). Waits at most
    * {@code timeout} (null: no limit) to be granted the name, or not at all with {@code noWait}.
    *
    * @throws NotAcquiredException when not granted in time (exit 3); the lease is revoked
@@ -47,43 +47,43 @@ public final class Candidacy {
   /** Like {@link #run(RegentClient, Run, Duration, boolean, PrintWriter, PrintWriter)} with the keeper's options. */
   static int run(RegentClient c, Run run, Duration timeout, boolean noWait, LeaseKeeper.Options keeperOptions,
                  PrintWriter out, PrintWriter err) throws Exception {
-    Tenure tenure = new Tenure(run.name(), run.suspension(), keeperOptions, err);
+    NameHolder holder = new NameHolder(run.name(), run.suspension(), keeperOptions, err);
     try {
-      LeaderKey key = tenure.campaign(c, run.ttl().toMillis(), ByteString.copyFromUtf8(run.value()),
+      LeaderKey key = holder.campaign(c, run.ttl().toMillis(), ByteString.copyFromUtf8(run.value()),
           run.lockDelayMs(), timeout, noWait);
       int code = ExitCodes.OK;
-      if (key != null && tenure.announce(() -> {
+      if (key != null && holder.announce(() -> {
         out.println(run.grantLine().apply(key));
         out.flush();
       })) {
-        code = run.command().isEmpty() ? awaitEnd(tenure) : execute(c, tenure, key, run);
+        code = run.command().isEmpty() ? awaitEnd(holder) : execute(c, holder, key, run);
       }
-      return tenure.how() == Tenure.End.LOST ? ExitCodes.ERROR : code;
+      return holder.how() == NameHolder.End.LOST ? ExitCodes.ERROR : code;
     } finally {
-      tenure.release(c);
+      holder.release(c);
     }
   }
 
-  private static int awaitEnd(Tenure tenure) throws InterruptedException {
-    tenure.await();
+  private static int awaitEnd(NameHolder holder) throws InterruptedException {
+    holder.await();
     return ExitCodes.OK;
   }
 
   /** Runs the command as holder; its status when it ends by itself, else it is stopped. */
-  private static int execute(RegentClient c, Tenure tenure, LeaderKey key, Run run) throws Exception {
+  private static int execute(RegentClient c, NameHolder holder, LeaderKey key, Run run) throws Exception {
     try (TokenFile file = TokenFile.create(key.getToken());
-         TokenRefresher refresher = TokenRefresher.start(c, tenure, file, run.freshTokenEvery())) {
-      ExecChild child = tenure.startChild(
-          () -> ExecChild.start(run.command(), key, file, () -> tenure.end(Tenure.End.FINISHED)));
+         TokenRefresher refresher = TokenRefresher.start(c, holder, file, run.freshTokenEvery())) {
+      ExecChild child = holder.startChild(
+          () -> ExecChild.start(run.command(), key, file, () -> holder.end(NameHolder.End.FINISHED)));
       if (child == null) {
-        return ExitCodes.OK; // the tenure ended before the command could start
+        return ExitCodes.OK; // the holding ended before the command could start
       }
-      Tenure.End end = tenure.await();
-      if (end == Tenure.End.FINISHED) {
+      NameHolder.End end = holder.await();
+      if (end == NameHolder.End.FINISHED) {
         return child.await();
       }
       refresher.close();
-      if (end == Tenure.End.LOST) {
+      if (end == NameHolder.End.LOST) {
         child.kill(); // not one more instruction as holder: no SIGTERM handler may run
       } else {
         // asked to stop: the holder still renews, but a command that takes long must not outlast the margin

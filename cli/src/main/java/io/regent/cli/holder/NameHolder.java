@@ -1,4 +1,4 @@
-package io.regent.cli.hold;
+package io.regent.cli.holder;
 
 import com.google.protobuf.ByteString;
 import io.grpc.Status;
@@ -15,7 +15,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * One holder's tenure of a name, for {@code elect} and {@code lock}: a kept-alive lease and a campaign, then
+ * The holder of one name, for {@code elect} and {@code lock}: a kept-alive lease and a campaign, then
  * holding until the first of SIGINT/SIGTERM, the loss of the name, or the end of the holder's work; then
  * {@link #release}. Create it on the thread that campaigns: a signal or a loss interrupts that campaign.
  *
@@ -24,8 +24,8 @@ import java.util.concurrent.atomic.AtomicReference;
  * command frozen; a renewal in time resumes it (the command thawed, {@code resumed NAME token=T lease=L}: the
  * same lease and token); the loss comes on NOT_FOUND or after the grace.
  */
-final class Tenure {
-  /** How a tenure ended. */
+final class NameHolder {
+  /** How a holding ended. */
   enum End {
     /** SIGINT or SIGTERM: give the name up in an orderly way. */
     SIGNALLED,
@@ -53,12 +53,12 @@ final class Tenure {
   private volatile LeaderKey key;
 
   /**
-   * A tenure of {@code name}; a loss is reported as one line {@code lost NAME: reason} on {@code err}.
+   * A holder of {@code name}; a loss is reported as one line {@code lost NAME: reason} on {@code err}.
    *
    * @param suspension whether (and how long) the holder is suspended before it is lost
    * @param keeperOptions the lease keeper's options (a pause hook in tests), to which the suspension is added
    */
-  Tenure(String name, SuspendOptions suspension, LeaseKeeper.Options keeperOptions, PrintWriter err) {
+  NameHolder(String name, SuspendOptions suspension, LeaseKeeper.Options keeperOptions, PrintWriter err) {
     this.name = name;
     this.err = err;
     this.suspends = !suspension.noSuspend;
@@ -66,7 +66,7 @@ final class Tenure {
     Signals.onTermination(() -> end(End.SIGNALLED));
   }
 
-  /** Ends the tenure, unless it has ended already; wakes a campaign in progress and a start put off. */
+  /** Ends the holding, unless it has ended already; wakes a campaign in progress and a start put off. */
   synchronized void end(End how) {
     if (end.compareAndSet(null, how)) {
       ended.countDown();
@@ -77,7 +77,7 @@ final class Tenure {
     }
   }
 
-  /** The keeper is in doubt: freezes the command (if any) before saying so; nothing once the tenure ended. */
+  /** The keeper is in doubt: freezes the command (if any) before saying so; nothing once the holding ended. */
   private synchronized void suspend(String reason) {
     if (end.get() != null) {
       return;
@@ -109,7 +109,7 @@ final class Tenure {
    * Starts the holder's command with {@code start}, once the lease is vouched for: a start while suspended is
    * put off until the resume, so the command never runs while the holder is unsure.
    *
-   * @return the command; null when the tenure ended first
+   * @return the command; null when the holding ended first
    */
   synchronized ExecChild startChild(Callable<ExecChild> start) throws Exception {
     if (!awaitVouched()) {
@@ -119,7 +119,7 @@ final class Tenure {
     return child;
   }
 
-  /** Waits while suspended; whether the tenure lasts. Caller holds the lock. */
+  /** Waits while suspended; whether the holding lasts. Caller holds the lock. */
   private boolean awaitVouched() throws InterruptedException {
     while (suspended && end.get() == null) {
       wait();
@@ -127,7 +127,7 @@ final class Tenure {
     return end.get() == null;
   }
 
-  /** Ends the tenure as lost and says why, unless it has ended already. */
+  /** Ends the holding as lost and says why, unless it has ended already. */
   void lose(String reason) {
     synchronized (this) {
       if (end.get() != null) {
@@ -145,7 +145,7 @@ final class Tenure {
    *
    * @param timeout how long to wait to be granted the name; null for no limit
    * @param noWait ask once: granted at once, or not at all
-   * @return the grant; null when the tenure ended first (a signal, or the lease was lost while waiting)
+   * @return the grant; null when the holding ended first (a signal, or the lease was lost while waiting)
    * @throws StatusRuntimeException when the cluster refuses (bad TTL, name or value, ...)
    * @throws NotAcquiredException when not granted within {@code timeout}, or at once with {@code noWait}
    */
@@ -200,7 +200,7 @@ final class Tenure {
         // A call's deadline bounds one call (the client's attempt timeout can end it before --timeout does):
         // campaign again until --timeout, if any, has passed.
         boolean again = code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED;
-        // a suspended keeper is not valid, yet still renews: only its loss (which ends the tenure) stops us
+        // a suspended keeper is not valid, yet still renews: only its loss (which ends the holding) stops us
         if (!again || end.get() != null || (!suspends && !keeper.isValid())) {
           throw e;
         }
@@ -214,7 +214,7 @@ final class Tenure {
   }
 
   /**
-   * Runs {@code announce} (e.g. printing the grant) unless the tenure has ended; while suspended, only after
+   * Runs {@code announce} (e.g. printing the grant) unless the holding has ended; while suspended, only after
    * the resume. Whether it ran.
    */
   synchronized boolean announce(Runnable announce) throws InterruptedException {
@@ -225,13 +225,13 @@ final class Tenure {
     return true;
   }
 
-  /** Blocks until the tenure ends; how it ended. */
+  /** Blocks until the holding ends; how it ended. */
   End await() throws InterruptedException {
     ended.await();
     return end.get();
   }
 
-  /** How the tenure ended; null while it lasts. */
+  /** How the holding ended; null while it lasts. */
   End how() {
     return end.get();
   }
