@@ -33,9 +33,10 @@ public final class Candidacy {
   /**
    * Campaigns, prints the grant, then holds: until SIGINT/SIGTERM (exit 0), until the name is lost (exit 1,
    * after one {@code lost NAME: reason} line on stderr) or, with a command, until it exits (then its
-   * status). A command still running when the holding ends is stopped (SIGTERM, then SIGKILL). While the lease
-   * is in doubt the holder is suspended (the command frozen; see {@link NameHolder}). Waits at most
-   * {@code timeout} (null: no limit) to be granted the name, or not at all with {@code noWait}.
+   * status). A command still running when the holding ends is stopped: on a loss with SIGKILL at once, on a
+   * signal with SIGTERM, then SIGKILL. While the lease is in doubt the holder is suspended (the command frozen;
+   * see {@link NameHolder}). Waits at most {@code timeout} (null: no limit) to be granted the name, or not at
+   * all with {@code noWait}.
    *
    * @throws NotAcquiredException when not granted in time (exit 3); the lease is revoked
    */
