@@ -8,7 +8,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.regent.api.v1.ClusterGrpc;
 import io.regent.api.v1.StatusRequest;
 import io.regent.api.v1.StatusResponse;
-import io.regent.cli.command.ServerCommand;
+import io.regent.cli.command.server.ServerCommand;
 import io.regent.cli.settings.ServerSettings;
 import io.regent.client.RegentClient;
 import io.regent.process.ChildProcess;

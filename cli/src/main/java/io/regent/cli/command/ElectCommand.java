@@ -1,8 +1,8 @@
 package io.regent.cli.command;
 
-import io.regent.cli.hold.Candidacy;
-import io.regent.cli.hold.ElectAll;
-import io.regent.cli.hold.SuspendOptions;
+import io.regent.cli.holder.Candidacy;
+import io.regent.cli.holder.ElectAll;
+import io.regent.cli.holder.SuspendOptions;
 import io.regent.cli.output.Format;
 import io.regent.cli.settings.DurationConverter;
 import io.regent.client.LeaseKeeper;

@@ -2,7 +2,7 @@ package io.regent.cli.command;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.regent.cli.hold.Signals;
+import io.regent.cli.holder.Signals;
 import io.regent.cli.output.ExitCodes;
 import io.regent.cli.output.Format;
 import io.regent.client.RegentClient;

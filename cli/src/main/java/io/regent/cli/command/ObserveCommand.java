@@ -4,7 +4,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
 import io.regent.api.v1.ObserveResponse;
-import io.regent.cli.hold.Signals;
+import io.regent.cli.holder.Signals;
 import io.regent.cli.output.ExitCodes;
 import io.regent.cli.output.Format;
 import io.regent.client.RegentClient;

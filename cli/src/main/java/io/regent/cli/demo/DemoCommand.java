@@ -1,6 +1,6 @@
 package io.regent.cli.demo;
 
-import io.regent.cli.hold.Signals;
+import io.regent.cli.holder.Signals;
 import io.regent.cli.output.ExitCodes;
 import io.regent.cli.settings.DurationConverter;
 import java.io.PrintWriter;

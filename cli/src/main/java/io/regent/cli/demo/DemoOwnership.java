@@ -7,7 +7,6 @@ import io.regent.cli.cluster.ClusterUpCommand;
 import io.regent.cli.cluster.Launcher;
 import io.regent.cli.cluster.ProcessCluster;
 import io.regent.cli.output.ExitCodes;
-import io.regent.cli.output.Narrator;
 import io.regent.client.GroupClient;
 import io.regent.client.LedgerClient;
 import io.regent.client.RegentClient;
@@ -36,7 +35,7 @@ final class DemoOwnership implements DemoCommand.Script {
   /** A ledger entry's text: writer, round. */
   private static final Pattern ENTRY = Pattern.compile("^(\\S+) #(\\d+)$");
 
-  private final Narrator n;
+  private final StepPrinter n;
   private final Path dir;
   private final long ttlMs;
   private final String ttl;
@@ -44,7 +43,7 @@ final class DemoOwnership implements DemoCommand.Script {
   private volatile boolean succeeded;
 
   DemoOwnership(PrintWriter out, Path dir, long ttlMs) {
-    this.n = new Narrator(out);
+    this.n = new StepPrinter(out);
     this.dir = dir;
     this.ttlMs = ttlMs;
     this.ttl = ttlMs % 1000 == 0 ? ttlMs / 1000 + "s" : ttlMs + "ms";

@@ -7,7 +7,6 @@ import io.regent.api.v1.LedgerAppendResponse;
 import io.regent.cli.cluster.ClusterUpCommand;
 import io.regent.cli.cluster.ProcessCluster;
 import io.regent.cli.output.Format;
-import io.regent.cli.output.Narrator;
 import io.regent.client.LeaderElection;
 import io.regent.client.LedgerClient;
 import io.regent.client.RegentClient;
@@ -25,7 +24,7 @@ final class DemoScript implements DemoCommand.Script {
   static final String SLOW = "; if it printed 'lost', its lease renewals were too slow (an overloaded machine?): "
       + "try a longer lease, e.g. `regent demo --ttl 10s`";
 
-  private final Narrator n;
+  private final StepPrinter n;
   private final Path dir;
   private final long ttlMs;
   private final DemoProcesses processes;
@@ -34,7 +33,7 @@ final class DemoScript implements DemoCommand.Script {
   private DemoProcess observer;
 
   DemoScript(PrintWriter out, Path dir, long ttlMs) {
-    this.n = new Narrator(out);
+    this.n = new StepPrinter(out);
     this.processes = new DemoProcesses(out);
     this.dir = dir;
     this.ttlMs = ttlMs;

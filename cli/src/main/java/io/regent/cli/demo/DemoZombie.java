@@ -4,7 +4,6 @@ import io.regent.api.v1.LeaseInfo;
 import io.regent.api.v1.LedgerEntry;
 import io.regent.cli.cluster.Launcher;
 import io.regent.cli.output.ExitCodes;
-import io.regent.cli.output.Narrator;
 import io.regent.client.LedgerClient;
 import io.regent.client.RegentClient;
 import java.util.ArrayList;
@@ -30,13 +29,13 @@ final class DemoZombie {
   private static final Pattern LATER_ADMITTED = Pattern.compile("^admitted \\S+ #([3-9]|\\d\\d+) ");
 
   private final DemoScript script;
-  private final Narrator n;
+  private final StepPrinter n;
   private final String endpoints;
   private final String ledger;
   private final long ttlMs;
   private final String ttl;
 
-  DemoZombie(DemoScript script, Narrator n, String endpoints, String ledger, long ttlMs) {
+  DemoZombie(DemoScript script, StepPrinter n, String endpoints, String ledger, long ttlMs) {
     this.script = script;
     this.n = n;
     this.endpoints = endpoints;

@@ -1,7 +1,7 @@
 package io.regent.cli.ledger;
 
-import io.regent.cli.hold.ExecChild;
-import io.regent.cli.hold.TokenFile;
+import io.regent.cli.holder.ExecChild;
+import io.regent.cli.holder.TokenFile;
 import io.regent.client.LedgerClient;
 import java.io.PrintWriter;
 import java.nio.file.Path;

@@ -1,6 +1,6 @@
 package io.regent.cli.ledger;
 
-import io.regent.cli.hold.Identity;
+import io.regent.cli.holder.Identity;
 import io.regent.cli.settings.DurationConverter;
 import java.time.Duration;
 import picocli.CommandLine.Mixin;

@@ -1,6 +1,6 @@
 package io.regent.cli.ledger;
 
-import io.regent.cli.command.GroupJoinCommand;
+import io.regent.cli.command.group.GroupJoinCommand;
 import io.regent.client.LedgerClient;
 import java.io.IOException;
 import java.io.PrintWriter;

@@ -4,7 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.regent.cli.cluster.ProcessCluster;
-import io.regent.cli.hold.Signals;
+import io.regent.cli.holder.Signals;
 import io.regent.cli.output.ExitCodes;
 import io.regent.cli.settings.DurationConverter;
 import io.regent.fencing.FenceMetrics;

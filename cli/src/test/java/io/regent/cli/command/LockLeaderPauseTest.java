@@ -8,7 +8,7 @@ import io.regent.cli.cluster.ClusterDownCommand;
 import io.regent.cli.cluster.ClusterUpCommand;
 import io.regent.cli.cluster.Launcher;
 import io.regent.cli.cluster.ProcessCluster;
-import io.regent.cli.hold.ExecChildTest;
+import io.regent.cli.holder.ExecChildTest;
 import io.regent.client.RegentClient;
 import io.regent.process.ChildProcess;
 import java.io.PrintWriter;

@@ -2,7 +2,7 @@ package io.regent.cli.ledger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.regent.cli.command.GroupJoinCommand;
+import io.regent.cli.command.group.GroupJoinCommand;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;

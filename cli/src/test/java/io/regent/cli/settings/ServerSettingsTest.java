@@ -3,7 +3,7 @@ package io.regent.cli.settings;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.regent.cli.Regent;
-import io.regent.cli.command.ServerCommand;
+import io.regent.cli.command.server.ServerCommand;
 import io.regent.cli.output.ExitCodes;
 import java.io.IOException;
 import java.io.PrintWriter;

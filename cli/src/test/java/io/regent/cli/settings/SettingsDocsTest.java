@@ -2,7 +2,7 @@ package io.regent.cli.settings;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.regent.cli.command.ServerCommand;
+import io.regent.cli.command.server.ServerCommand;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

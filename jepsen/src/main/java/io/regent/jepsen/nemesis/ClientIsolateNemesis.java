@@ -6,8 +6,8 @@ import java.util.Random;
 
 /**
  * {@code client-isolate}: cuts one client from the node it talks to, and from no other node; every other
- * client keeps all its links. The link hangs ({@link Relay#cut()}: no error, no reset), as a node behind a
- * dead route or a frozen one looks to that client alone, while the cluster itself is healthy. The client must
+ * client keeps all its links. The link hangs ({@link CuttableTcpProxy#cut()}: no error, no reset), as a node
+ * behind a dead route or a frozen one looks to that client alone, while the cluster itself is healthy. The client must
  * fail over to another node and, if it holds a name, keep it: its keepalives must reach the cluster through
  * another node within its lease's TTL. A client that holds a name is preferred. Value at start: {@code [slot
  * "n2" held?]}; at stop: {@code [slot "n2" held-at-start? holds-now?]}.

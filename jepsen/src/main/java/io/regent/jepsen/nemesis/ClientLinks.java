@@ -6,21 +6,21 @@ import java.util.List;
 
 /**
  * The links between each client slot and each node, for the {@code client-isolate} nemesis: slot {@code s}
- * reaches node {@code k} through a {@link Relay} of its own, so that one client can be cut from one node while
- * every other client, and that client's links to the other nodes, are untouched. Network namespaces cannot do
- * this here: every client runs in the runner's namespace and process, and a blackhole route would cut them
- * all. Works the same on loopback and with namespaces.
+ * reaches node {@code k} through a {@link CuttableTcpProxy} of its own, so that one client can be cut from one
+ * node while every other client, and that client's links to the other nodes, are untouched. Network namespaces
+ * cannot do this here: every client runs in the runner's namespace and process, and a blackhole route would
+ * cut them all. Works the same on loopback and with namespaces.
  */
 public final class ClientLinks implements AutoCloseable {
   private final List<String> nodeIds;
-  private final List<List<Relay>> relays = new ArrayList<>();
+  private final List<List<CuttableTcpProxy>> proxies = new ArrayList<>();
 
   private ClientLinks(List<String> nodeIds) {
     this.nodeIds = List.copyOf(nodeIds);
   }
 
   /**
-   * Starts {@code slots} × nodes relays.
+   * Starts {@code slots} × nodes proxies.
    *
    * @param endpoints the nodes' API endpoints ({@code host:port}), in node order
    * @param nodeIds the nodes' ids, in the same order
@@ -30,12 +30,12 @@ public final class ClientLinks implements AutoCloseable {
     ClientLinks links = new ClientLinks(nodeIds);
     try {
       for (int s = 0; s < slots; s++) {
-        List<Relay> row = new ArrayList<>();
-        links.relays.add(row);
+        List<CuttableTcpProxy> row = new ArrayList<>();
+        links.proxies.add(row);
         for (int k = 0; k < endpoints.size(); k++) {
           String e = endpoints.get(k);
           int colon = e.lastIndexOf(':');
-          row.add(new Relay(e.substring(0, colon), Integer.parseInt(e.substring(colon + 1)),
+          row.add(new CuttableTcpProxy(e.substring(0, colon), Integer.parseInt(e.substring(colon + 1)),
               "s" + s + "-" + nodeIds.get(k)));
         }
       }
@@ -46,9 +46,9 @@ public final class ClientLinks implements AutoCloseable {
     return links;
   }
 
-  /** The endpoints slot {@code slot} uses, one per node in node order: its relays' loopback addresses. */
+  /** The endpoints slot {@code slot} uses, one per node in node order: its proxies' loopback addresses. */
   public List<String> endpoints(int slot) {
-    return relays.get(slot).stream().map(r -> "127.0.0.1:" + r.port()).toList();
+    return proxies.get(slot).stream().map(r -> "127.0.0.1:" + r.port()).toList();
   }
 
   /** Number of nodes. */
@@ -66,7 +66,7 @@ public final class ClientLinks implements AutoCloseable {
    * none yet.
    */
   int talkingTo(int slot, int fallback) {
-    List<Relay> row = relays.get(slot);
+    List<CuttableTcpProxy> row = proxies.get(slot);
     int best = fallback;
     long last = 0;
     for (int k = 0; k < row.size(); k++) {
@@ -81,16 +81,16 @@ public final class ClientLinks implements AutoCloseable {
 
   /** Cuts slot {@code slot} from node {@code k}: that link hangs. */
   void cut(int slot, int k) {
-    relays.get(slot).get(k).cut();
+    proxies.get(slot).get(k).cut();
   }
 
   /** Heals every link. */
   public void healAll() {
-    relays.forEach(row -> row.forEach(Relay::heal));
+    proxies.forEach(row -> row.forEach(CuttableTcpProxy::heal));
   }
 
   @Override
   public void close() {
-    relays.forEach(row -> row.forEach(Relay::close));
+    proxies.forEach(row -> row.forEach(CuttableTcpProxy::close));
   }
 }

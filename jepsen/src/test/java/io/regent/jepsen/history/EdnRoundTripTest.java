@@ -2,6 +2,7 @@ package io.regent.jepsen.history;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.regent.jepsen.checker.CorpusLocator;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -45,13 +46,12 @@ class EdnRoundTripTest {
 
   @Test
   void everyCorpusFileRoundTrips() throws IOException {
-    Path corpus = io.regent.jepsen.checker.CorpusLocator.locate();
-    org.junit.jupiter.api.Assumptions.assumeTrue(corpus != null,
-        "Knossos corpus ../shared/knossos-corpus is absent; skipping the corpus round trip");
+    Path corpus = CorpusLocator.require("the EDN round trip of every Knossos corpus history");
     List<Path> files;
     try (Stream<Path> s = Files.walk(corpus)) {
       files = s.filter(p -> p.toString().endsWith(".edn")).toList();
     }
+    assertThat(files).as("EDN files in " + corpus).isNotEmpty(); // an empty corpus must not pass as checked
     for (Path f : files) {
       List<Op> ops = EdnReader.readHistory(f).ops();
       assertThat(EdnReader.readOps(EdnWriter.toString(ops))).as(f.toString()).isEqualTo(ops);

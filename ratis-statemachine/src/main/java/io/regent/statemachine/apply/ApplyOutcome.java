@@ -7,9 +7,10 @@ import io.regent.statemachine.proto.Result;
 import java.util.List;
 
 /**
- * What applying one entry (or all the operations of a batch entry) produced: the reply, the change events, and the lease-time effects that the
- * ready leader's clock must observe. Only {@code result} depends on nothing but replicated state; the
- * adapter completes the lease statuses of a Confirm with the leader's measurements.
+ * What applying one entry (or all the operations of a batch entry) produced: the reply, the change events, and
+ * the lease-time effects that the ready leader's clock must observe; collected during the apply by
+ * {@link Effects}. Only {@code result} depends on nothing but replicated state; the adapter completes the lease
+ * statuses of a Confirm with the leader's measurements.
  *
  * @param result reply to the proposer
  * @param events ownership and lease-end events, in the order they happened

@@ -15,8 +15,8 @@ import java.util.List;
  * What a Confirm reads from the state (docs/architecture.md §8, §8.1): whether each lease it renews or asks about
  * exists and its TTL, and the holder of each name it asks about. A pure function of (state, Confirm, index,
  * term) that writes nothing. Apply computes it for a Confirm entry, on the state after the entry's own write
- * (the renewal of a long lease clears its checkpoint, {@link Applier}); the leader's answer under its leadership
- * lease computes it from a read transaction, with no entry. The same state gives the same bytes either way.
+ * (the renewal of a long lease clears its checkpoint, {@link LeaseRules#confirm}); the leader's answer under its
+ * leadership lease computes it from a read transaction, with no entry. The same state gives the same bytes either way.
  */
 public final class ConfirmRead {
   private ConfirmRead() {
