@@ -7,7 +7,7 @@ import io.regent.api.v1.LeaderKey;
 import io.regent.server.limits.Admission;
 import io.regent.server.limits.NameQuota;
 import io.regent.server.limits.ServerLimits;
-import io.regent.server.confirm.Proposer;
+import io.regent.server.replication.Proposer;
 import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.proto.CampaignAll;
 import io.regent.statemachine.proto.Code;

@@ -15,7 +15,7 @@ import io.regent.api.v1.GroupStatusResponse;
 import io.regent.api.v1.GroupWatchRequest;
 import io.regent.api.v1.GroupWatchResponse;
 import io.regent.api.v1.PartitionToken;
-import io.regent.server.confirm.Proposer;
+import io.regent.server.replication.Proposer;
 import io.regent.statemachine.limits.Limits;
 import io.regent.statemachine.group.GroupLimits;
 import io.regent.statemachine.proto.GroupJoin;

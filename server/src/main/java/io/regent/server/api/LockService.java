@@ -8,7 +8,7 @@ import io.regent.api.v1.LockRequest;
 import io.regent.api.v1.LockResponse;
 import io.regent.api.v1.UnlockRequest;
 import io.regent.api.v1.UnlockResponse;
-import io.regent.server.confirm.Proposer;
+import io.regent.server.replication.Proposer;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.Resign;
 

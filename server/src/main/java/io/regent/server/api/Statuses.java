@@ -3,7 +3,7 @@ package io.regent.server.api;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
-import io.regent.server.confirm.Proposer.UnavailableException;
+import io.regent.server.replication.Proposer.UnavailableException;
 import io.regent.statemachine.proto.Code;
 import io.regent.statemachine.proto.Result;
 import java.util.concurrent.CompletableFuture;
