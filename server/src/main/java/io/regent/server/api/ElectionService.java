@@ -48,25 +48,18 @@ final class ElectionService extends ElectionGrpc.ElectionImplBase {
 
   @Override
   public void campaign(CampaignRequest req, StreamObserver<CampaignResponse> obs) {
-    if (req.getTtlMs() != 0) {
-      Statuses.guard(obs, () -> campaigns.campaignWithTtl(req.getName(), req.getLease(), req.getTtlMs(), req.getValue(),
-          req.getLockDelayMs(), req.getNoWait(), obs, (elected, key, lease) -> {
-            CampaignResponse.Builder b = CampaignResponse.newBuilder().setElected(elected).setLease(lease);
-            if (key != null) {
-              b.setLeader(key);
-            }
-            return b.build();
-          }));
-      return;
-    }
-    Statuses.guard(obs, () -> campaigns.campaign(req.getName(), req.getLease(), req.getValue(), req.getLockDelayMs(), req.getNoWait(),
-        (ServerCallStreamObserver<CampaignResponse>) obs, (elected, key) -> {
-          CampaignResponse.Builder b = CampaignResponse.newBuilder().setElected(elected);
-          if (key != null) {
-            b.setLeader(key);
+    Statuses.guard(obs, () -> Statuses.replyUnlessCancelled(req.getTtlMs() != 0
+        ? campaigns.campaignWithTtl(req.getName(), req.getLease(), req.getTtlMs(), req.getValue(),
+            req.getLockDelayMs(), req.getNoWait())
+        : campaigns.campaign(req.getName(), req.getLease(), req.getValue(), req.getLockDelayMs(), req.getNoWait(),
+            ((ServerCallStreamObserver<CampaignResponse>) obs)::setOnCancelHandler), o -> {
+          CampaignResponse.Builder b = CampaignResponse.newBuilder().setElected(o.elected())
+              .setLease(o.grantedLease());
+          if (o.holder() != null) {
+            b.setLeader(o.holder());
           }
           return b.build();
-        }));
+        }, obs));
   }
 
   @Override

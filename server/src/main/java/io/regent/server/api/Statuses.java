@@ -6,6 +6,7 @@ import io.grpc.stub.StreamObserver;
 import io.regent.server.confirm.Proposer.UnavailableException;
 import io.regent.statemachine.proto.Code;
 import io.regent.statemachine.proto.Result;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
@@ -56,20 +57,35 @@ final class Statuses {
 
   /** Completes a unary call from {@code future}, mapping the value with {@code toResponse}. */
   static <T, R> void reply(CompletableFuture<T> future, Function<T, R> toResponse, StreamObserver<R> obs) {
-    future.whenComplete((v, err) -> {
-      if (err != null) {
-        obs.onError(toStatus(err));
-        return;
+    future.whenComplete((v, err) -> answer(v, err, toResponse, obs));
+  }
+
+  private static <T, R> void answer(T v, Throwable err, Function<T, R> toResponse, StreamObserver<R> obs) {
+    if (err != null) {
+      obs.onError(toStatus(err));
+      return;
+    }
+    R response;
+    try {
+      response = toResponse.apply(v);
+    } catch (RuntimeException e) {
+      obs.onError(toStatus(e));
+      return;
+    }
+    obs.onNext(response);
+    obs.onCompleted();
+  }
+
+  /**
+   * Completes a unary call from {@code outcome} as {@link #reply} does, unless the caller cancelled the call and
+   * with it the outcome (a campaign's, see {@link Campaigns#campaign}): a cancelled call gets no answer.
+   */
+  static <T, R> void replyUnlessCancelled(CompletableFuture<T> outcome, Function<T, R> toResponse,
+                                          StreamObserver<R> obs) {
+    outcome.whenComplete((v, err) -> {
+      if (!(err instanceof CancellationException)) {
+        answer(v, err, toResponse, obs);
       }
-      R response;
-      try {
-        response = toResponse.apply(v);
-      } catch (RuntimeException e) {
-        obs.onError(toStatus(e));
-        return;
-      }
-      obs.onNext(response);
-      obs.onCompleted();
     });
   }
 
