@@ -143,7 +143,7 @@ final class Campaigns {
           waiter.arm(r.getIndex());
           waiter.elected().whenComplete((h, e) -> {
             waiter.close();
-            completeOnce(outcome, e, () -> new CampaignOutcome(true, Keys.leaderKey(name, h), 0));
+            completeOnce(outcome, e, () -> new CampaignOutcome(true, LeaderKeys.leaderKey(name, h), 0));
           });
         });
     return outcome;
@@ -188,6 +188,6 @@ final class Campaigns {
 
   private static LeaderKey holder(Result r) {
     NameRecord rec = r.getName();
-    return rec.hasHolder() ? Keys.leaderKey(rec.getName(), rec.getHolder()) : null;
+    return rec.hasHolder() ? LeaderKeys.leaderKey(rec.getName(), rec.getHolder()) : null;
   }
 }

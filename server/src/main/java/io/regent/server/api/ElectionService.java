@@ -106,7 +106,7 @@ final class ElectionService extends ElectionGrpc.ElectionImplBase {
         if (holder.value().isEmpty()) {
           throw Status.NOT_FOUND.withDescription("'" + name + "' has no leader").asRuntimeException();
         }
-        return LeaderResponse.newBuilder().setLeader(Keys.leaderKey(name, holder.value().get()))
+        return LeaderResponse.newBuilder().setLeader(LeaderKeys.leaderKey(name, holder.value().get()))
             .setAppliedIndex(holder.index()).build();
       }, obs);
     });
@@ -124,6 +124,6 @@ final class ElectionService extends ElectionGrpc.ElectionImplBase {
   }
 
   private static LeaderKey holderKey(NameRecord rec) {
-    return Keys.leaderKey(rec.getName(), rec.getHolder());
+    return LeaderKeys.leaderKey(rec.getName(), rec.getHolder());
   }
 }

@@ -13,7 +13,7 @@ final class Events {
     ObserveResponse.Builder b = ObserveResponse.newBuilder().setKind(kind(e.kind())).setName(e.name())
         .setIndex(e.index());
     if (e.holder() != null) {
-      b.setLeader(Keys.leaderKey(e.name(), e.holder()));
+      b.setLeader(LeaderKeys.leaderKey(e.name(), e.holder()));
     }
     return b.build();
   }
@@ -26,7 +26,7 @@ final class Events {
     ObserveResponse.Builder b = ObserveResponse.newBuilder().setKind(ObserveResponse.Kind.CURRENT).setName(name)
         .setIndex(index).setCompacted(compacted);
     if (record != null && record.hasHolder()) {
-      b.setLeader(Keys.leaderKey(name, record.getHolder()));
+      b.setLeader(LeaderKeys.leaderKey(name, record.getHolder()));
     }
     return b.build();
   }
