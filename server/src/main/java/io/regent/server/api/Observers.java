@@ -64,7 +64,7 @@ final class Observers {
         stream.fail(Statuses.toStatus(err).getStatus());
         return;
       }
-      stream.start(Events.current(name, s.record, s.appliedIndex, compacted), s.appliedIndex, List.of());
+      stream.start(ObserveMessages.current(name, s.record, s.appliedIndex, compacted), s.appliedIndex, List.of());
     });
   }
 

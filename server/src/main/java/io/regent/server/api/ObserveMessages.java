@@ -4,11 +4,12 @@ import io.regent.api.v1.ObserveResponse;
 import io.regent.statemachine.event.ChangeEvent;
 import io.regent.statemachine.proto.NameRecord;
 
-/** Conversion of applied events to Observe messages. */
-final class Events {
-  private Events() {
+/** The messages of an Observe stream: applied ownership changes, and the CURRENT holder a stream starts with. */
+final class ObserveMessages {
+  private ObserveMessages() {
   }
 
+  /** The message of ownership change {@code e}; IllegalArgumentException for an event that is none. */
   static ObserveResponse toResponse(ChangeEvent e) {
     ObserveResponse.Builder b = ObserveResponse.newBuilder().setKind(kind(e.kind())).setName(e.name())
         .setIndex(e.index());
