@@ -110,7 +110,7 @@ public final class ApiServer implements AutoCloseable {
               var raft = cluster.raftLeader();
               return raft == null ? null : raft.node();
             }, System::nanoTime, STARTED_MS)),
-        new ElectionService(campaigns, new Observers(reader, sm.hub(), blocking, limits.observeBuffer(),
+        new ElectionService(campaigns, new ObserveStreams(reader, sm.hub(), blocking, limits.observeBuffer(),
             limits.maxObservers()), reader, proposer, new CampaignAllCall(proposer, sm.hub(), limits,
             admission.nameQuota(), blocking)),
         new LockService(campaigns, proposer),

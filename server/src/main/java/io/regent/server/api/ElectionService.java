@@ -33,15 +33,15 @@ import io.regent.statemachine.proto.Resign;
 final class ElectionService extends ElectionGrpc.ElectionImplBase {
   private final Campaigns campaigns;
   private final CampaignAllCall campaignAll;
-  private final Observers observers;
+  private final ObserveStreams observeStreams;
   private final StateReader reader;
   private final Proposer proposer;
 
-  ElectionService(Campaigns campaigns, Observers observers, StateReader reader, Proposer proposer,
+  ElectionService(Campaigns campaigns, ObserveStreams observeStreams, StateReader reader, Proposer proposer,
                   CampaignAllCall campaignAll) {
     this.campaigns = campaigns;
     this.campaignAll = campaignAll;
-    this.observers = observers;
+    this.observeStreams = observeStreams;
     this.reader = reader;
     this.proposer = proposer;
   }
@@ -118,7 +118,7 @@ final class ElectionService extends ElectionGrpc.ElectionImplBase {
       if (req.getAfterIndex() < 0) {
         throw Statuses.invalid("after index " + req.getAfterIndex() + " is negative (0: from the current state)");
       }
-      observers.observe(Validation.name(req.getName()), req.getAfterIndex(),
+      observeStreams.observe(Validation.name(req.getName()), req.getAfterIndex(),
           (ServerCallStreamObserver<ObserveResponse>) obs);
     });
   }

@@ -60,8 +60,10 @@ public final class MethodRules {
     // every name must be allowed: a rule's prefix covers them all iff it covers their common prefix
     serve(ElectionGrpc.getCampaignAllMethod(), Lane.BULK, Right.CAMPAIGN,
         r -> commonPrefix(((CampaignAllRequest) r).getNamesList()));
-    serve(ElectionGrpc.getProclaimMethod(), Lane.BULK, Right.CAMPAIGN, r -> ((ProclaimRequest) r).getLeader().getName());
-    serve(ElectionGrpc.getResignMethod(), Lane.PRIORITY, Right.CAMPAIGN, r -> ((ResignRequest) r).getLeader().getName());
+    serve(ElectionGrpc.getProclaimMethod(), Lane.BULK, Right.CAMPAIGN,
+        r -> ((ProclaimRequest) r).getLeader().getName());
+    serve(ElectionGrpc.getResignMethod(), Lane.PRIORITY, Right.CAMPAIGN,
+        r -> ((ResignRequest) r).getLeader().getName());
     serve(ElectionGrpc.getFreshTokenMethod(), Lane.BULK, Right.CAMPAIGN,
         r -> ((FreshTokenRequest) r).getLeader().getName());
     serve(ElectionGrpc.getLeaderMethod(), Lane.BULK, Right.READ, r -> ((LeaderRequest) r).getName());
@@ -105,7 +107,8 @@ public final class MethodRules {
     relay(io.etcd.jetcd.api.ElectionGrpc.getResignMethod(), ElectionGrpc.getResignMethod());
     relay(io.etcd.jetcd.api.lock.LockGrpc.getLockMethod(), LockGrpc.getLockMethod());
     // the owner's token comes from a read, then the release
-    relay(io.etcd.jetcd.api.lock.LockGrpc.getUnlockMethod(), ElectionGrpc.getLeaderMethod(), LockGrpc.getUnlockMethod());
+    relay(io.etcd.jetcd.api.lock.LockGrpc.getUnlockMethod(), ElectionGrpc.getLeaderMethod(),
+        LockGrpc.getUnlockMethod());
   }
 
   private MethodRules() {
