@@ -73,7 +73,7 @@ final class Campaigns {
     Validation.value(value);
     Validation.lockDelay(lockDelayMs);
     if (lease != 0) {
-      throw Statuses.invalid("set a lease (" + lease + ") or a ttl (" + ttlMs + " ms), not both");
+      throw StatusCodes.invalid("set a lease (" + lease + ") or a ttl (" + ttlMs + " ms), not both");
     }
     grants.checkTtl(ttlMs);
     names.check(Admission.IDENTITY.get(), 1);
@@ -81,7 +81,7 @@ final class Campaigns {
             .setName(name).setTtlMs(ttlMs).setMaxLeases(grants.maxLeases()).setValue(value)
             .setLockDelayMs(lockDelayMs).setNoWait(noWait).setMaxNames(limits.maxNames())
             .setMaxCandidates(limits.maxCandidates()))))
-        .thenApply(r -> new CampaignOutcome(Statuses.check(r).getElected(), holder(r), r.getLeaseId()));
+        .thenApply(r -> new CampaignOutcome(StatusCodes.check(r).getElected(), holder(r), r.getLeaseId()));
   }
 
   /**
@@ -137,7 +137,7 @@ final class Campaigns {
         }).whenComplete((r, err) -> {
           if (err != null || r.getElected() || noWait || r.getCode() != Code.OK) {
             waiter.close();
-            completeOnce(outcome, err, () -> new CampaignOutcome(Statuses.check(r).getElected(), holder(r), 0));
+            completeOnce(outcome, err, () -> new CampaignOutcome(StatusCodes.check(r).getElected(), holder(r), 0));
             return;
           }
           waiter.arm(r.getIndex());

@@ -48,7 +48,7 @@ final class ElectionService extends ElectionGrpc.ElectionImplBase {
 
   @Override
   public void campaign(CampaignRequest req, StreamObserver<CampaignResponse> obs) {
-    Statuses.guard(obs, () -> Statuses.replyUnlessCancelled(req.getTtlMs() != 0
+    CallAnswers.guard(obs, () -> CallAnswers.replyUnlessCancelled(req.getTtlMs() != 0
         ? campaigns.campaignWithTtl(req.getName(), req.getLease(), req.getTtlMs(), req.getValue(),
             req.getLockDelayMs(), req.getNoWait())
         : campaigns.campaign(req.getName(), req.getLease(), req.getValue(), req.getLockDelayMs(), req.getNoWait(),
@@ -64,45 +64,45 @@ final class ElectionService extends ElectionGrpc.ElectionImplBase {
 
   @Override
   public void campaignAll(CampaignAllRequest req, StreamObserver<CampaignAllResponse> obs) {
-    Statuses.guard(obs, () -> campaignAll.campaign(req, (ServerCallStreamObserver<CampaignAllResponse>) obs));
+    CallAnswers.guard(obs, () -> campaignAll.campaign(req, (ServerCallStreamObserver<CampaignAllResponse>) obs));
   }
 
   @Override
   public void proclaim(ProclaimRequest req, StreamObserver<ProclaimResponse> obs) {
-    Statuses.guard(obs, () -> {
+    CallAnswers.guard(obs, () -> {
       LeaderKey k = Validation.key(req.getLeader());
       Validation.value(req.getValue());
-      Statuses.reply(proposer.propose(LogEntry.newBuilder().setProclaim(Proclaim.newBuilder().setName(k.getName())
+      CallAnswers.reply(proposer.propose(LogEntry.newBuilder().setProclaim(Proclaim.newBuilder().setName(k.getName())
               .setToken(k.getToken()).setValue(req.getValue()))),
-          r -> ProclaimResponse.newBuilder().setLeader(holderKey(Statuses.check(r).getName())).build(), obs);
+          r -> ProclaimResponse.newBuilder().setLeader(holderKey(StatusCodes.check(r).getName())).build(), obs);
     });
   }
 
   @Override
   public void resign(ResignRequest req, StreamObserver<ResignResponse> obs) {
-    Statuses.guard(obs, () -> {
+    CallAnswers.guard(obs, () -> {
       LeaderKey k = Validation.key(req.getLeader());
-      Statuses.reply(proposer.propose(LogEntry.newBuilder().setResign(Resign.newBuilder().setName(k.getName())
+      CallAnswers.reply(proposer.propose(LogEntry.newBuilder().setResign(Resign.newBuilder().setName(k.getName())
               .setToken(k.getToken()).setRevokeLease(req.getRevokeLease()))),
-          r -> ResignResponse.newBuilder().setIndex(Statuses.check(r).getIndex()).build(), obs);
+          r -> ResignResponse.newBuilder().setIndex(StatusCodes.check(r).getIndex()).build(), obs);
     });
   }
 
   @Override
   public void freshToken(FreshTokenRequest req, StreamObserver<FreshTokenResponse> obs) {
-    Statuses.guard(obs, () -> {
+    CallAnswers.guard(obs, () -> {
       LeaderKey k = Validation.key(req.getLeader());
-      Statuses.reply(proposer.propose(LogEntry.newBuilder().setFreshToken(FreshToken.newBuilder()
+      CallAnswers.reply(proposer.propose(LogEntry.newBuilder().setFreshToken(FreshToken.newBuilder()
               .setName(k.getName()).setToken(k.getToken()))),
-          r -> FreshTokenResponse.newBuilder().setLeader(holderKey(Statuses.check(r).getName())).build(), obs);
+          r -> FreshTokenResponse.newBuilder().setLeader(holderKey(StatusCodes.check(r).getName())).build(), obs);
     });
   }
 
   @Override
   public void leader(LeaderRequest req, StreamObserver<LeaderResponse> obs) {
-    Statuses.guard(obs, () -> {
+    CallAnswers.guard(obs, () -> {
       String name = Validation.name(req.getName());
-      Statuses.reply(reader.holder(req.getSerializable(), name), holder -> {
+      CallAnswers.reply(reader.holder(req.getSerializable(), name), holder -> {
         if (holder.value().isEmpty()) {
           throw Status.NOT_FOUND.withDescription("'" + name + "' has no leader").asRuntimeException();
         }
@@ -114,9 +114,9 @@ final class ElectionService extends ElectionGrpc.ElectionImplBase {
 
   @Override
   public void observe(ObserveRequest req, StreamObserver<ObserveResponse> obs) {
-    Statuses.guard(obs, () -> {
+    CallAnswers.guard(obs, () -> {
       if (req.getAfterIndex() < 0) {
-        throw Statuses.invalid("after index " + req.getAfterIndex() + " is negative (0: from the current state)");
+        throw StatusCodes.invalid("after index " + req.getAfterIndex() + " is negative (0: from the current state)");
       }
       observeStreams.observe(Validation.name(req.getName()), req.getAfterIndex(),
           (ServerCallStreamObserver<ObserveResponse>) obs);

@@ -25,7 +25,7 @@ final class LockService extends LockGrpc.LockImplBase {
   @Override
   public void lock(LockRequest req, StreamObserver<LockResponse> obs) {
     // Without no_wait a waiting campaign's outcome is always elected: its key is set.
-    Statuses.guard(obs, () -> Statuses.replyUnlessCancelled(req.getTtlMs() != 0
+    CallAnswers.guard(obs, () -> CallAnswers.replyUnlessCancelled(req.getTtlMs() != 0
         ? campaigns.campaignWithTtl(req.getName(), req.getLease(), req.getTtlMs(), req.getOwner(),
             req.getLockDelayMs(), false)
         : campaigns.campaign(req.getName(), req.getLease(), req.getOwner(), req.getLockDelayMs(), false,
@@ -40,11 +40,11 @@ final class LockService extends LockGrpc.LockImplBase {
 
   @Override
   public void unlock(UnlockRequest req, StreamObserver<UnlockResponse> obs) {
-    Statuses.guard(obs, () -> {
+    CallAnswers.guard(obs, () -> {
       LeaderKey k = Validation.key(req.getKey());
-      Statuses.reply(proposer.propose(LogEntry.newBuilder().setResign(Resign.newBuilder().setName(k.getName())
+      CallAnswers.reply(proposer.propose(LogEntry.newBuilder().setResign(Resign.newBuilder().setName(k.getName())
               .setToken(k.getToken()).setRevokeLease(req.getRevokeLease()))),
-          r -> UnlockResponse.newBuilder().setIndex(Statuses.check(r).getIndex()).build(), obs);
+          r -> UnlockResponse.newBuilder().setIndex(StatusCodes.check(r).getIndex()).build(), obs);
     });
   }
 }

@@ -65,7 +65,7 @@ final class ObserveStreams {
     hub.listen(stream);
     reader.read(false, txn -> new Snapshot(txn.name(name), txn.appliedIndex())).whenComplete((s, err) -> {
       if (err != null) {
-        stream.fail(Statuses.toStatus(err).getStatus());
+        stream.fail(StatusCodes.toStatus(err).getStatus());
         return;
       }
       stream.start(ObserveMessages.current(name, s.record, s.appliedIndex, compacted), s.appliedIndex, List.of());

@@ -1,58 +1,18 @@
 package io.regent.server.api;
 
-import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
-import io.regent.server.confirm.Proposer.UnavailableException;
-import io.regent.statemachine.proto.Code;
-import io.regent.statemachine.proto.Result;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
-/** Maps apply results and failures onto the gRPC status codes of docs/architecture.md §7, in one place. */
-final class Statuses {
-  private Statuses() {
-  }
-
-  /** Throws the gRPC error for a refused result; returns it unchanged when OK. */
-  static Result check(Result r) {
-    if (r.getCode() == Code.OK) {
-      return r;
-    }
-    Status s = switch (r.getCode()) {
-      case NOT_FOUND -> Status.NOT_FOUND;
-      case FAILED_PRECONDITION -> Status.FAILED_PRECONDITION;
-      case INVALID_ARGUMENT -> Status.INVALID_ARGUMENT;
-      case RESOURCE_EXHAUSTED -> Status.RESOURCE_EXHAUSTED;
-      default -> Status.INTERNAL;
-    };
-    throw s.withDescription(r.getMessage()).asRuntimeException();
-  }
-
-  /** An INVALID_ARGUMENT error with this message. */
-  static StatusRuntimeException invalid(String message) {
-    return Status.INVALID_ARGUMENT.withDescription(message).asRuntimeException();
-  }
-
-  /** The gRPC status for any failure of a call. */
-  static StatusRuntimeException toStatus(Throwable t) {
-    Throwable c = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
-    if (c instanceof StatusRuntimeException sre) {
-      return sre;
-    }
-    if (c instanceof UnavailableException) {
-      return Status.UNAVAILABLE.withDescription(c.getMessage()).asRuntimeException();
-    }
-    if (c instanceof RejectedExecutionException) { // the node's bounded blocking pool is full
-      return Status.RESOURCE_EXHAUSTED.withDescription("node overloaded: too much work queued; retry later")
-          .asRuntimeException();
-    }
-    return Status.INTERNAL.withDescription(String.valueOf(c)).withCause(c).asRuntimeException();
+/**
+ * Answers the services' calls: a unary call from a future, once, or with the status ({@link StatusCodes}) of a
+ * synchronous failure.
+ */
+final class CallAnswers {
+  private CallAnswers() {
   }
 
   /** Completes a unary call from {@code future}, mapping the value with {@code toResponse}. */
@@ -62,14 +22,14 @@ final class Statuses {
 
   private static <T, R> void answer(T v, Throwable err, Function<T, R> toResponse, StreamObserver<R> obs) {
     if (err != null) {
-      obs.onError(toStatus(err));
+      obs.onError(StatusCodes.toStatus(err));
       return;
     }
     R response;
     try {
       response = toResponse.apply(v);
     } catch (RuntimeException e) {
-      obs.onError(toStatus(e));
+      obs.onError(StatusCodes.toStatus(e));
       return;
     }
     obs.onNext(response);
@@ -100,13 +60,13 @@ final class Statuses {
     }
     try {
       if (err != null) {
-        obs.onError(toStatus(err));
+        obs.onError(StatusCodes.toStatus(err));
         return;
       }
       obs.onNext(response.get());
       obs.onCompleted();
     } catch (RuntimeException e) {
-      obs.onError(toStatus(e));
+      obs.onError(StatusCodes.toStatus(e));
     }
   }
 
@@ -115,7 +75,7 @@ final class Statuses {
     try {
       body.run();
     } catch (RuntimeException e) {
-      obs.onError(toStatus(e));
+      obs.onError(StatusCodes.toStatus(e));
     }
   }
 }
