@@ -47,7 +47,7 @@ final class LeaseLeasesMethod {
     ServerServiceDefinition.Builder b = ServerServiceDefinition.builder(SERVICE);
     lease.getMethods().forEach(b::addMethod);
     return b.addMethod(method, ServerCalls.asyncUnaryCall((Empty req, StreamObserver<Leases> obs) ->
-        Upstream.current().lease().leases(LeaseLeasesRequest.getDefaultInstance(), Relay.unary(obs,
+        Upstream.current().lease().leases(LeaseLeasesRequest.getDefaultInstance(), AnswerRelay.unary(obs,
             r -> new Leases(headers.at(r.getAppliedIndex()), r.getLeasesList().stream().map(LeaseInfo::getId)
                 .toList()))))).build();
   }
