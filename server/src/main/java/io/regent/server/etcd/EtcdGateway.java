@@ -90,7 +90,7 @@ public final class EtcdGateway implements AutoCloseable {
             return Contexts.interceptCall(Context.current().withValue(Upstream.KEY, new Upstream(ch)), call, md, next);
           }
         })
-        .addService(LeaseLeasesMethod.addedTo(new EtcdLeaseService(headers, minTtlMs).bindService(), headers))
+        .addService(EtcdLeaseLeases.addedTo(new EtcdLeaseService(headers, minTtlMs).bindService(), headers))
         .addService(new EtcdElectionService(headers))
         .addService(new EtcdLockService(headers))
         .build();

@@ -19,7 +19,7 @@ import io.regent.statemachine.limits.Limits;
  * minimum; one above Regent's 1 h is OUT_OF_RANGE "etcdserver: too large lease TTL"; a lease id chosen by the
  * client is INVALID_ARGUMENT (Regent's ids are log indexes). A lease not found is etcd's NOT_FOUND
  * "etcdserver: requested lease not found" for a revoke, TTL 0 in a keepalive answer and TTL −1 from
- * LeaseTimeToLive, as etcd answers (docs/migrating.md). LeaseLeases: {@link LeaseLeasesMethod}.
+ * LeaseTimeToLive, as etcd answers (docs/migrating.md). LeaseLeases: {@link EtcdLeaseLeases}.
  */
 final class EtcdLeaseService extends LeaseGrpc.LeaseImplBase {
   /** etcd's description of a missing lease (its {@code rpctypes.ErrGRPCLeaseNotFound}), which clients match. */
