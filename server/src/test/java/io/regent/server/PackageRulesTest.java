@@ -28,7 +28,7 @@ class PackageRulesTest {
       List.of("io.regent.server.api.."),
       List.of("io.regent.server.lease..", "io.regent.server.config..", "io.regent.server.batch.."),
       List.of("io.regent.server.confirm..", "io.regent.server.limits..", "io.regent.server.membership..",
-          "io.regent.server.storage..", "io.regent.server.concurrent.."),
+          "io.regent.server.storage..", "io.regent.server.concurrent..", "io.regent.server.rpc.."),
       List.of("io.regent.server.replication.."));
 
   static JavaClasses main;
