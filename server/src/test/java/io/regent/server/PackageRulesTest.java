@@ -1,5 +1,8 @@
 package io.regent.server;
 
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.resideInAPackage;
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.Architectures.layeredArchitecture;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -25,7 +28,8 @@ class PackageRulesTest {
       List.of("io.regent.server.api.."),
       List.of("io.regent.server.lease..", "io.regent.server.config..", "io.regent.server.batch.."),
       List.of("io.regent.server.confirm..", "io.regent.server.limits..", "io.regent.server.membership..",
-          "io.regent.server.storage..", "io.regent.server.concurrent.."));
+          "io.regent.server.storage..", "io.regent.server.concurrent..", "io.regent.server.rpc.."),
+      List.of("io.regent.server.replication.."));
 
   static JavaClasses main;
 
@@ -48,8 +52,21 @@ class PackageRulesTest {
   /** Negative control: the same rule with the confirmation rules above the API must flag the API's arrows. */
   @Test
   void theLayerRuleFlagsAnArrowUp() {
-    List<List<String>> swapped = List.of(LAYERS.get(0), LAYERS.get(1), LAYERS.get(4), LAYERS.get(3), LAYERS.get(2));
+    List<List<String>> swapped =
+        List.of(LAYERS.get(0), LAYERS.get(1), LAYERS.get(4), LAYERS.get(3), LAYERS.get(2), LAYERS.get(5));
     assertThat(layers(swapped).evaluate(main).hasViolation()).isTrue();
+  }
+
+  /**
+   * The replication port ({@code Proposer}) is the bottom layer: every package that proposes imports it, so it
+   * may use nothing else of the server, or a cycle or an arrow up would follow.
+   */
+  @Test
+  void theReplicationPortDependsOnNothingElseInTheServer() {
+    noClasses().that().resideInAPackage("io.regent.server.replication..")
+        .should().dependOnClassesThat(resideInAPackage("io.regent.server..")
+            .and(not(resideInAPackage("io.regent.server.replication.."))))
+        .check(main);
   }
 
   /** Layer i may be used by layers 0..i-1 only; every main class must sit in a layer. */

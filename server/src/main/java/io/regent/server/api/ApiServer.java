@@ -15,7 +15,8 @@ import io.regent.server.limits.ConnectionLimiter;
 import io.regent.server.limits.LeaseQuota;
 import io.regent.server.limits.ServerLimits;
 import io.regent.server.confirm.Confirmer;
-import io.regent.server.confirm.Proposer;
+import io.regent.server.replication.Proposer;
+import io.regent.server.rpc.MethodRules;
 import io.regent.statemachine.replica.ReplicaView;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -72,6 +73,7 @@ public final class ApiServer implements AutoCloseable {
    * @param admission the priority lanes and per-identity quotas (docs/architecture.md §7.2), built with
    *     {@code limits.admission()}; it runs before the per-connection limits
    * @param interceptors wrap every call (metrics), outside the limits so that refusals are counted too
+   * @throws IllegalStateException when a method it serves is not declared in {@code MethodRules}
    */
   public ApiServer(InetSocketAddress address, ServerCredentials credentials, ClusterView cluster, ReplicaView sm,
                    Proposer proposer, Confirmer confirmer, long minTtlMs, boolean unsafeLocalGrants,
@@ -108,7 +110,7 @@ public final class ApiServer implements AutoCloseable {
               var raft = cluster.raftLeader();
               return raft == null ? null : raft.node();
             }, System::nanoTime, STARTED_MS)),
-        new ElectionService(campaigns, new Observers(reader, sm.hub(), blocking, limits.observeBuffer(),
+        new ElectionService(campaigns, new ObserveStreams(reader, sm.hub(), blocking, limits.observeBuffer(),
             limits.maxObservers()), reader, proposer, new CampaignAllCall(proposer, sm.hub(), limits,
             admission.nameQuota(), blocking)),
         new LockService(campaigns, proposer),
@@ -122,6 +124,7 @@ public final class ApiServer implements AutoCloseable {
       builder.addService(MalformedRequests.tolerant(s));
     }
     this.server = builder.build();
+    MethodRules.requireDeclared(server.getServices()); // each method's lane and right, before any call comes
     this.health = new HealthReporter(cluster, health);
   }
 

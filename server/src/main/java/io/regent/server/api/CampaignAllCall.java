@@ -7,7 +7,7 @@ import io.regent.api.v1.LeaderKey;
 import io.regent.server.limits.Admission;
 import io.regent.server.limits.NameQuota;
 import io.regent.server.limits.ServerLimits;
-import io.regent.server.confirm.Proposer;
+import io.regent.server.replication.Proposer;
 import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.proto.CampaignAll;
 import io.regent.statemachine.proto.Code;
@@ -52,7 +52,7 @@ final class CampaignAllCall {
 
   void campaign(CampaignAllRequest req, ServerCallStreamObserver<CampaignAllResponse> obs) {
     if (req.getNamesCount() == 0) {
-      throw Statuses.invalid("CampaignAll needs at least one name");
+      throw StatusCodes.invalid("CampaignAll needs at least one name");
     }
     req.getNamesList().forEach(Validation::name);
     Validation.value(req.getValue());
@@ -72,13 +72,13 @@ final class CampaignAllCall {
         .whenComplete((r, err) -> {
           if (err != null || r.getElected() || r.getCode() != Code.OK) {
             waiter.close();
-            Statuses.answerOnce(obs, answered, err, () -> keys(req, tokenOf(Statuses.check(r))));
+            CallAnswers.answerOnce(obs, answered, err, () -> keys(req, tokenOf(StatusCodes.check(r))));
             return;
           }
           waiter.arm(r.getIndex());
           waiter.elected().whenComplete((h, e) -> {
             waiter.close();
-            Statuses.answerOnce(obs, answered, e, () -> keys(req, h.getToken()));
+            CallAnswers.answerOnce(obs, answered, e, () -> keys(req, h.getToken()));
           });
         });
   }

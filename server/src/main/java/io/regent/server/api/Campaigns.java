@@ -1,13 +1,11 @@
 package io.regent.server.api;
 
 import com.google.protobuf.ByteString;
-import io.grpc.stub.ServerCallStreamObserver;
-import io.grpc.stub.StreamObserver;
 import io.regent.api.v1.LeaderKey;
 import io.regent.server.limits.Admission;
 import io.regent.server.limits.NameQuota;
 import io.regent.server.limits.ServerLimits;
-import io.regent.server.confirm.Proposer;
+import io.regent.server.replication.Proposer;
 import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.proto.Campaign;
 import io.regent.statemachine.proto.Code;
@@ -18,15 +16,16 @@ import io.regent.statemachine.proto.Result;
 import io.regent.statemachine.proto.Withdraw;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BiFunction;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * Blocking campaigns, shared by elections and locks: propose a Campaign, then wait on this node's applied
  * events until the lease is elected or ends. A cancelled call withdraws its candidacy, and resigns when it
- * was elected meanwhile, so nobody holds a name without knowing it.
+ * was elected meanwhile, so nobody holds a name without knowing it. Each campaign returns a future of its
+ * {@link CampaignOutcome}; the service answers its call from it.
  */
 final class Campaigns {
   private static final Logger LOG = LoggerFactory.getLogger(Campaigns.class);
@@ -57,46 +56,49 @@ final class Campaigns {
     this.executor = executor;
   }
 
-  /** The answer to a campaign with a TTL: elected, the holder after it (or null), and the lease it granted. */
-  interface OwnLeaseAnswer<R> {
-    R of(boolean elected, LeaderKey holder, long grantedLease);
-  }
-
   /**
    * Campaigns for {@code name} with a lease of {@code ttlMs} that the same log entry grants (an election in
    * two entries: this and a Resign that revokes, docs/architecture.md §4.4), and answers at once: elected, or queued
    * with the new lease, which the caller keeps alive and campaigns again with to wait. Never blocks, so a
-   * cancelled call leaves at most a lease that expires unrenewed. Errors: INVALID_ARGUMENT (name, value, lock
-   * delay, TTL outside the range of Lease.Grant, or {@code lease} set too), RESOURCE_EXHAUSTED ({@code --max-ttl},
-   * the lease, names or candidates limits, the identity's names, §7.2), UNAVAILABLE.
+   * cancelled call leaves at most a lease that expires unrenewed. Errors (thrown at once for bad input, else
+   * the future's): INVALID_ARGUMENT (name, value, lock delay, TTL outside the range of Lease.Grant, or
+   * {@code lease} set too), RESOURCE_EXHAUSTED ({@code --max-ttl}, the lease, names or candidates limits, the
+   * identity's names, §7.2), UNAVAILABLE.
+   *
+   * @return the outcome: elected, the holder after the entry (or null), and the lease it granted
    */
-  <R> void campaignWithTtl(String name, long lease, long ttlMs, ByteString value, long lockDelayMs, boolean noWait,
-                           StreamObserver<R> obs, OwnLeaseAnswer<R> answer) {
+  CompletableFuture<CampaignOutcome> campaignWithTtl(String name, long lease, long ttlMs, ByteString value,
+                                                     long lockDelayMs, boolean noWait) {
     Validation.name(name);
     Validation.value(value);
     Validation.lockDelay(lockDelayMs);
     if (lease != 0) {
-      throw Statuses.invalid("set a lease (" + lease + ") or a ttl (" + ttlMs + " ms), not both");
+      throw StatusCodes.invalid("set a lease (" + lease + ") or a ttl (" + ttlMs + " ms), not both");
     }
     grants.checkTtl(ttlMs);
     names.check(Admission.IDENTITY.get(), 1);
-    Statuses.reply(grants.propose(() -> proposer.propose(LogEntry.newBuilder().setCampaign(Campaign.newBuilder()
+    return grants.propose(() -> proposer.propose(LogEntry.newBuilder().setCampaign(Campaign.newBuilder()
             .setName(name).setTtlMs(ttlMs).setMaxLeases(grants.maxLeases()).setValue(value)
             .setLockDelayMs(lockDelayMs).setNoWait(noWait).setMaxNames(limits.maxNames())
-            .setMaxCandidates(limits.maxCandidates())))),
-        r -> answer.of(Statuses.check(r).getElected(), holder(r), r.getLeaseId()), obs);
+            .setMaxCandidates(limits.maxCandidates()))))
+        .thenApply(r -> new CampaignOutcome(StatusCodes.check(r).getElected(), holder(r), r.getLeaseId()));
   }
 
   /**
    * Campaigns for {@code name} with {@code lease} (asking for {@code lockDelayMs} of lock-delay should its lease
-   * expire while holding) and answers {@code obs} with
-   * {@code toResponse(elected, holder)} once elected (or at once with {@code noWait}, after withdrawing).
-   * Errors: INVALID_ARGUMENT (name, value, lease id), NOT_FOUND (lease unknown or ended), RESOURCE_EXHAUSTED
-   * (a new name beyond {@code --max-names}, a candidate beyond {@code --max-candidates}, or the caller's identity at
-   * {@code --max-names-per-identity}), UNAVAILABLE.
+   * expire while holding), and completes its outcome once elected (or at once with {@code noWait}, after
+   * withdrawing). Errors (thrown at once for bad input, else the future's): INVALID_ARGUMENT (name, value, lease
+   * id), NOT_FOUND (lease unknown or ended), RESOURCE_EXHAUSTED (a new name beyond {@code --max-names}, a
+   * candidate beyond {@code --max-candidates}, or the caller's identity at {@code --max-names-per-identity}),
+   * UNAVAILABLE.
+   *
+   * @param onCancel registers what to run when the caller cancels the call
+   *     ({@code ServerCallStreamObserver::setOnCancelHandler}); called before the Campaign is proposed
+   * @return the outcome (no granted lease), or a cancelled future when the caller cancelled first: the
+   *     first of the two wins, and a cancelled campaign withdraws (and resigns) once its entry has an outcome
    */
-  <R> void campaign(String name, long lease, ByteString value, long lockDelayMs, boolean noWait,
-                    ServerCallStreamObserver<R> obs, BiFunction<Boolean, LeaderKey, R> toResponse) {
+  CompletableFuture<CampaignOutcome> campaign(String name, long lease, ByteString value, long lockDelayMs,
+                                              boolean noWait, Consumer<Runnable> onCancel) {
     Validation.name(name);
     Validation.value(value);
     Validation.lease(lease);
@@ -105,17 +107,16 @@ final class Campaigns {
     if (unsafe != null) {
       LeaderKey fake = unsafe.grant(name, lease, value);
       if (fake != null) {
-        obs.onNext(toResponse.apply(true, fake));
-        obs.onCompleted();
-        return;
+        return CompletableFuture.completedFuture(new CampaignOutcome(true, fake, 0));
       }
     }
     CampaignWaiter waiter = new CampaignWaiter(hub, name, lease, executor);
-    AtomicBoolean answered = new AtomicBoolean();
+    // Completed once, by the first of the outcome and the cancel (which cancels it): the call's answered flag.
+    CompletableFuture<CampaignOutcome> outcome = new CompletableFuture<>();
     CompletableFuture<Result> proposed = new CompletableFuture<>();
-    obs.setOnCancelHandler(() -> {
+    onCancel.accept(() -> {
       waiter.close();
-      if (answered.compareAndSet(false, true)) {
+      if (outcome.cancel(false)) {
         // Only once the Campaign has an outcome: it may still be in flight on another pooled Ratis client, and a
         // Withdraw applied before it would do nothing, leaving a candidate (or holder) whose caller is gone.
         proposed.whenComplete((r, err) -> {
@@ -136,15 +137,36 @@ final class Campaigns {
         }).whenComplete((r, err) -> {
           if (err != null || r.getElected() || noWait || r.getCode() != Code.OK) {
             waiter.close();
-            Statuses.answerOnce(obs, answered, err, () -> toResponse.apply(Statuses.check(r).getElected(), holder(r)));
+            completeOnce(outcome, err, () -> new CampaignOutcome(StatusCodes.check(r).getElected(), holder(r), 0));
             return;
           }
           waiter.arm(r.getIndex());
           waiter.elected().whenComplete((h, e) -> {
             waiter.close();
-            Statuses.answerOnce(obs, answered, e, () -> toResponse.apply(true, Keys.leaderKey(name, h)));
+            completeOnce(outcome, e, () -> new CampaignOutcome(true, LeaderKeys.leaderKey(name, h), 0));
           });
         });
+    return outcome;
+  }
+
+  /**
+   * Completes {@code outcome} with {@code err}, else with what {@code value} gives (its exception if it throws);
+   * does nothing when it is already complete (cancelled by the caller).
+   */
+  private static void completeOnce(CompletableFuture<CampaignOutcome> outcome, Throwable err,
+                                   Supplier<CampaignOutcome> value) {
+    if (outcome.isDone()) {
+      return;
+    }
+    if (err != null) {
+      outcome.completeExceptionally(err);
+      return;
+    }
+    try {
+      outcome.complete(value.get());
+    } catch (RuntimeException e) {
+      outcome.completeExceptionally(e);
+    }
   }
 
   /** Withdraws a candidacy; resigns if the lease was elected before the withdrawal applied. */
@@ -166,6 +188,6 @@ final class Campaigns {
 
   private static LeaderKey holder(Result r) {
     NameRecord rec = r.getName();
-    return rec.hasHolder() ? Keys.leaderKey(rec.getName(), rec.getHolder()) : null;
+    return rec.hasHolder() ? LeaderKeys.leaderKey(rec.getName(), rec.getHolder()) : null;
   }
 }

@@ -39,17 +39,17 @@ final class ClusterService extends ClusterGrpc.ClusterImplBase {
   public void status(StatusRequest req, StreamObserver<StatusResponse> obs) {
     CompletableFuture<?> ready = req.getSerializable()
         ? CompletableFuture.completedFuture(null) : confirmer.confirm(List.of(), List.of());
-    Statuses.reply(ready, x -> view.status(), obs);
+    CallAnswers.reply(ready, x -> view.status(), obs);
   }
 
   @Override
   public void memberList(MemberListRequest req, StreamObserver<MemberListResponse> obs) {
-    Statuses.reply(view.membership().list(), r -> r, obs);
+    CallAnswers.reply(view.membership().list(), r -> r, obs);
   }
 
   @Override
   public void memberAdd(MemberAddRequest req, StreamObserver<MemberAddResponse> obs) {
-    Statuses.guard(obs, () -> Statuses.reply(view.membership().add(MemberArgs.id(req.getId()),
+    CallAnswers.guard(obs, () -> CallAnswers.reply(view.membership().add(MemberArgs.id(req.getId()),
             MemberArgs.address("Raft address", req.getRaftAddress()),
             MemberArgs.address("API address", req.getApiAddress())),
         m -> MemberAddResponse.newBuilder().addAllMembers(m).build(), obs));
@@ -57,19 +57,19 @@ final class ClusterService extends ClusterGrpc.ClusterImplBase {
 
   @Override
   public void memberPromote(MemberPromoteRequest req, StreamObserver<MemberPromoteResponse> obs) {
-    Statuses.guard(obs, () -> Statuses.reply(view.membership().promote(MemberArgs.id(req.getId())),
+    CallAnswers.guard(obs, () -> CallAnswers.reply(view.membership().promote(MemberArgs.id(req.getId())),
         m -> MemberPromoteResponse.newBuilder().addAllMembers(m).build(), obs));
   }
 
   @Override
   public void memberRemove(MemberRemoveRequest req, StreamObserver<MemberRemoveResponse> obs) {
-    Statuses.guard(obs, () -> Statuses.reply(view.membership().remove(MemberArgs.id(req.getId())),
+    CallAnswers.guard(obs, () -> CallAnswers.reply(view.membership().remove(MemberArgs.id(req.getId())),
         m -> MemberRemoveResponse.newBuilder().addAllMembers(m).build(), obs));
   }
 
   @Override
   public void transferLeadership(TransferLeadershipRequest req, StreamObserver<TransferLeadershipResponse> obs) {
-    Statuses.guard(obs, () -> Statuses.reply(view.membership().transferLeadership(MemberArgs.id(req.getTo())),
+    CallAnswers.guard(obs, () -> CallAnswers.reply(view.membership().transferLeadership(MemberArgs.id(req.getTo())),
         leader -> TransferLeadershipResponse.newBuilder().setLeader(leader).build(), obs));
   }
 }

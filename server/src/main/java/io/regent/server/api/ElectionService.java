@@ -19,7 +19,7 @@ import io.regent.api.v1.ProclaimRequest;
 import io.regent.api.v1.ProclaimResponse;
 import io.regent.api.v1.ResignRequest;
 import io.regent.api.v1.ResignResponse;
-import io.regent.server.confirm.Proposer;
+import io.regent.server.replication.Proposer;
 import io.regent.statemachine.proto.FreshToken;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.NameRecord;
@@ -33,87 +33,80 @@ import io.regent.statemachine.proto.Resign;
 final class ElectionService extends ElectionGrpc.ElectionImplBase {
   private final Campaigns campaigns;
   private final CampaignAllCall campaignAll;
-  private final Observers observers;
+  private final ObserveStreams observeStreams;
   private final StateReader reader;
   private final Proposer proposer;
 
-  ElectionService(Campaigns campaigns, Observers observers, StateReader reader, Proposer proposer,
+  ElectionService(Campaigns campaigns, ObserveStreams observeStreams, StateReader reader, Proposer proposer,
                   CampaignAllCall campaignAll) {
     this.campaigns = campaigns;
     this.campaignAll = campaignAll;
-    this.observers = observers;
+    this.observeStreams = observeStreams;
     this.reader = reader;
     this.proposer = proposer;
   }
 
   @Override
   public void campaign(CampaignRequest req, StreamObserver<CampaignResponse> obs) {
-    if (req.getTtlMs() != 0) {
-      Statuses.guard(obs, () -> campaigns.campaignWithTtl(req.getName(), req.getLease(), req.getTtlMs(), req.getValue(),
-          req.getLockDelayMs(), req.getNoWait(), obs, (elected, key, lease) -> {
-            CampaignResponse.Builder b = CampaignResponse.newBuilder().setElected(elected).setLease(lease);
-            if (key != null) {
-              b.setLeader(key);
-            }
-            return b.build();
-          }));
-      return;
-    }
-    Statuses.guard(obs, () -> campaigns.campaign(req.getName(), req.getLease(), req.getValue(), req.getLockDelayMs(), req.getNoWait(),
-        (ServerCallStreamObserver<CampaignResponse>) obs, (elected, key) -> {
-          CampaignResponse.Builder b = CampaignResponse.newBuilder().setElected(elected);
-          if (key != null) {
-            b.setLeader(key);
+    CallAnswers.guard(obs, () -> CallAnswers.replyUnlessCancelled(req.getTtlMs() != 0
+        ? campaigns.campaignWithTtl(req.getName(), req.getLease(), req.getTtlMs(), req.getValue(),
+            req.getLockDelayMs(), req.getNoWait())
+        : campaigns.campaign(req.getName(), req.getLease(), req.getValue(), req.getLockDelayMs(), req.getNoWait(),
+            ((ServerCallStreamObserver<CampaignResponse>) obs)::setOnCancelHandler), o -> {
+          CampaignResponse.Builder b = CampaignResponse.newBuilder().setElected(o.elected())
+              .setLease(o.grantedLease());
+          if (o.holder() != null) {
+            b.setLeader(o.holder());
           }
           return b.build();
-        }));
+        }, obs));
   }
 
   @Override
   public void campaignAll(CampaignAllRequest req, StreamObserver<CampaignAllResponse> obs) {
-    Statuses.guard(obs, () -> campaignAll.campaign(req, (ServerCallStreamObserver<CampaignAllResponse>) obs));
+    CallAnswers.guard(obs, () -> campaignAll.campaign(req, (ServerCallStreamObserver<CampaignAllResponse>) obs));
   }
 
   @Override
   public void proclaim(ProclaimRequest req, StreamObserver<ProclaimResponse> obs) {
-    Statuses.guard(obs, () -> {
+    CallAnswers.guard(obs, () -> {
       LeaderKey k = Validation.key(req.getLeader());
       Validation.value(req.getValue());
-      Statuses.reply(proposer.propose(LogEntry.newBuilder().setProclaim(Proclaim.newBuilder().setName(k.getName())
+      CallAnswers.reply(proposer.propose(LogEntry.newBuilder().setProclaim(Proclaim.newBuilder().setName(k.getName())
               .setToken(k.getToken()).setValue(req.getValue()))),
-          r -> ProclaimResponse.newBuilder().setLeader(holderKey(Statuses.check(r).getName())).build(), obs);
+          r -> ProclaimResponse.newBuilder().setLeader(holderKey(StatusCodes.check(r).getName())).build(), obs);
     });
   }
 
   @Override
   public void resign(ResignRequest req, StreamObserver<ResignResponse> obs) {
-    Statuses.guard(obs, () -> {
+    CallAnswers.guard(obs, () -> {
       LeaderKey k = Validation.key(req.getLeader());
-      Statuses.reply(proposer.propose(LogEntry.newBuilder().setResign(Resign.newBuilder().setName(k.getName())
+      CallAnswers.reply(proposer.propose(LogEntry.newBuilder().setResign(Resign.newBuilder().setName(k.getName())
               .setToken(k.getToken()).setRevokeLease(req.getRevokeLease()))),
-          r -> ResignResponse.newBuilder().setIndex(Statuses.check(r).getIndex()).build(), obs);
+          r -> ResignResponse.newBuilder().setIndex(StatusCodes.check(r).getIndex()).build(), obs);
     });
   }
 
   @Override
   public void freshToken(FreshTokenRequest req, StreamObserver<FreshTokenResponse> obs) {
-    Statuses.guard(obs, () -> {
+    CallAnswers.guard(obs, () -> {
       LeaderKey k = Validation.key(req.getLeader());
-      Statuses.reply(proposer.propose(LogEntry.newBuilder().setFreshToken(FreshToken.newBuilder()
+      CallAnswers.reply(proposer.propose(LogEntry.newBuilder().setFreshToken(FreshToken.newBuilder()
               .setName(k.getName()).setToken(k.getToken()))),
-          r -> FreshTokenResponse.newBuilder().setLeader(holderKey(Statuses.check(r).getName())).build(), obs);
+          r -> FreshTokenResponse.newBuilder().setLeader(holderKey(StatusCodes.check(r).getName())).build(), obs);
     });
   }
 
   @Override
   public void leader(LeaderRequest req, StreamObserver<LeaderResponse> obs) {
-    Statuses.guard(obs, () -> {
+    CallAnswers.guard(obs, () -> {
       String name = Validation.name(req.getName());
-      Statuses.reply(reader.holder(req.getSerializable(), name), holder -> {
+      CallAnswers.reply(reader.holder(req.getSerializable(), name), holder -> {
         if (holder.value().isEmpty()) {
           throw Status.NOT_FOUND.withDescription("'" + name + "' has no leader").asRuntimeException();
         }
-        return LeaderResponse.newBuilder().setLeader(Keys.leaderKey(name, holder.value().get()))
+        return LeaderResponse.newBuilder().setLeader(LeaderKeys.leaderKey(name, holder.value().get()))
             .setAppliedIndex(holder.index()).build();
       }, obs);
     });
@@ -121,16 +114,16 @@ final class ElectionService extends ElectionGrpc.ElectionImplBase {
 
   @Override
   public void observe(ObserveRequest req, StreamObserver<ObserveResponse> obs) {
-    Statuses.guard(obs, () -> {
+    CallAnswers.guard(obs, () -> {
       if (req.getAfterIndex() < 0) {
-        throw Statuses.invalid("after index " + req.getAfterIndex() + " is negative (0: from the current state)");
+        throw StatusCodes.invalid("after index " + req.getAfterIndex() + " is negative (0: from the current state)");
       }
-      observers.observe(Validation.name(req.getName()), req.getAfterIndex(),
+      observeStreams.observe(Validation.name(req.getName()), req.getAfterIndex(),
           (ServerCallStreamObserver<ObserveResponse>) obs);
     });
   }
 
   private static LeaderKey holderKey(NameRecord rec) {
-    return Keys.leaderKey(rec.getName(), rec.getHolder());
+    return LeaderKeys.leaderKey(rec.getName(), rec.getHolder());
   }
 }

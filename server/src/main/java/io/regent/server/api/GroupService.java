@@ -15,7 +15,7 @@ import io.regent.api.v1.GroupStatusResponse;
 import io.regent.api.v1.GroupWatchRequest;
 import io.regent.api.v1.GroupWatchResponse;
 import io.regent.api.v1.PartitionToken;
-import io.regent.server.confirm.Proposer;
+import io.regent.server.replication.Proposer;
 import io.regent.statemachine.limits.Limits;
 import io.regent.statemachine.group.GroupLimits;
 import io.regent.statemachine.proto.GroupJoin;
@@ -64,53 +64,55 @@ final class GroupService extends GroupGrpc.GroupImplBase {
 
   @Override
   public void join(GroupJoinRequest req, StreamObserver<GroupJoinResponse> obs) {
-    Statuses.guard(obs, () -> {
+    CallAnswers.guard(obs, () -> {
       check(GroupLimits.checkGroup(req.getGroup()));
       check(GroupLimits.checkMemberId(req.getMember()));
       check(GroupLimits.checkPartitions(req.getPartitions()));
       if ((req.getLease() > 0) == (req.getTtlMs() > 0) || req.getLease() < 0 || req.getTtlMs() < 0) {
-        throw Statuses.invalid("give either a lease id or a TTL");
+        throw StatusCodes.invalid("give either a lease id or a TTL");
       }
       if (req.getTtlMs() > 0 && (req.getTtlMs() < minTtlMs || req.getTtlMs() > Limits.MAX_TTL_MS)) {
-        throw Statuses.invalid("ttl " + req.getTtlMs() + " ms outside [" + minTtlMs + ", " + Limits.MAX_TTL_MS + "]");
+        throw StatusCodes.invalid("ttl " + req.getTtlMs() + " ms outside [" + minTtlMs + ", " + Limits.MAX_TTL_MS
+            + "]");
       }
-      Statuses.reply(proposer.propose(LogEntry.newBuilder().setGroupJoin(GroupJoin.newBuilder()
+      CallAnswers.reply(proposer.propose(LogEntry.newBuilder().setGroupJoin(GroupJoin.newBuilder()
               .setGroup(req.getGroup()).setMemberId(req.getMember()).setLeaseId(req.getLease())
               .setTtlMs(req.getTtlMs()).setPartitions(req.getPartitions()))),
-          r -> GroupJoinResponse.newBuilder().setLease(Statuses.check(r).getLeaseId()).setIndex(r.getIndex()).build(),
+          r -> GroupJoinResponse.newBuilder().setLease(StatusCodes.check(r).getLeaseId()).setIndex(r.getIndex())
+              .build(),
           obs);
     });
   }
 
   @Override
   public void leave(GroupLeaveRequest req, StreamObserver<GroupLeaveResponse> obs) {
-    Statuses.guard(obs, () -> {
+    CallAnswers.guard(obs, () -> {
       check(GroupLimits.checkGroup(req.getGroup()));
       check(GroupLimits.checkMemberId(req.getMember()));
       Validation.lease(req.getLease());
-      Statuses.reply(proposer.propose(LogEntry.newBuilder().setGroupLeave(GroupLeave.newBuilder()
+      CallAnswers.reply(proposer.propose(LogEntry.newBuilder().setGroupLeave(GroupLeave.newBuilder()
               .setGroup(req.getGroup()).setMemberId(req.getMember()).setLeaseId(req.getLease()))),
-          r -> GroupLeaveResponse.newBuilder().setIndex(Statuses.check(r).getIndex()).build(), obs);
+          r -> GroupLeaveResponse.newBuilder().setIndex(StatusCodes.check(r).getIndex()).build(), obs);
     });
   }
 
   @Override
   public void release(GroupReleaseRequest req, StreamObserver<GroupReleaseResponse> obs) {
-    Statuses.guard(obs, () -> {
+    CallAnswers.guard(obs, () -> {
       check(GroupLimits.checkGroup(req.getGroup()));
       if (req.getPartitionsCount() == 0 || req.getPartitionsCount() > GroupLimits.MAX_PARTITIONS) {
-        throw Statuses.invalid("release 1.." + GroupLimits.MAX_PARTITIONS + " partitions, not "
+        throw StatusCodes.invalid("release 1.." + GroupLimits.MAX_PARTITIONS + " partitions, not "
             + req.getPartitionsCount());
       }
       ReleaseSet.Builder set = ReleaseSet.newBuilder().setGroup(req.getGroup());
       for (PartitionToken pt : req.getPartitionsList()) {
         if (pt.getToken() <= 0) {
-          throw Statuses.invalid("token must be positive, got " + pt.getToken());
+          throw StatusCodes.invalid("token must be positive, got " + pt.getToken());
         }
         set.addPartitions(pt.getPartition()).addTokens(pt.getToken());
       }
-      Statuses.reply(releases.release(set.build()), done -> {
-        Statuses.check(Result.newBuilder().setCode(done.result().getCode()).setMessage(done.result().getMessage())
+      CallAnswers.reply(releases.release(set.build()), done -> {
+        StatusCodes.check(Result.newBuilder().setCode(done.result().getCode()).setMessage(done.result().getMessage())
             .build());
         return GroupReleaseResponse.newBuilder().setIndex(done.index()).build();
       }, obs);
@@ -119,9 +121,10 @@ final class GroupService extends GroupGrpc.GroupImplBase {
 
   @Override
   public void status(GroupStatusRequest req, StreamObserver<GroupStatusResponse> obs) {
-    Statuses.guard(obs, () -> {
+    CallAnswers.guard(obs, () -> {
       check(GroupLimits.checkGroup(req.getGroup()));
-      Statuses.reply(reader.read(req.getSerializable(), txn -> new Read(txn.group(req.getGroup()), txn.appliedIndex())),
+      CallAnswers.reply(reader.read(req.getSerializable(),
+              txn -> new Read(txn.group(req.getGroup()), txn.appliedIndex())),
           read -> {
             if (read.group == null) {
               throw Status.NOT_FOUND.withDescription("group '" + req.getGroup() + "' not found").asRuntimeException();
@@ -133,7 +136,7 @@ final class GroupService extends GroupGrpc.GroupImplBase {
 
   @Override
   public void watch(GroupWatchRequest req, StreamObserver<GroupWatchResponse> obs) {
-    Statuses.guard(obs, () -> {
+    CallAnswers.guard(obs, () -> {
       check(GroupLimits.checkGroup(req.getGroup()));
       check(GroupLimits.checkMemberId(req.getMember()));
       if (watching.incrementAndGet() > maxWatchers) {
@@ -152,7 +155,7 @@ final class GroupService extends GroupGrpc.GroupImplBase {
       replica.hub().listen(stream);
       reader.read(false, txn -> txn.appliedIndex()).whenComplete((index, err) -> {
         if (err != null) {
-          stream.fail(Statuses.toStatus(err).getStatus());
+          stream.fail(StatusCodes.toStatus(err).getStatus());
         } else {
           stream.start(index);
         }
@@ -162,7 +165,7 @@ final class GroupService extends GroupGrpc.GroupImplBase {
 
   private static void check(String bad) {
     if (bad != null) {
-      throw Statuses.invalid(bad);
+      throw StatusCodes.invalid(bad);
     }
   }
 

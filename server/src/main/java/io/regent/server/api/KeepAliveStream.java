@@ -87,7 +87,7 @@ final class KeepAliveStream implements StreamObserver<LeaseKeepAliveRequest> {
       answer = CompletableFuture.failedFuture(e);
     }
     long tag = req.getTag();
-    answer.whenComplete((r, err) -> send((err == null ? r.toBuilder() : refused(id, Statuses.toStatus(err)))
+    answer.whenComplete((r, err) -> send((err == null ? r.toBuilder() : refused(id, StatusCodes.toStatus(err)))
         .setTag(tag).build()));
   }
 

@@ -50,7 +50,7 @@ final class LeaseGrants {
    */
   long checkTtl(long ttlMs) {
     if (ttlMs < minTtlMs || ttlMs > Limits.MAX_TTL_MS) {
-      throw Statuses.invalid("ttl " + ttlMs + " ms outside [" + minTtlMs + ", " + Limits.MAX_TTL_MS
+      throw StatusCodes.invalid("ttl " + ttlMs + " ms outside [" + minTtlMs + ", " + Limits.MAX_TTL_MS
           + "] (minimum = 1.5 x max election timeout)");
     }
     if (ttlMs > limits.maxTtlMs()) {

@@ -18,7 +18,7 @@ import io.regent.api.v1.LeaseTimeToLiveRequest;
 import io.regent.api.v1.LeaseTimeToLiveResponse;
 import io.regent.server.confirm.Confirmation;
 import io.regent.server.confirm.Confirmer;
-import io.regent.server.confirm.Proposer;
+import io.regent.server.replication.Proposer;
 import io.regent.statemachine.proto.Grant;
 import io.regent.statemachine.proto.LeaseRecord;
 import io.regent.statemachine.proto.LeaseStatus;
@@ -67,23 +67,23 @@ final class LeaseService extends LeaseGrpc.LeaseImplBase {
    */
   @Override
   public void grant(LeaseGrantRequest req, StreamObserver<LeaseGrantResponse> obs) {
-    Statuses.guard(obs, () -> {
+    CallAnswers.guard(obs, () -> {
       long ttl = grants.checkTtl(req.getTtlMs());
-      Statuses.reply(grants.propose(() -> proposer.propose(LogEntry.newBuilder().setGrant(Grant.newBuilder()
+      CallAnswers.reply(grants.propose(() -> proposer.propose(LogEntry.newBuilder().setGrant(Grant.newBuilder()
               .setTtlMs(ttl).setMaxLeases(grants.maxLeases())))),
-          r -> LeaseGrantResponse.newBuilder().setId(Statuses.check(r).getLeaseId()).setTtlMs(ttl).build(), obs);
+          r -> LeaseGrantResponse.newBuilder().setId(StatusCodes.check(r).getLeaseId()).setTtlMs(ttl).build(), obs);
     });
   }
 
   @Override
   public void revoke(LeaseRevokeRequest req, StreamObserver<LeaseRevokeResponse> obs) {
-    Statuses.reply(proposer.propose(LogEntry.newBuilder().setRevoke(Revoke.newBuilder().setLeaseId(req.getId()))),
-        r -> LeaseRevokeResponse.newBuilder().setIndex(Statuses.check(r).getIndex()).build(), obs);
+    CallAnswers.reply(proposer.propose(LogEntry.newBuilder().setRevoke(Revoke.newBuilder().setLeaseId(req.getId()))),
+        r -> LeaseRevokeResponse.newBuilder().setIndex(StatusCodes.check(r).getIndex()).build(), obs);
   }
 
   @Override
   public void keepAlive(LeaseKeepAliveRequest req, StreamObserver<LeaseKeepAliveResponse> obs) {
-    Statuses.reply(renewal(req.getId()), r -> r, obs);
+    CallAnswers.reply(renewal(req.getId()), r -> r, obs);
   }
 
   /** One stream of keepalives, each answered as {@link #keepAlive} would answer it (see {@link KeepAliveStream}). */
@@ -107,11 +107,11 @@ final class LeaseService extends LeaseGrpc.LeaseImplBase {
    */
   @Override
   public void keepAliveMany(LeaseKeepAliveManyRequest req, StreamObserver<LeaseKeepAliveManyResponse> obs) {
-    Statuses.guard(obs, () -> {
+    CallAnswers.guard(obs, () -> {
       if (req.getIdsCount() == 0 || req.getIdsCount() > MAX_KEEPALIVE_IDS) {
-        throw Statuses.invalid(req.getIdsCount() + " lease ids: between 1 and " + MAX_KEEPALIVE_IDS + " per call");
+        throw StatusCodes.invalid(req.getIdsCount() + " lease ids: between 1 and " + MAX_KEEPALIVE_IDS + " per call");
       }
-      Statuses.reply(confirmer.confirmLeases(req.getIdsList(), List.of()), c -> {
+      CallAnswers.reply(confirmer.confirmLeases(req.getIdsList(), List.of()), c -> {
         LeaseKeepAliveManyResponse.Builder b = LeaseKeepAliveManyResponse.newBuilder();
         for (long id : req.getIdsList()) {
           LeaseStatus s = c.leases().get(id);
@@ -128,7 +128,7 @@ final class LeaseService extends LeaseGrpc.LeaseImplBase {
 
   @Override
   public void timeToLive(LeaseTimeToLiveRequest req, StreamObserver<LeaseTimeToLiveResponse> obs) {
-    Statuses.reply(confirmer.confirmLeases(List.of(), List.of(req.getId()))
+    CallAnswers.reply(confirmer.confirmLeases(List.of(), List.of(req.getId()))
         .thenCompose(c -> reader.awaitApplied(c.result().getIndex()).thenApply(i -> c)), c -> {
           LeaseStatus s = measured(c, req.getId());
           LeaseTimeToLiveResponse.Builder b = LeaseTimeToLiveResponse.newBuilder().setId(req.getId())
@@ -144,7 +144,7 @@ final class LeaseService extends LeaseGrpc.LeaseImplBase {
 
   @Override
   public void leases(LeaseLeasesRequest req, StreamObserver<LeaseLeasesResponse> obs) {
-    Statuses.reply(reader.read(req.getSerializable(), txn -> new StateReader.AtIndex<>(txn.allLeases(),
+    CallAnswers.reply(reader.read(req.getSerializable(), txn -> new StateReader.AtIndex<>(txn.allLeases(),
         txn.appliedIndex())), all -> {
       LeaseLeasesResponse.Builder b = LeaseLeasesResponse.newBuilder().setAppliedIndex(all.index());
       for (LeaseRecord l : all.value()) {

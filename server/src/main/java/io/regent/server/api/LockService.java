@@ -8,7 +8,7 @@ import io.regent.api.v1.LockRequest;
 import io.regent.api.v1.LockResponse;
 import io.regent.api.v1.UnlockRequest;
 import io.regent.api.v1.UnlockResponse;
-import io.regent.server.confirm.Proposer;
+import io.regent.server.replication.Proposer;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.Resign;
 
@@ -24,28 +24,27 @@ final class LockService extends LockGrpc.LockImplBase {
 
   @Override
   public void lock(LockRequest req, StreamObserver<LockResponse> obs) {
-    if (req.getTtlMs() != 0) {
-      Statuses.guard(obs, () -> campaigns.campaignWithTtl(req.getName(), req.getLease(), req.getTtlMs(), req.getOwner(),
-          req.getLockDelayMs(), false, obs, (elected, key, lease) -> {
-            LockResponse.Builder b = LockResponse.newBuilder().setLease(lease);
-            if (elected) {
-              b.setKey(key);
-            }
-            return b.build();
-          }));
-      return;
-    }
-    Statuses.guard(obs, () -> campaigns.campaign(req.getName(), req.getLease(), req.getOwner(), req.getLockDelayMs(), false,
-        (ServerCallStreamObserver<LockResponse>) obs, (elected, key) -> LockResponse.newBuilder().setKey(key).build()));
+    // Without no_wait a waiting campaign's outcome is always elected: its key is set.
+    CallAnswers.guard(obs, () -> CallAnswers.replyUnlessCancelled(req.getTtlMs() != 0
+        ? campaigns.campaignWithTtl(req.getName(), req.getLease(), req.getTtlMs(), req.getOwner(),
+            req.getLockDelayMs(), false)
+        : campaigns.campaign(req.getName(), req.getLease(), req.getOwner(), req.getLockDelayMs(), false,
+            ((ServerCallStreamObserver<LockResponse>) obs)::setOnCancelHandler), o -> {
+          LockResponse.Builder b = LockResponse.newBuilder().setLease(o.grantedLease());
+          if (o.elected()) {
+            b.setKey(o.holder());
+          }
+          return b.build();
+        }, obs));
   }
 
   @Override
   public void unlock(UnlockRequest req, StreamObserver<UnlockResponse> obs) {
-    Statuses.guard(obs, () -> {
+    CallAnswers.guard(obs, () -> {
       LeaderKey k = Validation.key(req.getKey());
-      Statuses.reply(proposer.propose(LogEntry.newBuilder().setResign(Resign.newBuilder().setName(k.getName())
+      CallAnswers.reply(proposer.propose(LogEntry.newBuilder().setResign(Resign.newBuilder().setName(k.getName())
               .setToken(k.getToken()).setRevokeLease(req.getRevokeLease()))),
-          r -> UnlockResponse.newBuilder().setIndex(Statuses.check(r).getIndex()).build(), obs);
+          r -> UnlockResponse.newBuilder().setIndex(StatusCodes.check(r).getIndex()).build(), obs);
     });
   }
 }

@@ -52,7 +52,7 @@ final class MaintenanceService extends MaintenanceGrpc.MaintenanceImplBase {
         .thenCompose(r -> replica.hub().awaitApplied(r.getIndex()))
         .thenAcceptAsync(applied -> stream((ServerCallStreamObserver<SnapshotChunk>) obs), executor)
         .exceptionally(e -> {
-          obs.onError(Statuses.toStatus(e));
+          obs.onError(StatusCodes.toStatus(e));
           return null;
         });
   }

@@ -90,7 +90,7 @@ final class ObserveStream extends EventStream<ObserveResponse> implements EventH
   @Override
   public void stateInstalled(StateTxn installed) {
     long index = installed.appliedIndex();
-    ObserveResponse current = Events.current(name, installed.name(name), index, true);
+    ObserveResponse current = ObserveMessages.current(name, installed.name(name), index, true);
     synchronized (this) {
       if (closed()) {
         return;
@@ -120,7 +120,7 @@ final class ObserveStream extends EventStream<ObserveResponse> implements EventH
     }
     while (first == null && !queue.isEmpty() && ready()) {
       ChangeEvent e = queue.poll();
-      send(Events.toResponse(e));
+      send(ObserveMessages.toResponse(e));
       lastSentIndex = e.index();
     }
   }

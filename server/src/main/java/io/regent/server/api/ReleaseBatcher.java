@@ -1,6 +1,6 @@
 package io.regent.server.api;
 
-import io.regent.server.confirm.Proposer;
+import io.regent.server.replication.Proposer;
 import io.regent.statemachine.proto.GroupRelease;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.ReleaseSet;

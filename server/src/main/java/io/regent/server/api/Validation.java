@@ -13,7 +13,7 @@ final class Validation {
   static String name(String name) {
     String bad = Limits.checkName(name);
     if (bad != null) {
-      throw Statuses.invalid(bad);
+      throw StatusCodes.invalid(bad);
     }
     return name;
   }
@@ -22,7 +22,7 @@ final class Validation {
   static ByteString value(ByteString value) {
     String bad = Limits.checkValue(value.size());
     if (bad != null) {
-      throw Statuses.invalid(bad);
+      throw StatusCodes.invalid(bad);
     }
     return value;
   }
@@ -31,7 +31,7 @@ final class Validation {
   static LeaderKey key(LeaderKey key) {
     name(key.getName());
     if (key.getToken() <= 0) {
-      throw Statuses.invalid("token must be positive, got " + key.getToken());
+      throw StatusCodes.invalid("token must be positive, got " + key.getToken());
     }
     return key;
   }
@@ -39,7 +39,7 @@ final class Validation {
   /** Checks a lock-delay: 0 (none) up to one hour, in ms. */
   static long lockDelay(long ms) {
     if (ms < 0 || ms > Limits.MAX_TTL_MS) {
-      throw Statuses.invalid("lock delay " + ms + " ms outside [0, " + Limits.MAX_TTL_MS + "]");
+      throw StatusCodes.invalid("lock delay " + ms + " ms outside [0, " + Limits.MAX_TTL_MS + "]");
     }
     return ms;
   }
@@ -47,7 +47,7 @@ final class Validation {
   /** Checks a lease id. */
   static long lease(long id) {
     if (id <= 0) {
-      throw Statuses.invalid("lease id must be positive, got " + id);
+      throw StatusCodes.invalid("lease id must be positive, got " + id);
     }
     return id;
   }

@@ -1,6 +1,6 @@
 package io.regent.server.batch;
 
-import io.regent.server.confirm.Proposer;
+import io.regent.server.replication.Proposer;
 import io.regent.statemachine.apply.EntryCodec;
 import io.regent.statemachine.proto.Batch;
 import io.regent.statemachine.proto.Code;

@@ -1,18 +1,10 @@
 package io.regent.server.confirm;
 
+import io.regent.server.replication.Proposer;
 import io.regent.statemachine.proto.Confirm;
-import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.Result;
-import java.util.ArrayList;
-import java.util.Collections;
-import java.util.IdentityHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Batched leadership confirmations: one Confirm entry per round answers every request that arrived before
@@ -30,6 +22,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe; one round is in flight at a time per node, and a round or a follower's question stuck on a
  * leader that is gone is abandoned when this node follows another ({@link #leaderChanged}).
+ *
+ * <p>A façade over two jobs: the rounds and the answers under the lease ({@link LeaderRounds}), and a follower's
+ * questions to the leader ({@link FollowerQuestions}); it decides which one a request goes to.
  */
 public final class Confirmer {
   /**
@@ -45,27 +40,10 @@ public final class Confirmer {
    */
   public static final long MAX_ROUND_BYTES = 256 * 1024;
 
-  private static final Logger LOG = LoggerFactory.getLogger(Confirmer.class);
-
-  private final Proposer proposer;
-  private final List<Pending> waiting = new ArrayList<>();
-  /** The round whose outcome answers its requests, or null when none is in flight. */
-  private Round inFlight;
-  /**
-   * A follower's requests whose question to the leader ({@link LeaderQuery}) has no answer yet; taken out by the
-   * answer or by a leader change, whichever comes first ({@link #leaderChanged}). Guarded by this.
-   */
-  private final Set<Pending> asking = Collections.newSetFromMap(new IdentityHashMap<>());
-  /** Of {@link #asking}, those waiting for the next question (one is in flight). Guarded by this. */
-  private final List<Pending> toAsk = new ArrayList<>();
-  /** Whether a question to the leader is in flight. Guarded by this. */
-  private boolean questionInFlight;
-  /** Counts leader changes: a question's answer continues only the chain of questions of its own count. */
-  private long questions;
-
+  private final LeaderRounds rounds;
+  /** A follower's questions to the leader, or null when a follower always waits for a round. */
+  private final FollowerQuestions questions;
   private final LeadershipLease lease;
-  private final LocalAnswer local;
-  private final LeaderQuery leader;
 
   /** Answers a Confirm from the leader's own state, as {@link LocalConfirm#confirm} does. */
   @FunctionalInterface
@@ -89,10 +67,9 @@ public final class Confirmer {
    *     {@code null}: a follower always waits for a round
    */
   public Confirmer(Proposer proposer, LeadershipLease lease, LocalAnswer local, LeaderQuery leader) {
-    this.proposer = proposer;
+    this.rounds = new LeaderRounds(proposer, lease, local);
+    this.questions = leader == null ? null : new FollowerQuestions(leader, rounds);
     this.lease = lease;
-    this.local = local;
-    this.leader = leader;
   }
 
   /**
@@ -129,74 +106,16 @@ public final class Confirmer {
   }
 
   private CompletableFuture<Confirmation> confirmRound(List<Long> renew, List<Long> query, List<String> names) {
-    Confirmation leased = underLease(renew, query, names);
+    Confirmation leased = rounds.underLease(renew, query, names);
     if (leased != null) {
       return CompletableFuture.completedFuture(leased);
     }
-    Pending p = new Pending(renew, query, names, new CompletableFuture<>());
-    if (leader == null || lease == null || lease.readyLeader()) {
-      return enqueue(p);
+    PendingConfirm p = new PendingConfirm(renew, query, names, new CompletableFuture<>());
+    if (questions == null || lease == null || lease.readyLeader()) {
+      return rounds.enqueue(p);
     }
     // a follower: the leader's answer under its lease began after this request arrived, as a round would
-    boolean ask;
-    long generation;
-    synchronized (this) {
-      asking.add(p);
-      toAsk.add(p);
-      ask = !questionInFlight;
-      questionInFlight = true;
-      generation = questions;
-    }
-    if (ask) {
-      askNext(generation);
-    }
-    return p.future;
-  }
-
-  /**
-   * Sends one question to the leader for every follower request waiting for one, as one round does for the
-   * requests at the leader: while a question is in flight, requests gather for the next, which began after they
-   * arrived. One question at a time keeps a frozen leader from holding more than one Ratis client slot and the
-   * thread that would wait for the next (Ratis's async client blocks its caller once its outstanding requests
-   * are used up). A late answer to a question {@link #leaderChanged} moved is dropped: its requests are in a
-   * round by then.
-   */
-  private void askNext(long generation) {
-    List<Pending> batch;
-    synchronized (this) {
-      if (generation != questions) {
-        return; // a leader change started over; the questions of its generation are someone else's
-      }
-      batch = take(toAsk);
-      if (batch.isEmpty()) {
-        questionInFlight = false;
-        return;
-      }
-    }
-    CompletableFuture<Optional<Result>> asked;
-    try {
-      asked = leader.ask(entry(batch));
-    } catch (RuntimeException e) {
-      // the requests must still end: through a round, as after any failed question
-      asked = CompletableFuture.failedFuture(e);
-    }
-    asked.whenComplete((answer, err) -> {
-      List<Pending> still = new ArrayList<>(batch.size());
-      synchronized (this) {
-        for (Pending p : batch) {
-          if (asking.remove(p)) {
-            still.add(p);
-          }
-        }
-      }
-      if (err == null && answer.isPresent()) {
-        Confirmation c = Confirmation.of(answer.get());
-        still.forEach(p -> p.future.complete(c));
-      } else {
-        still.forEach(this::enqueue);
-      }
-      askNext(generation);
-    });
+    return questions.ask(p);
   }
 
   /**
@@ -206,58 +125,7 @@ public final class Confirmer {
    * not the ready leader with a lease rule (the follower then proposes its own round).
    */
   public CompletableFuture<Confirmation> answerForFollower(Confirm confirm) {
-    List<Long> renew = confirm.getRenewLeaseIdsList();
-    List<Long> query = confirm.getQueryLeaseIdsList();
-    List<String> names = confirm.getQueryNamesList();
-    Confirmation leased = underLease(renew, query, names);
-    if (leased != null) {
-      return CompletableFuture.completedFuture(leased);
-    }
-    if (lease == null || !lease.readyLeader()) {
-      return CompletableFuture.completedFuture(null);
-    }
-    return enqueue(new Pending(renew, query, names, new CompletableFuture<>()));
-  }
-
-  /**
-   * The answer under the leadership lease, or {@code null} when this node does not hold it now. A lease in its
-   * second half is renewed by a round that nobody waits for, so that steady traffic never waits for one.
-   */
-  private Confirmation underLease(List<Long> renew, List<Long> query, List<String> names) {
-    if (lease == null) {
-      return null;
-    }
-    long term = lease.heldTerm();
-    if (term < 0) {
-      return null;
-    }
-    Confirmation c = local.confirm(term, entry(List.of(new Pending(renew, query, names, null))));
-    if (c == null || lease.heldTerm() != term) {
-      return null; // the lease ended while the state was read: it may not reflect a new leader's writes
-    }
-    if (lease.remainingNanos() < lease.lengthNanos() / 2) {
-      synchronized (this) {
-        if (inFlight != null) {
-          return c;
-        }
-      }
-      enqueue(new Pending(List.of(), List.of(), List.of(), new CompletableFuture<>()));
-    }
-    return c;
-  }
-
-  private CompletableFuture<Confirmation> enqueue(Pending p) {
-    Round start = null;
-    synchronized (this) {
-      waiting.add(p);
-      if (inFlight == null) {
-        start = nextRound();
-      }
-    }
-    if (start != null) {
-      propose(start);
-    }
-    return p.future;
+    return rounds.answerForFollower(confirm);
   }
 
   /**
@@ -275,126 +143,6 @@ public final class Confirmer {
    * late answer to such a question is dropped.
    */
   public void leaderChanged() {
-    Round next;
-    int asked;
-    synchronized (this) {
-      if (inFlight == null && asking.isEmpty()) {
-        return;
-      }
-      if (inFlight != null) {
-        waiting.addAll(0, inFlight.batch);
-      }
-      asked = asking.size();
-      waiting.addAll(asking);
-      asking.clear();
-      toAsk.clear();
-      questionInFlight = false;
-      questions++;
-      next = nextRound();
-    }
-    LOG.info("leader changed or became ready: confirmation round of {} requests restarted at the leader"
-        + " ({} of them had asked the old leader)", next.batch.size(), asked);
-    propose(next);
-  }
-
-  /** Takes every waiting request into a new round, which becomes the one in flight. Caller holds the lock. */
-  private Round nextRound() {
-    Round r = new Round(take(waiting));
-    inFlight = r;
-    return r;
-  }
-
-  /**
-   * Removes from the front of {@code queue} the requests that fit one Confirm of {@link #MAX_ROUND_BYTES} (at
-   * least one when there is one); the rest go into the next, which also begins after they arrived. Caller holds
-   * the lock.
-   */
-  private static List<Pending> take(List<Pending> queue) {
-    int taken = 0;
-    long bytes = 0;
-    while (taken < queue.size()) {
-      long more = queue.get(taken).bytes();
-      if (taken > 0 && bytes + more > MAX_ROUND_BYTES) {
-        break;
-      }
-      bytes += more;
-      taken++;
-    }
-    List<Pending> batch = new ArrayList<>(queue.subList(0, taken));
-    queue.subList(0, taken).clear();
-    return batch;
-  }
-
-  private void propose(Round round) {
-    Confirm.Builder c = entry(round.batch);
-    LeadershipLease.Start start = lease == null ? null : lease.begin();
-    CompletableFuture<Result> proposed;
-    try {
-      proposed = proposer.propose(LogEntry.newBuilder().setConfirm(c));
-    } catch (RuntimeException e) {
-      // a round must always end, or every later confirmation on this node would wait forever
-      proposed = CompletableFuture.failedFuture(e);
-    }
-    proposed.whenComplete((result, err) -> {
-      if (err == null && start != null) {
-        lease.committed(start, result.getTerm());
-      }
-      ended(round, result, err);
-    });
-  }
-
-  /** The Confirm entry answering {@code batch}: its lease ids once each, at most {@link #MAX_NAMES_PER_ROUND} names. */
-  private static Confirm.Builder entry(List<Pending> batch) {
-    Set<Long> renew = new LinkedHashSet<>();
-    Set<Long> query = new LinkedHashSet<>();
-    Set<String> names = new LinkedHashSet<>();
-    batch.forEach(p -> {
-      renew.addAll(p.renew);
-      query.addAll(p.query);
-      for (String n : p.names) {
-        if (names.size() < MAX_NAMES_PER_ROUND) {
-          names.add(n);
-        }
-      }
-    });
-    return Confirm.newBuilder().addAllRenewLeaseIds(renew).addAllQueryLeaseIds(query).addAllQueryNames(names);
-  }
-
-  private void ended(Round round, Result result, Throwable err) {
-    boolean current;
-    Round next = null;
-    synchronized (this) {
-      current = inFlight == round;
-      if (current) {
-        inFlight = null;
-        if (!waiting.isEmpty()) {
-          next = nextRound();
-        }
-      }
-    }
-    if (err == null) {
-      Confirmation answer = Confirmation.of(result);
-      round.batch.forEach(p -> p.future.complete(answer));
-    } else if (current) {
-      round.batch.forEach(p -> p.future.completeExceptionally(err));
-    } // else: an abandoned round's failure; its requests wait for the round that replaced it
-    if (next != null) {
-      propose(next);
-    }
-  }
-
-  private record Round(List<Pending> batch) {
-  }
-
-  private record Pending(List<Long> renew, List<Long> query, List<String> names,
-                         CompletableFuture<Confirmation> future) {
-    /** Upper bound of what this request adds to a Confirm entry, bytes (protobuf: tag + varint, tag + length). */
-    long bytes() {
-      long b = 11L * (renew.size() + query.size());
-      for (String n : names) {
-        b += 3 + n.length() * 3L; // a UTF-16 char is at most 3 UTF-8 bytes
-      }
-      return b;
-    }
+    rounds.restart(questions == null ? List.of() : questions.leaderChanged());
   }
 }

@@ -1,5 +1,6 @@
 package io.regent.server.confirm;
 
+import io.regent.server.replication.Proposer;
 import io.regent.statemachine.proto.Confirm;
 import io.regent.statemachine.proto.Result;
 import java.util.Optional;

@@ -39,7 +39,7 @@ final class EtcdElectionService extends ElectionGrpc.ElectionImplBase {
   public void campaign(CampaignRequest req, StreamObserver<CampaignResponse> obs) {
     String name = EtcdKeys.name(req.getName());
     Upstream.current().election().campaign(io.regent.api.v1.CampaignRequest.newBuilder().setName(name)
-        .setLease(req.getLease()).setValue(req.getValue()).build(), Relay.unary(obs, r -> {
+        .setLease(req.getLease()).setValue(req.getValue()).build(), AnswerRelay.unary(obs, r -> {
           io.regent.api.v1.LeaderKey k = r.getLeader();
           return CampaignResponse.newBuilder().setHeader(headers.at(k.getToken())).setLeader(LeaderKey.newBuilder()
               .setName(req.getName()).setKey(EtcdKeys.key(name, k.getLease())).setRev(k.getToken())
@@ -55,7 +55,8 @@ final class EtcdElectionService extends ElectionGrpc.ElectionImplBase {
     }
     Upstream.current().election().proclaim(io.regent.api.v1.ProclaimRequest.newBuilder()
         .setLeader(regentKey(req.getLeader())).setValue(req.getValue()).build(),
-        Relay.unary(obs, r -> ProclaimResponse.newBuilder().setHeader(headers.at(r.getLeader().getToken())).build(),
+        AnswerRelay.unary(obs,
+            r -> ProclaimResponse.newBuilder().setHeader(headers.at(r.getLeader().getToken())).build(),
             s -> null, EtcdElectionService::notLeader));
   }
 
@@ -63,7 +64,7 @@ final class EtcdElectionService extends ElectionGrpc.ElectionImplBase {
   public void leader(LeaderRequest req, StreamObserver<LeaderResponse> obs) {
     String name = EtcdKeys.name(req.getName());
     Upstream.current().election().leader(io.regent.api.v1.LeaderRequest.newBuilder().setName(name).build(),
-        Relay.unary(obs, r -> answer(r.getLeader(), r.getAppliedIndex()), s -> null,
+        AnswerRelay.unary(obs, r -> answer(r.getLeader(), r.getAppliedIndex()), s -> null,
             s -> s.getCode() == Status.Code.NOT_FOUND ? Status.UNKNOWN.withDescription(NO_LEADER) : s));
   }
 
@@ -98,7 +99,7 @@ final class EtcdElectionService extends ElectionGrpc.ElectionImplBase {
     }
     Upstream.current().election().resign(io.regent.api.v1.ResignRequest.newBuilder()
         .setLeader(regentKey(req.getLeader())).build(),
-        Relay.unary(obs, r -> ResignResponse.newBuilder().setHeader(headers.at(r.getIndex())).build(),
+        AnswerRelay.unary(obs, r -> ResignResponse.newBuilder().setHeader(headers.at(r.getIndex())).build(),
             s -> s.getCode() == Status.Code.FAILED_PRECONDITION
                 ? ResignResponse.newBuilder().setHeader(headers.at(0)).build() : null, s -> s));
   }

@@ -16,6 +16,7 @@ import io.grpc.ServerTransportFilter;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.regent.server.membership.RaftLeader;
+import io.regent.server.rpc.MethodRules;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.concurrent.TimeUnit;
@@ -52,6 +53,7 @@ public final class EtcdGateway implements AutoCloseable {
    * @param minTtlMs this cluster's smallest lease TTL, ms: etcd raises a smaller TTL to its minimum, and so does this
    * @param maxMessageBytes largest request accepted, bytes (the API's limit)
    * @throws IOException when the port cannot be bound
+   * @throws IllegalStateException when a method it serves is not declared in {@link MethodRules}
    */
   public static EtcdGateway start(InetSocketAddress address, String apiTarget, Supplier<RaftLeader> leader,
                                   long minTtlMs, int maxMessageBytes) throws IOException {
@@ -88,12 +90,12 @@ public final class EtcdGateway implements AutoCloseable {
             return Contexts.interceptCall(Context.current().withValue(Upstream.KEY, new Upstream(ch)), call, md, next);
           }
         })
-        .addService(LeaseLeasesMethod.addedTo(new EtcdLeaseService(headers, minTtlMs).bindService(), headers))
+        .addService(EtcdLeaseLeases.addedTo(new EtcdLeaseService(headers, minTtlMs).bindService(), headers))
         .addService(new EtcdElectionService(headers))
         .addService(new EtcdLockService(headers))
-        .build()
-        .start();
-    return new EtcdGateway(server);
+        .build();
+    MethodRules.requireDeclared(server.getServices()); // each etcd method's Regent counterparts
+    return new EtcdGateway(server.start());
   }
 
   /** The bound port. */

@@ -19,7 +19,7 @@ import io.regent.statemachine.limits.Limits;
  * minimum; one above Regent's 1 h is OUT_OF_RANGE "etcdserver: too large lease TTL"; a lease id chosen by the
  * client is INVALID_ARGUMENT (Regent's ids are log indexes). A lease not found is etcd's NOT_FOUND
  * "etcdserver: requested lease not found" for a revoke, TTL 0 in a keepalive answer and TTL −1 from
- * LeaseTimeToLive, as etcd answers (docs/migrating.md). LeaseLeases: {@link LeaseLeasesMethod}.
+ * LeaseTimeToLive, as etcd answers (docs/migrating.md). LeaseLeases: {@link EtcdLeaseLeases}.
  */
 final class EtcdLeaseService extends LeaseGrpc.LeaseImplBase {
   /** etcd's description of a missing lease (its {@code rpctypes.ErrGRPCLeaseNotFound}), which clients match. */
@@ -53,14 +53,14 @@ final class EtcdLeaseService extends LeaseGrpc.LeaseImplBase {
       return;
     }
     Upstream.current().lease().grant(io.regent.api.v1.LeaseGrantRequest.newBuilder().setTtlMs(ttlS * 1000).build(),
-        Relay.unary(obs, r -> LeaseGrantResponse.newBuilder().setHeader(headers.at(r.getId())).setID(r.getId())
+        AnswerRelay.unary(obs, r -> LeaseGrantResponse.newBuilder().setHeader(headers.at(r.getId())).setID(r.getId())
             .setTTL(ttlS).build()));
   }
 
   @Override
   public void leaseRevoke(LeaseRevokeRequest req, StreamObserver<LeaseRevokeResponse> obs) {
     Upstream.current().lease().revoke(io.regent.api.v1.LeaseRevokeRequest.newBuilder().setId(req.getID()).build(),
-        Relay.unary(obs, r -> LeaseRevokeResponse.newBuilder().setHeader(headers.at(r.getIndex())).build(),
+        AnswerRelay.unary(obs, r -> LeaseRevokeResponse.newBuilder().setHeader(headers.at(r.getIndex())).build(),
             s -> null, EtcdLeaseService::notFound));
   }
 
@@ -73,7 +73,7 @@ final class EtcdLeaseService extends LeaseGrpc.LeaseImplBase {
   public void leaseTimeToLive(LeaseTimeToLiveRequest req, StreamObserver<LeaseTimeToLiveResponse> obs) {
     long id = req.getID();
     Upstream.current().lease().timeToLive(io.regent.api.v1.LeaseTimeToLiveRequest.newBuilder().setId(id).build(),
-        Relay.unary(obs, r -> {
+        AnswerRelay.unary(obs, r -> {
           LeaseTimeToLiveResponse.Builder b = LeaseTimeToLiveResponse.newBuilder().setHeader(headers.at(0)).setID(id)
               .setTTL(r.getRemainingMs() / 1000).setGrantedTTL(seconds(r.getTtlMs()));
           if (req.getKeys()) {

@@ -28,7 +28,7 @@ final class EtcdLockService extends LockGrpc.LockImplBase {
   public void lock(LockRequest req, StreamObserver<LockResponse> obs) {
     String name = EtcdKeys.name(req.getName());
     Upstream.current().lock().lock(io.regent.api.v1.LockRequest.newBuilder().setName(name).setLease(req.getLease())
-        .build(), Relay.unary(obs, r -> LockResponse.newBuilder().setHeader(headers.at(r.getKey().getToken()))
+        .build(), AnswerRelay.unary(obs, r -> LockResponse.newBuilder().setHeader(headers.at(r.getKey().getToken()))
             .setKey(EtcdKeys.key(name, r.getKey().getLease())).build()));
   }
 
@@ -55,7 +55,7 @@ final class EtcdLockService extends LockGrpc.LockImplBase {
           return;
         }
         call.run(() -> up.lock().unlock(io.regent.api.v1.UnlockRequest.newBuilder().setKey(r.getLeader()).build(),
-            Relay.unary(obs, u -> UnlockResponse.newBuilder().setHeader(headers.at(u.getIndex())).build(),
+            AnswerRelay.unary(obs, u -> UnlockResponse.newBuilder().setHeader(headers.at(u.getIndex())).build(),
                 s -> s.getCode() == Status.Code.FAILED_PRECONDITION ? gone : null, s -> s)));
       }
 

@@ -1,6 +1,6 @@
 package io.regent.server.lease;
 
-import io.regent.server.confirm.Proposer;
+import io.regent.server.replication.Proposer;
 import io.regent.statemachine.limits.Limits;
 import io.regent.statemachine.proto.Checkpoint;
 import io.regent.statemachine.proto.Code;

@@ -14,6 +14,9 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import io.regent.server.rpc.Lane;
+import io.regent.server.rpc.MethodRule;
+import io.regent.server.rpc.MethodRules;
 import java.util.EnumMap;
 import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
@@ -96,13 +99,14 @@ public final class Admission implements ServerInterceptor, MeterBinder {
     String named = identities.apply(call);
     String identity = named == null ? DEFAULT_IDENTITY : named;
     Tenant tenant = tenant(identity);
-    if (!Lane.isKeepAlive(method) && !tenant.rate.tryTake()) {
+    MethodRule rule = MethodRules.of(method);
+    if (!rule.renewsLeases() && !tenant.rate.tryTake()) {
       return refuse(call, tenant, Refusal.RATE, "identity '" + identity + "' started more than "
           + limits.identityRequestsPerSecond() + " calls/s (burst " + limits.identityRequestBurst()
           + ") on this node, its limit (--identity-request-rate)");
     }
     Context context = Context.current().withValue(IDENTITY, identity);
-    if (limits.priorityLanes() && Lane.of(method) == Lane.PRIORITY) {
+    if (limits.priorityLanes() && rule.lane() == Lane.PRIORITY) {
       return Contexts.interceptCall(context, call, headers, next);
     }
     MethodType type = call.getMethodDescriptor().getType();

@@ -5,7 +5,8 @@ package io.regent.server.limits;
  * and what each client identity may use. A call beyond one is refused at once with {@code RESOURCE_EXHAUSTED}, a
  * message naming the limit (and the identity), and a retry hint; it changes nothing.
  *
- * <p>Calls go in two lanes ({@link Lane}): the priority lane (keepalives, revokes, resigns and unlocks, health
+ * <p>Calls go in two lanes ({@link io.regent.server.rpc.Lane}, declared per method in
+ * {@link io.regent.server.rpc.MethodRules}): the priority lane (keepalives, revokes, resigns and unlocks, health
  * checks, membership changes) is never refused by the bulk limits; the bulk lane (reads, grants, campaigns, locks,
  * Observe and Group.Watch streams, …) is.
  *

@@ -1,6 +1,6 @@
 package io.regent.server.ratis;
 
-import io.regent.server.confirm.Proposer;
+import io.regent.server.replication.Proposer;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.MemberApi;
 import io.regent.statemachine.replica.ReplicaView;

@@ -2,7 +2,7 @@ package io.regent.server.ratis;
 
 import io.regent.server.confirm.Confirmer;
 import io.regent.server.confirm.LeadershipLease;
-import io.regent.server.confirm.Proposer;
+import io.regent.server.replication.Proposer;
 import io.grpc.Status;
 import io.regent.api.v1.Member;
 import io.regent.api.v1.MemberListResponse;

@@ -2,7 +2,7 @@ package io.regent.server.ratis;
 
 import io.regent.server.confirm.Confirmer;
 import io.regent.server.confirm.LeaderQuery;
-import io.regent.server.confirm.Proposer;
+import io.regent.server.replication.Proposer;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.regent.statemachine.apply.EntryCodec;
 import io.regent.statemachine.proto.Confirm;

@@ -1,5 +1,6 @@
 package io.regent.server.security;
 
+import io.regent.server.rpc.Right;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -27,16 +28,6 @@ import java.util.Set;
  * roles). Immutable and thread-safe.
  */
 public final class Permissions {
-  /** What a rule may grant. */
-  public enum Right {
-    CAMPAIGN, LOCK, READ, LEASE, MEMBER;
-
-    /** The word used in the file. */
-    public String word() {
-      return name().toLowerCase(Locale.ROOT);
-    }
-  }
-
   /** Matches every identity or every name. */
   public static final String ANY = "*";
 

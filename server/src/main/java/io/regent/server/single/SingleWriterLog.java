@@ -1,7 +1,7 @@
 package io.regent.server.single;
 
 import io.regent.server.concurrent.Daemons;
-import io.regent.server.confirm.Proposer;
+import io.regent.server.replication.Proposer;
 import io.regent.statemachine.apply.Applier;
 import io.regent.statemachine.apply.ApplyOutcome;
 import io.regent.statemachine.apply.EntryCodec;

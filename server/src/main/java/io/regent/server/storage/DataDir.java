@@ -54,6 +54,14 @@ public record DataDir(Path root) {
   }
 
   /**
+   * Whether Ratis has a directory for Regent's group here: false for a new node, or one whose data is gone
+   * (docs/architecture.md §11).
+   */
+  public boolean hasRaftState() {
+    return Files.exists(raftGroup());
+  }
+
+  /**
    * Checks that this directory holds no Regent data (an absent or empty {@code lmdb/} and {@code raft/}).
    *
    * @throws IOException naming the first directory that holds data

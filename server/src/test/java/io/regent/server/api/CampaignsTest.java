@@ -30,7 +30,7 @@ class CampaignsTest {
   @Test
   void theWithdrawalOfACancelledCampaignWaitsForTheCampaignsOutcome() {
     FakeServerCall<LeaderKey> obs = new FakeServerCall<>();
-    campaigns.campaign("jobs", 3, ByteString.EMPTY, 0, false, obs, (elected, key) -> key);
+    campaigns.campaign("jobs", 3, ByteString.EMPTY, 0, false, obs::setOnCancelHandler);
 
     obs.cancel(); // the caller went away while the Campaign is still in flight
     // before the fix the Withdraw was proposed here, and could apply before the Campaign and do nothing
@@ -43,7 +43,7 @@ class CampaignsTest {
   @Test
   void aRefusedCampaignHasNothingToWithdraw() {
     FakeServerCall<LeaderKey> obs = new FakeServerCall<>();
-    campaigns.campaign("jobs", 3, ByteString.EMPTY, 0, false, obs, (elected, key) -> key);
+    campaigns.campaign("jobs", 3, ByteString.EMPTY, 0, false, obs::setOnCancelHandler);
     obs.cancel();
     campaign.complete(Result.newBuilder().setCode(Code.NOT_FOUND).setIndex(5).build());
     assertThat(proposed).containsExactly(LogEntry.CommandCase.CAMPAIGN);

@@ -18,7 +18,7 @@ class StateReaderTest {
     CompletableFuture<Object> read = reader.read(true, txn -> "never");
     assertThat(read).isCompletedExceptionally();
     Throwable cause = read.handle((v, e) -> e).join();
-    assertThat(Statuses.toStatus(cause).getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
+    assertThat(StatusCodes.toStatus(cause).getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
     CompletableFuture<?> holder = reader.holder(true, "jobs");
     assertThat(holder).isCompletedExceptionally();
   }

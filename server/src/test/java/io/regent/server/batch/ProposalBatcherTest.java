@@ -2,7 +2,7 @@ package io.regent.server.batch;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.regent.server.confirm.Proposer.UnavailableException;
+import io.regent.server.replication.Proposer.UnavailableException;
 import io.regent.statemachine.proto.Campaign;
 import io.regent.statemachine.proto.Code;
 import io.regent.statemachine.proto.Confirm;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.regent.server.concurrent.NodeExecutors;
-import io.regent.server.confirm.Proposer;
+import io.regent.server.replication.Proposer;
 import io.regent.statemachine.proto.Confirm;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;

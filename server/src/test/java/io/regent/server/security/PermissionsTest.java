@@ -3,7 +3,7 @@ package io.regent.server.security;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.regent.server.security.Permissions.Right;
+import io.regent.server.rpc.Right;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 

@@ -1,10 +1,14 @@
-package io.regent.server.confirm;
+package io.regent.server.replication;
 
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.Result;
 import java.util.concurrent.CompletableFuture;
 
-/** Something that replicates a log entry and completes with its apply result (Ratis in production). */
+/**
+ * Something that replicates a log entry and completes with its apply result (Ratis in production, the single
+ * writer's log without Raft). The replication port: every package that proposes imports it, so it sits in a
+ * bottom package of its own that uses nothing else of the server (PackageRulesTest).
+ */
 @FunctionalInterface
 public interface Proposer {
   /**

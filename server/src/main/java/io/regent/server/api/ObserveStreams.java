@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code compacted=true} when that history is no longer kept here. At most {@code maxStreams} streams are
  * served at once; one more is refused with RESOURCE_EXHAUSTED.
  */
-final class Observers {
+final class ObserveStreams {
   private final StateReader reader;
   private final EventHub hub;
   private final Executor executor;
@@ -28,7 +28,7 @@ final class Observers {
    * @param bufferCapacity events one stream may have queued before it is ended (see {@link ObserveStream})
    * @param maxStreams streams served at once by this node
    */
-  Observers(StateReader reader, EventHub hub, Executor executor, int bufferCapacity, int maxStreams) {
+  ObserveStreams(StateReader reader, EventHub hub, Executor executor, int bufferCapacity, int maxStreams) {
     this.reader = reader;
     this.hub = hub;
     this.executor = executor;
@@ -41,6 +41,10 @@ final class Observers {
     return active.get();
   }
 
+  /**
+   * Starts an Observe stream of {@code name} on {@code obs}: from the current holder when {@code afterIndex} is 0,
+   * else from the changes after that log index. RESOURCE_EXHAUSTED when this node serves its maximum already.
+   */
   void observe(String name, long afterIndex, ServerCallStreamObserver<ObserveResponse> obs) {
     if (active.incrementAndGet() > maxStreams) {
       active.decrementAndGet();
@@ -61,10 +65,10 @@ final class Observers {
     hub.listen(stream);
     reader.read(false, txn -> new Snapshot(txn.name(name), txn.appliedIndex())).whenComplete((s, err) -> {
       if (err != null) {
-        stream.fail(Statuses.toStatus(err).getStatus());
+        stream.fail(StatusCodes.toStatus(err).getStatus());
         return;
       }
-      stream.start(Events.current(name, s.record, s.appliedIndex, compacted), s.appliedIndex, List.of());
+      stream.start(ObserveMessages.current(name, s.record, s.appliedIndex, compacted), s.appliedIndex, List.of());
     });
   }
 

@@ -5,9 +5,11 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
 import java.util.function.Function;
 
-/** Turns the answer of an upstream unary Regent call into the answer of the etcd call that made it. */
-final class Relay {
-  private Relay() {
+/**
+ * Relays the answer of an upstream unary Regent call to the etcd call that made it, turned into etcd's answer.
+ */
+final class AnswerRelay {
+  private AnswerRelay() {
   }
 
   /**

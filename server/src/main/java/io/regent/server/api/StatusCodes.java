@@ -2,20 +2,15 @@ package io.regent.server.api;
 
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.stub.StreamObserver;
-import io.regent.server.confirm.Proposer.UnavailableException;
+import io.regent.server.replication.Proposer.UnavailableException;
 import io.regent.statemachine.proto.Code;
 import io.regent.statemachine.proto.Result;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Function;
-import java.util.function.Supplier;
 
 /** Maps apply results and failures onto the gRPC status codes of docs/architecture.md §7, in one place. */
-final class Statuses {
-  private Statuses() {
+final class StatusCodes {
+  private StatusCodes() {
   }
 
   /** Throws the gRPC error for a refused result; returns it unchanged when OK. */
@@ -52,54 +47,5 @@ final class Statuses {
           .asRuntimeException();
     }
     return Status.INTERNAL.withDescription(String.valueOf(c)).withCause(c).asRuntimeException();
-  }
-
-  /** Completes a unary call from {@code future}, mapping the value with {@code toResponse}. */
-  static <T, R> void reply(CompletableFuture<T> future, Function<T, R> toResponse, StreamObserver<R> obs) {
-    future.whenComplete((v, err) -> {
-      if (err != null) {
-        obs.onError(toStatus(err));
-        return;
-      }
-      R response;
-      try {
-        response = toResponse.apply(v);
-      } catch (RuntimeException e) {
-        obs.onError(toStatus(e));
-        return;
-      }
-      obs.onNext(response);
-      obs.onCompleted();
-    });
-  }
-
-  /**
-   * Answers a unary call whose outcome may arrive twice (a campaign's reply, or its election event; a cancel)
-   * with the first one only: {@code err}'s status, else the value {@code response} gives (its status if it
-   * throws). {@code answered} is the call's flag; once set, later outcomes do nothing.
-   */
-  static <R> void answerOnce(StreamObserver<R> obs, AtomicBoolean answered, Throwable err, Supplier<R> response) {
-    if (!answered.compareAndSet(false, true)) {
-      return;
-    }
-    try {
-      if (err != null) {
-        obs.onError(toStatus(err));
-        return;
-      }
-      obs.onNext(response.get());
-      obs.onCompleted();
-    } catch (RuntimeException e) {
-      obs.onError(toStatus(e));
-    }
-  }
-
-  /** Runs {@code body}, turning a synchronous validation failure into the call's error. */
-  static <R> void guard(StreamObserver<R> obs, Runnable body) {
-    try {
-      body.run();
-    } catch (RuntimeException e) {
-      obs.onError(toStatus(e));
-    }
   }
 }

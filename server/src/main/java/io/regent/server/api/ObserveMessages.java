@@ -4,16 +4,17 @@ import io.regent.api.v1.ObserveResponse;
 import io.regent.statemachine.event.ChangeEvent;
 import io.regent.statemachine.proto.NameRecord;
 
-/** Conversion of applied events to Observe messages. */
-final class Events {
-  private Events() {
+/** The messages of an Observe stream: applied ownership changes, and the CURRENT holder a stream starts with. */
+final class ObserveMessages {
+  private ObserveMessages() {
   }
 
+  /** The message of ownership change {@code e}; IllegalArgumentException for an event that is none. */
   static ObserveResponse toResponse(ChangeEvent e) {
     ObserveResponse.Builder b = ObserveResponse.newBuilder().setKind(kind(e.kind())).setName(e.name())
         .setIndex(e.index());
     if (e.holder() != null) {
-      b.setLeader(Keys.leaderKey(e.name(), e.holder()));
+      b.setLeader(LeaderKeys.leaderKey(e.name(), e.holder()));
     }
     return b.build();
   }
@@ -26,7 +27,7 @@ final class Events {
     ObserveResponse.Builder b = ObserveResponse.newBuilder().setKind(ObserveResponse.Kind.CURRENT).setName(name)
         .setIndex(index).setCompacted(compacted);
     if (record != null && record.hasHolder()) {
-      b.setLeader(Keys.leaderKey(name, record.getHolder()));
+      b.setLeader(LeaderKeys.leaderKey(name, record.getHolder()));
     }
     return b.build();
   }

@@ -20,16 +20,17 @@ import java.util.List;
  * etcd's {@code etcdserverpb.Lease/LeaseLeases} (etcd 3.3 and later; {@code etcdctl lease list}), which the service
  * definitions jetcd ships leave out. Its request is an empty message; its answer,
  * {@code LeaseLeasesResponse {ResponseHeader header = 1; repeated LeaseStatus leases = 2;}} with
- * {@code LeaseStatus {int64 ID = 1;}}, is written here field by field: three fields do not need a generated class.
- * The list is a linearizable read of Regent's leases.
+ * {@code LeaseStatus {int64 ID = 1;}}, is written here field by field: three fields do not need a generated class,
+ * and generating one would add protoc to this module's build (only the api and ratis-statemachine modules run it)
+ * for a message whose header is jetcd's class. The list is a linearizable read of Regent's leases.
  */
-final class LeaseLeasesMethod {
+final class EtcdLeaseLeases {
   private static final String SERVICE = "etcdserverpb.Lease";
   private static final int HEADER = 1;
   private static final int LEASES = 2;
   private static final int ID = 1;
 
-  private LeaseLeasesMethod() {
+  private EtcdLeaseLeases() {
   }
 
   /** The lease ids and header of one answer. */
@@ -47,7 +48,7 @@ final class LeaseLeasesMethod {
     ServerServiceDefinition.Builder b = ServerServiceDefinition.builder(SERVICE);
     lease.getMethods().forEach(b::addMethod);
     return b.addMethod(method, ServerCalls.asyncUnaryCall((Empty req, StreamObserver<Leases> obs) ->
-        Upstream.current().lease().leases(LeaseLeasesRequest.getDefaultInstance(), Relay.unary(obs,
+        Upstream.current().lease().leases(LeaseLeasesRequest.getDefaultInstance(), AnswerRelay.unary(obs,
             r -> new Leases(headers.at(r.getAppliedIndex()), r.getLeasesList().stream().map(LeaseInfo::getId)
                 .toList()))))).build();
   }

@@ -1,0 +1,186 @@
+package io.regent.server.ratis;
+
+import io.regent.server.concurrent.NodeExecutors;
+import io.regent.server.config.ServerConfig;
+import io.regent.server.confirm.ClockRateCheck;
+import io.regent.server.confirm.ClockRateRule;
+import io.regent.server.confirm.Confirmer;
+import io.regent.server.confirm.LeadershipLease;
+import io.regent.server.confirm.LocalConfirm;
+import io.regent.server.replication.Proposer;
+import io.regent.server.storage.DataDir;
+import io.regent.statemachine.ratis.RegentStateMachine;
+import io.regent.statemachine.replica.LeaseTimekeeper;
+import java.io.IOException;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.apache.ratis.client.RaftClient;
+import org.apache.ratis.conf.Parameters;
+import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.RaftGroup;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.retry.RetryPolicies;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.server.storage.RaftStorage;
+import org.apache.ratis.util.TimeDuration;
+
+/**
+ * A node's Raft side, built in one place and owned until {@link #close}: the Ratis server running the state
+ * machine, its division as the node sees it, the pool of Ratis clients proposals go through and the proposer
+ * over them, the leadership confirmations, the membership changes and the cluster view, and the clock probes.
+ * The confirmations are built here because they read the division and the membership changes confirm
+ * leadership before each read of the configuration. {@code RegentServer} wires these to the API and decides
+ * when each starts and stops.
+ */
+public final class RaftNode implements AutoCloseable {
+  /** Ratis clients proposals are spread over (docs/ratis.md §13: more connections, more throughput). */
+  static final int RAFT_CLIENTS = 4;
+  /** How often the Ratis clients' leader is checked against the local server's, ms. */
+  static final long LEADER_POLL_MS = 50;
+
+  private final ServerConfig config;
+  private final NodeExecutors executors;
+  private final RaftServer server;
+  private final RaftTiming timing;
+  private final LocalDivision division;
+  private final RaftClientPool clients;
+  private final RatisProposer proposer;
+  /** The voters' clock rates the lease depends on, or null under {@code --confirm strict}. */
+  private final ClockRateCheck clockRates;
+  private final ClockReadings clockReadings = new ClockReadings(System::nanoTime);
+  /** This node's leadership lease, or null under {@code --confirm strict}. */
+  private final LeadershipLease lease;
+  private final Confirmer confirmer;
+  private final RaftClusterView clusterView;
+  private final Function<RaftGroup, RaftClient> probeClients;
+  private ClientLeaderTracker leaderTracker;
+  private ClockProber clockProber;
+
+  /**
+   * Builds the Ratis server and what talks to it; starts nothing.
+   *
+   * @param config this node's settings
+   * @param props this node's Ratis properties ({@link RaftSetup#properties})
+   * @param params this node's Raft parameters (TLS)
+   * @param bootstrap whether {@code config.peers()} are the initial voters of a new cluster (else the node starts
+   *     with an empty peer list: its configuration comes from its storage, or from the leader once a member adds
+   *     it; docs/ratis.md §12)
+   * @param sm the state machine the server runs; its start-up check and query handlers are set here
+   * @param leases the leader-side lease clock a local confirmation reads
+   * @param dataDir this node's data directory (the state file's size in Status)
+   * @param executors the node's executors (docs/architecture.md §10)
+   * @throws IOException when Ratis cannot build its server
+   */
+  public RaftNode(ServerConfig config, RaftProperties props, Parameters params, boolean bootstrap,
+                  RegentStateMachine sm, LeaseTimekeeper leases, DataDir dataDir, NodeExecutors executors)
+      throws IOException {
+    this.config = config;
+    this.executors = executors;
+    this.timing = RaftTiming.of(props);
+    RaftGroup group = RaftSetup.group(config);
+    RaftGroup initial = bootstrap ? group : RaftGroup.valueOf(RaftSetup.GROUP_ID);
+    sm.setStartupCheck(replica -> timing.checkAgainst(replica.read(txn -> txn.memberTimings().get(config.nodeId())),
+        config));
+    this.server = RaftServer.newBuilder().setServerId(RaftPeerId.valueOf(config.nodeId())).setGroup(initial)
+        .setProperties(props).setParameters(params).setStateMachine(sm)
+        .setOption(RaftStorage.StartupOption.RECOVER).build();
+    LocalDivision division = new LocalDivision(server, group);
+    this.division = division;
+    this.clients = new RaftClientPool(RAFT_CLIENTS,
+        leader -> division.proposalClient(props, params, leader, config.requestTimeoutMs()),
+        config.requestTimeoutMs(), executors);
+    this.proposer = new RatisProposer(clients, config.requestTimeoutMs(), config.electionTimeoutMinMs(),
+        executors.replies());
+    this.probeClients = g -> RaftClient.newBuilder().setProperties(props).setParameters(params)
+        .setRaftGroup(g).setRetryPolicy(RetryPolicies.noRetry()).build();
+    sm.setStaleQueryHandler(clockReadings::answer);
+    this.clockRates = config.confirm().strict() ? null
+        : new ClockRateCheck(config.nodeId(), division::voterIds, System::nanoTime, ClockRateRule.DEFAULT);
+    this.lease = config.confirm().strict() ? null : new LeadershipLease(System::nanoTime,
+        division.leadership(), new ClusterTiming(config.nodeId(), timing, division::voterIds, sm), clockRates,
+        division.acknowledgers(config.nodeId()), config.confirm().leaseFactor());
+    this.confirmer = lease == null ? new Confirmer(proposer)
+        : new Confirmer(proposer, lease, new LocalConfirm(sm, leases, division::commitIndex)::confirm, proposer);
+    sm.setQueryHandler(new FollowerQueries(confirmer)::answer);
+    RaftMembership membership = new RaftMembership(server, () -> RaftClient.newBuilder()
+        .setProperties(RaftSetup.adminProperties(props)).setParameters(params)
+        .setRaftGroup(division.currentGroup())
+        .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(20,
+            TimeDuration.valueOf(250, TimeUnit.MILLISECONDS)))
+        .build(), proposer, confirmer, sm, RaftSetup.ADMIN_TIMEOUT_MS, lease, executors.blocking());
+    this.clusterView = new RaftClusterView(server, membership, dataDir.lmdbFile());
+  }
+
+  /** Starts the Ratis server: it recovers its storage, runs the state machine's start-up check and joins the group. */
+  public void start() throws IOException {
+    server.start();
+  }
+
+  /** Starts pointing the proposal clients at the leader; the confirmer hears of each new leader. */
+  public void startLeaderTracker() {
+    leaderTracker = ClientLeaderTracker.start(server, clients, LEADER_POLL_MS, confirmer::leaderChanged,
+        executors.timers());
+  }
+
+  /** Starts probing the voters' clocks (docs/architecture.md §8.1, "clock rates"); none under {@code --confirm strict}. */
+  public void startClockProbes() {
+    if (clockRates != null) {
+      clockProber = ClockProber.start(config.nodeId(), division::currentGroup, probeClients, clockRates,
+          System::nanoTime, executors);
+    }
+  }
+
+  /** The underlying Ratis server. */
+  public RaftServer server() {
+    return server;
+  }
+
+  /** This node's Raft timing, as its Ratis properties set it. */
+  public RaftTiming timing() {
+    return timing;
+  }
+
+  /** Replicates single entries through the Ratis clients (the node's own entries; client operations are batched). */
+  public Proposer proposer() {
+    return proposer;
+  }
+
+  /** The leadership confirmations (docs/architecture.md §8). */
+  public Confirmer confirmer() {
+    return confirmer;
+  }
+
+  /** The cluster as the local division sees it, with its membership changes. */
+  public RaftClusterView clusterView() {
+    return clusterView;
+  }
+
+  /** This node's leadership lease (docs/architecture.md §8.1), empty under {@code --confirm strict}. */
+  public Optional<LeadershipLease> leadershipLease() {
+    return Optional.ofNullable(lease);
+  }
+
+  /** This node's view of its peers' clock rates, empty under {@code --confirm strict}. */
+  public Optional<ClockRateCheck> clockRates() {
+    return Optional.ofNullable(clockRates);
+  }
+
+  /** The clock this node reports to its peers' clock probes. */
+  public ClockReadings clockReadings() {
+    return clockReadings;
+  }
+
+  /** Stops leader tracking and clock probes, then closes the Ratis clients and the Ratis server, in that order. */
+  @Override
+  public void close() throws Exception {
+    if (leaderTracker != null) {
+      leaderTracker.close();
+    }
+    if (clockProber != null) {
+      clockProber.close();
+    }
+    clients.close();
+    server.close();
+  }
+}

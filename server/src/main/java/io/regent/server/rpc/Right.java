@@ -1,0 +1,16 @@
+package io.regent.server.rpc;
+
+import java.util.Locale;
+
+/**
+ * What a permissions rule may grant (docs/security.md), and what a method needs ({@link MethodRules}): the
+ * words of {@code regent server --permissions FILE}, parsed by {@code io.regent.server.security.Permissions}.
+ */
+public enum Right {
+  CAMPAIGN, LOCK, READ, LEASE, MEMBER;
+
+  /** The word used in the file. */
+  public String word() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+}
