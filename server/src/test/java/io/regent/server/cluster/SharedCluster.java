@@ -2,12 +2,8 @@ package io.regent.server.cluster;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.Comparator;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ExtensionContext.Namespace;
 import org.junit.jupiter.api.extension.ParameterContext;
@@ -53,22 +49,19 @@ public final class SharedCluster implements ParameterResolver {
     return base.toLowerCase(Locale.ROOT) + "-" + NAMES.incrementAndGet();
   }
 
-  /** The cluster and its directory; JUnit closes it when the root context ends. */
+  /** The cluster, in a fixture of its own that JUnit closes (with its directory) when the root context ends. */
   private static final class Running implements ExtensionContext.Store.CloseableResource {
-    private final Path dir;
+    private final ClusterFixture fixture = ClusterFixture.perClass();
     private final LocalCluster cluster;
 
-    private Running(Path dir, LocalCluster cluster) {
-      this.dir = dir;
-      this.cluster = cluster;
+    private Running() throws IOException {
+      cluster = fixture.start(3);
+      cluster.awaitLeader();
     }
 
     static Running start() {
       try {
-        Path dir = Files.createTempDirectory("regent-shared-cluster-");
-        LocalCluster cluster = LocalCluster.start(3, dir);
-        cluster.awaitLeader();
-        return new Running(dir, cluster);
+        return new Running();
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
@@ -76,15 +69,7 @@ public final class SharedCluster implements ParameterResolver {
 
     @Override
     public void close() throws Exception {
-      try {
-        cluster.close();
-      } finally {
-        try (Stream<Path> s = Files.walk(dir)) {
-          for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
-            Files.deleteIfExists(p);
-          }
-        }
-      }
+      fixture.closeAll();
     }
   }
 }
