@@ -26,9 +26,9 @@ import java.util.function.Supplier;
  *   <li>DEADLINE_EXCEEDED (a paused or silently cut-off node): calls that are safe to repeat — reads, a
  *       campaign by lease id, resign, proclaim, revoke — are retried on the next endpoint, each attempt with at
  *       most half of what is left of the call's deadline (and at most the attempt timeout). Keepalives are
- *       hedged instead: after a quarter of their budget ({@link #hedgeAfterMs}) without an answer the next endpoint gets the same keepalive,
- *       the first keeping its deadline, and the first answer wins — a hung node costs a lease only part of its
- *       budget, a slow one nothing. Calls that are not safe to repeat —
+ *       hedged instead: after a quarter of their budget ({@link #hedgeAfterMs}) without an answer the next
+ *       endpoint gets the same keepalive, the first keeping its deadline, and the first answer wins — a hung
+ *       node costs a lease only part of its budget, a slow one nothing. Calls that are not safe to repeat —
  *       {@link Leases#grant}, {@link Elections#freshToken}, membership changes — are <em>not</em> re-sent: the
  *       caller gets the DEADLINE_EXCEEDED (a lease may then have been granted unknown to it: unrenewed, it
  *       expires after its TTL; a fresh token may have been taken: tokens only grow, so nothing is fenced

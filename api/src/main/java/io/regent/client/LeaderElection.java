@@ -32,7 +32,8 @@ public final class LeaderElection {
     CampaignResponse first = client.elections().campaignWithTtl(name, ttlMs, value, 0);
     LeaseKeeper keeper = LeaseKeeper.adopt(client, first.getLease(), ttlMs, sent, onStepDown);
     try {
-      LeaderKey key = first.getElected() ? first.getLeader() : client.elections().campaign(name, keeper.leaseId(), value);
+      LeaderKey key = first.getElected() ? first.getLeader() : client.elections().campaign(name, keeper.leaseId(),
+          value);
       return new Leadership(client, keeper, key);
     } catch (RuntimeException e) {
       keeper.close();

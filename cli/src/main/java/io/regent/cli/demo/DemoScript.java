@@ -83,7 +83,8 @@ final class DemoScript implements DemoCommand.Script {
       follow("ELECTED jobs node-c");
       n.check(tokenC > z.tokenB(), "node-c's token %d > node-b's token %d", tokenC, z.tokenB());
       n.say("      node-c was elected %d ms after the kill, under the new Raft leader %s, with token %d: tokens are "
-          + "log indexes, so they keep growing across Raft leaders.", failoverC, client.cluster().status().getLeader(), tokenC);
+          + "log indexes, so they keep growing across Raft leaders.", failoverC, client.cluster().status().getLeader(),
+              tokenC);
       retriedAppend(ledger, tokenC);
       c.close();
       ledgerServer.terminate(10_000);

@@ -74,9 +74,11 @@ class ConsoleBrowserTest {
     RegentClient client = RegentClient.connect(cluster.endpoints());
     try (client) {
       long lease = client.leases().grant(60_000);
-      LeaderKey scheduler = client.elections().campaign("jobs/scheduler", lease, ByteString.copyFromUtf8("host-a:8080"));
+      LeaderKey scheduler = client.elections().campaign("jobs/scheduler", lease,
+          ByteString.copyFromUtf8("host-a:8080"));
       client.elections().campaign(MARKUP, lease, ByteString.copyFromUtf8("<script>alert(2)</script>"));
-      LeaderKey ledgerLock = client.elections().campaign("locks/ledger", lease, ByteString.copyFromUtf8("writer-1"), 30_000);
+      LeaderKey ledgerLock = client.elections().campaign("locks/ledger", lease, ByteString.copyFromUtf8("writer-1"),
+          30_000);
       GroupClient groups = new GroupClient(client);
       long a = groups.joinWithTtl("billing", "worker-a", 8, 60_000).getLease();
 

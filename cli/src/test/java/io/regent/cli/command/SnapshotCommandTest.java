@@ -50,7 +50,8 @@ public class SnapshotCommandTest {
          RegentClient c = RegentClient.connect("127.0.0.1:" + sourcePort)) {
       for (int i = 0; i < 30; i++) {
         long lease = c.leases().grant(600_000);
-        maxToken = Math.max(maxToken, c.elections().campaign("name-" + i, lease, ByteString.copyFromUtf8("v" + i)).getToken());
+        maxToken = Math.max(maxToken, c.elections().campaign("name-" + i, lease,
+            ByteString.copyFromUtf8("v" + i)).getToken());
       }
       leases = c.leases().list();
       last = c.elections().leader("name-29").orElseThrow();
@@ -83,7 +84,8 @@ public class SnapshotCommandTest {
       }
       try (RegentClient c = RegentClient.connect(List.of("127.0.0.1:" + apiPorts[0], "127.0.0.1:" + apiPorts[1],
           "127.0.0.1:" + apiPorts[2]))) {
-        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> !c.cluster().status().getLeader().isEmpty());
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(
+            () -> !c.cluster().status().getLeader().isEmpty());
         assertThat(c.leases().list()).isEqualTo(leases);
         assertThat(c.elections().leader("name-29")).contains(last);
         long lease = c.leases().grant(600_000);

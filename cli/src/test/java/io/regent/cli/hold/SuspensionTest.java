@@ -138,7 +138,8 @@ class SuspensionTest {
     await().atMost(WAIT).until(() -> ExecChildTest.state(sh) == 'T');
     long next = client.leases().grant(60_000);
     // returns once the server has expired the holder's lease and passed the name on
-    var successor = client.elections().campaign("reports", next, com.google.protobuf.ByteString.copyFromUtf8("next"), 0, WAIT);
+    var successor = client.elections().campaign("reports", next, com.google.protobuf.ByteString.copyFromUtf8("next"),
+        0, WAIT);
     gate.open();
 
     try {

@@ -192,7 +192,8 @@ final class OverloadRun {
           lease = c.leases().grant(Math.max(60_000, TimeUnit.SECONDS.toMillis(o.seconds * 4L))); // outlives the run
           recorder.append(process, Op.Type.OK, f, null, lease, null);
         } else if (read) {
-          recorder.append(process, Op.Type.OK, f, name, c.elections().leader(name).map(k -> k.getToken()).orElse(null), null);
+          recorder.append(process, Op.Type.OK, f, name, c.elections().leader(name).map(k -> k.getToken()).orElse(null),
+              null);
         } else {
           c.elections().tryCampaign(name, lease, ByteString.EMPTY);
           recorder.append(process, Op.Type.OK, f, name, null, null);

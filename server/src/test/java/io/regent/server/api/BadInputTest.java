@@ -64,10 +64,12 @@ class BadInputTest {
   @Test
   void emptyOrOverlongNamesAndOversizedValuesAreInvalid() {
     long lease = client.leases().list().get(0).getId();
-    assertRejectedUnchanged(() -> client.elections().campaign("", lease, ByteString.EMPTY), Status.Code.INVALID_ARGUMENT);
+    assertRejectedUnchanged(() -> client.elections().campaign("", lease, ByteString.EMPTY),
+        Status.Code.INVALID_ARGUMENT);
     assertRejectedUnchanged(() -> client.elections().campaign("é".repeat(513), lease, ByteString.EMPTY),
         Status.Code.INVALID_ARGUMENT);
-    assertRejectedUnchanged(() -> client.elections().campaign("big", lease, ByteString.copyFrom(new byte[64 * 1024 + 1])),
+    assertRejectedUnchanged(() -> client.elections().campaign("big", lease,
+        ByteString.copyFrom(new byte[64 * 1024 + 1])),
         Status.Code.INVALID_ARGUMENT);
     assertRejectedUnchanged(() -> client.elections().leader(""), Status.Code.INVALID_ARGUMENT);
   }
@@ -77,8 +79,10 @@ class BadInputTest {
     assertRejectedUnchanged(() -> client.leases().keepAlive(999_999, 5_000), Status.Code.NOT_FOUND);
     assertRejectedUnchanged(() -> client.leases().revoke(999_999), Status.Code.NOT_FOUND);
     assertRejectedUnchanged(() -> client.leases().timeToLive(999_999), Status.Code.NOT_FOUND);
-    assertRejectedUnchanged(() -> client.elections().campaign("other", 999_999, ByteString.EMPTY), Status.Code.NOT_FOUND);
-    assertRejectedUnchanged(() -> client.elections().campaign("other", -1, ByteString.EMPTY), Status.Code.INVALID_ARGUMENT);
+    assertRejectedUnchanged(() -> client.elections().campaign("other", 999_999, ByteString.EMPTY),
+        Status.Code.NOT_FOUND);
+    assertRejectedUnchanged(() -> client.elections().campaign("other", -1, ByteString.EMPTY),
+        Status.Code.INVALID_ARGUMENT);
   }
 
   @Test

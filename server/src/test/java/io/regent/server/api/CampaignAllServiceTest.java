@@ -36,7 +36,8 @@ class CampaignAllServiceTest {
       assertThat(keys).extracting(LeaderKey::getName).containsExactly("x", "y");
       assertThat(keys).extracting(LeaderKey::getToken).containsOnly(keys.get(0).getToken());
       assertThat(keys.get(0).getToken()).isGreaterThan(y.getToken());
-      assertThat(c.elections().leader("x")).hasValueSatisfying(k -> assertThat(k.getToken()).isEqualTo(keys.get(0).getToken()));
+      assertThat(c.elections().leader("x"))
+          .hasValueSatisfying(k -> assertThat(k.getToken()).isEqualTo(keys.get(0).getToken()));
       assertThatThrownBy(() -> c.elections().campaignAll(List.of("p", "p"), lease, ByteString.EMPTY))
           .isInstanceOfSatisfying(StatusRuntimeException.class,
               e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT));

@@ -116,7 +116,8 @@ class TwoEntryElectionApiTest {
     long lease = client.leases().grant(60_000);
     try {
       for (long ttl : new long[] {-5, 1_000, 3_600_001}) {
-        assertRejectedUnchanged(() -> client.elections().campaignWithTtl("ttl/bad", ttl, V, 0), Status.Code.INVALID_ARGUMENT);
+        assertRejectedUnchanged(() -> client.elections().campaignWithTtl("ttl/bad", ttl, V, 0),
+            Status.Code.INVALID_ARGUMENT);
       }
       assertRejectedUnchanged(() -> ElectionGrpc.newBlockingStub(channel()).campaign(CampaignRequest.newBuilder()
           .setName("ttl/bad").setLease(lease).setTtlMs(60_000).setValue(V).build()), Status.Code.INVALID_ARGUMENT);

@@ -48,7 +48,8 @@ class DamagedDataDirTest {
         .satisfies(e -> assertThat(rootDamage(e)).isNotNull()
             .extracting(Throwable::getMessage, InstanceOfAssertFactories.STRING)
             .contains(mdb.toString()).contains("truncated"));
-    assertThat(client.elections().campaign("after", client.leases().grant(600_000), ByteString.EMPTY).getToken()).isPositive();
+    assertThat(client.elections().campaign("after", client.leases().grant(600_000),
+        ByteString.EMPTY).getToken()).isPositive();
   }
 
   private static DataDirDamagedException rootDamage(Throwable t) {

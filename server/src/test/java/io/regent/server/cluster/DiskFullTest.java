@@ -84,14 +84,16 @@ class DiskFullTest {
           .peers(peers).apiPort(api[i]).snapshots(NEVER, 8L << 20).build()));
     }
     RegentClient client = connect("127.0.0.1:" + api[0], "127.0.0.1:" + api[1]);
-    await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> !client.cluster().status().getLeader().isEmpty());
+    await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(
+        () -> !client.cluster().status().getLeader().isEmpty());
     Path victimDir = small.root().resolve("n2");
     int metricsPort = FreePorts.next();
     victim = NodeProcess.start("n2", peers, api[2], metricsPort, victimDir, NEVER, false);
 
     Map<String, LeaderKey> acked = new ConcurrentHashMap<>();
     for (int i = 0; i < 50; i++) {
-      acked.put("before-" + i, client.elections().campaign("before-" + i, client.leases().grant(600_000), ByteString.EMPTY));
+      acked.put("before-" + i, client.elections().campaign("before-" + i, client.leases().grant(600_000),
+          ByteString.EMPTY));
     }
     // n2 has followed the leader's term before its disk fills: Ratis 3.3.0 writes raft-meta (term, vote) through
     // an AtomicFileOutputStream whose close renames a short write into place, so a term change on a full disk
@@ -111,7 +113,8 @@ class DiskFullTest {
       for (int i = 0; writing.get(); i++) {
         try {
           String name = "w-" + i;
-          acked.put(name, client.elections().campaign(name, client.leases().grant(600_000), ByteString.copyFrom(value)));
+          acked.put(name, client.elections().campaign(name, client.leases().grant(600_000),
+              ByteString.copyFrom(value)));
         } catch (RuntimeException e) {
           // not acknowledged: nothing to check for this name
         }
@@ -143,7 +146,8 @@ class DiskFullTest {
 
     // n2's own state, read locally (serializable): it holds every acknowledged holder and lease
     assertThat(acked.size()).isGreaterThan(50);
-    ReplicaCheck.holdsEveryAcknowledged(api[2], client.cluster().status().getCommitIndex(), acked, () -> "its errors: " + errors(victim));
+    ReplicaCheck.holdsEveryAcknowledged(api[2], client.cluster().status().getCommitIndex(), acked,
+        () -> "its errors: " + errors(victim));
   }
 
   @Test

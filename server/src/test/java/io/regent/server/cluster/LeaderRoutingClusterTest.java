@@ -178,7 +178,8 @@ class LeaderRoutingClusterTest {
         LeaderKey key = client.elections().campaign("held", keeper.leaseId(), ByteString.copyFromUtf8("a"));
         cluster.stopNode(leader); // the client's only given endpoint, and the Raft leader
         int next = cluster.awaitLeader();
-        await().atMost(WAIT).ignoreExceptions().until(() -> client.elections().leader("held"), Optional.of(key)::equals);
+        await().atMost(WAIT).ignoreExceptions().until(() -> client.elections().leader("held"),
+            Optional.of(key)::equals);
         assertThat(client.leases().grant(TTL_MS)).isPositive();
         await().atMost(WAIT).ignoreExceptions().until(() -> {
           client.leases().list();

@@ -88,7 +88,8 @@ class LeaseClusterTest {
   @Test
   void onceTheLeaderHasExpiredALeaseItsKeepaliveAnswersNotFound() {
     long lease = client.leases().grant(2_000);
-    await().atMost(Duration.ofSeconds(15)).until(() -> client.leases().list().stream().noneMatch(l -> l.getId() == lease));
+    await().atMost(Duration.ofSeconds(15)).until(
+        () -> client.leases().list().stream().noneMatch(l -> l.getId() == lease));
     assertThatThrownBy(() -> client.leases().keepAlive(lease, 5_000))
         .isInstanceOfSatisfying(StatusRuntimeException.class,
             e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND));

@@ -32,7 +32,8 @@ class MembershipBadInputTest {
     MemberListResponse before = c.cluster().memberList();
     String raftOfN0 = before.getMembers(0).getAddress();
 
-    assertRefused(() -> c.cluster().memberAdd("bad id", "127.0.0.1:7004", "127.0.0.1:7104"), Status.Code.INVALID_ARGUMENT,
+    assertRefused(() -> c.cluster().memberAdd("bad id", "127.0.0.1:7004", "127.0.0.1:7104"),
+        Status.Code.INVALID_ARGUMENT,
         "member id 'bad id' is invalid");
     assertRefused(() -> c.cluster().memberAdd("n4", "no-port", "127.0.0.1:7104"), Status.Code.INVALID_ARGUMENT,
         "Raft address 'no-port' is invalid");
@@ -44,7 +45,8 @@ class MembershipBadInputTest {
         "Raft address " + raftOfN0 + " is already member n0's");
     assertRefused(() -> c.cluster().memberRemove("n0"), Status.Code.FAILED_PRECONDITION, "member n0 is the last voter");
     assertRefused(() -> c.cluster().memberRemove("n9"), Status.Code.NOT_FOUND, "no member n9");
-    assertRefused(() -> c.cluster().memberPromote("n0"), Status.Code.FAILED_PRECONDITION, "member n0 is already a voter");
+    assertRefused(() -> c.cluster().memberPromote("n0"), Status.Code.FAILED_PRECONDITION,
+        "member n0 is already a voter");
     assertRefused(() -> c.cluster().transferLeadership("n9"), Status.Code.NOT_FOUND, "no member n9");
 
     assertThat(c.cluster().memberList()).isEqualTo(before);

@@ -85,7 +85,8 @@ class MembershipChangeTest {
       }
       assertThat(load.violations).isEmpty();
       long lease = after.leases().grant(60_000);
-      assertThat(after.elections().campaign("after-shrink", lease, ByteString.EMPTY).getToken()).isGreaterThan(maxToken);
+      assertThat(after.elections().campaign("after-shrink", lease,
+          ByteString.EMPTY).getToken()).isGreaterThan(maxToken);
       // The API addresses the nodes published are listed with them.
       assertThat(after.cluster().memberList().getMembersList()).extracting(Member::getApiAddress)
           .containsExactlyInAnyOrder(cluster.endpoint(2), extra.endpoint("n3"), extra.endpoint("n4"));
@@ -101,7 +102,8 @@ class MembershipChangeTest {
 
   /** Waits until the cluster behind {@code c} has a leader again. */
   static void awaitLeader(RegentClient c) {
-    await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> !c.cluster().memberList().getLeader().isEmpty());
+    await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(
+        () -> !c.cluster().memberList().getLeader().isEmpty());
   }
 
   static boolean isReadyLeader(io.regent.server.RegentServer s) throws java.io.IOException {

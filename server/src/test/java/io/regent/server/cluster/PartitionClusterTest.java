@@ -99,10 +99,12 @@ class PartitionClusterTest {
     // Renew through the majority for three TTLs: the isolated leader's deadline for this lease passes.
     long until = System.nanoTime() + Duration.ofMillis(6_000).toNanos();
     while (System.nanoTime() < until) {
-      await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> majority.leases().keepAlive(lease, 1_000) > 0);
+      await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> majority.leases().keepAlive(lease,
+          1_000) > 0);
     }
     cluster.heal();
-    await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> majority.leases().keepAlive(lease, 1_000) > 0);
+    await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> majority.leases().keepAlive(lease,
+        1_000) > 0);
     assertThat(majority.elections().leader("jobs")).contains(key);
   }
 }

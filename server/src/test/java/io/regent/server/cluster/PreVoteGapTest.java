@@ -103,7 +103,8 @@ class PreVoteGapTest {
     // L's next Confirm entry e, proposed at p after F granted C's pre-vote, goes to F alone.
     passFrom = division(L).getRaftLog().getLastEntryTermIndex().getIndex() + 1;
     long p = System.nanoTime();
-    CompletableFuture<Optional<LeaderKey>> firstRead = CompletableFuture.supplyAsync(() -> viaL.elections().leader("jobs"));
+    CompletableFuture<Optional<LeaderKey>> firstRead = CompletableFuture.supplyAsync(
+        () -> viaL.elections().leader("jobs"));
     await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(1))
         .until(() -> info(F).isFollower() && LocalCluster.id(L).equals(String.valueOf(info(F).getLeaderId())));
     return new Held(viaL, a, holderA, p, firstRead);

@@ -70,7 +70,8 @@ class SnapshotKillTest {
           .peers(peers).apiPort(api[i]).snapshots(NEVER, 8L << 20).build()));
     }
     RegentClient client = connect("127.0.0.1:" + api[0], "127.0.0.1:" + api[1]);
-    await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> !client.cluster().status().getLeader().isEmpty());
+    await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(
+        () -> !client.cluster().status().getLeader().isEmpty());
     Path victimDir = dir.resolve("n2");
     victim = NodeProcess.start("n2", peers, api[2], victimDir, THRESHOLD, true);
 
@@ -80,7 +81,8 @@ class SnapshotKillTest {
     // miss catching up within 60 s in a clean-clone CI run.
     byte[] value = new byte[1024];
     for (int i = 0; i < NAMES_BEFORE; i++) {
-      acked.put("before-" + i, client.elections().campaign("before-" + i, client.leases().grant(600_000), ByteString.copyFrom(value)));
+      acked.put("before-" + i, client.elections().campaign("before-" + i, client.leases().grant(600_000),
+          ByteString.copyFrom(value)));
     }
 
     AtomicBoolean writing = new AtomicBoolean(true);
@@ -88,7 +90,8 @@ class SnapshotKillTest {
       for (int i = 0; writing.get() && i < 100_000; i++) {
         try {
           String name = "w-" + i;
-          acked.put(name, client.elections().campaign(name, client.leases().grant(600_000), ByteString.copyFromUtf8(name)));
+          acked.put(name, client.elections().campaign(name, client.leases().grant(600_000),
+              ByteString.copyFromUtf8(name)));
         } catch (RuntimeException e) {
           // not acknowledged (an election after a kill): nothing to check for this name
         }

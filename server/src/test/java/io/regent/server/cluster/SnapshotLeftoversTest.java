@@ -45,8 +45,8 @@ class SnapshotLeftoversTest {
     }
     RegentClient viaFollower = cluster.clientOf(follower);
     await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
-        .until(() -> viaFollower.elections().leader("name-59").equals(java.util.Optional.of(holders.get("name-59"))) && !SnapshotFiles.names(
-            followerDir()).isEmpty());
+        .until(() -> viaFollower.elections().leader("name-59").equals(java.util.Optional.of(holders.get("name-59")))
+            && !SnapshotFiles.names(followerDir()).isEmpty());
     cluster.stopNode(follower);
   }
 
@@ -96,7 +96,8 @@ class SnapshotLeftoversTest {
             .startsWith(latest + ": snapshot does not match its checksum file").doesNotContain("\n")
             .endsWith(DataDirDamagedException.WHAT_TO_DO));
     assertThat(latest).exists();
-    assertThat(client.elections().campaign("after", client.leases().grant(600_000), ByteString.EMPTY).getToken()).isPositive();
+    assertThat(client.elections().campaign("after", client.leases().grant(600_000),
+        ByteString.EMPTY).getToken()).isPositive();
   }
 
   private static DataDirDamagedException damage(Throwable t) {

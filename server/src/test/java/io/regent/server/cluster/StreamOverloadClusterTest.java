@@ -68,12 +68,14 @@ class StreamOverloadClusterTest {
       LeaderKey held = writer.elections().campaign("jobs", holder, ByteString.copyFromUtf8("first"));
       CompletableFuture<LeaderKey> queued = CompletableFuture.supplyAsync(() ->
           writer.elections().campaign("jobs", waiter, ByteString.copyFromUtf8("second")));
-      await().atMost(Duration.ofMinutes(1)).until(() -> writer.leases().timeToLive(waiter).getNamesList().contains("jobs"));
+      await().atMost(Duration.ofMinutes(1)).until(
+          () -> writer.leases().timeToLive(waiter).getNamesList().contains("jobs"));
 
       for (int i = 0; i < cluster.size(); i++) {
         saturate(cluster.node(i).executors().blocking(), release);
       }
-      writer.elections().resign(held); // the waiter's election and both ownership events, on every replica's apply thread
+      // the waiter's election and both ownership events, on every replica's apply thread
+      writer.elections().resign(held);
       groups.join("g", "m1", 0, waiter); // a group change on every replica's apply thread
 
       assertThat(queued.get(1, TimeUnit.MINUTES)).extracting(LeaderKey::getLease).isEqualTo(waiter);
@@ -86,7 +88,8 @@ class StreamOverloadClusterTest {
       release.countDown();
       for (int i = 0; i < cluster.size(); i++) {
         assertThat(alive(cluster, i)).as("node %d's Raft division runs", i).isTrue();
-        assertThat(cluster.clientOf(i).elections().leader("jobs")).get().extracting(LeaderKey::getLease).isEqualTo(waiter);
+        assertThat(cluster.clientOf(i)
+            .elections().leader("jobs")).get().extracting(LeaderKey::getLease).isEqualTo(waiter);
       }
     } finally {
       release.countDown();

@@ -124,7 +124,8 @@ class ConsoleEndpointTest {
     CampaignResponse queued = client.elections().campaignWithTtl(TRICKY, 60_000, ByteString.copyFromUtf8("w2"), 0);
     assertThat(queued.getElected()).isFalse();
     // a lock whose 2 s lease is left to expire: its 60 s lock-delay is then in force
-    CampaignResponse lock = client.elections().campaignWithTtl("locks/db", 2_000, ByteString.copyFromUtf8("db"), 60_000);
+    CampaignResponse lock = client.elections().campaignWithTtl("locks/db", 2_000, ByteString.copyFromUtf8("db"),
+        60_000);
     assertThat(lock.getElected()).isTrue();
 
     int node = follower();
@@ -258,7 +259,8 @@ class ConsoleEndpointTest {
   @Test
   void badRequestsGetAClearErrorAndChangeNothing() throws Exception {
     RegentClient client = cluster.client();
-    LeaderKey key = client.elections().campaign("bad/input", client.leases().grant(60_000), ByteString.copyFromUtf8("v"));
+    LeaderKey key = client.elections().campaign("bad/input", client.leases().grant(60_000),
+        ByteString.copyFromUtf8("v"));
     // node 0 shows its own replica, which may apply the campaign after the leader answered it
     java.util.concurrent.atomic.AtomicReference<String> seen = new java.util.concurrent.atomic.AtomicReference<>();
     await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> seen.set(holderOf("bad/input")));

@@ -127,7 +127,8 @@ class IdentityQuotaTest {
       assertRefused(() -> flood.elections().campaign("d", lease, ByteString.EMPTY));
       assertRefused(() -> flood.elections().campaignWithTtl("d", 60_000, ByteString.EMPTY, 0));
       assertThat(polite.elections().campaignWithTtl("d", 60_000, ByteString.EMPTY, 0).getElected()).isTrue();
-      assertThat(polite.elections().campaign("e", polite.leases().grant(60_000), ByteString.EMPTY).getToken()).isPositive();
+      assertThat(polite.elections().campaign("e", polite.leases().grant(60_000),
+          ByteString.EMPTY).getToken()).isPositive();
 
       flood.elections().resign(a);
       // the Resign's event is applied before its answer, so the name no longer counts

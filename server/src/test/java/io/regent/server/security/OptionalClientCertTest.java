@@ -44,7 +44,8 @@ class OptionalClientCertTest {
       var status = await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(anonymous.cluster()::status,
           s -> !s.getLeader().isEmpty());
       assertThat(status.getNode()).as("anonymous callers may read (* * read)").isEqualTo("n0");
-      assertThatThrownBy(() -> anonymous.leases().grant(5_000)).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+      assertThatThrownBy(() -> anonymous.leases().grant(5_000)).isInstanceOfSatisfying(StatusRuntimeException.class,
+          e -> {
         assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
         assertThat(e.getStatus().getDescription()).contains("without a client certificate").contains("lease");
       });

@@ -109,10 +109,12 @@ class SecureClusterTest {
     Path ca = certs.resolve("ca.crt");
     // A node's certificate gets through the handshake: the call then reaches Ratis's gRPC server, which
     // does not serve Regent's API (UNIMPLEMENTED). Without a certificate, or in plaintext, no call gets that far.
-    assertThat(statusCodeAt(raft, RegentClientBuilder.credentials(ca, certs.resolve("n0.crt"), certs.resolve("n0.key"))))
+    assertThat(statusCodeAt(raft, RegentClientBuilder.credentials(ca, certs.resolve("n0.crt"),
+        certs.resolve("n0.key"))))
         .isEqualTo(Status.Code.UNIMPLEMENTED);
     assertThat(statusCodeAt(raft, RegentClientBuilder.credentials(ca, null, null))).isEqualTo(Status.Code.UNAVAILABLE);
-    assertThat(statusCodeAt(raft, RegentClientBuilder.credentials(null, null, null))).isEqualTo(Status.Code.UNAVAILABLE);
+    assertThat(statusCodeAt(raft, RegentClientBuilder.credentials(null, null,
+        null))).isEqualTo(Status.Code.UNAVAILABLE);
     assertThat(statusCodeAt(raft, RegentClientBuilder.credentials(otherCa.resolve("ca.crt"), otherCa.resolve("n0.crt"),
         otherCa.resolve("n0.key")))).isEqualTo(Status.Code.UNAVAILABLE);
   }
@@ -211,7 +213,8 @@ class SecureClusterTest {
     assertThat(admin.elections().leader("jobs/c")).contains(held);
 
     LeaderKey fresh = app.elections().freshToken(held);
-    assertPrecondition(() -> app.elections().proclaim(held, ByteString.copyFromUtf8("stale"))); // the old token is stale now
+    assertPrecondition(() -> app.elections().proclaim(held,
+        ByteString.copyFromUtf8("stale"))); // the old token is stale now
     assertPrecondition(() -> app.elections().resign(held));
     assertThat(admin.elections().leader("jobs/c")).contains(fresh);
     app.elections().resign(fresh);
