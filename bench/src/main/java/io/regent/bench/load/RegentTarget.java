@@ -38,9 +38,12 @@ final class RegentTarget implements Target {
   enum Keepalives {
     /** Leases due together in one {@code KeepAliveMany} call, on the generated stub to the first endpoint. */
     MANY,
-    /** One at a time through {@link RegentClient#keepAliveAsync}, on its keepalive streams (the default client). */
+    /**
+     * One at a time through {@link io.regent.client.Leases#keepAliveAsync}, on its keepalive streams (the default
+     * client).
+     */
     STREAM,
-    /** One at a time through {@link RegentClient#keepAliveAsync} with streams off: one unary call each. */
+    /** One at a time through {@link io.regent.client.Leases#keepAliveAsync} with streams off: one unary call each. */
     UNARY
   }
 
