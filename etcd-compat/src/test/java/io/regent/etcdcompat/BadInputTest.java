@@ -67,13 +67,13 @@ class BadInputTest {
     var lease = LeaseGrpc.newBlockingStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS);
     var election = ElectionGrpc.newBlockingStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS);
     var lock = LockGrpc.newBlockingStub(channel).withDeadlineAfter(20, TimeUnit.SECONDS);
-    int leasesBefore = regent.leases().size();
+    int leasesBefore = regent.leases().list().size();
 
     assertThatThrownBy(() -> lease.leaseGrant(LeaseGrantRequest.newBuilder().setTTL(10).setID(42).build()))
         .hasMessageContaining("INVALID_ARGUMENT").hasMessageContaining("send ID 0");
     assertThat(code(() -> lease.leaseGrant(LeaseGrantRequest.newBuilder().setTTL(4_000).build())))
         .isEqualTo(Status.Code.OUT_OF_RANGE);
-    assertThat(regent.leases()).as("no lease granted").hasSize(leasesBefore);
+    assertThat(regent.leases().list()).as("no lease granted").hasSize(leasesBefore);
 
     long id = lease.leaseGrant(LeaseGrantRequest.newBuilder().setTTL(30).build()).getID();
     assertThat(code(() -> election.campaign(CampaignRequest.newBuilder().setLease(id).build())))
@@ -87,7 +87,7 @@ class BadInputTest {
       assertThat(code(() -> lock.unlock(UnlockRequest.newBuilder().setKey(ByteString.copyFromUtf8(key)).build())))
           .as("key '%s'", key).isEqualTo(Status.Code.INVALID_ARGUMENT);
     }
-    assertThat(regent.leader("x")).as("nobody holds the name").isEmpty();
-    assertThat(regent.leases()).hasSize(leasesBefore + 1);
+    assertThat(regent.elections().leader("x")).as("nobody holds the name").isEmpty();
+    assertThat(regent.leases().list()).hasSize(leasesBefore + 1);
   }
 }
