@@ -1,8 +1,15 @@
 import { EventEmitter } from 'node:events';
 import { status } from '@grpc/grpc-js';
-import type { LeaderKey, RegentClient } from './client';
 import { LeadershipError, hasCode } from './errors';
 import type { LeaseKeeper } from './keeper';
+import type { CallOptions, LeaderKey } from './types';
+
+/** The calls a Holder makes to give its name or lock up: a RegentClient's. */
+export interface HolderClient {
+  resign(k: LeaderKey, opts?: CallOptions & { revokeLease?: boolean }): Promise<void>;
+  unlock(k: LeaderKey, opts?: CallOptions & { revokeLease?: boolean }): Promise<void>;
+  revoke(leaseId: number, opts?: CallOptions): Promise<void>;
+}
 
 /**
  * One term of holding a name (elect) or a lock (lock): its fencing `token`, its `lease`, and a `signal` that
@@ -19,13 +26,13 @@ export class Holder extends EventEmitter {
   readonly key: LeaderKey;
   /** 'election' (elect) or 'lock' (lock). */
   readonly kind: 'election' | 'lock';
-  private readonly client: RegentClient;
+  private readonly client: HolderClient;
   private readonly keeper: LeaseKeeper;
   private controller = new AbortController();
   private resigned = false;
 
   /** Made by RegentClient.elect/lock, which grant the lease and start its keeper. */
-  constructor(client: RegentClient, keeper: LeaseKeeper, key: LeaderKey, kind: 'election' | 'lock') {
+  constructor(client: HolderClient, keeper: LeaseKeeper, key: LeaderKey, kind: 'election' | 'lock') {
     super();
     this.client = client;
     this.keeper = keeper;

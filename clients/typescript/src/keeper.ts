@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { status } from '@grpc/grpc-js';
 import { hasCode } from './errors';
 import { checkMs } from './validate';
-import type { RegentClient } from './client';
+import type { CallOptions } from './types';
 
 /** Shortest deadline given to one keepalive call, ms. */
 const MIN_CALL_MS = 50;
@@ -32,6 +32,13 @@ export interface KeeperOptions {
 export interface Lessor {
   keepAlive(id: number, timeoutMs: number): Promise<unknown>;
   revoke(id: number): Promise<unknown>;
+}
+
+/** The calls LeaseKeeper.grant makes: a RegentClient's. */
+export interface LeaseClient {
+  grant(ttlMs: number, opts?: CallOptions): Promise<number>;
+  keepAlive(leaseId: number, opts?: CallOptions): Promise<number>;
+  revoke(leaseId: number, opts?: CallOptions): Promise<void>;
 }
 
 /**
@@ -79,7 +86,7 @@ export class LeaseKeeper extends EventEmitter {
    * moment the grant was sent. Rejects as RegentClient.grant (INVALID_ARGUMENT for a TTL out of range; a
    * DEADLINE_EXCEEDED is not re-sent).
    */
-  static async grant(client: RegentClient, ttlMs: number, opts: KeeperOptions = {}): Promise<LeaseKeeper> {
+  static async grant(client: LeaseClient, ttlMs: number, opts: KeeperOptions = {}): Promise<LeaseKeeper> {
     checkMs(ttlMs, 'ttlMs');
     const sent = performance.now();
     const id = await client.grant(ttlMs);

@@ -1,7 +1,18 @@
 import { status } from '@grpc/grpc-js';
 import type * as grpc from '@grpc/grpc-js';
-import { key, LeaderKey, RegentClient } from './client';
 import { hasCode } from './errors';
+import type { ServiceName } from './proto';
+import { key } from './types';
+import type { LeaderKey } from './types';
+
+/** @internal What observe() uses of a RegentClient: its endpoints, their stubs, and moving on between them. */
+export interface ObserveClient {
+  readonly isClosed: boolean;
+  currentEndpoint(): number;
+  stub(i: number, service: ServiceName): grpc.Client;
+  hint(i: number, md: grpc.Metadata | undefined): void;
+  moveOn(failed: number): void;
+}
 
 /** First pause before reopening a failed stream, ms; doubles up to MAX_BACKOFF_MS. */
 const FIRST_BACKOFF_MS = 100;
@@ -40,7 +51,7 @@ function wait(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /** @internal see RegentClient.observe */
-export async function* observe(client: RegentClient, name: string, opts: ObserveOptions): AsyncGenerator<ObserveEvent> {
+export async function* observe(client: ObserveClient, name: string, opts: ObserveOptions): AsyncGenerator<ObserveEvent> {
   let last = opts.after ?? 0;
   let backoff = FIRST_BACKOFF_MS;
   const signal = opts.signal;

@@ -29,10 +29,11 @@ public final class LeaderElection {
    */
   public Leadership campaign(String name, ByteString value, long ttlMs, Consumer<String> onStepDown) {
     long sent = System.nanoTime();
-    CampaignResponse first = client.campaignWithTtl(name, ttlMs, value, 0);
+    CampaignResponse first = client.elections().campaignWithTtl(name, ttlMs, value, 0);
     LeaseKeeper keeper = LeaseKeeper.adopt(client, first.getLease(), ttlMs, sent, onStepDown);
     try {
-      LeaderKey key = first.getElected() ? first.getLeader() : client.campaign(name, keeper.leaseId(), value);
+      LeaderKey key = first.getElected() ? first.getLeader() : client.elections().campaign(name, keeper.leaseId(),
+          value);
       return new Leadership(client, keeper, key);
     } catch (RuntimeException e) {
       keeper.close();
@@ -74,12 +75,12 @@ public final class LeaderElection {
 
     /** Replaces the published value; FAILED_PRECONDITION when no longer leader. */
     public void proclaim(ByteString value) {
-      key = client.proclaim(key, value);
+      key = client.elections().proclaim(key, value);
     }
 
     /** Takes a new, larger fencing token (for strict fencing); FAILED_PRECONDITION when no longer leader. */
     public long freshToken() {
-      key = client.freshToken(key);
+      key = client.elections().freshToken(key);
       return key.getToken();
     }
 
@@ -87,7 +88,7 @@ public final class LeaderElection {
     @Override
     public void close() {
       try {
-        client.resign(key, true);
+        client.elections().resign(key, true);
         keeper.forget();
       } catch (StatusRuntimeException e) {
         // Not leader any more, or no quorum: revoking the lease frees the name either way.

@@ -131,7 +131,7 @@ public final class LeaderLatch implements AutoCloseable {
       }
       while (true) {
         try {
-          key = client.campaign(name, k.leaseId(), value);
+          key = client.elections().campaign(name, k.leaseId(), value);
           break;
         } catch (StatusRuntimeException e) {
           Status.Code code = e.getStatus().getCode();
@@ -182,7 +182,7 @@ public final class LeaderLatch implements AutoCloseable {
     LeaseKeeper lk = keeper;
     if (k != null) {
       try {
-        client.resign(k);
+        client.elections().resign(k);
       } catch (StatusRuntimeException e) {
         // No longer the holder, or no quorum: revoking the lease below frees the name either way.
       }

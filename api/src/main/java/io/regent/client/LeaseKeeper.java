@@ -195,7 +195,7 @@ public final class LeaseKeeper implements AutoCloseable {
    *
    * @param onStepDown told why, once, when the lease is lost or can no longer be vouched for
    * @throws StatusRuntimeException INVALID_ARGUMENT for a TTL out of range, UNAVAILABLE without quorum,
-   *     DEADLINE_EXCEEDED when the grant timed out (not re-sent: see {@link RegentClient#grant})
+   *     DEADLINE_EXCEEDED when the grant timed out (not re-sent: see {@link Leases#grant})
    */
   public static LeaseKeeper grant(RegentClient client, long ttlMs, Consumer<String> onStepDown) {
     return grant(client, ttlMs, onStepDown, options());
@@ -204,7 +204,7 @@ public final class LeaseKeeper implements AutoCloseable {
   /** Like {@link #grant(RegentClient, long, Consumer)} with injected {@code options}. */
   public static LeaseKeeper grant(RegentClient client, long ttlMs, Consumer<String> onStepDown, Options options) {
     long sent = options.clock.getAsLong();
-    long id = client.grant(ttlMs);
+    long id = client.leases().grant(ttlMs);
     return start(lessor(client), id, ttlMs, sent, options, onStepDown);
   }
 
@@ -227,12 +227,12 @@ public final class LeaseKeeper implements AutoCloseable {
     return new Lessor() {
       @Override
       public LeaseKeepAliveResponse keepAlive(long leaseId, long timeoutMs) {
-        return client.keepAliveAnswer(leaseId, timeoutMs);
+        return client.leases().keepAliveAnswer(leaseId, timeoutMs);
       }
 
       @Override
       public void revoke(long leaseId) {
-        client.revoke(leaseId);
+        client.leases().revoke(leaseId);
       }
     };
   }

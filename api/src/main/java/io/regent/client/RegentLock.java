@@ -78,8 +78,8 @@ public final class RegentLock implements AutoCloseable {
     }
     LeaseKeeper k = LeaseKeeper.grant(client, ttlMs, reason -> { });
     try {
-      LeaderKey held = timeout == null ? client.campaign(name, k.leaseId(), owner, 0)
-          : client.campaign(name, k.leaseId(), owner, 0, timeout);
+      LeaderKey held = timeout == null ? client.elections().campaign(name, k.leaseId(), owner, 0)
+          : client.elections().campaign(name, k.leaseId(), owner, 0, timeout);
       synchronized (this) {
         keeper = k;
         key = held;
@@ -119,7 +119,7 @@ public final class RegentLock implements AutoCloseable {
       return;
     }
     try {
-      client.resign(held);
+      client.elections().resign(held);
     } catch (StatusRuntimeException e) {
       // Not the holder any more (lost), or no quorum: revoking the lease frees the name either way.
     } finally {

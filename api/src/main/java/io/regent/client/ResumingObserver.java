@@ -78,7 +78,7 @@ public final class ResumingObserver implements AutoCloseable {
       return;
     }
     int endpoint = client.currentEndpoint();
-    cancel = client.observe(name, lastIndex, new StreamObserver<>() {
+    cancel = client.elections().observe(name, lastIndex, new StreamObserver<>() {
       @Override
       public void onNext(ObserveResponse e) {
         synchronized (ResumingObserver.this) {

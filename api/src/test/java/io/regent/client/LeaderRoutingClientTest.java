@@ -167,7 +167,7 @@ class LeaderRoutingClientTest {
     }
   }
 
-  RegentClient client(RegentClient.Builder b) {
+  RegentClient client(RegentClientBuilder b) {
     RegentClient c = b.build();
     clients.add(c);
     return c;
@@ -188,15 +188,15 @@ class LeaderRoutingClientTest {
     start(3);
     lead(2, 5);
     RegentClient c = clientOfAll();
-    c.timeToLive(1); // today's order: the first endpoint, whose reply names n2
+    c.leases().timeToLive(1); // today's order: the first endpoint, whose reply names n2
     assertThat(nodes.get(0).reads).hasValue(1);
     assertThat(c.leaderEndpoint()).contains(nodes.get(2).endpoint());
-    c.status(true); // the answering node's view: not routed, it goes to the current endpoint
+    c.cluster().status(true); // the answering node's view: not routed, it goes to the current endpoint
     assertThat(nodes.get(0).statuses).hasValue(1);
     for (int i = 0; i < 5; i++) {
-      c.timeToLive(1);
-      c.grant(1_000);
-      c.keepAlive(1, 1_000);
+      c.leases().timeToLive(1);
+      c.leases().grant(1_000);
+      c.leases().keepAlive(1, 1_000);
     }
     assertThat(nodes.get(2).reads).hasValue(5);
     assertThat(nodes.get(2).grants).hasValue(5);
@@ -211,8 +211,8 @@ class LeaderRoutingClientTest {
     lead(-1, 5); // an election
     RegentClient c = clientOfAll();
     for (int i = 0; i < 3; i++) {
-      c.timeToLive(1);
-      c.grant(1_000);
+      c.leases().timeToLive(1);
+      c.leases().grant(1_000);
     }
     assertThat(nodes.get(0).reads).hasValue(3);
     assertThat(nodes.get(0).grants).hasValue(3);
@@ -221,8 +221,8 @@ class LeaderRoutingClientTest {
     lead(2, 6);
     RegentClient spread = client(RegentClient.builder().endpoints(nodes.stream().map(FakeNode::endpoint).toList())
         .preferLeader(false));
-    spread.timeToLive(1);
-    spread.timeToLive(1);
+    spread.leases().timeToLive(1);
+    spread.leases().timeToLive(1);
     assertThat(nodes.get(0).reads).hasValue(5);
     assertThat(nodes.get(2).reads).hasValue(0);
   }
@@ -232,17 +232,17 @@ class LeaderRoutingClientTest {
     start(3);
     lead(1, 5);
     RegentClient c = clientOfAll();
-    c.timeToLive(1);
+    c.leases().timeToLive(1);
     assertThat(c.leaderEndpoint()).contains(nodes.get(1).endpoint());
     nodes.get(1).server.shutdownNow().awaitTermination();
-    c.timeToLive(1); // UNAVAILABLE at n1, then the next endpoint, n2
+    c.leases().timeToLive(1); // UNAVAILABLE at n1, then the next endpoint, n2
     assertThat(nodes.get(2).reads).hasValue(1);
     assertThat(c.leaderEndpoint()).as("suspect until a new term").isEmpty();
-    c.timeToLive(1); // n2 still names n1 (no election yet): no attempt at n1
+    c.leases().timeToLive(1); // n2 still names n1 (no election yet): no attempt at n1
     assertThat(nodes.get(2).reads).hasValue(2);
     lead(0, 6);
-    c.timeToLive(1); // n2 names the new leader n0
-    c.timeToLive(1);
+    c.leases().timeToLive(1); // n2 names the new leader n0
+    c.leases().timeToLive(1);
     assertThat(nodes.get(0).reads).hasValue(2); // the first call, then this one
     assertThat(c.leaderEndpoint()).contains(nodes.get(0).endpoint());
   }
@@ -253,13 +253,13 @@ class LeaderRoutingClientTest {
     lead(2, 5);
     RegentClient c = client(RegentClient.builder().endpoints(nodes.stream().map(FakeNode::endpoint).toList())
         .callTimeout(Duration.ofMillis(500)));
-    c.timeToLive(1);
+    c.leases().timeToLive(1);
     nodes.get(2).hangGrants = true;
-    assertThatThrownBy(() -> c.grant(1_000)).isInstanceOfSatisfying(StatusRuntimeException.class,
+    assertThatThrownBy(() -> c.leases().grant(1_000)).isInstanceOfSatisfying(StatusRuntimeException.class,
         e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED));
     assertThat(nodes.get(2).grants).hasValue(1);
     assertThat(nodes.get(0).grants.get() + nodes.get(1).grants.get()).as("not re-sent").isZero();
-    c.grant(1_000); // the endpoint after the hung one, n0
+    c.leases().grant(1_000); // the endpoint after the hung one, n0
     assertThat(nodes.get(0).grants).hasValue(1);
   }
 
@@ -271,14 +271,14 @@ class LeaderRoutingClientTest {
         .setApiAddress(nodes.get(i).endpoint()).build()).toList();
     nodes.forEach(f -> f.members = members);
     RegentClient c = client(RegentClient.builder().endpoints(List.of(nodes.get(0).endpoint())));
-    c.timeToLive(1);
+    c.leases().timeToLive(1);
     await().atMost(WAIT).until(() -> c.endpoints().size() == 3);
     assertThat(c.endpoints()).containsExactlyElementsOf(nodes.stream().map(FakeNode::endpoint).toList());
     assertThat(nodes.get(0).memberLists).hasValue(1);
     nodes.get(0).server.shutdownNow().awaitTermination();
     lead(2, 6);
-    c.timeToLive(1); // n0 refused: n1 answers, naming n2
-    c.grant(1_000);
+    c.leases().timeToLive(1); // n0 refused: n1 answers, naming n2
+    c.leases().grant(1_000);
     assertThat(nodes.get(1).reads).hasValue(1);
     assertThat(nodes.get(2).grants).hasValue(1);
   }
@@ -289,8 +289,8 @@ class LeaderRoutingClientTest {
     lead(2, 5);
     RegentClient c = client(RegentClient.builder().endpoints(List.of(nodes.get(0).endpoint(),
         nodes.get(1).endpoint())));
-    c.timeToLive(1);
-    c.timeToLive(1);
+    c.leases().timeToLive(1);
+    c.leases().timeToLive(1);
     assertThat(c.endpoints()).hasSize(2);
     assertThat(c.leaderEndpoint()).isEmpty(); // n2 is not among them
     assertThat(nodes.get(0).reads).hasValue(2);

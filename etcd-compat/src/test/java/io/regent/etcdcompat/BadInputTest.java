@@ -87,13 +87,13 @@ class BadInputTest {
       assertThat(code(() -> lock.unlock(UnlockRequest.newBuilder().setKey(ByteString.copyFromUtf8(key)).build())))
           .as("key '%s'", key).isEqualTo(Status.Code.INVALID_ARGUMENT);
     }
-    assertThat(regent.leader("x")).as("nobody holds the name").isEmpty();
+    assertThat(regent.elections().leader("x")).as("nobody holds the name").isEmpty();
     Set<Long> granted = new HashSet<>(leaseIds());
     granted.removeAll(before);
     assertThat(granted).containsExactly(id);
   }
 
   private static Set<Long> leaseIds() {
-    return regent.leases().stream().map(LeaseInfo::getId).collect(Collectors.toSet());
+    return regent.leases().list().stream().map(LeaseInfo::getId).collect(Collectors.toSet());
   }
 }

@@ -3,6 +3,7 @@ package io.regent.server;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.regent.api.v1.Member;
+import io.regent.client.Cluster;
 import io.regent.client.RegentClient;
 import io.regent.server.ratis.RaftSetup;
 import java.io.IOException;
@@ -33,7 +34,7 @@ public final class Joiner {
   }
 
   /**
-   * Joins {@code node} to the cluster behind {@code cluster}.
+   * Joins {@code node} to the cluster behind {@code client}.
    *
    * @param apiAddress {@code host:port} other nodes and clients should use for the node's API
    * @param catchUpTimeoutMs how long joining may take in all (catch-up, and retries while the cluster has no
@@ -44,8 +45,9 @@ public final class Joiner {
    *     another member's), or is still unavailable at the deadline
    * @throws TimeoutException when the node has not caught up in time (it stays a learner)
    */
-  public static void join(RegentServer node, RegentClient cluster, String apiAddress, long catchUpTimeoutMs)
+  public static void join(RegentServer node, RegentClient client, String apiAddress, long catchUpTimeoutMs)
       throws TimeoutException, InterruptedException {
+    Cluster cluster = client.cluster();
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(catchUpTimeoutMs);
     AtomicBoolean askedToAdd = new AtomicBoolean();
     while (true) {
@@ -70,7 +72,7 @@ public final class Joiner {
    *
    * @param askedToAdd set once this join has asked for the addition (a member found later may be its doing)
    */
-  private static boolean step(RegentServer node, RegentClient cluster, String apiAddress, long deadline,
+  private static boolean step(RegentServer node, Cluster cluster, String apiAddress, long deadline,
                               AtomicBoolean askedToAdd) throws TimeoutException, InterruptedException {
     String id = node.config().nodeId();
     String raftAddress = node.config().peers().get(id);
@@ -103,7 +105,7 @@ public final class Joiner {
     return false;
   }
 
-  private static Member find(RegentClient cluster, String id) {
+  private static Member find(Cluster cluster, String id) {
     return cluster.memberList().getMembersList().stream().filter(m -> m.getId().equals(id)).findFirst()
         .orElse(null);
   }

@@ -209,7 +209,7 @@ public final class RebalanceRun {
     for (int attempt = 1; ; attempt++) {
       try {
         if (m == null) {
-          m = member(id, clients.get(client).grant(c.ttlMs()));
+          m = member(id, clients.get(client).leases().grant(c.ttlMs()));
           m.watch();
         }
         groups.get(client).join(group, m.id, c.partitions(), m.lease);
@@ -275,7 +275,7 @@ public final class RebalanceRun {
       }
       long sent = System.nanoTime();
       try {
-        clients.get(0).keepAliveMany(leases, c.ttlMs() / 3);
+        clients.get(0).leases().keepAliveMany(leases, c.ttlMs() / 3);
         lastRenewalSent = sent;
       } catch (StatusRuntimeException e) {
         say("renewal failed: " + e.getStatus().getCode());

@@ -16,6 +16,7 @@ import io.regent.api.v1.LeaseKeepAliveManyResponse;
 import io.regent.api.v1.LeaseKeepAliveRequest;
 import io.regent.api.v1.LeaseKeepAliveResponse;
 import io.regent.client.RegentClient;
+import io.regent.client.RegentClientBuilder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -37,9 +38,12 @@ final class RegentTarget implements Target {
   enum Keepalives {
     /** Leases due together in one {@code KeepAliveMany} call, on the generated stub to the first endpoint. */
     MANY,
-    /** One at a time through {@link RegentClient#keepAliveAsync}, on its keepalive streams (the default client). */
+    /**
+     * One at a time through {@link io.regent.client.Leases#keepAliveAsync}, on its keepalive streams (the default
+     * client).
+     */
     STREAM,
-    /** One at a time through {@link RegentClient#keepAliveAsync} with streams off: one unary call each. */
+    /** One at a time through {@link io.regent.client.Leases#keepAliveAsync} with streams off: one unary call each. */
     UNARY
   }
 
@@ -59,12 +63,12 @@ final class RegentTarget implements Target {
 
   @Override
   public long grant(long ttlMs) {
-    return client.grant(ttlMs);
+    return client.leases().grant(ttlMs);
   }
 
   @Override
   public Held campaign(String name, long lease, String value) {
-    LeaderKey k = client.campaign(name, lease, ByteString.copyFromUtf8(value));
+    LeaderKey k = client.elections().campaign(name, lease, ByteString.copyFromUtf8(value));
     return new Held(name, lease, k.getToken(), k);
   }
 
@@ -72,19 +76,19 @@ final class RegentTarget implements Target {
   @Override
   public Held campaignFresh(String name, long ttlMs, String value) {
     ByteString v = ByteString.copyFromUtf8(value);
-    CampaignResponse r = client.campaignWithTtl(name, ttlMs, v, 0);
-    LeaderKey k = r.getElected() ? r.getLeader() : client.campaign(name, r.getLease(), v);
+    CampaignResponse r = client.elections().campaignWithTtl(name, ttlMs, v, 0);
+    LeaderKey k = r.getElected() ? r.getLeader() : client.elections().campaign(name, r.getLease(), v);
     return new Held(name, r.getLease(), k.getToken(), k);
   }
 
   @Override
   public void resignAndRevoke(Held held) {
-    client.resign((LeaderKey) held.handle(), true);
+    client.elections().resign((LeaderKey) held.handle(), true);
   }
 
   @Override
   public List<Held> campaignAll(List<String> names, long lease, String value) {
-    List<LeaderKey> keys = client.campaignAll(names, lease, ByteString.copyFromUtf8(value));
+    List<LeaderKey> keys = client.elections().campaignAll(names, lease, ByteString.copyFromUtf8(value));
     return keys.stream().map(k -> new Held(k.getName(), lease, k.getToken(), k)).toList();
   }
 
@@ -95,29 +99,29 @@ final class RegentTarget implements Target {
 
   @Override
   public void resign(Held held) {
-    client.resign((LeaderKey) held.handle());
+    client.elections().resign((LeaderKey) held.handle());
   }
 
   @Override
   public void revoke(long lease) {
-    client.revoke(lease);
+    client.leases().revoke(lease);
   }
 
   @Override
   public boolean leaderRead(String name) {
-    return client.leader(name).isPresent();
+    return client.elections().leader(name).isPresent();
   }
 
   @Override
   public Held freshToken(Held held) {
-    LeaderKey k = client.freshToken((LeaderKey) held.handle());
+    LeaderKey k = client.elections().freshToken((LeaderKey) held.handle());
     return new Held(held.name(), held.lease(), k.getToken(), k);
   }
 
   @Override
   public CompletableFuture<Boolean> keepAliveAsync(long lease) {
     if (keepalives != Keepalives.MANY) {
-      return client.keepAliveAsync(lease, 10_000).handle((ttl, err) -> {
+      return client.leases().keepAliveAsync(lease, 10_000).handle((ttl, err) -> {
         if (err == null) {
           return true;
         }
@@ -193,7 +197,7 @@ final class RegentTarget implements Target {
           int colon = keepAliveEndpoint.lastIndexOf(':');
           keepAliveChannel = NettyChannelBuilder.forAddress(keepAliveEndpoint.substring(0, colon),
               Integer.parseInt(keepAliveEndpoint.substring(colon + 1)),
-              RegentClient.credentials(tls.caCert(), tls.cert(), tls.key())).build();
+              RegentClientBuilder.credentials(tls.caCert(), tls.cert(), tls.key())).build();
         }
         ch = keepAliveChannel;
       }

@@ -10,7 +10,7 @@ import io.regent.api.v1.StatusRequest;
 import io.regent.api.v1.StatusResponse;
 import io.regent.cli.command.server.ServerCommand;
 import io.regent.cli.settings.ServerSettings;
-import io.regent.client.RegentClient;
+import io.regent.client.RegentClientBuilder;
 import io.regent.process.ChildProcess;
 import io.regent.process.ProcessExit;
 import java.io.IOException;
@@ -197,7 +197,7 @@ public final class ProcessCluster {
 
   /** Credentials that reach the nodes' APIs: plaintext, or mutual TLS with the node's own certificate. */
   ChannelCredentials credentials(Node n) {
-    return tls == null ? InsecureChannelCredentials.create() : RegentClient.credentials(tls.resolve("ca.crt"),
+    return tls == null ? InsecureChannelCredentials.create() : RegentClientBuilder.credentials(tls.resolve("ca.crt"),
         tls.resolve(n.id() + ".crt"), tls.resolve(n.id() + ".key"));
   }
 

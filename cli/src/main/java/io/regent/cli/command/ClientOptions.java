@@ -3,6 +3,7 @@ package io.regent.cli.command;
 import io.grpc.ChannelCredentials;
 import io.regent.cli.settings.DurationConverter;
 import io.regent.client.RegentClient;
+import io.regent.client.RegentClientBuilder;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -112,7 +113,7 @@ public final class ClientOptions {
 
   /**
    * A client over {@code endpoints}, with the TLS settings of {@link #credentials()}; close it when done. Given
-   * one endpoint, it learns the cluster's others ({@code RegentClient.Builder#discoverEndpoints}).
+   * one endpoint, it learns the cluster's others ({@code RegentClientBuilder#discoverEndpoints}).
    */
   public RegentClient connect(List<String> endpoints) {
     return builder(endpoints).build();
@@ -126,7 +127,7 @@ public final class ClientOptions {
     return builder(List.of(endpoint)).discoverEndpoints(false).build();
   }
 
-  private RegentClient.Builder builder(List<String> endpoints) {
+  private RegentClientBuilder builder(List<String> endpoints) {
     Path[] files = tlsFiles();
     if (dialTimeout.isZero() || dialTimeout.isNegative() || commandTimeout.isZero() || commandTimeout.isNegative()) {
       throw new ParameterException(mixee.commandLine(), "--dial-timeout and --command-timeout must be positive");
@@ -142,7 +143,7 @@ public final class ClientOptions {
    */
   public ChannelCredentials credentials() {
     Path[] files = tlsFiles();
-    return RegentClient.credentials(files[0], files[1], files[2]);
+    return RegentClientBuilder.credentials(files[0], files[1], files[2]);
   }
 
   /** CA certificate, client certificate and key (each possibly null), checked for usage errors. */

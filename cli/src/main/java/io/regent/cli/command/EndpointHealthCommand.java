@@ -36,7 +36,7 @@ public final class EndpointHealthCommand implements Callable<Integer> {
       long start = System.nanoTime();
       String error = null;
       try (RegentClient c = client.connectOnly(endpoint)) {
-        StatusResponse s = c.status();
+        StatusResponse s = c.cluster().status();
         if (s.getLeader().isEmpty()) {
           error = "no Raft leader";
         }

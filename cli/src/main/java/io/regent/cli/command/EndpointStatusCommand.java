@@ -37,7 +37,7 @@ public final class EndpointStatusCommand implements Callable<Integer> {
     for (String endpoint : client.endpointList()) {
       StatusResponse s;
       try (RegentClient c = client.connectOnly(endpoint)) {
-        s = c.status(true);
+        s = c.cluster().status(true);
       } catch (StatusRuntimeException e) {
         err.println("error: " + endpoint + ": " + ExitCodes.message(e));
         err.flush();

@@ -38,7 +38,7 @@ public final class LeaderCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     try (RegentClient c = client.connect()) {
-      Optional<LeaderResponse> holder = c.leader(name, serializable);
+      Optional<LeaderResponse> holder = c.elections().leader(name, serializable);
       if (holder.isEmpty()) {
         spec.commandLine().getErr().println("no leader: nobody holds '" + name + "'");
         return ExitCodes.NOT_FOUND;

@@ -47,7 +47,7 @@ public final class LeaseCommand implements Runnable {
     @Override
     public Integer call() {
       try (RegentClient c = client.connect()) {
-        long id = c.grant(ttl.toMillis());
+        long id = c.leases().grant(ttl.toMillis());
         spec.commandLine().getOut().println(Format.leaseTtl(id, ttl.toMillis(), client.json()));
         return ExitCodes.OK;
       }
@@ -70,7 +70,7 @@ public final class LeaseCommand implements Runnable {
     @Override
     public Integer call() {
       try (RegentClient c = client.connect()) {
-        c.revoke(id);
+        c.leases().revoke(id);
         spec.commandLine().getOut().println(client.json()
             ? Json.obj().put("id", id).put("revoked", true).toString() : "lease " + id + " revoked");
         return ExitCodes.OK;
@@ -95,7 +95,7 @@ public final class LeaseCommand implements Runnable {
     @Override
     public Integer call() {
       try (RegentClient c = client.connect()) {
-        spec.commandLine().getOut().println(Format.timeToLive(c.timeToLive(id), client.json()));
+        spec.commandLine().getOut().println(Format.timeToLive(c.leases().timeToLive(id), client.json()));
         return ExitCodes.OK;
       }
     }
@@ -114,7 +114,7 @@ public final class LeaseCommand implements Runnable {
     @Override
     public Integer call() {
       try (RegentClient c = client.connect()) {
-        for (LeaseInfo l : c.leases()) {
+        for (LeaseInfo l : c.leases().list()) {
           spec.commandLine().getOut().println(Format.lease(l, client.json()));
         }
         return ExitCodes.OK;

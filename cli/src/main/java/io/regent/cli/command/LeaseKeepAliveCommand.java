@@ -36,7 +36,7 @@ public final class LeaseKeepAliveCommand implements Callable<Integer> {
     Signals.onTermination(interrupted::countDown);
     PrintWriter out = spec.commandLine().getOut();
     try (RegentClient c = client.connect()) {
-      long ttlMs = c.keepAlive(id, RegentClient.CALL_TIMEOUT_MS);
+      long ttlMs = c.leases().keepAlive(id, RegentClient.CALL_TIMEOUT_MS);
       long lastAck = System.nanoTime();
       out.println(Format.leaseTtl(id, ttlMs, client.json()));
       out.flush();
@@ -44,7 +44,7 @@ public final class LeaseKeepAliveCommand implements Callable<Integer> {
       while (!interrupted.await(period, TimeUnit.MILLISECONDS)) {
         long sent = System.nanoTime();
         try {
-          ttlMs = c.keepAlive(id, period);
+          ttlMs = c.leases().keepAlive(id, period);
           lastAck = sent;
           period = Math.max(1, ttlMs / 3);
           out.println(Format.leaseTtl(id, ttlMs, client.json()));

@@ -48,7 +48,7 @@ final class MemberAddCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), e.getStatus().getDescription());
     }
     try (RegentClient c = client.connect()) {
-      MemberCommand.print(spec, MemberCommand.refusalsAreErrors(c, x -> x.memberAdd(id, raft, api)), "",
+      MemberCommand.print(spec, MemberCommand.refusalsAreErrors(c, x -> x.cluster().memberAdd(id, raft, api)), "",
           client.json());
       return ExitCodes.OK;
     }

@@ -88,7 +88,7 @@ public final class MemberCommand implements Runnable {
     @Override
     public Integer call() {
       try (RegentClient c = client.connect()) {
-        MemberListResponse r = c.memberList();
+        MemberListResponse r = c.cluster().memberList();
         print(spec, r.getMembersList(), r.getLeader(), client.json());
         return ExitCodes.OK;
       }
@@ -129,7 +129,7 @@ public final class MemberCommand implements Runnable {
   static final class Promote extends MemberChange {
     @Override
     List<Member> change(RegentClient c, String id) {
-      return c.memberPromote(id);
+      return c.cluster().memberPromote(id);
     }
   }
 
@@ -140,7 +140,7 @@ public final class MemberCommand implements Runnable {
   static final class Remove extends MemberChange {
     @Override
     List<Member> change(RegentClient c, String id) {
-      return c.memberRemove(id);
+      return c.cluster().memberRemove(id);
     }
   }
 
@@ -162,7 +162,7 @@ public final class MemberCommand implements Runnable {
     public Integer call() {
       checkedId(spec, to);
       try (RegentClient c = client.connect()) {
-        String leader = refusalsAreErrors(c, x -> x.transferLeadership(to));
+        String leader = refusalsAreErrors(c, x -> x.cluster().transferLeadership(to));
         spec.commandLine().getOut().println(client.json()
             ? Json.obj().put("leader", leader).toString() : "leader " + leader);
         return ExitCodes.OK;

@@ -66,7 +66,7 @@ public final class ObserveCommand implements Callable<Integer> {
         CountDownLatch ended = new CountDownLatch(1);
         AtomicBoolean received = new AtomicBoolean();
         AtomicReference<Throwable> error = new AtomicReference<>();
-        Runnable cancel = c.observe(name, after, new StreamObserver<>() {
+        Runnable cancel = c.elections().observe(name, after, new StreamObserver<>() {
           @Override
           public void onNext(ObserveResponse r) {
             received.set(true);

@@ -28,7 +28,7 @@ public final class StatusCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     try (RegentClient c = client.connect()) {
-      StatusResponse s = c.status();
+      StatusResponse s = c.cluster().status();
       spec.commandLine().getOut().println(Format.status(s, client.json()));
       return s.getLeader().isEmpty() ? ExitCodes.NOT_FOUND : ExitCodes.OK;
     }

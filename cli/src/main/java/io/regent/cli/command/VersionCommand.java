@@ -31,7 +31,7 @@ public final class VersionCommand implements Callable<Integer> {
     String mine = RegentVersion.current();
     StatusResponse s;
     try (RegentClient c = client.connect()) {
-      s = c.status(true);
+      s = c.cluster().status(true);
     } catch (StatusRuntimeException e) {
       out.println(client.json() ? Json.obj().put("client", mine).put("server", null) : "client " + mine);
       out.flush();

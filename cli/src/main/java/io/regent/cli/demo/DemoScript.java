@@ -67,7 +67,7 @@ final class DemoScript implements DemoCommand.Script {
       int code = z.b().terminate(10_000);
       follow("RESIGNED jobs");
       n.check(code == 0, "node-b exited with code %d after SIGTERM (0 expected)", code);
-      String raftLeader = client.status().getLeader();
+      String raftLeader = client.cluster().status().getLeader();
       ProcessCluster.Node victim = cluster.nodes().stream().filter(x -> x.id().equals(raftLeader)).findFirst()
           .orElseThrow(() -> new IllegalStateException("no Raft leader reported"));
       ProcessHandle server = cluster.process(victim)
@@ -82,7 +82,8 @@ final class DemoScript implements DemoCommand.Script {
       follow("ELECTED jobs node-c");
       n.check(tokenC > z.tokenB(), "node-c's token %d > node-b's token %d", tokenC, z.tokenB());
       n.say("      node-c was elected %d ms after the kill, under the new Raft leader %s, with token %d: tokens are "
-          + "log indexes, so they keep growing across Raft leaders.", failoverC, client.status().getLeader(), tokenC);
+          + "log indexes, so they keep growing across Raft leaders.", failoverC, client.cluster().status().getLeader(),
+              tokenC);
       retriedAppend(ledger, tokenC);
       c.close();
       ledgerServer.terminate(10_000);

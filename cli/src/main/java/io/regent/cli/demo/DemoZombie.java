@@ -145,7 +145,7 @@ final class DemoZombie {
   private static void awaitCandidate(RegentClient client, long leaseA) throws InterruptedException {
     long deadline = System.nanoTime() + DemoScript.WAIT_MS * 1_000_000;
     while (System.nanoTime() < deadline) {
-      for (LeaseInfo l : client.leases()) {
+      for (LeaseInfo l : client.leases().list()) {
         if (l.getId() != leaseA && l.getNamesList().contains("jobs")) {
           return;
         }

@@ -68,7 +68,7 @@ public final class ElectAll {
     List<LeaderKey> keys = List.of();
     try {
       try {
-        keys = c.campaignAll(run.names(), keeper.leaseId(), ByteString.copyFromUtf8(run.value()));
+        keys = c.elections().campaignAll(run.names(), keeper.leaseId(), ByteString.copyFromUtf8(run.value()));
         held.set(keys);
       } finally {
         synchronized (campaigning) {
@@ -86,7 +86,7 @@ public final class ElectAll {
     } finally {
       for (LeaderKey k : keys) {
         try {
-          c.resign(k);
+          c.elections().resign(k);
         } catch (StatusRuntimeException e) {
           // lost already, or no quorum: revoking the lease below frees the name either way
         }

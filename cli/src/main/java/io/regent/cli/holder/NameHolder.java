@@ -154,7 +154,7 @@ final class NameHolder {
     long start = System.nanoTime();
     try {
       long sent = System.nanoTime();
-      CampaignResponse first = c.campaignWithTtl(name, ttlMs, value, lockDelayMs);
+      CampaignResponse first = c.elections().campaignWithTtl(name, ttlMs, value, lockDelayMs);
       leaseId = first.getLease();
       keeper = LeaseKeeper.adopt(c, first.getLease(), ttlMs, sent, this::lose, keeperOptions);
       key = first.getElected() ? first.getLeader() : noWait ? notElected(first)
@@ -184,13 +184,13 @@ final class NameHolder {
     while (true) {
       try {
         if (deadlineNanos < 0) {
-          return c.campaign(name, keeper.leaseId(), value, lockDelayMs);
+          return c.elections().campaign(name, keeper.leaseId(), value, lockDelayMs);
         }
         long left = deadlineNanos - System.nanoTime();
         if (left <= 0) {
           throw Status.DEADLINE_EXCEEDED.asRuntimeException();
         }
-        return c.campaign(name, keeper.leaseId(), value, lockDelayMs, Duration.ofNanos(left));
+        return c.elections().campaign(name, keeper.leaseId(), value, lockDelayMs, Duration.ofNanos(left));
       } catch (StatusRuntimeException e) {
         Status.Code code = e.getStatus().getCode();
         if (code == Status.Code.DEADLINE_EXCEEDED && deadlineNanos >= 0 && System.nanoTime() - deadlineNanos >= 0
@@ -238,7 +238,7 @@ final class NameHolder {
 
   /** Takes a new, larger fencing token (FreshToken); FAILED_PRECONDITION when the name is held no more. */
   LeaderKey freshToken(RegentClient c) {
-    key = c.freshToken(key);
+    key = c.elections().freshToken(key);
     return key;
   }
 
@@ -255,7 +255,7 @@ final class NameHolder {
     Thread t = new Thread(() -> {
       try {
         if (held != null) {
-          c.resign(held, true);
+          c.elections().resign(held, true);
           k.forget();
           return;
         }

@@ -73,10 +73,12 @@ class ConsoleBrowserTest {
 
     RegentClient client = RegentClient.connect(cluster.endpoints());
     try (client) {
-      long lease = client.grant(60_000);
-      LeaderKey scheduler = client.campaign("jobs/scheduler", lease, ByteString.copyFromUtf8("host-a:8080"));
-      client.campaign(MARKUP, lease, ByteString.copyFromUtf8("<script>alert(2)</script>"));
-      LeaderKey ledgerLock = client.campaign("locks/ledger", lease, ByteString.copyFromUtf8("writer-1"), 30_000);
+      long lease = client.leases().grant(60_000);
+      LeaderKey scheduler = client.elections().campaign("jobs/scheduler", lease,
+          ByteString.copyFromUtf8("host-a:8080"));
+      client.elections().campaign(MARKUP, lease, ByteString.copyFromUtf8("<script>alert(2)</script>"));
+      LeaderKey ledgerLock = client.elections().campaign("locks/ledger", lease, ByteString.copyFromUtf8("writer-1"),
+          30_000);
       GroupClient groups = new GroupClient(client);
       long a = groups.joinWithTtl("billing", "worker-a", 8, 60_000).getLease();
 
@@ -91,7 +93,7 @@ class ConsoleBrowserTest {
       try (DevTools page = DevTools.connect(pageSocket(Integer.parseInt(port.group(1)), url))) {
         await().atMost(WAIT).ignoreExceptions().untilAsserted(() ->
             assertThat(page.text("document.getElementById('leader').textContent"))
-                .isEqualTo(client.status().getLeader()));
+                .isEqualTo(client.cluster().status().getLeader()));
         String row = "document.querySelector('tr[data-name=\"jobs/scheduler\"]')";
         await().atMost(WAIT).ignoreExceptions().untilAsserted(() -> {
           assertThat(page.text(row + ".querySelector('td.token').textContent"))

@@ -119,9 +119,9 @@ class ClientCommandsTest {
 
   @Test
   void lockAndElectGiveUpWithExitThreeWhenTheNameIsHeldAndLeaveNothingBehind() {
-    long lease = client.grant(30_000);
-    LeaderKey held = client.campaign("jobs", lease, ByteString.copyFromUtf8("other"));
-    int leases = client.leases().size();
+    long lease = client.leases().grant(30_000);
+    LeaderKey held = client.elections().campaign("jobs", lease, ByteString.copyFromUtf8("other"));
+    int leases = client.leases().list().size();
 
     Run lock = run("lock", "jobs", "--timeout", "300ms", "--endpoints", endpoint, "--", "true");
     assertThat(lock.code()).isEqualTo(ExitCodes.NOT_FOUND);
@@ -134,13 +134,13 @@ class ClientCommandsTest {
     Run electTimeout = run("elect", "jobs", "b", "--timeout", "0.3s", "--endpoints", endpoint);
     assertThat(electTimeout.code()).isEqualTo(ExitCodes.NOT_FOUND);
 
-    assertThat(client.leader("jobs")).contains(held);
-    await().atMost(WAIT).until(() -> client.leases().size() == leases); // the commands' leases are revoked
+    assertThat(client.elections().leader("jobs")).contains(held);
+    await().atMost(WAIT).until(() -> client.leases().list().size() == leases); // the commands' leases are revoked
   }
 
   @Test
   void leaderPrintsTheIndexItsAnswerReflectsAlsoWhenSerializable() {
-    LeaderKey held = client.campaign("jobs", client.grant(60_000), ByteString.copyFromUtf8("a"));
+    LeaderKey held = client.elections().campaign("jobs", client.leases().grant(60_000), ByteString.copyFromUtf8("a"));
     assertReflectsTheGrant(run("leader", "jobs", "--serializable", "-w", "json", "--endpoints", endpoint), held);
     assertReflectsTheGrant(run("leader", "jobs", "-w", "json", "--endpoints", endpoint), held);
   }
@@ -150,7 +150,7 @@ class ClientCommandsTest {
     JsonObject j = JsonParser.parseString(r.out()).getAsJsonObject();
     assertThat(j.get("token").getAsLong()).isEqualTo(held.getToken());
     // read from state that had applied the grant, and nothing the node has not applied yet
-    assertThat(j.get("index").getAsLong()).isBetween(held.getToken(), client.status(true).getAppliedIndex());
+    assertThat(j.get("index").getAsLong()).isBetween(held.getToken(), client.cluster().status(true).getAppliedIndex());
   }
 
   @Test
@@ -159,11 +159,11 @@ class ClientCommandsTest {
     cmd.addAll(List.of("lock", "backups", "--ttl", "1m30s", "--endpoints", endpoint));
     try (ChildProcess lock = ChildProcess.builder("lock", cmd).captureOutput(line -> { }).start()) {
       String locked = lock.awaitLine(l -> l.startsWith("locked backups "), WAIT);
-      LeaderKey key = client.leader("backups").orElseThrow();
+      LeaderKey key = client.elections().leader("backups").orElseThrow();
       assertThat(locked).contains("token=" + key.getToken());
-      assertThat(client.timeToLive(key.getLease()).getTtlMs()).isEqualTo(90_000);
+      assertThat(client.leases().timeToLive(key.getLease()).getTtlMs()).isEqualTo(90_000);
       assertThat(lock.terminate(WAIT)).isZero();
-      assertThat(client.leader("backups")).isEmpty();
+      assertThat(client.elections().leader("backups")).isEmpty();
     }
   }
 }

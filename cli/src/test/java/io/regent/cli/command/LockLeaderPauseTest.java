@@ -69,7 +69,8 @@ class LockLeaderPauseTest {
   void aLockAtTheMinimumTtlKeepsItsCommandThroughALeaderPause() throws Exception {
     ProcessCluster.Node leader;
     try (RegentClient c = RegentClient.connect(cluster.endpoints())) {
-      StatusResponse s = await().atMost(WAIT).ignoreExceptions().until(() -> c.status(), r -> !r.getLeader().isEmpty());
+      StatusResponse s = await().atMost(WAIT).ignoreExceptions().until(() -> c.cluster().status(),
+          r -> !r.getLeader().isEmpty());
       leader = cluster.nodes().stream().filter(n -> n.id().equals(s.getLeader())).findFirst().orElseThrow();
     }
     ProcessCluster.Node follower = cluster.nodes().stream().filter(n -> n != leader).findFirst().orElseThrow();

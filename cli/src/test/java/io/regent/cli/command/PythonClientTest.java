@@ -114,7 +114,7 @@ class PythonClientTest {
       }
       // ready once a leader is known and every node has published its API address
       await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> {
-        var s = client.status();
+        var s = client.cluster().status();
         return !s.getLeader().isEmpty() && s.getMembersList().stream().noneMatch(m -> m.getApiAddress().isEmpty());
       });
       String out = run(tests, Map.of("PYTHONDONTWRITEBYTECODE", "1"), venv.resolve("bin/python").toString(),

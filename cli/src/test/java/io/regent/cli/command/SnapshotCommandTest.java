@@ -49,11 +49,12 @@ public class SnapshotCommandTest {
     try (RegentServer s = RegentServer.start(source);
          RegentClient c = RegentClient.connect("127.0.0.1:" + sourcePort)) {
       for (int i = 0; i < 30; i++) {
-        long lease = c.grant(600_000);
-        maxToken = Math.max(maxToken, c.campaign("name-" + i, lease, ByteString.copyFromUtf8("v" + i)).getToken());
+        long lease = c.leases().grant(600_000);
+        maxToken = Math.max(maxToken, c.elections().campaign("name-" + i, lease,
+            ByteString.copyFromUtf8("v" + i)).getToken());
       }
-      leases = c.leases();
-      last = c.leader("name-29").orElseThrow();
+      leases = c.leases().list();
+      last = c.elections().leader("name-29").orElseThrow();
       Run save = run("snapshot", "save", file.toString(), "--endpoints", "127.0.0.1:" + sourcePort);
       assertThat(save.code).as(save.err).isZero();
       assertThat(save.out).startsWith("snapshot " + file + " index=").contains("sha256=");
@@ -83,17 +84,18 @@ public class SnapshotCommandTest {
       }
       try (RegentClient c = RegentClient.connect(List.of("127.0.0.1:" + apiPorts[0], "127.0.0.1:" + apiPorts[1],
           "127.0.0.1:" + apiPorts[2]))) {
-        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> !c.status().getLeader().isEmpty());
-        assertThat(c.leases()).isEqualTo(leases);
-        assertThat(c.leader("name-29")).contains(last);
-        long lease = c.grant(600_000);
+        await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(
+            () -> !c.cluster().status().getLeader().isEmpty());
+        assertThat(c.leases().list()).isEqualTo(leases);
+        assertThat(c.elections().leader("name-29")).contains(last);
+        long lease = c.leases().grant(600_000);
         assertThat(lease).isGreaterThan(index);
-        long token = c.campaign("after-restore", lease, ByteString.EMPTY).getToken();
+        long token = c.elections().campaign("after-restore", lease, ByteString.EMPTY).getToken();
         assertThat(token).isGreaterThan(maxToken).isGreaterThan(index);
         // A name held in the snapshot passes on with a token above it too.
-        c.revoke(last.getLease());
-        long waiting = c.grant(600_000);
-        assertThat(c.campaign("name-29", waiting, ByteString.EMPTY).getToken()).isGreaterThan(index);
+        c.leases().revoke(last.getLease());
+        long waiting = c.leases().grant(600_000);
+        assertThat(c.elections().campaign("name-29", waiting, ByteString.EMPTY).getToken()).isGreaterThan(index);
         // Each node applied past the snapshot: the Raft log continued at index + 1.
         for (RegentServer n : nodes) {
           long applied = n.raft().getDivision(RaftSetup.GROUP_ID).getInfo().getLastAppliedIndex();

@@ -54,7 +54,7 @@ class SuspensionTest {
     node = RegentServer.start(ServerConfig.of("s1", Map.of("s1", "127.0.0.1:" + freePort()), apiPort,
         dir.resolve("s1")));
     client = RegentClient.connect("127.0.0.1:" + apiPort);
-    await().atMost(WAIT).ignoreExceptions().until(() -> client.status(true).getAppliedIndex() > 0);
+    await().atMost(WAIT).ignoreExceptions().until(() -> client.cluster().status(true).getAppliedIndex() > 0);
   }
 
   @AfterEach
@@ -89,7 +89,7 @@ class SuspensionTest {
     // then does not race the server's expiry, however slowly this test observes the suspension.
     ScheduledExecutorService server = Executors.newSingleThreadScheduledExecutor();
     try {
-      server.scheduleWithFixedDelay(() -> client.keepAlive(lease, TTL.toMillis()), 0, TTL.toMillis() / 3,
+      server.scheduleWithFixedDelay(() -> client.leases().keepAlive(lease, TTL.toMillis()), 0, TTL.toMillis() / 3,
           TimeUnit.MILLISECONDS);
       await().atMost(WAIT).until(() -> line(err, "suspended jobs: ").isPresent());
       await().atMost(WAIT).until(() -> ExecChildTest.state(sh) == 'T' && ExecChildTest.state(sleep) == 'T');
@@ -103,7 +103,7 @@ class SuspensionTest {
 
     gate.close();
     await().atMost(WAIT).until(() -> err.toString().lines().filter(l -> l.startsWith("suspended jobs: ")).count() == 2);
-    client.revoke(lease);
+    client.leases().revoke(lease);
     gate.open(); // the next renewal finds the lease gone: lost, although the command is frozen
 
     assertThat(lock.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isEqualTo(ExitCodes.ERROR);
@@ -136,9 +136,10 @@ class SuspensionTest {
     gate.close();
     await().atMost(WAIT).until(() -> line(err, "suspended reports: ").isPresent());
     await().atMost(WAIT).until(() -> ExecChildTest.state(sh) == 'T');
-    long next = client.grant(60_000);
+    long next = client.leases().grant(60_000);
     // returns once the server has expired the holder's lease and passed the name on
-    var successor = client.campaign("reports", next, com.google.protobuf.ByteString.copyFromUtf8("next"), 0, WAIT);
+    var successor = client.elections().campaign("reports", next, com.google.protobuf.ByteString.copyFromUtf8("next"),
+        0, WAIT);
     gate.open();
 
     try {
@@ -149,7 +150,7 @@ class SuspensionTest {
       assertThat(ProcessExit.ended(sh)).isTrue();
       assertThat(termed).as("killed where it stood: never thawed to run its SIGTERM handler").doesNotExist();
     } finally {
-      client.revoke(successor.getLease());
+      client.leases().revoke(successor.getLease());
     }
   }
 

@@ -24,7 +24,7 @@ public final class Probe {
         continue;
       }
       try (RegentClient c = RegentClient.connect(List.of(n.endpoint()))) {
-        StatusResponse s = Deadline.call(CALL, () -> c.status());
+        StatusResponse s = Deadline.call(CALL, () -> c.cluster().status());
         if (!s.getLeader().isEmpty()) {
           return Optional.of(s.getLeader());
         }
@@ -72,13 +72,13 @@ public final class Probe {
       }
       try (RegentClient c = RegentClient.connect(List.of(n.endpoint()))) {
         if (raft) {
-          StatusResponse s = Deadline.call(CALL, () -> c.status());
+          StatusResponse s = Deadline.call(CALL, () -> c.cluster().status());
           if (s.getLeader().isEmpty()) {
             return n.id() + " knows no Raft leader";
           }
           leaders.add(s.getLeader());
         }
-        Deadline.call(CALL, () -> c.leader("jepsen-probe"));
+        Deadline.call(CALL, () -> c.elections().leader("jepsen-probe"));
       } catch (StatusRuntimeException e) {
         return n.id() + " answers " + e.getStatus().getCode() + ": " + e.getStatus().getDescription();
       }

@@ -76,7 +76,7 @@ final class LeaderChurnNemesis implements Nemesis {
           while (next.getAndIncrement() < idleLeases) {
             for (int tries = 1; ; tries++) {
               try {
-                Deadline.call(GRANT_CALL, () -> c.grant(IDLE_TTL_MS));
+                Deadline.call(GRANT_CALL, () -> c.leases().grant(IDLE_TTL_MS));
                 break;
               } catch (RuntimeException e) {
                 if (tries == GRANT_TRIES) {
@@ -124,7 +124,7 @@ final class LeaderChurnNemesis implements Nemesis {
         Thread.sleep(1000 + random.nextInt(2000));
         String to = pair.get(i % 2);
         try {
-          Deadline.call(CALL, () -> c.transferLeadership(to));
+          Deadline.call(CALL, () -> c.cluster().transferLeadership(to));
           transfers.incrementAndGet();
         } catch (RuntimeException e) {
           failed.incrementAndGet(); // a node of the pair is down (another fault), or the transfer timed out

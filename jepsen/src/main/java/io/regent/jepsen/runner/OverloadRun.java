@@ -150,7 +150,7 @@ final class OverloadRun {
       while (running && lease < 0) {
         recorder.append(process, Op.Type.INVOKE, "grant", null, null, null);
         try {
-          lease = c.grant(o.ttlMs);
+          lease = c.leases().grant(o.ttlMs);
           recorder.append(process, Op.Type.OK, "grant", null, lease, null);
         } catch (StatusRuntimeException e) {
           boolean refused = refusal(e);
@@ -165,7 +165,7 @@ final class OverloadRun {
         next += period;
         recorder.append(process, Op.Type.INVOKE, "keepalive", lease, null, null);
         try {
-          long ttl = c.keepAlive(lease, o.ttlMs / 3);
+          long ttl = c.leases().keepAlive(lease, o.ttlMs / 3);
           recorder.append(process, Op.Type.OK, "keepalive", lease, ttl, null);
         } catch (StatusRuntimeException e) {
           boolean gone = e.getStatus().getCode() == Status.Code.NOT_FOUND;
@@ -189,12 +189,13 @@ final class OverloadRun {
       recorder.append(process, Op.Type.INVOKE, f, lease < 0 ? null : name, null, null);
       try {
         if (lease < 0) {
-          lease = c.grant(Math.max(60_000, TimeUnit.SECONDS.toMillis(o.seconds * 4L))); // outlives the run
+          lease = c.leases().grant(Math.max(60_000, TimeUnit.SECONDS.toMillis(o.seconds * 4L))); // outlives the run
           recorder.append(process, Op.Type.OK, f, null, lease, null);
         } else if (read) {
-          recorder.append(process, Op.Type.OK, f, name, c.leader(name).map(k -> k.getToken()).orElse(null), null);
+          recorder.append(process, Op.Type.OK, f, name, c.elections().leader(name).map(k -> k.getToken()).orElse(null),
+              null);
         } else {
-          c.tryCampaign(name, lease, ByteString.EMPTY);
+          c.elections().tryCampaign(name, lease, ByteString.EMPTY);
           recorder.append(process, Op.Type.OK, f, name, null, null);
         }
       } catch (StatusRuntimeException e) {

@@ -124,7 +124,7 @@ final class PauseCheck {
         for (Kept k : kept) {
           if (!expirySeen.containsKey(k.keeper.leaseId())) {
             try {
-              watch.timeToLive(k.keeper.leaseId());
+              watch.leases().timeToLive(k.keeper.leaseId());
             } catch (StatusRuntimeException e) {
               if (e.getStatus().getCode() == Status.Code.NOT_FOUND) {
                 expirySeen.putIfAbsent(k.keeper.leaseId(), System.nanoTime());

@@ -83,9 +83,9 @@ final class Contender {
     ClientProcess.Invocation inv = p.invoke("grant", n, null);
     CampaignResponse r;
     try {
-      r = tryCampaign ? p.call(() -> p.client().tryCampaign(n, l.leaseId(), value))
+      r = tryCampaign ? p.call(() -> p.client().elections().tryCampaign(n, l.leaseId(), value))
           : CampaignResponse.newBuilder().setElected(true)
-              .setLeader(p.call(() -> p.client().campaign(n, l.leaseId(), value))).build();
+              .setLeader(p.call(() -> p.client().elections().campaign(n, l.leaseId(), value))).build();
     } catch (StatusRuntimeException e) {
       if (Errors.definiteFailure(e)) {
         inv.fail(Errors.describe(e));
@@ -123,7 +123,7 @@ final class Contender {
     ClientProcess.Invocation inv = p.invoke("resign", k.getName(), k.getToken());
     try {
       p.call(() -> {
-        p.client().resign(k);
+        p.client().elections().resign(k);
         return null;
       });
       inv.ok(k.getToken());
@@ -140,7 +140,7 @@ final class Contender {
   void read(String n) {
     ClientProcess.Invocation inv = p.invoke("read", n, null);
     try {
-      Optional<LeaderKey> k = p.call(() -> p.client().leader(n));
+      Optional<LeaderKey> k = p.call(() -> p.client().elections().leader(n));
       inv.ok(k.map(LeaderKey::getToken).orElse(null));
     } catch (StatusRuntimeException e) {
       if (Errors.timeout(e)) {

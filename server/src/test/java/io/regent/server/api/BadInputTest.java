@@ -51,51 +51,55 @@ class BadInputTest {
     cluster = CLUSTERS.start(1);
     cluster.awaitLeader();
     client = cluster.client();
-    holder = client.campaign("jobs", client.grant(600_000), ByteString.copyFromUtf8("a"));
+    holder = client.elections().campaign("jobs", client.leases().grant(600_000), ByteString.copyFromUtf8("a"));
   }
 
   @Test
   void ttlZeroNegativeBelowTheMinimumOrAboveAnHourIsInvalid() {
     for (long ttl : new long[] {0, -5, 1_000, 3_600_001}) {
-      assertRejectedUnchanged(() -> client.grant(ttl), Status.Code.INVALID_ARGUMENT);
+      assertRejectedUnchanged(() -> client.leases().grant(ttl), Status.Code.INVALID_ARGUMENT);
     }
   }
 
   @Test
   void emptyOrOverlongNamesAndOversizedValuesAreInvalid() {
-    long lease = client.leases().get(0).getId();
-    assertRejectedUnchanged(() -> client.campaign("", lease, ByteString.EMPTY), Status.Code.INVALID_ARGUMENT);
-    assertRejectedUnchanged(() -> client.campaign("é".repeat(513), lease, ByteString.EMPTY),
+    long lease = client.leases().list().get(0).getId();
+    assertRejectedUnchanged(() -> client.elections().campaign("", lease, ByteString.EMPTY),
         Status.Code.INVALID_ARGUMENT);
-    assertRejectedUnchanged(() -> client.campaign("big", lease, ByteString.copyFrom(new byte[64 * 1024 + 1])),
+    assertRejectedUnchanged(() -> client.elections().campaign("é".repeat(513), lease, ByteString.EMPTY),
         Status.Code.INVALID_ARGUMENT);
-    assertRejectedUnchanged(() -> client.leader(""), Status.Code.INVALID_ARGUMENT);
+    assertRejectedUnchanged(() -> client.elections().campaign("big", lease,
+        ByteString.copyFrom(new byte[64 * 1024 + 1])),
+        Status.Code.INVALID_ARGUMENT);
+    assertRejectedUnchanged(() -> client.elections().leader(""), Status.Code.INVALID_ARGUMENT);
   }
 
   @Test
   void unknownLeasesAreNotFound() {
-    assertRejectedUnchanged(() -> client.keepAlive(999_999, 5_000), Status.Code.NOT_FOUND);
-    assertRejectedUnchanged(() -> client.revoke(999_999), Status.Code.NOT_FOUND);
-    assertRejectedUnchanged(() -> client.timeToLive(999_999), Status.Code.NOT_FOUND);
-    assertRejectedUnchanged(() -> client.campaign("other", 999_999, ByteString.EMPTY), Status.Code.NOT_FOUND);
-    assertRejectedUnchanged(() -> client.campaign("other", -1, ByteString.EMPTY), Status.Code.INVALID_ARGUMENT);
+    assertRejectedUnchanged(() -> client.leases().keepAlive(999_999, 5_000), Status.Code.NOT_FOUND);
+    assertRejectedUnchanged(() -> client.leases().revoke(999_999), Status.Code.NOT_FOUND);
+    assertRejectedUnchanged(() -> client.leases().timeToLive(999_999), Status.Code.NOT_FOUND);
+    assertRejectedUnchanged(() -> client.elections().campaign("other", 999_999, ByteString.EMPTY),
+        Status.Code.NOT_FOUND);
+    assertRejectedUnchanged(() -> client.elections().campaign("other", -1, ByteString.EMPTY),
+        Status.Code.INVALID_ARGUMENT);
   }
 
   @Test
   void holderCommandsWithAWrongTokenFailTheirPrecondition() {
     LeaderKey stale = holder.toBuilder().setToken(holder.getToken() + 1000).build();
-    assertRejectedUnchanged(() -> client.resign(stale), Status.Code.FAILED_PRECONDITION);
-    assertRejectedUnchanged(() -> client.proclaim(stale, ByteString.copyFromUtf8("x")),
+    assertRejectedUnchanged(() -> client.elections().resign(stale), Status.Code.FAILED_PRECONDITION);
+    assertRejectedUnchanged(() -> client.elections().proclaim(stale, ByteString.copyFromUtf8("x")),
         Status.Code.FAILED_PRECONDITION);
-    assertRejectedUnchanged(() -> client.freshToken(stale), Status.Code.FAILED_PRECONDITION);
-    assertRejectedUnchanged(() -> client.resign(stale.toBuilder().setToken(0).build()),
+    assertRejectedUnchanged(() -> client.elections().freshToken(stale), Status.Code.FAILED_PRECONDITION);
+    assertRejectedUnchanged(() -> client.elections().resign(stale.toBuilder().setToken(0).build()),
         Status.Code.INVALID_ARGUMENT);
   }
 
   @Test
   void observingAfterANegativeIndexIsInvalid() throws Exception {
     CompletableFuture<Throwable> failed = new CompletableFuture<>();
-    client.observe("jobs", -3, new StreamObserver<>() {
+    client.elections().observe("jobs", -3, new StreamObserver<>() {
       @Override
       public void onNext(ObserveResponse value) {
         failed.completeExceptionally(new AssertionError("an event after index -3: " + value));
@@ -140,7 +144,7 @@ class BadInputTest {
     });
     assertThatThrownBy(() -> new GroupClient(client).status("g", false)).isInstanceOfSatisfying(
         StatusRuntimeException.class, e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND));
-    assertThat(client.memberList().getMembersCount()).isEqualTo(1);
+    assertThat(client.cluster().memberList().getMembersCount()).isEqualTo(1);
   }
 
   /** Sends {@code fields}, encoded by hand (so a string field can carry any bytes), to {@code method}. */
@@ -191,11 +195,11 @@ class BadInputTest {
   };
 
   private static void assertRejectedUnchanged(ThrowingCallable call, Status.Code code) {
-    List<LeaseInfo> leases = client.leases();
-    Optional<LeaderKey> leader = client.leader("jobs");
+    List<LeaseInfo> leases = client.leases().list();
+    Optional<LeaderKey> leader = client.elections().leader("jobs");
     assertThatThrownBy(call).isInstanceOfSatisfying(StatusRuntimeException.class,
         e -> assertThat(e.getStatus().getCode()).isEqualTo(code));
-    assertThat(client.leases()).isEqualTo(leases);
-    assertThat(client.leader("jobs")).isEqualTo(leader).contains(holder);
+    assertThat(client.leases().list()).isEqualTo(leases);
+    assertThat(client.elections().leader("jobs")).isEqualTo(leader).contains(holder);
   }
 }

@@ -24,20 +24,21 @@ class CampaignAllServiceTest {
     try (LocalCluster cluster = LocalCluster.start(1, dir)) {
       cluster.awaitLeader();
       RegentClient c = cluster.client();
-      LeaderKey y = c.campaign("y", c.grant(600_000), ByteString.copyFromUtf8("other"));
-      long lease = c.grant(600_000);
+      LeaderKey y = c.elections().campaign("y", c.leases().grant(600_000), ByteString.copyFromUtf8("other"));
+      long lease = c.leases().grant(600_000);
       CompletableFuture<List<LeaderKey>> all = CompletableFuture.supplyAsync(
-          () -> c.campaignAll(List.of("x", "y"), lease, ByteString.copyFromUtf8("both")));
-      await().atMost(Duration.ofSeconds(10)).until(() -> c.timeToLive(lease).getNamesList().size() == 2);
-      assertThat(c.leader("x")).as("x is not taken alone").isEmpty();
+          () -> c.elections().campaignAll(List.of("x", "y"), lease, ByteString.copyFromUtf8("both")));
+      await().atMost(Duration.ofSeconds(10)).until(() -> c.leases().timeToLive(lease).getNamesList().size() == 2);
+      assertThat(c.elections().leader("x")).as("x is not taken alone").isEmpty();
       assertThat(all).isNotDone();
-      c.resign(y);
+      c.elections().resign(y);
       List<LeaderKey> keys = all.get();
       assertThat(keys).extracting(LeaderKey::getName).containsExactly("x", "y");
       assertThat(keys).extracting(LeaderKey::getToken).containsOnly(keys.get(0).getToken());
       assertThat(keys.get(0).getToken()).isGreaterThan(y.getToken());
-      assertThat(c.leader("x")).hasValueSatisfying(k -> assertThat(k.getToken()).isEqualTo(keys.get(0).getToken()));
-      assertThatThrownBy(() -> c.campaignAll(List.of("p", "p"), lease, ByteString.EMPTY))
+      assertThat(c.elections().leader("x"))
+          .hasValueSatisfying(k -> assertThat(k.getToken()).isEqualTo(keys.get(0).getToken()));
+      assertThatThrownBy(() -> c.elections().campaignAll(List.of("p", "p"), lease, ByteString.EMPTY))
           .isInstanceOfSatisfying(StatusRuntimeException.class,
               e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT));
     }

@@ -49,8 +49,8 @@ class GroupServiceTest {
 
   @Test
   void aMoveWaitsForTheReleaseAndTheWatcherSeesItInOrder() throws Exception {
-    long a = client.grant(600_000);
-    long b = client.grant(600_000);
+    long a = client.leases().grant(600_000);
+    long b = client.leases().grant(600_000);
     long joinA = groups.join("moves", "a", 6, a).getIndex();
     LinkedBlockingQueue<GroupWatchResponse> seenByB = new LinkedBlockingQueue<>();
     Runnable cancel = groups.watch("moves", "b", 0, collect(seenByB));
@@ -81,11 +81,11 @@ class GroupServiceTest {
 
   @Test
   void aRevokedMembersPartitionsGoToTheOthersWithHigherTokens() {
-    long a = client.grant(600_000);
-    long b = client.grant(600_000);
+    long a = client.leases().grant(600_000);
+    long b = client.leases().grant(600_000);
     groups.join("revoked", "a", 4, a);
     long joinB = groups.join("revoked", "b", 4, b).getIndex();
-    client.revoke(a);
+    client.leases().revoke(a);
     GroupStatusResponse s = groups.status("revoked", false);
     assertThat(s.getMembersList()).extracting(m -> m.getMember()).containsExactly("b");
     assertThat(s.getOwnersList()).allMatch(o -> o.getOwner().equals("b") && o.getToken() >= joinB);
@@ -94,20 +94,20 @@ class GroupServiceTest {
   @Test
   void aJoinWithATtlGrantsTheLease() {
     long lease = groups.joinWithTtl("ttl", "solo", 2, 600_000).getLease();
-    assertThat(client.timeToLive(lease).getTtlMs()).isEqualTo(600_000);
+    assertThat(client.leases().timeToLive(lease).getTtlMs()).isEqualTo(600_000);
     assertThat(groups.status("ttl", true).getOwnersList()).allMatch(o -> o.getOwner().equals("solo"));
   }
 
   @Test
   void badInputGetsItsStatusAndChangesNothing() {
-    long a = client.grant(600_000);
-    long b = client.grant(600_000);
+    long a = client.leases().grant(600_000);
+    long b = client.leases().grant(600_000);
     long join = groups.join("bad", "a", 4, a).getIndex();
     groups.join("bad", "b", 4, b);
     int toB = groups.status("bad", false).getOwnersList().stream().filter(o -> o.getNext().equals("b"))
         .findFirst().orElseThrow().getPartition();
     GroupStatusResponse before = groups.status("bad", false);
-    assertRejected(() -> groups.join("bad", "c", 65_537, client.grant(600_000)), Status.Code.INVALID_ARGUMENT);
+    assertRejected(() -> groups.join("bad", "c", 65_537, client.leases().grant(600_000)), Status.Code.INVALID_ARGUMENT);
     assertRejected(() -> groups.join("new", "c", 0, a), Status.Code.NOT_FOUND);
     assertRejected(() -> groups.joinWithTtl("bad", "c", 4, 1_000), Status.Code.INVALID_ARGUMENT);
     assertRejected(() -> groups.join("bad", "a", 4, b), Status.Code.FAILED_PRECONDITION);

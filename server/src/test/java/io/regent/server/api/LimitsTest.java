@@ -53,7 +53,7 @@ class LimitsTest {
   void cleanUp() {
     channels.forEach(ManagedChannel::shutdownNow);
     RegentClient admin = client();
-    admin.leases().forEach(l -> admin.revoke(l.getId()));
+    admin.leases().list().forEach(l -> admin.leases().revoke(l.getId()));
     clients.forEach(RegentClient::close);
   }
 
@@ -75,44 +75,44 @@ class LimitsTest {
   @Test
   void aTtlAboveTheServersMaximumIsExhaustedAndAboveAnHourIsInvalid() {
     RegentClient a = client();
-    assertExhausted(() -> a.grant(60_001), "--max-ttl 60000 ms");
-    assertThatThrownBy(() -> a.grant(3_600_001)).isInstanceOfSatisfying(StatusRuntimeException.class,
+    assertExhausted(() -> a.leases().grant(60_001), "--max-ttl 60000 ms");
+    assertThatThrownBy(() -> a.leases().grant(3_600_001)).isInstanceOfSatisfying(StatusRuntimeException.class,
         e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT));
-    assertThat(a.leases()).isEmpty();
-    assertThat(a.grant(60_000)).isPositive();
+    assertThat(a.leases().list()).isEmpty();
+    assertThat(a.leases().grant(60_000)).isPositive();
   }
 
   @Test
   void aConnectionHoldsAtMostItsLeasesWhileAnotherConnectionStillGrants() {
     RegentClient a = client();
-    long first = a.grant(60_000);
-    a.grant(60_000);
-    a.grant(60_000);
-    assertExhausted(() -> a.grant(60_000), "--max-leases-per-connection 3");
-    assertThat(a.leases()).hasSize(3);
+    long first = a.leases().grant(60_000);
+    a.leases().grant(60_000);
+    a.leases().grant(60_000);
+    assertExhausted(() -> a.leases().grant(60_000), "--max-leases-per-connection 3");
+    assertThat(a.leases().list()).hasSize(3);
     RegentClient b = client();
-    assertThat(b.grant(60_000)).isPositive();
-    a.revoke(first);
-    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(a.grant(60_000)).isPositive());
+    assertThat(b.leases().grant(60_000)).isPositive();
+    a.leases().revoke(first);
+    await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> assertThat(a.leases().grant(60_000)).isPositive());
   }
 
   @Test
   void namesBeyondTheClusterLimitAreRefusedAtApplyAndHeldNamesStayServed() {
     RegentClient a = client();
-    long lease = a.grant(60_000);
+    long lease = a.leases().grant(60_000);
     for (int i = 0; i < 4; i++) {
-      a.campaign("name-" + i, lease, ByteString.copyFromUtf8("v"));
+      a.elections().campaign("name-" + i, lease, ByteString.copyFromUtf8("v"));
     }
-    assertExhausted(() -> a.campaign("name-4", lease, ByteString.EMPTY), "--max-names 4");
-    assertThat(a.leader("name-4")).isEmpty();
-    assertThat(a.campaign("name-0", lease, ByteString.copyFromUtf8("v")).getName())
+    assertExhausted(() -> a.elections().campaign("name-4", lease, ByteString.EMPTY), "--max-names 4");
+    assertThat(a.elections().leader("name-4")).isEmpty();
+    assertThat(a.elections().campaign("name-0", lease, ByteString.copyFromUtf8("v")).getName())
         .as("a retried campaign on a held name is not a new name").isEqualTo("name-0");
   }
 
   @Test
   void candidatesBeyondTheLimitAreRefusedAndTheQueueIsUnchanged() {
     RegentClient a = client();
-    LeaderKey holder = a.campaign("queue", a.grant(60_000), ByteString.copyFromUtf8("holder"));
+    LeaderKey holder = a.elections().campaign("queue", a.leases().grant(60_000), ByteString.copyFromUtf8("holder"));
     ElectionGrpc.ElectionStub stub = ElectionGrpc.newStub(channel());
     List<CompletableFuture<CampaignResponse>> waiting = new ArrayList<>();
     List<Long> waitingLeases = new ArrayList<>();
@@ -121,16 +121,16 @@ class LimitsTest {
     // and the first then waited for ever); and both queued before the third arrives, or the third could take a
     // free place.
     for (int i = 0; i < 2; i++) {
-      long lease = a.grant(60_000);
+      long lease = a.leases().grant(60_000);
       waitingLeases.add(lease);
       waiting.add(AsyncCampaign.campaign(stub, "queue", lease));
-      await().atMost(Duration.ofSeconds(30)).until(() -> a.timeToLive(lease).getNamesCount() == 1);
+      await().atMost(Duration.ofSeconds(30)).until(() -> a.leases().timeToLive(lease).getNamesCount() == 1);
     }
-    long third = client().grant(60_000);
+    long third = client().leases().grant(60_000);
     assertExhausted(() -> AsyncCampaign.campaign(stub, "queue", third).get(30, TimeUnit.SECONDS), "--max-candidates 2");
-    assertThat(a.timeToLive(third).getNamesList()).isEmpty();
-    assertThat(a.leader("queue")).contains(holder);
-    a.resign(holder);
+    assertThat(a.leases().timeToLive(third).getNamesList()).isEmpty();
+    assertThat(a.elections().leader("queue")).contains(holder);
+    a.elections().resign(holder);
     assertThat(waiting.get(0)).succeedsWithin(Duration.ofSeconds(30))
         .satisfies(r -> assertThat(r.getElected()).isTrue());
   }
@@ -156,7 +156,7 @@ class LimitsTest {
     assertThat(streams).filteredOn(CompletableFuture::isDone).hasSize(1);
     cancels.remove(refused);
     RegentClient other = client();
-    assertThat(other.leader("watched")).isEmpty();
+    assertThat(other.elections().leader("watched")).isEmpty();
     cancels.get(0).run();
     await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
       CompletableFuture<Void> again = new CompletableFuture<>();
@@ -174,9 +174,9 @@ class LimitsTest {
   @Test
   void aMessageAboveTheSizeLimitIsRefusedBeforeAnyHandler() {
     RegentClient a = client();
-    long lease = a.grant(60_000);
-    assertExhausted(() -> a.campaign("big", lease, ByteString.copyFrom(new byte[80_000])), "");
-    assertThat(a.leader("big")).isEmpty();
+    long lease = a.leases().grant(60_000);
+    assertExhausted(() -> a.elections().campaign("big", lease, ByteString.copyFrom(new byte[80_000])), "");
+    assertThat(a.elections().leader("big")).isEmpty();
   }
 
   static StreamObserver<ObserveResponse> ending(CompletableFuture<Void> ended) {

@@ -69,12 +69,12 @@ class ObserveFloodTest {
       }
       // Observe calls are asynchronous: a stream sees events only from its subscription on (its CURRENT).
       await().atMost(Duration.ofMinutes(2)).until(() -> fastSubscribed.get() == FAST_STREAMS);
-      long lease = writer.grant(600_000);
+      long lease = writer.leases().grant(600_000);
       ByteString value = ByteString.copyFrom(new byte[VALUE_BYTES]);
       for (int i = 0; i < ROUNDS; i++) {
-        LeaderKey k = writer.campaign("flood", lease, value);
-        writer.resign(k);
-        assertThat(bystander.leader("other")).isEmpty();
+        LeaderKey k = writer.elections().campaign("flood", lease, value);
+        writer.elections().resign(k);
+        assertThat(bystander.elections().leader("other")).isEmpty();
       }
       await().atMost(Duration.ofMinutes(2)).untilAsserted(() ->
           assertThat(fastReceived.get()).isGreaterThanOrEqualTo(FAST_STREAMS * 2 * ROUNDS));
@@ -86,7 +86,7 @@ class ObserveFloodTest {
       slowCalls.forEach(call -> call.request(Integer.MAX_VALUE));
       await().atMost(Duration.ofMinutes(2)).untilAsserted(() ->
           assertThat(exhausted.get()).isEqualTo(SLOW_CHANNELS * SLOW_STREAMS_PER_CHANNEL));
-      assertThat(bystander.grant(600_000)).isPositive();
+      assertThat(bystander.leases().grant(600_000)).isPositive();
     } finally {
       channels.forEach(ManagedChannel::shutdownNow);
     }

@@ -35,7 +35,7 @@ class RateLimitTest {
       StatusRuntimeException refused = null;
       while (refused == null && served <= 10) {
         try {
-          greedy.leader("jobs");
+          greedy.elections().leader("jobs");
           served++;
         } catch (StatusRuntimeException e) {
           refused = e;
@@ -45,7 +45,7 @@ class RateLimitTest {
       assertThat(refused).isNotNull();
       assertThat(refused.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
       assertThat(refused.getStatus().getDescription()).contains("request rate").contains("--max-request-rate");
-      assertThat(polite.leader("jobs")).isEmpty();
+      assertThat(polite.elections().leader("jobs")).isEmpty();
     }
   }
 }

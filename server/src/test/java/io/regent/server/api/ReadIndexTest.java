@@ -26,15 +26,15 @@ class ReadIndexTest {
     LocalCluster cluster = CLUSTERS.start(1);
     cluster.awaitLeader();
     RegentClient client = cluster.client();
-    long lease = client.grant(600_000);
-    LeaderKey held = client.campaign("jobs", lease, ByteString.copyFromUtf8("a"));
+    long lease = client.leases().grant(600_000);
+    LeaderKey held = client.elections().campaign("jobs", lease, ByteString.copyFromUtf8("a"));
     ManagedChannel channel = ManagedChannelBuilder.forTarget(cluster.endpoint(0)).usePlaintext().build();
     try {
       for (boolean serializable : new boolean[] {true, false}) {
-        LeaderResponse leader = client.leader("jobs", serializable).orElseThrow();
+        LeaderResponse leader = client.elections().leader("jobs", serializable).orElseThrow();
         LeaseLeasesResponse leases = LeaseGrpc.newBlockingStub(channel)
             .leases(LeaseLeasesRequest.newBuilder().setSerializable(serializable).build());
-        long applied = client.status(true).getAppliedIndex();
+        long applied = client.cluster().status(true).getAppliedIndex();
         // before: the field did not exist (0): a state that holds the name has applied its grant
         assertThat(leader.getAppliedIndex()).isBetween(held.getToken(), applied);
         assertThat(leases.getAppliedIndex()).isBetween(held.getToken(), applied);

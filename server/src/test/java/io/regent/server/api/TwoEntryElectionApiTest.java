@@ -58,22 +58,22 @@ class TwoEntryElectionApiTest {
 
   @Test
   void campaignWithTtlElectsOnItsOwnLeaseAndResignRevokesIt() {
-    CampaignResponse a = client.campaignWithTtl("ttl/a", 60_000, V, 0);
+    CampaignResponse a = client.elections().campaignWithTtl("ttl/a", 60_000, V, 0);
     assertThat(a.getElected()).isTrue();
     assertThat(a.getLease()).isPositive().isEqualTo(a.getLeader().getLease()).isEqualTo(a.getLeader().getToken());
-    CampaignResponse b = client.campaignWithTtl("ttl/a", 60_000, V, 0);
+    CampaignResponse b = client.elections().campaignWithTtl("ttl/a", 60_000, V, 0);
     assertThat(b.getElected()).isFalse();
     assertThat(b.getLeader()).isEqualTo(a.getLeader());
     assertThat(leaseIds()).contains(a.getLease(), b.getLease());
 
-    client.resign(a.getLeader(), true);
+    client.elections().resign(a.getLeader(), true);
     assertThat(leaseIds()).doesNotContain(a.getLease()).contains(b.getLease());
-    LeaderKey next = client.leader("ttl/a").orElseThrow();
+    LeaderKey next = client.elections().leader("ttl/a").orElseThrow();
     assertThat(next.getLease()).isEqualTo(b.getLease());
     assertThat(next.getToken()).isGreaterThan(a.getLeader().getToken());
-    client.resign(next, true);
+    client.elections().resign(next, true);
     assertThat(leaseIds()).doesNotContain(b.getLease());
-    assertThat(client.leader("ttl/a")).isEmpty();
+    assertThat(client.elections().leader("ttl/a")).isEmpty();
   }
 
   @Test
@@ -107,35 +107,36 @@ class TwoEntryElectionApiTest {
     assertThat(held.getLease()).isPositive();
     LockGrpc.newBlockingStub(ch).unlock(UnlockRequest.newBuilder().setKey(r.getKey()).setRevokeLease(true).build());
     assertThat(leaseIds()).doesNotContain(r.getLease());
-    assertThat(client.leader("ttl/lock").orElseThrow().getLease()).isEqualTo(held.getLease());
-    client.revoke(held.getLease());
+    assertThat(client.elections().leader("ttl/lock").orElseThrow().getLease()).isEqualTo(held.getLease());
+    client.leases().revoke(held.getLease());
   }
 
   @Test
   void badTtlCampaignsAreRefusedAndChangeNothing() {
-    long lease = client.grant(60_000);
+    long lease = client.leases().grant(60_000);
     try {
       for (long ttl : new long[] {-5, 1_000, 3_600_001}) {
-        assertRejectedUnchanged(() -> client.campaignWithTtl("ttl/bad", ttl, V, 0), Status.Code.INVALID_ARGUMENT);
+        assertRejectedUnchanged(() -> client.elections().campaignWithTtl("ttl/bad", ttl, V, 0),
+            Status.Code.INVALID_ARGUMENT);
       }
       assertRejectedUnchanged(() -> ElectionGrpc.newBlockingStub(channel()).campaign(CampaignRequest.newBuilder()
           .setName("ttl/bad").setLease(lease).setTtlMs(60_000).setValue(V).build()), Status.Code.INVALID_ARGUMENT);
-      assertRejectedUnchanged(() -> client.campaignWithTtl("", 60_000, V, 0), Status.Code.INVALID_ARGUMENT);
+      assertRejectedUnchanged(() -> client.elections().campaignWithTtl("", 60_000, V, 0), Status.Code.INVALID_ARGUMENT);
     } finally {
-      client.revoke(lease);
+      client.leases().revoke(lease);
     }
   }
 
   @Test
   void noWaitCampaignWithTtlOnAHeldNameGrantsNothing() {
-    CampaignResponse a = client.campaignWithTtl("ttl/nowait", 60_000, V, 0);
+    CampaignResponse a = client.elections().campaignWithTtl("ttl/nowait", 60_000, V, 0);
     List<Long> before = leaseIds();
     CampaignResponse r = ElectionGrpc.newBlockingStub(channel()).campaign(CampaignRequest.newBuilder()
         .setName("ttl/nowait").setTtlMs(60_000).setNoWait(true).setValue(V).build());
     assertThat(r.getElected()).isFalse();
     assertThat(r.getLease()).isZero();
     assertThat(leaseIds()).isEqualTo(before);
-    client.resign(a.getLeader(), true);
+    client.elections().resign(a.getLeader(), true);
   }
 
   private static ManagedChannel shared;
@@ -148,7 +149,7 @@ class TwoEntryElectionApiTest {
   }
 
   private static List<Long> leaseIds() {
-    return client.leases().stream().map(LeaseInfo::getId).toList();
+    return client.leases().list().stream().map(LeaseInfo::getId).toList();
   }
 
   private static void assertRejectedUnchanged(ThrowingCallable call, Status.Code code) {
@@ -156,6 +157,6 @@ class TwoEntryElectionApiTest {
     assertThatThrownBy(call).isInstanceOfSatisfying(StatusRuntimeException.class,
         e -> assertThat(e.getStatus().getCode()).isEqualTo(code));
     assertThat(leaseIds()).isEqualTo(leases);
-    assertThat(client.leader("ttl/bad")).isEmpty();
+    assertThat(client.elections().leader("ttl/bad")).isEmpty();
   }
 }

@@ -24,19 +24,19 @@ class UnsafeLocalGrantsTest {
     try (LocalCluster cluster = LocalCluster.start(1, dir, c -> c.unsafeLocalGrants(true))) {
       cluster.awaitLeader();
       RegentClient client = cluster.client();
-      long leaseA = client.grant(60_000);
-      long leaseB = client.grant(60_000);
+      long leaseA = client.leases().grant(60_000);
+      long leaseB = client.leases().grant(60_000);
       // The made-up token is the local applied index + 1, and the node applies entries of its own (lease
       // checkpoints every 500 ms, its published API address): equal tokens are owed only to a pair of
       // campaigns no such entry came between, which the applied index before and after shows.
       for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
         String name = "jobs-" + attempt;
-        long before = client.status().getAppliedIndex();
-        LeaderKey a = client.campaign(name, leaseA, ByteString.copyFromUtf8("a"));
-        LeaderKey b = client.campaign(name, leaseB, ByteString.copyFromUtf8("b"));
-        long after = client.status().getAppliedIndex();
+        long before = client.cluster().status().getAppliedIndex();
+        LeaderKey a = client.elections().campaign(name, leaseA, ByteString.copyFromUtf8("a"));
+        LeaderKey b = client.elections().campaign(name, leaseB, ByteString.copyFromUtf8("b"));
+        long after = client.cluster().status().getAppliedIndex();
         assertThat(a.getLease()).isNotEqualTo(b.getLease());
-        assertThat(client.leader(name)).as("nothing was replicated").isEmpty();
+        assertThat(client.elections().leader(name)).as("nothing was replicated").isEmpty();
         if (before == after) {
           assertThat(b.getToken()).isEqualTo(a.getToken()).isEqualTo(before + 1);
           return;

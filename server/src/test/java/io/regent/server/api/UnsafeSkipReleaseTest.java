@@ -36,8 +36,8 @@ class UnsafeSkipReleaseTest {
   private static List<String> ownersAfterTwoJoins(LocalCluster cluster) {
     RegentClient client = cluster.client();
     GroupClient groups = new GroupClient(client);
-    groups.join("jobs", "a", 4, client.grant(600_000));
-    groups.join("jobs", "b", 0, client.grant(600_000));
+    groups.join("jobs", "a", 4, client.leases().grant(600_000));
+    groups.join("jobs", "b", 0, client.leases().grant(600_000));
     return groups.status("jobs", false).getOwnersList().stream().map(PartitionOwner::getOwner).toList();
   }
 }

@@ -52,10 +52,10 @@ final class CampaignLoad implements AutoCloseable {
     for (int round = 0; !stop.get(); round++) {
       pace.acquire();
       try {
-        long lease = c.grant(TTL_MS);
+        long lease = c.leases().grant(TTL_MS);
         grantedLeases.put(lease, true);
         String name = prefix + "-" + round;
-        CampaignResponse r = c.tryCampaign(name, lease, ByteString.copyFromUtf8(name));
+        CampaignResponse r = c.elections().tryCampaign(name, lease, ByteString.copyFromUtf8(name));
         if (!r.getElected()) {
           violations.add(name + " is new, yet not elected: " + r);
           continue;

@@ -67,20 +67,20 @@ class CheckpointChurnClusterTest {
     cluster.awaitLeader();
     RegentClient c = cluster.client();
     long idleSent = System.nanoTime();
-    Watch idle = new Watch(c.grant(IDLE_TTL_MS), idleSent);
+    Watch idle = new Watch(c.leases().grant(IDLE_TTL_MS), idleSent);
     // renewed once, at a leader holding its leadership lease and a checkpoint of this lease written before the
     // renewal: the renewal must not leave its successor to resume from that older checkpoint
     long renewedSent = System.nanoTime();
-    Watch renewedOnce = new Watch(c.grant(IDLE_TTL_MS), renewedSent);
+    Watch renewedOnce = new Watch(c.leases().grant(IDLE_TTL_MS), renewedSent);
     boolean renewed = false;
-    long kept = c.grant(KEPT_TTL_MS);
+    long kept = c.leases().grant(KEPT_TTL_MS);
     int changes = 0;
     while ((idle.goneSeen == 0 || renewedOnce.goneSeen == 0) && changes < MAX_CHANGES) {
       if (!renewed && changes == 2) {
         // late in a tenure, just before the next transfer: the state's checkpoint is up to an interval older
         // than this renewal, and the successor starts from the state
         long sent = System.nanoTime();
-        c.keepAlive(renewedOnce.lease, 3_000);
+        c.leases().keepAlive(renewedOnce.lease, 3_000);
         renewedOnce.validFrom = sent;
         renewed = true;
       }
@@ -88,7 +88,7 @@ class CheckpointChurnClusterTest {
       int from = cluster.awaitLeader();
       int to = (from + 1) % cluster.size();
       try {
-        c.transferLeadership(LocalCluster.id(to));
+        c.cluster().transferLeadership(LocalCluster.id(to));
       } catch (StatusRuntimeException e) {
         continue; // the target was not caught up: try again
       }
@@ -117,7 +117,7 @@ class CheckpointChurnClusterTest {
   /** Whether the lease is in the state; a read refused during a leader change counts as alive. */
   static boolean alive(RegentClient c, long lease) {
     try {
-      return c.leases().stream().anyMatch(l -> l.getId() == lease);
+      return c.leases().list().stream().anyMatch(l -> l.getId() == lease);
     } catch (StatusRuntimeException e) {
       return true;
     }
@@ -125,7 +125,7 @@ class CheckpointChurnClusterTest {
 
   static void keepAlive(RegentClient c, long lease) {
     try {
-      c.keepAlive(lease, 3_000);
+      c.leases().keepAlive(lease, 3_000);
     } catch (StatusRuntimeException e) {
       // a leader change under way: the next round renews it, well inside its TTL
     }

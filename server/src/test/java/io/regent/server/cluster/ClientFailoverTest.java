@@ -66,7 +66,7 @@ class ClientFailoverTest {
    * (its connections to the leader open then), which would age a 2 s lease past its validity at birth.
    */
   static void warmUp(RegentClient c) {
-    c.revoke(c.grant(TTL_MS));
+    c.leases().revoke(c.leases().grant(TTL_MS));
   }
 
   private void freezeX(boolean frozen) {
@@ -83,7 +83,7 @@ class ClientFailoverTest {
     try (RegentClient client = clientThroughX()) {
       List<String> stepDowns = new CopyOnWriteArrayList<>();
       LeaseKeeper keeper = LeaseKeeper.grant(client, TTL_MS, stepDowns::add);
-      LeaderKey key = client.campaign("failover", keeper.leaseId(), ByteString.copyFromUtf8("a"));
+      LeaderKey key = client.elections().campaign("failover", keeper.leaseId(), ByteString.copyFromUtf8("a"));
       freezeX(true);
       // Before failover on DEADLINE_EXCEEDED, every keepalive went to the hung node and timed out: the holder
       // stepped down 2/3 TTL after its last acknowledged keepalive.
@@ -91,8 +91,8 @@ class ClientFailoverTest {
           .until(keeper::isValid);
       assertThat(stepDowns).isEmpty();
       try (RegentClient other = cluster.clientOf((x + 1) % 3)) {
-        assertThat(other.leader("failover")).contains(key);
-        assertThat(other.timeToLive(keeper.leaseId()).getRemainingMs()).isPositive();
+        assertThat(other.elections().leader("failover")).contains(key);
+        assertThat(other.leases().timeToLive(keeper.leaseId()).getRemainingMs()).isPositive();
       }
       freezeX(false);
       keeper.close();
@@ -104,13 +104,13 @@ class ClientFailoverTest {
     try (RegentClient client = RegentClient.builder().endpoints(List.of("127.0.0.1:" + frozenApi.port(),
         cluster.endpoint((x + 1) % 3))).callTimeout(Duration.ofMillis(500)).build();
          RegentClient other = cluster.clientOf((x + 1) % 3)) {
-      int before = other.leases().size();
+      int before = other.leases().list().size();
       freezeX(true);
-      assertThatThrownBy(() -> client.grant(TTL_MS)).isInstanceOfSatisfying(StatusRuntimeException.class,
+      assertThatThrownBy(() -> client.leases().grant(TTL_MS)).isInstanceOfSatisfying(StatusRuntimeException.class,
           e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED));
-      assertThat(other.leases()).as("not re-sent to the other node").hasSize(before);
-      long id = client.grant(TTL_MS);
-      assertThat(other.timeToLive(id).getTtlMs()).isEqualTo(TTL_MS);
+      assertThat(other.leases().list()).as("not re-sent to the other node").hasSize(before);
+      long id = client.leases().grant(TTL_MS);
+      assertThat(other.leases().timeToLive(id).getTtlMs()).isEqualTo(TTL_MS);
       freezeX(false);
     }
   }

@@ -98,7 +98,7 @@ class ClockRateClusterTest {
   private static void awaitLease(LocalCluster cluster, RegentClient c, boolean held) {
     await(held ? "the leader holds its leadership lease" : "the leader holds no leadership lease")
         .atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(50)).until(() -> {
-      c.leader("clock-rate");
+      c.elections().leader("clock-rate");
       int l = cluster.currentLeader();
       return l >= 0 && (cluster.node(l).leadershipLease().orElseThrow().heldTerm() >= 0) == held;
     });
@@ -106,11 +106,11 @@ class ClockRateClusterTest {
 
   /** How many log entries {@code reads} linearizable reads in a row add. */
   private static long entriesFor(RegentClient c, int reads) {
-    long before = c.status().getCommitIndex();
+    long before = c.cluster().status().getCommitIndex();
     for (int i = 0; i < reads; i++) {
-      c.leader("clock-rate");
+      c.elections().leader("clock-rate");
     }
-    return c.status().getCommitIndex() - before;
+    return c.cluster().status().getCommitIndex() - before;
   }
 
   /** The value of {@code regent_peer_clock_rate} for {@code peer} in a scrape. */

@@ -33,11 +33,11 @@ class DamagedDataDirTest {
     int victim = (leader + 1) % 3;
     RegentClient client = cluster.clientOf(leader);
     for (int i = 0; i < 200; i++) {
-      client.campaign("name-" + i, client.grant(600_000), ByteString.copyFrom(new byte[200]));
+      client.elections().campaign("name-" + i, client.leases().grant(600_000), ByteString.copyFrom(new byte[200]));
     }
     RegentClient viaVictim = cluster.clientOf(victim);
     await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
-        .until(() -> viaVictim.leader("name-199").equals(client.leader("name-199")));
+        .until(() -> viaVictim.elections().leader("name-199").equals(client.elections().leader("name-199")));
     cluster.stopNode(victim);
     Path mdb = new DataDir(clusters.dir().resolve(LocalCluster.id(victim))).lmdbFile();
     try (FileChannel ch = FileChannel.open(mdb, StandardOpenOption.WRITE)) {
@@ -48,7 +48,8 @@ class DamagedDataDirTest {
         .satisfies(e -> assertThat(rootDamage(e)).isNotNull()
             .extracting(Throwable::getMessage, InstanceOfAssertFactories.STRING)
             .contains(mdb.toString()).contains("truncated"));
-    assertThat(client.campaign("after", client.grant(600_000), ByteString.EMPTY).getToken()).isPositive();
+    assertThat(client.elections().campaign("after", client.leases().grant(600_000),
+        ByteString.EMPTY).getToken()).isPositive();
   }
 
   private static DataDirDamagedException rootDamage(Throwable t) {

@@ -84,21 +84,23 @@ class DiskFullTest {
           .peers(peers).apiPort(api[i]).snapshots(NEVER, 8L << 20).build()));
     }
     RegentClient client = connect("127.0.0.1:" + api[0], "127.0.0.1:" + api[1]);
-    await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> !client.status().getLeader().isEmpty());
+    await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(
+        () -> !client.cluster().status().getLeader().isEmpty());
     Path victimDir = small.root().resolve("n2");
     int metricsPort = FreePorts.next();
     victim = NodeProcess.start("n2", peers, api[2], metricsPort, victimDir, NEVER, false);
 
     Map<String, LeaderKey> acked = new ConcurrentHashMap<>();
     for (int i = 0; i < 50; i++) {
-      acked.put("before-" + i, client.campaign("before-" + i, client.grant(600_000), ByteString.EMPTY));
+      acked.put("before-" + i, client.elections().campaign("before-" + i, client.leases().grant(600_000),
+          ByteString.EMPTY));
     }
     // n2 has followed the leader's term before its disk fills: Ratis 3.3.0 writes raft-meta (term, vote) through
     // an AtomicFileOutputStream whose close renames a short write into place, so a term change on a full disk
     // leaves it empty and the node cannot start again (docs/operations.md, "Disk full"): not what this test is about
     ManagedChannel toVictim = ManagedChannelBuilder.forAddress("127.0.0.1", api[2]).usePlaintext().build();
     try {
-      long committed = client.status().getCommitIndex();
+      long committed = client.cluster().status().getCommitIndex();
       await("n2 caught up before the fill").atMost(Duration.ofSeconds(60)).ignoreExceptions()
           .until(() -> ClusterGrpc.newBlockingStub(toVictim).status(StatusRequest.newBuilder().setSerializable(true)
               .build()).getAppliedIndex() >= committed);
@@ -111,7 +113,8 @@ class DiskFullTest {
       for (int i = 0; writing.get(); i++) {
         try {
           String name = "w-" + i;
-          acked.put(name, client.campaign(name, client.grant(600_000), ByteString.copyFrom(value)));
+          acked.put(name, client.elections().campaign(name, client.leases().grant(600_000),
+              ByteString.copyFrom(value)));
         } catch (RuntimeException e) {
           // not acknowledged: nothing to check for this name
         }
@@ -143,7 +146,8 @@ class DiskFullTest {
 
     // n2's own state, read locally (serializable): it holds every acknowledged holder and lease
     assertThat(acked.size()).isGreaterThan(50);
-    ReplicaCheck.holdsEveryAcknowledged(api[2], client.status().getCommitIndex(), acked, () -> "its errors: " + errors(victim));
+    ReplicaCheck.holdsEveryAcknowledged(api[2], client.cluster().status().getCommitIndex(), acked,
+        () -> "its errors: " + errors(victim));
   }
 
   @Test

@@ -26,22 +26,22 @@ class ElectionClusterTest {
     cluster = clusters.start(3);
     cluster.awaitLeader();
     RegentClient client = cluster.client();
-    long a = client.grant(5_000);
-    LeaderKey first = client.campaign("jobs", a, ByteString.copyFromUtf8("node-a"));
+    long a = client.leases().grant(5_000);
+    LeaderKey first = client.elections().campaign("jobs", a, ByteString.copyFromUtf8("node-a"));
 
     List<ObserveResponse> seen = new CopyOnWriteArrayList<>();
-    client.observe("jobs", 0, collect(seen));
+    client.elections().observe("jobs", 0, collect(seen));
     await().atMost(Duration.ofSeconds(10)).until(() -> seen.size() >= 1);
     assertThat(seen.get(0).getKind()).isEqualTo(ObserveResponse.Kind.CURRENT);
     assertThat(seen.get(0).getLeader().getToken()).isEqualTo(first.getToken());
 
-    long b = client.grant(5_000);
-    assertThat(client.tryCampaign("jobs", b, ByteString.copyFromUtf8("node-b")).getElected()).isFalse();
-    Thread waiter = new Thread(() -> client.campaign("jobs", b, ByteString.copyFromUtf8("node-b")));
+    long b = client.leases().grant(5_000);
+    assertThat(client.elections().tryCampaign("jobs", b, ByteString.copyFromUtf8("node-b")).getElected()).isFalse();
+    Thread waiter = new Thread(() -> client.elections().campaign("jobs", b, ByteString.copyFromUtf8("node-b")));
     waiter.start();
-    await().atMost(Duration.ofSeconds(10)).until(() -> client.leases().stream()
+    await().atMost(Duration.ofSeconds(10)).until(() -> client.leases().list().stream()
         .anyMatch(l -> l.getId() == b && l.getNamesList().contains("jobs")));
-    client.resign(first);
+    client.elections().resign(first);
     waiter.join(10_000);
 
     await().atMost(Duration.ofSeconds(10)).until(() -> seen.size() >= 3);
@@ -50,7 +50,7 @@ class ElectionClusterTest {
     LeaderKey second = seen.get(2).getLeader();
     assertThat(second.getLease()).isEqualTo(b);
     assertThat(second.getToken()).isGreaterThan(first.getToken());
-    assertThat(client.leader("jobs")).contains(second);
+    assertThat(client.elections().leader("jobs")).contains(second);
   }
 
   @Test
@@ -58,14 +58,14 @@ class ElectionClusterTest {
     cluster = clusters.start(3);
     int leader = cluster.awaitLeader();
     RegentClient client = cluster.client();
-    long a = client.grant(3_000);
-    long before = client.campaign("jobs", a, ByteString.copyFromUtf8("a")).getToken();
+    long a = client.leases().grant(3_000);
+    long before = client.elections().campaign("jobs", a, ByteString.copyFromUtf8("a")).getToken();
 
     cluster.stopNode(leader);
     int next = cluster.awaitLeader();
     assertThat(next).isNotEqualTo(leader);
-    long b = client.grant(3_000);
-    long after = client.campaign("other", b, ByteString.copyFromUtf8("b")).getToken();
+    long b = client.leases().grant(3_000);
+    long after = client.elections().campaign("other", b, ByteString.copyFromUtf8("b")).getToken();
     assertThat(after).isGreaterThan(before);
   }
 
@@ -76,8 +76,8 @@ class ElectionClusterTest {
     RegentClient client = cluster.client();
     long[] tokens = new long[5];
     for (int i = 0; i < 5; i++) {
-      long lease = client.grant(60_000);
-      tokens[i] = client.campaign("name-" + i, lease, ByteString.EMPTY).getToken();
+      long lease = client.leases().grant(60_000);
+      tokens[i] = client.elections().campaign("name-" + i, lease, ByteString.EMPTY).getToken();
     }
     long highest = java.util.Arrays.stream(tokens).max().orElseThrow();
     for (int i = 0; i < 3; i++) {
@@ -92,12 +92,12 @@ class ElectionClusterTest {
     // the new leader, not re-granted) ...
     for (int i = 0; i < 5; i++) {
       long token = tokens[i];
-      assertThat(again.leader("name-" + i)).as("name-" + i)
+      assertThat(again.elections().leader("name-" + i)).as("name-" + i)
           .hasValueSatisfying(k -> assertThat(k.getToken()).isEqualTo(token));
     }
     // ... and a new grant gets a token above every token issued before.
-    long lease = again.grant(60_000);
-    assertThat(again.campaign("fresh", lease, ByteString.EMPTY).getToken()).isGreaterThan(highest);
+    long lease = again.leases().grant(60_000);
+    assertThat(again.elections().campaign("fresh", lease, ByteString.EMPTY).getToken()).isGreaterThan(highest);
   }
 
   @Test
@@ -105,12 +105,12 @@ class ElectionClusterTest {
     cluster = clusters.start(3);
     cluster.awaitLeader();
     RegentClient client = cluster.client();
-    LeaderKey holder = client.campaign("jobs", client.grant(60_000), ByteString.copyFromUtf8("a"));
-    long b = client.grant(60_000);
+    LeaderKey holder = client.elections().campaign("jobs", client.leases().grant(60_000), ByteString.copyFromUtf8("a"));
+    long b = client.leases().grant(60_000);
     Context.CancellableContext ctx = Context.current().withCancellation();
     Thread waiter = new Thread(() -> ctx.run(() -> {
       try {
-        client.campaign("jobs", b, ByteString.copyFromUtf8("b"));
+        client.elections().campaign("jobs", b, ByteString.copyFromUtf8("b"));
       } catch (RuntimeException cancelled) {
         // expected: the call is cancelled below
       }
@@ -119,8 +119,8 @@ class ElectionClusterTest {
     await().atMost(Duration.ofSeconds(10)).until(() -> namesOf(client, b).contains("jobs"));
     ctx.cancel(null);
     await().atMost(Duration.ofSeconds(10)).until(() -> !namesOf(client, b).contains("jobs"));
-    client.resign(holder);
-    assertThat(client.leader("jobs")).isEmpty();
+    client.elections().resign(holder);
+    assertThat(client.elections().leader("jobs")).isEmpty();
   }
 
   @Test
@@ -128,12 +128,12 @@ class ElectionClusterTest {
     cluster = clusters.start(3);
     cluster.awaitLeader();
     RegentClient client = cluster.client();
-    LeaderKey first = client.campaign("jobs", client.grant(60_000), ByteString.copyFromUtf8("a"));
-    client.resign(first);
-    LeaderKey second = client.campaign("jobs", client.grant(60_000), ByteString.copyFromUtf8("b"));
+    LeaderKey first = client.elections().campaign("jobs", client.leases().grant(60_000), ByteString.copyFromUtf8("a"));
+    client.elections().resign(first);
+    LeaderKey second = client.elections().campaign("jobs", client.leases().grant(60_000), ByteString.copyFromUtf8("b"));
 
     List<ObserveResponse> resumed = new CopyOnWriteArrayList<>();
-    client.observe("jobs", first.getToken(), collect(resumed));
+    client.elections().observe("jobs", first.getToken(), collect(resumed));
     await().atMost(Duration.ofSeconds(10)).until(() -> resumed.size() >= 2);
     assertThat(resumed).extracting(ObserveResponse::getKind)
         .containsExactly(ObserveResponse.Kind.RESIGNED, ObserveResponse.Kind.ELECTED);
@@ -145,16 +145,16 @@ class ElectionClusterTest {
     cluster.startNode(restarted);
     RegentClient viaRestarted = cluster.clientOf(restarted);
     await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
-        .until(() -> viaRestarted.leader("jobs").orElseThrow().equals(second));
+        .until(() -> viaRestarted.elections().leader("jobs").orElseThrow().equals(second));
     List<ObserveResponse> tooOld = new CopyOnWriteArrayList<>();
-    viaRestarted.observe("jobs", 1, collect(tooOld));
+    viaRestarted.elections().observe("jobs", 1, collect(tooOld));
     await().atMost(Duration.ofSeconds(10)).until(() -> !tooOld.isEmpty());
     assertThat(tooOld.get(0).getCompacted()).as("index 1 predates the restarted node's event history").isTrue();
     assertThat(tooOld.get(0).getLeader()).isEqualTo(second);
   }
 
   private static List<String> namesOf(RegentClient client, long lease) {
-    return client.leases().stream().filter(l -> l.getId() == lease).findFirst().orElseThrow().getNamesList();
+    return client.leases().list().stream().filter(l -> l.getId() == lease).findFirst().orElseThrow().getNamesList();
   }
 
   static StreamObserver<ObserveResponse> collect(List<ObserveResponse> into) {

@@ -27,17 +27,17 @@ class FollowerLeaseReadTest {
     int follower = (leader + 1) % cluster.size();
     RegentClient viaLeader = cluster.clientOf(leader);
     RegentClient c = cluster.clientOf(follower);
-    long lease = c.grant(10_000);
-    LeaderKey key = c.campaign("follower-read", lease, ByteString.copyFromUtf8("v"));
-    long before = c.status().getCommitIndex();
+    long lease = c.leases().grant(10_000);
+    LeaderKey key = c.elections().campaign("follower-read", lease, ByteString.copyFromUtf8("v"));
+    long before = c.cluster().status().getCommitIndex();
     for (int i = 0; i < READS; i++) {
       // one write through the leader, acknowledged once a majority has it: perhaps not yet this follower
-      key = viaLeader.freshToken(key);
-      assertThat(c.leader("follower-read")).as("read %d at the follower after token %d was acknowledged", i,
+      key = viaLeader.elections().freshToken(key);
+      assertThat(c.elections().leader("follower-read")).as("read %d at the follower after token %d was acknowledged", i,
           key.getToken()).contains(key);
-      assertThat(c.keepAlive(lease, 10_000)).isPositive();
+      assertThat(c.leases().keepAlive(lease, 10_000)).isPositive();
     }
-    long entries = c.status().getCommitIndex() - before - READS;
+    long entries = c.cluster().status().getCommitIndex() - before - READS;
     // besides the writes: before the follower asked the leader, one Confirm entry per read and per keepalive (400
     // here); now only the leader's renewals of its own lease, one per half lease (0.4 x the minimum election
     // timeout) at most

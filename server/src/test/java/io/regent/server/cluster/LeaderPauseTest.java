@@ -77,7 +77,7 @@ class LeaderPauseTest {
         continue;
       }
       RegentClient c = cluster.clientOf(i);
-      long lease = c.grant(ttl);
+      long lease = c.leases().grant(ttl);
       leases.add(lease);
       viaFollower.add(c);
       // as LeaseKeeper does: renew every ttl/3; each attempt may wait up to a TTL
@@ -90,8 +90,8 @@ class LeaderPauseTest {
     LeaseKeeper holder = keepers.get(0);
     RegentClient holderClient = viaFollower.get(0);
     RegentClient other = viaFollower.get(1);
-    LeaderKey held = holderClient.campaign(NAME, holder.leaseId(), ByteString.copyFromUtf8("holder"));
-    CampaignResponse queued = other.campaignWithTtl(NAME, ttl, ByteString.copyFromUtf8("candidate"), 0);
+    LeaderKey held = holderClient.elections().campaign(NAME, holder.leaseId(), ByteString.copyFromUtf8("holder"));
+    CampaignResponse queued = other.elections().campaignWithTtl(NAME, ttl, ByteString.copyFromUtf8("candidate"), 0);
     assertThat(queued.getElected()).isFalse();
     long candidateLease = queued.getLease();
     renewers.scheduleWithFixedDelay(() -> renew(other, candidateLease, ttl, expired), 0, ttl / 3,
@@ -113,18 +113,18 @@ class LeaderPauseTest {
       RegentClient c = viaFollower.get(k);
       long lease = leases.get(k);
       await().atMost(Duration.ofSeconds(30)).ignoreExceptionsMatching(e -> !isNotFound(e))
-          .until(() -> c.keepAlive(lease, ttl) > 0);
+          .until(() -> c.leases().keepAlive(lease, ttl) > 0);
     }
     assertThat(expired).isEmpty();
     assertThat(stepDowns).isEmpty();
     await().atMost(Duration.ofSeconds(30)).until(() -> keepers.stream().allMatch(LeaseKeeper::isValid));
     assertThat(overlaps).as("another holder while the holder's keeper said it may act").isEmpty();
-    assertThat(other.leader(NAME)).as("the name never moved").contains(held);
+    assertThat(other.elections().leader(NAME)).as("the name never moved").contains(held);
     // and the queued candidate is next once the holder gives the name up
-    holderClient.resign(held);
+    holderClient.elections().resign(held);
     await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
-        .until(() -> other.leader(NAME).orElseThrow().getLease() == candidateLease);
-    assertThat(other.leader(NAME).orElseThrow().getToken()).isGreaterThan(held.getToken());
+        .until(() -> other.elections().leader(NAME).orElseThrow().getLease() == candidateLease);
+    assertThat(other.elections().leader(NAME).orElseThrow().getToken()).isGreaterThan(held.getToken());
     System.out.println(rule + ": keeper suspensions during the pause: " + suspensions);
   }
 
@@ -135,7 +135,7 @@ class LeaderPauseTest {
   private static void checkExclusive(RegentClient c, LeaderKey held, LeaseKeeper holder, List<String> overlaps) {
     Optional<LeaderKey> read;
     try {
-      read = c.leader(NAME);
+      read = c.elections().leader(NAME);
     } catch (StatusRuntimeException e) {
       return;
     }
@@ -146,7 +146,7 @@ class LeaderPauseTest {
 
   private static void renew(RegentClient c, long lease, long ttl, Set<Long> expired) {
     try {
-      c.keepAlive(lease, ttl);
+      c.leases().keepAlive(lease, ttl);
     } catch (StatusRuntimeException e) {
       if (isNotFound(e)) {
         expired.add(lease);

@@ -99,16 +99,16 @@ class LeaderRoutingClusterTest {
       try (RegentClient client = RegentClient.connect(followersFirst)) {
         // the first reply (from a follower) names the leader once it has published its address
         await().atMost(WAIT).until(() -> {
-          client.leases();
+          client.leases().list();
           return client.leaderEndpoint();
         }, Optional.of(cluster.endpoint(leader))::equals);
         long[] grantsBefore = counts(cluster, "regent.v1.Lease/Grant");
         long[] readsBefore = counts(cluster, "regent.v1.Lease/Leases");
         long[] keepAlivesBefore = keepAlives(cluster);
         for (int i = 0; i < CALLS; i++) {
-          long id = client.grant(TTL_MS);
-          client.keepAlive(id, 20_000); // no hedge to another node within 5 s
-          client.leases();
+          long id = client.leases().grant(TTL_MS);
+          client.leases().keepAlive(id, 20_000); // no hedge to another node within 5 s
+          client.leases().list();
         }
         long[] grants = minus(counts(cluster, "regent.v1.Lease/Grant"), grantsBefore);
         long[] reads = minus(counts(cluster, "regent.v1.Lease/Leases"), readsBefore);
@@ -137,21 +137,21 @@ class LeaderRoutingClusterTest {
     int leader = cluster.awaitLeader();
     try (RegentClient client = RegentClient.connect(List.of(cluster.endpoint(0), cluster.endpoint(1),
         cluster.endpoint(2)))) {
-      long id = client.grant(TTL_MS);
+      long id = client.leases().grant(TTL_MS);
       await().atMost(WAIT).until(() -> {
-        client.keepAlive(id, 20_000);
+        client.leases().keepAlive(id, 20_000);
         return client.leaderEndpoint();
       }, Optional.of(cluster.endpoint(leader))::equals);
 
       int next = (leader + 1) % 3;
       // Through another client: this one must hear of the change from its keepalive stream alone.
       try (RegentClient admin = RegentClient.connect(List.of(cluster.endpoint(leader), cluster.endpoint(next)))) {
-        admin.transferLeadership(LocalCluster.id(next));
+        admin.cluster().transferLeadership(LocalCluster.id(next));
       }
       await().atMost(WAIT).until(() -> cluster.currentLeader() == next);
       long[] before = keepAlives(cluster);
       for (int i = 0; i < CALLS; i++) {
-        client.keepAlive(id, 20_000);
+        client.leases().keepAlive(id, 20_000);
       }
       long[] after = minus(keepAlives(cluster), before);
       assertThat(client.leaderEndpoint()).contains(cluster.endpoint(next));
@@ -168,20 +168,21 @@ class LeaderRoutingClusterTest {
     try (RegentClient client = RegentClient.connect(cluster.endpoint(leader))) {
       // every node publishes its address after it starts; the client reads the list again until all are in
       await().atMost(WAIT).until(() -> {
-        client.leases();
+        client.leases().list();
         return client.endpoints().size() == 3;
       });
       assertThat(client.endpoints()).containsExactlyInAnyOrder(cluster.endpoint(0), cluster.endpoint(1),
           cluster.endpoint(2));
       List<String> stepDowns = new CopyOnWriteArrayList<>();
       try (LeaseKeeper keeper = LeaseKeeper.grant(client, TTL_MS, stepDowns::add)) {
-        LeaderKey key = client.campaign("held", keeper.leaseId(), ByteString.copyFromUtf8("a"));
+        LeaderKey key = client.elections().campaign("held", keeper.leaseId(), ByteString.copyFromUtf8("a"));
         cluster.stopNode(leader); // the client's only given endpoint, and the Raft leader
         int next = cluster.awaitLeader();
-        await().atMost(WAIT).ignoreExceptions().until(() -> client.leader("held"), Optional.of(key)::equals);
-        assertThat(client.grant(TTL_MS)).isPositive();
+        await().atMost(WAIT).ignoreExceptions().until(() -> client.elections().leader("held"),
+            Optional.of(key)::equals);
+        assertThat(client.leases().grant(TTL_MS)).isPositive();
         await().atMost(WAIT).ignoreExceptions().until(() -> {
-          client.leases();
+          client.leases().list();
           return client.leaderEndpoint();
         }, Optional.of(cluster.endpoint(next))::equals);
         // a renewal acknowledged after the stop, by the new leader

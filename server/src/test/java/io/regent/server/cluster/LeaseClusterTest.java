@@ -36,49 +36,49 @@ class LeaseClusterTest {
 
   @Test
   void keepAliveManyRenewsEveryLiveLeaseInOneCallAndReportsTheGoneAsZero() {
-    long a = client.grant(2_000);
-    long b = client.grant(3_000);
-    long revoked = client.grant(2_000);
-    client.revoke(revoked);
+    long a = client.leases().grant(2_000);
+    long b = client.leases().grant(3_000);
+    long revoked = client.leases().grant(2_000);
+    client.leases().revoke(revoked);
     List<Long> ids = List.of(a, b, revoked, 999_999L);
     // Let a's clock run down, then renew: its remaining time must jump back up to (nearly) its full TTL.
-    await().atMost(Duration.ofSeconds(10)).until(() -> client.timeToLive(a).getRemainingMs() < 1_000);
-    assertThat(client.keepAliveMany(ids, 5_000)).containsExactly(
+    await().atMost(Duration.ofSeconds(10)).until(() -> client.leases().timeToLive(a).getRemainingMs() < 1_000);
+    assertThat(client.leases().keepAliveMany(ids, 5_000)).containsExactly(
         java.util.Map.entry(a, 2_000L), java.util.Map.entry(b, 3_000L), java.util.Map.entry(revoked, 0L),
         java.util.Map.entry(999_999L, 0L));
-    assertThat(client.timeToLive(a).getRemainingMs()).as("renewed by the call").isGreaterThan(1_000);
+    assertThat(client.leases().timeToLive(a).getRemainingMs()).as("renewed by the call").isGreaterThan(1_000);
   }
 
   @Test
   void keepAliveManyRefusesNoIdOrTooManyAndRenewsNothing() {
-    long a = client.grant(2_000);
-    assertThatThrownBy(() -> client.keepAliveMany(List.of(), 5_000))
+    long a = client.leases().grant(2_000);
+    assertThatThrownBy(() -> client.leases().keepAliveMany(List.of(), 5_000))
         .isInstanceOfSatisfying(StatusRuntimeException.class,
             e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT));
     List<Long> tooMany = java.util.stream.LongStream.rangeClosed(1, 10_001).boxed().toList();
-    assertThatThrownBy(() -> client.keepAliveMany(tooMany, 5_000))
+    assertThatThrownBy(() -> client.leases().keepAliveMany(tooMany, 5_000))
         .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
           assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.INVALID_ARGUMENT);
           assertThat(e.getStatus().getDescription()).contains("10001 lease ids");
         });
-    assertThat(client.timeToLive(a).getRemainingMs()).isBetween(0L, 2_000L);
+    assertThat(client.leases().timeToLive(a).getRemainingMs()).isBetween(0L, 2_000L);
   }
 
   @Test
   void aWaitingCandidateWhoseLeaseExpiredIsNeverGrantedTheName() throws Exception {
     try (LeaseKeeper holder = LeaseKeeper.grant(client, 2_000, reason -> { })) {
-      LeaderKey key = client.campaign("jobs", holder.leaseId(), ByteString.copyFromUtf8("a"));
+      LeaderKey key = client.elections().campaign("jobs", holder.leaseId(), ByteString.copyFromUtf8("a"));
       List<ObserveResponse> seen = new CopyOnWriteArrayList<>();
-      client.observe("jobs", 0, ElectionClusterTest.collect(seen));
-      long waiter = client.grant(2_000); // never kept alive
+      client.elections().observe("jobs", 0, ElectionClusterTest.collect(seen));
+      long waiter = client.leases().grant(2_000); // never kept alive
       CompletableFuture<LeaderKey> campaign = CompletableFuture.supplyAsync(
-          () -> client.campaign("jobs", waiter, ByteString.copyFromUtf8("b")));
+          () -> client.elections().campaign("jobs", waiter, ByteString.copyFromUtf8("b")));
       assertThat(campaign).failsWithin(Duration.ofSeconds(15)).withThrowableThat()
           .havingRootCause().isInstanceOfSatisfying(StatusRuntimeException.class,
               e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND));
 
-      client.resign(key);
-      assertThat(client.leader("jobs")).isEmpty();
+      client.elections().resign(key);
+      assertThat(client.elections().leader("jobs")).isEmpty();
       await().atMost(Duration.ofSeconds(10)).until(() -> seen.stream()
           .anyMatch(r -> r.getKind() == ObserveResponse.Kind.RESIGNED));
       assertThat(seen).noneMatch(r -> r.getKind() == ObserveResponse.Kind.ELECTED);
@@ -87,19 +87,20 @@ class LeaseClusterTest {
 
   @Test
   void onceTheLeaderHasExpiredALeaseItsKeepaliveAnswersNotFound() {
-    long lease = client.grant(2_000);
-    await().atMost(Duration.ofSeconds(15)).until(() -> client.leases().stream().noneMatch(l -> l.getId() == lease));
-    assertThatThrownBy(() -> client.keepAlive(lease, 5_000))
+    long lease = client.leases().grant(2_000);
+    await().atMost(Duration.ofSeconds(15)).until(
+        () -> client.leases().list().stream().noneMatch(l -> l.getId() == lease));
+    assertThatThrownBy(() -> client.leases().keepAlive(lease, 5_000))
         .isInstanceOfSatisfying(StatusRuntimeException.class,
             e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND));
   }
 
   @Test
   void anExpiredHolderPassesTheNameToTheNextLiveCandidateWithALargerToken() throws Exception {
-    long a = client.grant(2_000);
-    LeaderKey first = client.campaign("jobs", a, ByteString.copyFromUtf8("a"));
+    long a = client.leases().grant(2_000);
+    LeaderKey first = client.elections().campaign("jobs", a, ByteString.copyFromUtf8("a"));
     try (LeaseKeeper b = LeaseKeeper.grant(client, 2_000, reason -> { })) {
-      LeaderKey second = client.campaign("jobs", b.leaseId(), ByteString.copyFromUtf8("b"));
+      LeaderKey second = client.elections().campaign("jobs", b.leaseId(), ByteString.copyFromUtf8("b"));
       assertThat(second.getLease()).isEqualTo(b.leaseId());
       assertThat(second.getToken()).isGreaterThan(first.getToken());
     }
@@ -108,12 +109,12 @@ class LeaseClusterTest {
   @Test
   void aLockDelayKeepsTheNameUnownedAfterTheHolderExpiresUntilALaterEntry() throws Exception {
     long delayMs = 2_000;
-    long a = client.grant(2_000); // never kept alive
-    client.campaign("jobs", a, ByteString.copyFromUtf8("a"), delayMs);
+    long a = client.leases().grant(2_000); // never kept alive
+    client.elections().campaign("jobs", a, ByteString.copyFromUtf8("a"), delayMs);
     List<Seen> seen = new CopyOnWriteArrayList<>();
-    client.observe("jobs", 0, timed(seen));
+    client.elections().observe("jobs", 0, timed(seen));
     try (LeaseKeeper b = LeaseKeeper.grant(client, 2_000, reason -> { })) {
-      LeaderKey second = client.campaign("jobs", b.leaseId(), ByteString.copyFromUtf8("b"));
+      LeaderKey second = client.elections().campaign("jobs", b.leaseId(), ByteString.copyFromUtf8("b"));
       await().atMost(Duration.ofSeconds(10)).until(() -> seen.size() >= 3);
       Seen expired = seen.get(1);
       Seen elected = seen.get(2);
@@ -155,12 +156,12 @@ class LeaseClusterTest {
   void aLeaseKeptAliveSurvivesManyTtls() throws Exception {
     List<String> lost = new CopyOnWriteArrayList<>();
     try (LeaseKeeper keeper = LeaseKeeper.grant(client, 2_000, lost::add)) {
-      LeaderKey key = client.campaign("jobs", keeper.leaseId(), ByteString.EMPTY);
+      LeaderKey key = client.elections().campaign("jobs", keeper.leaseId(), ByteString.EMPTY);
       long until = System.nanoTime() + Duration.ofSeconds(7).toNanos();
       await().atMost(Duration.ofSeconds(10)).until(() -> System.nanoTime() > until);
       assertThat(lost).isEmpty();
       assertThat(keeper.isValid()).isTrue();
-      assertThat(client.leader("jobs")).contains(key);
+      assertThat(client.elections().leader("jobs")).contains(key);
     }
   }
 }

@@ -29,9 +29,9 @@ class LeaseControlTest {
         c -> c.electionTimeout(1_000, 2_000).requestTimeoutMs(4_000).confirm(new ConfirmRule(false, JUST_PAST_SAFE)));
     int old = cluster.awaitLeaseLeader();
     RegentClient viaOld = cluster.clientOf(old);
-    long lease = viaOld.grant(3_000);
+    long lease = viaOld.leases().grant(3_000);
 
-    LeaseWindow.Seen seen = LeaseWindow.acrossTheCut(cluster, old, () -> viaOld.keepAlive(lease, 8_000));
+    LeaseWindow.Seen seen = LeaseWindow.acrossTheCut(cluster, old, () -> viaOld.leases().keepAlive(lease, 8_000));
     assertThat(seen.lateSends()).as("acknowledged after the safe end; %s", seen.describe()).isNotEmpty();
   }
 }

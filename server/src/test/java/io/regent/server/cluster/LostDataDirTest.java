@@ -35,7 +35,7 @@ class LostDataDirTest {
       int wiped = (leader + 1) % 3;
       String id = LocalCluster.id(wiped);
       RegentClient client = cluster.clientOf(leader);
-      long lease = client.grant(600_000);
+      long lease = client.leases().grant(600_000);
       var division = cluster.node(leader).raft().getDivision(RaftSetup.GROUP_ID);
       // the leader has heard the follower commit (what the check asks it)
       await().atMost(Duration.ofSeconds(30)).until(() -> division.getCommitInfos().stream()
@@ -50,7 +50,7 @@ class LostDataDirTest {
             .hasMessageNotContaining("\n");
         assertThat(new DataDir(dir.resolve(id)).raftGroup()).doesNotExist();
       }
-      assertThat(client.leases()).extracting(l -> l.getId()).contains(lease);
+      assertThat(client.leases().list()).extracting(l -> l.getId()).contains(lease);
     }
   }
 
@@ -77,7 +77,7 @@ class LostDataDirTest {
       cluster.startNode(0);
       cluster.startNode(1);
       int leader = cluster.awaitLeader();
-      long lease = cluster.clientOf(leader).grant(600_000);
+      long lease = cluster.clientOf(leader).leases().grant(600_000);
 
       cluster.startNode(2);
 

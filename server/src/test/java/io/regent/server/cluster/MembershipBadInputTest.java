@@ -28,26 +28,28 @@ class MembershipBadInputTest {
     // The node publishes its API address with an entry of its own once it leads: wait for it, so that
     // "before" is a settled membership and any later difference is the refused calls' doing.
     await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
-        .until(() -> !c.memberList().getMembers(0).getApiAddress().isEmpty());
-    MemberListResponse before = c.memberList();
+        .until(() -> !c.cluster().memberList().getMembers(0).getApiAddress().isEmpty());
+    MemberListResponse before = c.cluster().memberList();
     String raftOfN0 = before.getMembers(0).getAddress();
 
-    assertRefused(() -> c.memberAdd("bad id", "127.0.0.1:7004", "127.0.0.1:7104"), Status.Code.INVALID_ARGUMENT,
+    assertRefused(() -> c.cluster().memberAdd("bad id", "127.0.0.1:7004", "127.0.0.1:7104"),
+        Status.Code.INVALID_ARGUMENT,
         "member id 'bad id' is invalid");
-    assertRefused(() -> c.memberAdd("n4", "no-port", "127.0.0.1:7104"), Status.Code.INVALID_ARGUMENT,
+    assertRefused(() -> c.cluster().memberAdd("n4", "no-port", "127.0.0.1:7104"), Status.Code.INVALID_ARGUMENT,
         "Raft address 'no-port' is invalid");
-    assertRefused(() -> c.memberAdd("n4", "127.0.0.1:7004", "127.0.0.1:70000"), Status.Code.INVALID_ARGUMENT,
+    assertRefused(() -> c.cluster().memberAdd("n4", "127.0.0.1:7004", "127.0.0.1:70000"), Status.Code.INVALID_ARGUMENT,
         "API address '127.0.0.1:70000' is invalid");
-    assertRefused(() -> c.memberAdd("n0", "127.0.0.1:7004", "127.0.0.1:7104"), Status.Code.ALREADY_EXISTS,
+    assertRefused(() -> c.cluster().memberAdd("n0", "127.0.0.1:7004", "127.0.0.1:7104"), Status.Code.ALREADY_EXISTS,
         "member n0 already exists");
-    assertRefused(() -> c.memberAdd("n4", raftOfN0, "127.0.0.1:7104"), Status.Code.ALREADY_EXISTS,
+    assertRefused(() -> c.cluster().memberAdd("n4", raftOfN0, "127.0.0.1:7104"), Status.Code.ALREADY_EXISTS,
         "Raft address " + raftOfN0 + " is already member n0's");
-    assertRefused(() -> c.memberRemove("n0"), Status.Code.FAILED_PRECONDITION, "member n0 is the last voter");
-    assertRefused(() -> c.memberRemove("n9"), Status.Code.NOT_FOUND, "no member n9");
-    assertRefused(() -> c.memberPromote("n0"), Status.Code.FAILED_PRECONDITION, "member n0 is already a voter");
-    assertRefused(() -> c.transferLeadership("n9"), Status.Code.NOT_FOUND, "no member n9");
+    assertRefused(() -> c.cluster().memberRemove("n0"), Status.Code.FAILED_PRECONDITION, "member n0 is the last voter");
+    assertRefused(() -> c.cluster().memberRemove("n9"), Status.Code.NOT_FOUND, "no member n9");
+    assertRefused(() -> c.cluster().memberPromote("n0"), Status.Code.FAILED_PRECONDITION,
+        "member n0 is already a voter");
+    assertRefused(() -> c.cluster().transferLeadership("n9"), Status.Code.NOT_FOUND, "no member n9");
 
-    assertThat(c.memberList()).isEqualTo(before);
+    assertThat(c.cluster().memberList()).isEqualTo(before);
   }
 
   private static void assertRefused(ThrowingCallable call, Status.Code code, String message) {

@@ -62,9 +62,9 @@ class MembershipChangeTest {
       load.startWorker("c", List.of(extra.endpoint("n3"), extra.endpoint("n4")));
       awaitMoreElections(load, 30);
 
-      admin.memberRemove("n0");
+      admin.cluster().memberRemove("n0");
       awaitLeader(admin); // n0 may have led: its removal costs an election
-      admin.memberRemove("n1");
+      admin.cluster().memberRemove("n1");
       cluster.stopNode(0);
       cluster.stopNode(1);
       assertThat(voters(admin)).containsExactlyInAnyOrder("n2", "n3", "n4");
@@ -75,19 +75,20 @@ class MembershipChangeTest {
     // Every acknowledged grant is still there, read linearizably from the remaining members.
     RegentClient after = RegentClient.connect(List.of(cluster.endpoint(2), extra.endpoint("n3")));
     try {
-      assertThat(cluster.clientOf(2).leases().stream().map(LeaseInfo::getId).collect(Collectors.toSet()))
+      assertThat(cluster.clientOf(2).leases().list().stream().map(LeaseInfo::getId).collect(Collectors.toSet()))
           .containsAll(load.grantedLeases.keySet());
       long maxToken = 0;
       for (Map.Entry<String, Long> e : load.electedTokens.entrySet()) {
-        LeaderKey holder = after.leader(e.getKey()).orElseThrow();
+        LeaderKey holder = after.elections().leader(e.getKey()).orElseThrow();
         assertThat(holder.getToken()).as(e.getKey()).isEqualTo(e.getValue());
         maxToken = Math.max(maxToken, e.getValue());
       }
       assertThat(load.violations).isEmpty();
-      long lease = after.grant(60_000);
-      assertThat(after.campaign("after-shrink", lease, ByteString.EMPTY).getToken()).isGreaterThan(maxToken);
+      long lease = after.leases().grant(60_000);
+      assertThat(after.elections().campaign("after-shrink", lease,
+          ByteString.EMPTY).getToken()).isGreaterThan(maxToken);
       // The API addresses the nodes published are listed with them.
-      assertThat(after.memberList().getMembersList()).extracting(Member::getApiAddress)
+      assertThat(after.cluster().memberList().getMembersList()).extracting(Member::getApiAddress)
           .containsExactlyInAnyOrder(cluster.endpoint(2), extra.endpoint("n3"), extra.endpoint("n4"));
     } finally {
       after.close();
@@ -101,7 +102,8 @@ class MembershipChangeTest {
 
   /** Waits until the cluster behind {@code c} has a leader again. */
   static void awaitLeader(RegentClient c) {
-    await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> !c.memberList().getLeader().isEmpty());
+    await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(
+        () -> !c.cluster().memberList().getLeader().isEmpty());
   }
 
   static boolean isReadyLeader(io.regent.server.RegentServer s) throws java.io.IOException {
@@ -110,7 +112,7 @@ class MembershipChangeTest {
   }
 
   static List<String> voters(RegentClient c) {
-    return c.memberList().getMembersList().stream().filter(m -> m.getRole() == Member.Role.VOTER)
+    return c.cluster().memberList().getMembersList().stream().filter(m -> m.getRole() == Member.Role.VOTER)
         .map(Member::getId).toList();
   }
 
@@ -125,34 +127,34 @@ class MembershipChangeTest {
     cluster.stopNode(dead);
     deleteTree(clusters.dir().resolve(LocalCluster.id(dead)));
     for (int i = 0; i < 60; i++) {
-      long lease = admin.grant(600_000);
-      admin.campaign("name-" + i, lease, ByteString.copyFrom(new byte[256]));
+      long lease = admin.leases().grant(600_000);
+      admin.elections().campaign("name-" + i, lease, ByteString.copyFrom(new byte[256]));
     }
     var log = cluster.node(leader).raft().getDivision(RaftSetup.GROUP_ID).getRaftLog();
     await().atMost(Duration.ofSeconds(60)).until(() -> log.getStartIndex() > 1); // purged: only a snapshot helps
 
-    admin.memberRemove(LocalCluster.id(dead));
+    admin.cluster().memberRemove(LocalCluster.id(dead));
     extra.join("n9", admin);
     assertThat(voters(admin)).containsExactlyInAnyOrder(LocalCluster.id(leader), LocalCluster.id(other), "n9");
     RegentClient viaNew = RegentClient.connect(extra.endpoint("n9"));
     try {
-      assertThat(viaNew.leader("name-59")).isEqualTo(admin.leader("name-59"));
+      assertThat(viaNew.elections().leader("name-59")).isEqualTo(admin.elections().leader("name-59"));
       // The new node counts towards the quorum: with another original node down, writes still commit.
       cluster.stopNode(other);
       // If the stopped node led, the two left elect a new leader first: grants answer UNAVAILABLE until then.
       long lease = await().atMost(Duration.ofSeconds(60)).ignoreExceptionsMatching(MembershipChangeTest::unavailable)
-          .until(() -> viaNew.grant(600_000), id -> id > 0);
-      LeaderKey withNew = viaNew.campaign("with-new-quorum", lease, ByteString.EMPTY);
-      assertThat(withNew.getToken()).isGreaterThan(admin.leader("name-59").orElseThrow().getToken());
+          .until(() -> viaNew.leases().grant(600_000), id -> id > 0);
+      LeaderKey withNew = viaNew.elections().campaign("with-new-quorum", lease, ByteString.EMPTY);
+      assertThat(withNew.getToken()).isGreaterThan(admin.elections().leader("name-59").orElseThrow().getToken());
 
       // Restarted from its data dir, with no --join and no peers, it is a voter again and catches up. The
       // other original node comes back (and catches up) first, so that the cluster keeps its quorum.
       cluster.startNode(other);
       RegentClient viaOther = cluster.clientOf(other);
       await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
-          .until(() -> viaOther.leader("with-new-quorum").orElseThrow().equals(withNew));
+          .until(() -> viaOther.elections().leader("with-new-quorum").orElseThrow().equals(withNew));
       // n9 leads when it stops, so that the stop always causes the election this step must wait out.
-      assertThat(admin.transferLeadership("n9")).isEqualTo("n9");
+      assertThat(admin.cluster().transferLeadership("n9")).isEqualTo("n9");
       await().atMost(Duration.ofSeconds(30)).until(() -> isReadyLeader(extra.node("n9")));
       extra.stop("n9");
       // Wait out the election the stop causes: until one of the two left leads, ready, and the node the grant
@@ -161,11 +163,11 @@ class MembershipChangeTest {
       String next = LocalCluster.id(cluster.awaitLeader());
       await().atMost(Duration.ofSeconds(30)).until(() -> next.equals(String.valueOf(
           cluster.node(leader).raft().getDivision(RaftSetup.GROUP_ID).getInfo().getLeaderId())));
-      long later = admin.grant(600_000);
-      LeaderKey key = admin.campaign("while-n9-was-down", later, ByteString.EMPTY);
+      long later = admin.leases().grant(600_000);
+      LeaderKey key = admin.elections().campaign("while-n9-was-down", later, ByteString.EMPTY);
       extra.restart("n9");
       await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
-          .until(() -> viaNew.leader("while-n9-was-down").orElseThrow().equals(key));
+          .until(() -> viaNew.elections().leader("while-n9-was-down").orElseThrow().equals(key));
       assertThat(voters(viaNew)).contains("n9");
     } finally {
       viaNew.close();
@@ -178,9 +180,9 @@ class MembershipChangeTest {
     int leader = cluster.awaitLeader();
     String target = LocalCluster.id((leader + 1) % 3);
     RegentClient c = cluster.client();
-    assertThat(c.transferLeadership(target)).isEqualTo(target);
+    assertThat(c.cluster().transferLeadership(target)).isEqualTo(target);
     await().atMost(Duration.ofSeconds(30)).until(() -> cluster.currentLeader() == (leader + 1) % 3);
-    assertThat(c.memberList().getLeader()).isEqualTo(target);
+    assertThat(c.cluster().memberList().getLeader()).isEqualTo(target);
   }
 
   private static void deleteTree(Path root) throws java.io.IOException {

@@ -21,8 +21,8 @@ class NodeThreadsTest {
     LocalCluster cluster = clusters.start(1, c -> c.metricsPort(0));
     cluster.awaitLeader();
     RegentClient client = cluster.client();
-    client.grant(600_000);
-    assertThat(client.leases()).hasSize(1); // a linearizable read: read from LMDB on the blocking pool
+    client.leases().grant(600_000);
+    assertThat(client.leases().list()).hasSize(1); // a linearizable read: read from LMDB on the blocking pool
     List<String> names = Thread.getAllStackTraces().keySet().stream().map(Thread::getName).toList();
     assertThat(names).anyMatch(n -> n.matches("regent-timer-\\d+"));
     assertThat(names).anyMatch(n -> n.matches("regent-blocking-\\d+"));

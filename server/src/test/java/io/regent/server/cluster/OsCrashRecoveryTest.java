@@ -32,11 +32,11 @@ class OsCrashRecoveryTest {
     int follower = (leader + 1) % 3;
     RegentClient client = cluster.clientOf(leader);
     for (int i = 0; i < 30; i++) {
-      client.campaign("name-" + i, client.grant(600_000), ByteString.copyFromUtf8("v" + i));
+      client.elections().campaign("name-" + i, client.leases().grant(600_000), ByteString.copyFromUtf8("v" + i));
     }
-    List<LeaseInfo> expected = client.leases();
+    List<LeaseInfo> expected = client.leases().list();
     RegentClient viaFollower = cluster.clientOf(follower);
-    await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> viaFollower.leases().equals(expected));
+    await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> viaFollower.leases().list().equals(expected));
     cluster.stopNode(follower);
 
     Path lmdb = new DataDir(clusters.dir().resolve(LocalCluster.id(follower))).lmdb();
@@ -45,9 +45,9 @@ class OsCrashRecoveryTest {
 
     cluster.startNode(follower);
     RegentClient restarted = cluster.clientOf(follower);
-    await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> restarted.leases().equals(expected));
-    assertThat(restarted.leader("name-29")).isEqualTo(client.leader("name-29"));
-    assertThat(restarted.campaign("after", restarted.grant(600_000), ByteString.EMPTY).getToken())
-        .isGreaterThan(client.leader("name-29").orElseThrow().getToken());
+    await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> restarted.leases().list().equals(expected));
+    assertThat(restarted.elections().leader("name-29")).isEqualTo(client.elections().leader("name-29"));
+    assertThat(restarted.elections().campaign("after", restarted.leases().grant(600_000), ByteString.EMPTY).getToken())
+        .isGreaterThan(client.elections().leader("name-29").orElseThrow().getToken());
   }
 }

@@ -34,17 +34,17 @@ class PartitionClusterTest {
   void aKeepaliveSentToAnIsolatedOldLeaderIsAcknowledgedOnlyBeforeItsLeasesSafeEnd() {
     int old = cluster.awaitLeaseLeader();
     RegentClient viaOld = cluster.clientOf(old);
-    long lease = viaOld.grant(3_000);
+    long lease = viaOld.leases().grant(3_000);
 
     // Under its leadership lease the old leader may still acknowledge, until 0.8 x the other voters' minimum
     // election timeout after its last committed round began; never after (LeaseControlTest: a lease of 1.0
     // fails this check).
-    LeaseWindow.Seen seen = LeaseWindow.acrossTheCut(cluster, old, () -> viaOld.keepAlive(lease, 8_000));
+    LeaseWindow.Seen seen = LeaseWindow.acrossTheCut(cluster, old, () -> viaOld.leases().keepAlive(lease, 8_000));
     assertThat(seen.refusal()).as("refused in the end; %s", seen.describe()).isNotNull();
     assertThat(seen.refusal().getStatus().getCode()).isIn(Status.Code.UNAVAILABLE, Status.Code.DEADLINE_EXCEEDED);
     assertThat(seen.lateSends()).as("acknowledged although sent after the safe end; %s", seen.describe()).isEmpty();
     assertThat(seen.afterCut()).as("answered under the lease after the cut; %s", seen.describe()).isPositive();
-    assertThatThrownBy(() -> viaOld.keepAlive(lease, 8_000))
+    assertThatThrownBy(() -> viaOld.leases().keepAlive(lease, 8_000))
         .isInstanceOfSatisfying(StatusRuntimeException.class, e -> assertThat(e.getStatus().getCode())
             .isIn(Status.Code.UNAVAILABLE, Status.Code.DEADLINE_EXCEEDED));
   }
@@ -53,15 +53,15 @@ class PartitionClusterTest {
   void aReadThroughAnIsolatedOldLeaderNeverReturnsStaleOwnership() {
     int old = cluster.awaitLeaseLeader();
     RegentClient all = cluster.client();
-    long a = all.grant(60_000);
-    LeaderKey first = all.campaign("jobs", a, ByteString.copyFromUtf8("a"));
+    long a = all.leases().grant(60_000);
+    LeaderKey first = all.elections().campaign("jobs", a, ByteString.copyFromUtf8("a"));
     RegentClient viaOld = cluster.clientOf(old);
-    assertThat(viaOld.leader("jobs")).contains(first);
+    assertThat(viaOld.elections().leader("jobs")).contains(first);
 
     // Within its lease window the old leader answers from its own state (nobody else can have committed);
     // it refuses every read sent after the window's safe end.
     LeaseWindow.Seen seen = LeaseWindow.acrossTheCut(cluster, old,
-        () -> assertThat(viaOld.leader("jobs")).contains(first));
+        () -> assertThat(viaOld.elections().leader("jobs")).contains(first));
     assertThat(seen.refusal()).as("refused in the end; %s", seen.describe()).isNotNull();
     assertThat(seen.lateSends()).as("answered although sent after the safe end; %s", seen.describe()).isEmpty();
     assertThat(seen.afterCut()).as("answered under the lease after the cut; %s", seen.describe()).isPositive();
@@ -69,22 +69,22 @@ class PartitionClusterTest {
     int other = (old + 1) % 3;
     RegentClient majority = cluster.clientOf(other);
     await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> {
-      majority.revoke(a);
+      majority.leases().revoke(a);
       return true;
     });
-    long b = majority.grant(60_000);
-    LeaderKey second = majority.campaign("jobs", b, ByteString.copyFromUtf8("b"));
+    long b = majority.leases().grant(60_000);
+    LeaderKey second = majority.elections().campaign("jobs", b, ByteString.copyFromUtf8("b"));
     assertThat(second.getToken()).isGreaterThan(first.getToken());
 
     // The old leader's replica still says "a" holds the name; a linearizable read must not return it: its
     // leadership lease lapsed before the majority could elect another leader.
-    assertThatThrownBy(() -> viaOld.leader("jobs"))
+    assertThatThrownBy(() -> viaOld.elections().leader("jobs"))
         .isInstanceOfSatisfying(StatusRuntimeException.class, e -> assertThat(e.getStatus().getCode())
             .isIn(Status.Code.UNAVAILABLE, Status.Code.DEADLINE_EXCEEDED));
 
     cluster.heal();
     await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
-        .until(() -> viaOld.leader("jobs").orElseThrow().equals(second));
+        .until(() -> viaOld.elections().leader("jobs").orElseThrow().equals(second));
   }
 
   @Test
@@ -92,17 +92,19 @@ class PartitionClusterTest {
     int old = cluster.awaitLeaseLeader();
     int other = (old + 1) % 3;
     RegentClient majority = cluster.clientOf(other);
-    long lease = majority.grant(2_000);
-    LeaderKey key = majority.campaign("jobs", lease, ByteString.copyFromUtf8("a"));
+    long lease = majority.leases().grant(2_000);
+    LeaderKey key = majority.elections().campaign("jobs", lease, ByteString.copyFromUtf8("a"));
 
     cluster.isolate(old);
     // Renew through the majority for three TTLs: the isolated leader's deadline for this lease passes.
     long until = System.nanoTime() + Duration.ofMillis(6_000).toNanos();
     while (System.nanoTime() < until) {
-      await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> majority.keepAlive(lease, 1_000) > 0);
+      await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> majority.leases().keepAlive(lease,
+          1_000) > 0);
     }
     cluster.heal();
-    await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> majority.keepAlive(lease, 1_000) > 0);
-    assertThat(majority.leader("jobs")).contains(key);
+    await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> majority.leases().keepAlive(lease,
+        1_000) > 0);
+    assertThat(majority.elections().leader("jobs")).contains(key);
   }
 }

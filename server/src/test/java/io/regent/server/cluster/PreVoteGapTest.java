@@ -84,12 +84,12 @@ class PreVoteGapTest {
         .electionTimeout(TIMEOUTS[i][0], TIMEOUTS[i][1]));
     int first = cluster.awaitLeader();
     if (first != L) {
-      cluster.clientOf(first).transferLeadership(LocalCluster.id(L));
+      cluster.clientOf(first).cluster().transferLeadership(LocalCluster.id(L));
     }
     await().atMost(Duration.ofSeconds(60)).until(() -> cluster.awaitLeaseLeader() == L);
     RegentClient viaL = cluster.clientOf(L);
-    long a = viaL.grant(60_000);
-    LeaderKey holderA = viaL.campaign("jobs", a, ByteString.copyFromUtf8("a"));
+    long a = viaL.leases().grant(60_000);
+    LeaderKey holderA = viaL.elections().campaign("jobs", a, ByteString.copyFromUtf8("a"));
 
     CodeInjectionForTesting.put(APPEND_ENTRIES, this::onAppendEntries);
     CodeInjectionForTesting.put(REQUEST_VOTE, this::onRequestVote);
@@ -103,7 +103,8 @@ class PreVoteGapTest {
     // L's next Confirm entry e, proposed at p after F granted C's pre-vote, goes to F alone.
     passFrom = division(L).getRaftLog().getLastEntryTermIndex().getIndex() + 1;
     long p = System.nanoTime();
-    CompletableFuture<Optional<LeaderKey>> firstRead = CompletableFuture.supplyAsync(() -> viaL.leader("jobs"));
+    CompletableFuture<Optional<LeaderKey>> firstRead = CompletableFuture.supplyAsync(
+        () -> viaL.elections().leader("jobs"));
     await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(1))
         .until(() -> info(F).isFollower() && LocalCluster.id(L).equals(String.valueOf(info(F).getLeaderId())));
     return new Held(viaL, a, holderA, p, firstRead);
@@ -129,7 +130,7 @@ class PreVoteGapTest {
     assertThat(votedAt(F)).as("F's vote in T+1: refused, its log holds e and C's does not")
         .isEqualTo(RaftStorageMetadata.valueOf(term + 1, RaftPeerId.valueOf("")));
     assertThat(info(C).isLeader()).isFalse();
-    assertThat(h.viaL().leader("jobs")).as("L under its lease: nobody else can have committed")
+    assertThat(h.viaL().elections().leader("jobs")).as("L under its lease: nobody else can have committed")
         .contains(h.holderA());
   }
 
@@ -161,17 +162,17 @@ class PreVoteGapTest {
     releaseNewLeader.countDown();
     RegentClient viaC = cluster.clientOf(C);
     await().atMost(Duration.ofSeconds(10)).ignoreExceptions().until(() -> {
-      viaC.revoke(a);
+      viaC.leases().revoke(a);
       return true;
     });
-    long b = viaC.grant(60_000);
-    LeaderKey holderB = viaC.campaign("jobs", b, ByteString.copyFromUtf8("b"));
+    long b = viaC.leases().grant(60_000);
+    LeaderKey holderB = viaC.elections().campaign("jobs", b, ByteString.copyFromUtf8("b"));
     long written = System.nanoTime();
 
     Optional<LeaderKey> atL;
     String answer;
     try {
-      atL = viaL.leader("jobs");
+      atL = viaL.elections().leader("jobs");
       answer = "answered " + atL.map(k -> k.getValue().toStringUtf8()).orElse("none");
     } catch (StatusRuntimeException e) {
       atL = Optional.empty();

@@ -81,9 +81,9 @@ class RecipesClusterTest {
     assertThat(a.hasLeadership()).isFalse();
     assertThat(b.await(WAIT)).isTrue();
     assertThat(b.token().orElseThrow()).isGreaterThan(tokenA);
-    assertThat(client.leader("latch").orElseThrow().getValue().toStringUtf8()).isEqualTo("b");
+    assertThat(client.elections().leader("latch").orElseThrow().getValue().toStringUtf8()).isEqualTo("b");
     b.close();
-    await().atMost(WAIT).until(() -> client.leader("latch").isEmpty());
+    await().atMost(WAIT).until(() -> client.elections().leader("latch").isEmpty());
   }
 
   @Test
@@ -93,8 +93,8 @@ class RecipesClusterTest {
         recording(calls))) {
       latch.start();
       assertThat(latch.await(WAIT)).isTrue();
-      LeaderKey first = client.leader("requeue").orElseThrow();
-      client.revoke(first.getLease()); // as if the lease had expired
+      LeaderKey first = client.elections().leader("requeue").orElseThrow();
+      client.leases().revoke(first.getLease()); // as if the lease had expired
       await().atMost(WAIT).until(() -> calls.size() >= 3);
       assertThat(calls.get(0)).isEqualTo("leader " + first.getToken());
       assertThat(calls.get(1)).startsWith("not lease " + first.getLease());
@@ -120,9 +120,9 @@ class RecipesClusterTest {
       long t2 = waiting.get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
       assertThat(t2).isGreaterThan(t1);
       assertThat(two.token()).isEqualTo(OptionalLong.of(t2));
-      assertThat(client.leader("backups").orElseThrow().getValue().toStringUtf8()).isEqualTo("two");
+      assertThat(client.elections().leader("backups").orElseThrow().getValue().toStringUtf8()).isEqualTo("two");
       two.unlockAsync().get(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
-      assertThat(client.leader("backups")).isEmpty();
+      assertThat(client.elections().leader("backups")).isEmpty();
     }
   }
 
@@ -135,7 +135,7 @@ class RecipesClusterTest {
         await().atMost(WAIT).until(() -> !seen.isEmpty()); // CURRENT
         cluster.stopNode(follower);
         try (LeaseKeeper k = LeaseKeeper.grant(client, TTL_MS, r -> { })) {
-          LeaderKey key = client.campaign("watched", k.leaseId(), ByteString.copyFromUtf8("v"));
+          LeaderKey key = client.elections().campaign("watched", k.leaseId(), ByteString.copyFromUtf8("v"));
           await().atMost(WAIT).until(() -> seen.stream().anyMatch(e -> e.getKind() == ObserveResponse.Kind.ELECTED));
           ObserveResponse elected = seen.get(seen.size() - 1);
           assertThat(elected.getLeader()).isEqualTo(key);
@@ -157,7 +157,7 @@ class RecipesClusterTest {
            LeaseKeeper k = LeaseKeeper.grant(client, 10_000, r -> { })) {
         await().atMost(WAIT).until(() -> !seen.isEmpty());
         cluster.stopNode(follower);
-        LeaderKey key = client.campaign("restarted", k.leaseId(), ByteString.copyFromUtf8("v"));
+        LeaderKey key = client.elections().campaign("restarted", k.leaseId(), ByteString.copyFromUtf8("v"));
         cluster.startNode(follower); // its event history starts after the election
         await().atMost(WAIT).until(() -> seen.size() >= 2);
         ObserveResponse resumed = seen.get(1);

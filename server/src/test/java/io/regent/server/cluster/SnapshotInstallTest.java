@@ -25,13 +25,13 @@ class SnapshotInstallTest {
     int leader = cluster.awaitLeader();
     int follower = (leader + 1) % 3;
     RegentClient client = cluster.clientOf(leader);
-    long early = client.grant(600_000);
+    long early = client.leases().grant(600_000);
     cluster.stopNode(follower);
 
     ByteString value = ByteString.copyFrom(new byte[512]);
     for (int i = 0; i < 60; i++) {
-      long lease = client.grant(600_000);
-      client.campaign("name-" + i, lease, value);
+      long lease = client.leases().grant(600_000);
+      client.elections().campaign("name-" + i, lease, value);
     }
     long followerApplied = early;
     RaftServer.Division division = cluster.node(leader).raft().getDivision(RaftSetup.GROUP_ID);
@@ -40,12 +40,12 @@ class SnapshotInstallTest {
 
     cluster.startNode(follower);
     RegentClient viaFollower = cluster.clientOf(follower);
-    List<LeaseInfo> expected = client.leases();
+    List<LeaseInfo> expected = client.leases().list();
     await().atMost(Duration.ofSeconds(60)).ignoreExceptions()
-        .until(() -> viaFollower.leases().equals(expected));
-    assertThat(viaFollower.leader("name-59")).isEqualTo(client.leader("name-59"));
-    long next = client.grant(600_000);
-    assertThat(viaFollower.campaign("after", next, ByteString.EMPTY).getToken())
-        .isGreaterThan(client.leader("name-59").orElseThrow().getToken());
+        .until(() -> viaFollower.leases().list().equals(expected));
+    assertThat(viaFollower.elections().leader("name-59")).isEqualTo(client.elections().leader("name-59"));
+    long next = client.leases().grant(600_000);
+    assertThat(viaFollower.elections().campaign("after", next, ByteString.EMPTY).getToken())
+        .isGreaterThan(client.elections().leader("name-59").orElseThrow().getToken());
   }
 }

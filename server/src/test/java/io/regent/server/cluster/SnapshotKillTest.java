@@ -70,7 +70,8 @@ class SnapshotKillTest {
           .peers(peers).apiPort(api[i]).snapshots(NEVER, 8L << 20).build()));
     }
     RegentClient client = connect("127.0.0.1:" + api[0], "127.0.0.1:" + api[1]);
-    await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(() -> !client.status().getLeader().isEmpty());
+    await().atMost(Duration.ofSeconds(30)).ignoreExceptions().until(
+        () -> !client.cluster().status().getLeader().isEmpty());
     Path victimDir = dir.resolve("n2");
     victim = NodeProcess.start("n2", peers, api[2], victimDir, THRESHOLD, true);
 
@@ -80,7 +81,8 @@ class SnapshotKillTest {
     // miss catching up within 60 s in a clean-clone CI run.
     byte[] value = new byte[1024];
     for (int i = 0; i < NAMES_BEFORE; i++) {
-      acked.put("before-" + i, client.campaign("before-" + i, client.grant(600_000), ByteString.copyFrom(value)));
+      acked.put("before-" + i, client.elections().campaign("before-" + i, client.leases().grant(600_000),
+          ByteString.copyFrom(value)));
     }
 
     AtomicBoolean writing = new AtomicBoolean(true);
@@ -88,7 +90,8 @@ class SnapshotKillTest {
       for (int i = 0; writing.get() && i < 100_000; i++) {
         try {
           String name = "w-" + i;
-          acked.put(name, client.campaign(name, client.grant(600_000), ByteString.copyFromUtf8(name)));
+          acked.put(name, client.elections().campaign(name, client.leases().grant(600_000),
+              ByteString.copyFromUtf8(name)));
         } catch (RuntimeException e) {
           // not acknowledged (an election after a kill): nothing to check for this name
         }
@@ -118,11 +121,11 @@ class SnapshotKillTest {
     }
 
     // n2's own state, read locally (serializable): it must hold every acknowledged holder and token
-    ReplicaCheck.holdsEveryAcknowledged(api[2], client.status().getCommitIndex(), acked,
+    ReplicaCheck.holdsEveryAcknowledged(api[2], client.cluster().status().getCommitIndex(), acked,
         () -> "its threads:\n" + victim.threadDump());
     RegentClient viaVictim = connect("127.0.0.1:" + api[2]);
     long maxToken = acked.values().stream().mapToLong(LeaderKey::getToken).max().orElseThrow();
-    assertThat(viaVictim.campaign("after", viaVictim.grant(600_000), ByteString.EMPTY).getToken())
+    assertThat(viaVictim.elections().campaign("after", viaVictim.leases().grant(600_000), ByteString.EMPTY).getToken())
         .isGreaterThan(maxToken);
   }
 

@@ -40,13 +40,13 @@ class SnapshotLeftoversTest {
     follower = (leader + 1) % 3;
     client = cluster.clientOf(leader);
     for (int i = 0; i < 60; i++) {
-      client.campaign("name-" + i, client.grant(600_000), ByteString.copyFrom(new byte[1000]));
-      holders.put("name-" + i, client.leader("name-" + i).orElseThrow());
+      client.elections().campaign("name-" + i, client.leases().grant(600_000), ByteString.copyFrom(new byte[1000]));
+      holders.put("name-" + i, client.elections().leader("name-" + i).orElseThrow());
     }
     RegentClient viaFollower = cluster.clientOf(follower);
     await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
-        .until(() -> viaFollower.leader("name-59").equals(java.util.Optional.of(holders.get("name-59"))) && !SnapshotFiles.names(
-            followerDir()).isEmpty());
+        .until(() -> viaFollower.elections().leader("name-59").equals(java.util.Optional.of(holders.get("name-59")))
+            && !SnapshotFiles.names(followerDir()).isEmpty());
     cluster.stopNode(follower);
   }
 
@@ -68,7 +68,7 @@ class SnapshotLeftoversTest {
     Path partial = sm.resolve("snapshot." + term + "_" + (index + 1000));
     Files.write(partial, java.util.Arrays.copyOf(real, real.length / 3));
     Files.writeString(sm.resolve(partial.getFileName() + ".md5.tmp"), "0123");
-    List<LeaseInfo> leases = client.leases();
+    List<LeaseInfo> leases = client.leases().list();
 
     cluster.startNode(follower);
 
@@ -76,12 +76,12 @@ class SnapshotLeftoversTest {
     assertThat(partial).doesNotExist();
     assertThat(SnapshotFiles.names(followerDir())).noneMatch(n -> n.endsWith(".tmp"));
     RegentClient restarted = cluster.clientOf(follower);
-    await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> restarted.leases().equals(leases));
+    await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> restarted.leases().list().equals(leases));
     for (Map.Entry<String, LeaderKey> h : holders.entrySet()) {
-      assertThat(restarted.leader(h.getKey())).as(h.getKey()).contains(h.getValue());
+      assertThat(restarted.elections().leader(h.getKey())).as(h.getKey()).contains(h.getValue());
     }
     long maxToken = holders.values().stream().mapToLong(LeaderKey::getToken).max().orElseThrow();
-    assertThat(restarted.campaign("after", restarted.grant(600_000), ByteString.EMPTY).getToken())
+    assertThat(restarted.elections().campaign("after", restarted.leases().grant(600_000), ByteString.EMPTY).getToken())
         .isGreaterThan(maxToken);
   }
 
@@ -96,7 +96,8 @@ class SnapshotLeftoversTest {
             .startsWith(latest + ": snapshot does not match its checksum file").doesNotContain("\n")
             .endsWith(DataDirDamagedException.WHAT_TO_DO));
     assertThat(latest).exists();
-    assertThat(client.campaign("after", client.grant(600_000), ByteString.EMPTY).getToken()).isPositive();
+    assertThat(client.elections().campaign("after", client.leases().grant(600_000),
+        ByteString.EMPTY).getToken()).isPositive();
   }
 
   private static DataDirDamagedException damage(Throwable t) {

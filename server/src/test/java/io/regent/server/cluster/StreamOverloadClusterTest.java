@@ -48,8 +48,8 @@ class StreamOverloadClusterTest {
       cluster.awaitLeader();
       RegentClient writer = cluster.client();
       GroupClient groups = new GroupClient(writer);
-      long holder = writer.grant(600_000);
-      long waiter = writer.grant(600_000);
+      long holder = writer.leases().grant(600_000);
+      long waiter = writer.leases().grant(600_000);
       groups.join("g", "m0", 4, holder);
       List<Stream> streams = new ArrayList<>();
       for (int i = 0; i < cluster.size(); i++) {
@@ -59,21 +59,23 @@ class StreamOverloadClusterTest {
           Stream w = new Stream();
           localGroups.watch("g", "m0", 0, w.observer(GroupWatchResponse::getIndex));
           Stream o = new Stream();
-          local.observe("jobs", 0, o.observer(ObserveResponse::getIndex));
+          local.elections().observe("jobs", 0, o.observer(ObserveResponse::getIndex));
           streams.add(w);
           streams.add(o);
         }
       }
       await().atMost(Duration.ofMinutes(1)).until(() -> streams.stream().allMatch(s -> s.lastIndex.get() > 0));
-      LeaderKey held = writer.campaign("jobs", holder, ByteString.copyFromUtf8("first"));
+      LeaderKey held = writer.elections().campaign("jobs", holder, ByteString.copyFromUtf8("first"));
       CompletableFuture<LeaderKey> queued = CompletableFuture.supplyAsync(() ->
-          writer.campaign("jobs", waiter, ByteString.copyFromUtf8("second")));
-      await().atMost(Duration.ofMinutes(1)).until(() -> writer.timeToLive(waiter).getNamesList().contains("jobs"));
+          writer.elections().campaign("jobs", waiter, ByteString.copyFromUtf8("second")));
+      await().atMost(Duration.ofMinutes(1)).until(
+          () -> writer.leases().timeToLive(waiter).getNamesList().contains("jobs"));
 
       for (int i = 0; i < cluster.size(); i++) {
         saturate(cluster.node(i).executors().blocking(), release);
       }
-      writer.resign(held); // the waiter's election and both ownership events, on every replica's apply thread
+      // the waiter's election and both ownership events, on every replica's apply thread
+      writer.elections().resign(held);
       groups.join("g", "m1", 0, waiter); // a group change on every replica's apply thread
 
       assertThat(queued.get(1, TimeUnit.MINUTES)).extracting(LeaderKey::getLease).isEqualTo(waiter);
@@ -86,7 +88,8 @@ class StreamOverloadClusterTest {
       release.countDown();
       for (int i = 0; i < cluster.size(); i++) {
         assertThat(alive(cluster, i)).as("node %d's Raft division runs", i).isTrue();
-        assertThat(cluster.clientOf(i).leader("jobs")).get().extracting(LeaderKey::getLease).isEqualTo(waiter);
+        assertThat(cluster.clientOf(i)
+            .elections().leader("jobs")).get().extracting(LeaderKey::getLease).isEqualTo(waiter);
       }
     } finally {
       release.countDown();

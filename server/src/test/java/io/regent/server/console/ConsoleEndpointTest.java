@@ -112,19 +112,20 @@ class ConsoleEndpointTest {
     for (int i = 0; i < cluster.size(); i++) {
       String url = cluster.node(i).consoleUrl().orElseThrow();
       assertThat(url).isEqualTo("http://127.0.0.1:" + cluster.node(i).metricsPort() + "/console/");
-      assertThat(cluster.clientOf(i).status(true).getConsoleUrl()).isEqualTo(url);
+      assertThat(cluster.clientOf(i).cluster().status(true).getConsoleUrl()).isEqualTo(url);
     }
   }
 
   @Test
   void namesShowHolderTokenTimeLeftWaitersAndLockDelay() throws Exception {
     RegentClient client = cluster.client();
-    long lease = client.grant(60_000);
-    LeaderKey held = client.campaign(TRICKY, lease, ByteString.copyFromUtf8("worker <1>"));
-    CampaignResponse queued = client.campaignWithTtl(TRICKY, 60_000, ByteString.copyFromUtf8("w2"), 0);
+    long lease = client.leases().grant(60_000);
+    LeaderKey held = client.elections().campaign(TRICKY, lease, ByteString.copyFromUtf8("worker <1>"));
+    CampaignResponse queued = client.elections().campaignWithTtl(TRICKY, 60_000, ByteString.copyFromUtf8("w2"), 0);
     assertThat(queued.getElected()).isFalse();
     // a lock whose 2 s lease is left to expire: its 60 s lock-delay is then in force
-    CampaignResponse lock = client.campaignWithTtl("locks/db", 2_000, ByteString.copyFromUtf8("db"), 60_000);
+    CampaignResponse lock = client.elections().campaignWithTtl("locks/db", 2_000, ByteString.copyFromUtf8("db"),
+        60_000);
     assertThat(lock.getElected()).isTrue();
 
     int node = follower();
@@ -244,7 +245,7 @@ class ConsoleEndpointTest {
       assertThat(r.statusCode()).as(path).isEqualTo(404);
     }
     assertThat(off.node(0).consoleUrl()).isEmpty();
-    assertThat(off.clientOf(0).status(true).getConsoleUrl()).isEmpty();
+    assertThat(off.clientOf(0).cluster().status(true).getConsoleUrl()).isEmpty();
     assertThat(off.node(0).metricsPort()).isPositive();
   }
 
@@ -258,7 +259,8 @@ class ConsoleEndpointTest {
   @Test
   void badRequestsGetAClearErrorAndChangeNothing() throws Exception {
     RegentClient client = cluster.client();
-    LeaderKey key = client.campaign("bad/input", client.grant(60_000), ByteString.copyFromUtf8("v"));
+    LeaderKey key = client.elections().campaign("bad/input", client.leases().grant(60_000),
+        ByteString.copyFromUtf8("v"));
     // node 0 shows its own replica, which may apply the campaign after the leader answered it
     java.util.concurrent.atomic.AtomicReference<String> seen = new java.util.concurrent.atomic.AtomicReference<>();
     await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> seen.set(holderOf("bad/input")));
@@ -288,6 +290,6 @@ class ConsoleEndpointTest {
       assertThat(r.headers().firstValue("Allow")).contains("GET, HEAD");
     }
     assertThat(holderOf("bad/input")).isEqualTo(before);
-    assertThat(client.leader("bad/input").orElseThrow().getToken()).isEqualTo(key.getToken());
+    assertThat(client.elections().leader("bad/input").orElseThrow().getToken()).isEqualTo(key.getToken());
   }
 }

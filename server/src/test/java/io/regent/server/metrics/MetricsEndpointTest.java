@@ -39,14 +39,14 @@ class MetricsEndpointTest {
     assertThat(get(port, "/readyz").body()).isEqualTo("ready\n");
 
     RegentClient client = cluster.clientOf(0);
-    long lease = client.grant(60_000);
-    long token = client.campaign("jobs", lease, ByteString.copyFromUtf8("a")).getToken();
-    long other = client.grant(60_000);
-    client.keepAlive(lease, 5_000);
+    long lease = client.leases().grant(60_000);
+    long token = client.elections().campaign("jobs", lease, ByteString.copyFromUtf8("a")).getToken();
+    long other = client.leases().grant(60_000);
+    client.leases().keepAlive(lease, 5_000);
     // A second candidate waits behind the holder: campaign in the background.
     Thread waiter = new Thread(() -> {
       try {
-        client.campaign("jobs", other, ByteString.copyFromUtf8("b"));
+        client.elections().campaign("jobs", other, ByteString.copyFromUtf8("b"));
       } catch (RuntimeException ignored) {
         // cancelled when the cluster stops
       }
@@ -93,7 +93,7 @@ class MetricsEndpointTest {
     assertThat(sum(m, "jvm_memory_used_bytes{area=\"heap\"")).isPositive();
     assertThat(m).contains("jvm_threads_live_threads", "process_uptime_seconds");
 
-    client.revoke(lease); // the waiting candidate takes the name
+    client.leases().revoke(lease); // the waiting candidate takes the name
     await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
       String after = get(port, "/metrics").body();
       assertThat(value(after, "regent_lease_revocations_total")).isEqualTo(1);
@@ -102,9 +102,9 @@ class MetricsEndpointTest {
       assertThat(value(after, "regent_ownership_changes_total{kind=\"elected\"")).isEqualTo(2);
     });
 
-    await().atMost(Duration.ofSeconds(10)).until(() -> client.leader("jobs").isPresent());
-    client.resign(client.leader("jobs").orElseThrow());
-    client.grant(ServerConfig.DEFAULT_ELECTION_MAX_MS * 2); // never kept alive: the leader expires it
+    await().atMost(Duration.ofSeconds(10)).until(() -> client.elections().leader("jobs").isPresent());
+    client.elections().resign(client.elections().leader("jobs").orElseThrow());
+    client.leases().grant(ServerConfig.DEFAULT_ELECTION_MAX_MS * 2); // never kept alive: the leader expires it
     await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
       String after = get(port, "/metrics").body();
       assertThat(value(after, "regent_resigns_total")).isEqualTo(1);
@@ -116,7 +116,7 @@ class MetricsEndpointTest {
     });
 
     for (int i = 0; i < 40; i++) { // past the snapshot threshold
-      client.grant(60_000);
+      client.leases().grant(60_000);
     }
     await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
       String after = get(port, "/metrics").body();

@@ -9,6 +9,7 @@ import io.grpc.StatusRuntimeException;
 import com.google.protobuf.ByteString;
 import io.regent.api.v1.LeaderKey;
 import io.regent.client.RegentClient;
+import io.regent.client.RegentClientBuilder;
 import io.regent.server.RegentServer;
 import io.regent.server.cluster.FreePorts;
 import io.regent.server.config.ServerConfig;
@@ -56,7 +57,7 @@ class IdentityQuotaTest {
 
   /** A client of the node with the certificate of {@code identity}, or with none ({@code null}: {@code _default}). */
   private RegentClient client(String identity) {
-    RegentClient.Builder b = RegentClient.builder().endpoints(endpoint).caCert(certs.resolve("ca.crt"));
+    RegentClientBuilder b = RegentClient.builder().endpoints(endpoint).caCert(certs.resolve("ca.crt"));
     if (identity != null) {
       b.clientCert(certs.resolve(identity + ".crt"), certs.resolve(identity + ".key"));
     }
@@ -69,24 +70,24 @@ class IdentityQuotaTest {
          RegentClient flood = client("flood");
          RegentClient polite = client("polite");
          RegentClient anonymous = client(null)) {
-      await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(anonymous::status,
+      await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(anonymous.cluster()::status,
           s -> !s.getLeader().isEmpty());
 
-      long first = flood.grant(5_000);
-      flood.grant(5_000);
-      assertThatThrownBy(() -> flood.grant(5_000)).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+      long first = flood.leases().grant(5_000);
+      flood.leases().grant(5_000);
+      assertThatThrownBy(() -> flood.leases().grant(5_000)).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
         assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
         assertThat(e.getStatus().getDescription()).contains("identity 'flood'").contains("--max-leases-per-identity");
       });
-      assertThat(polite.grant(5_000)).isPositive();
+      assertThat(polite.leases().grant(5_000)).isPositive();
       // keepalives do not spend the rate: an identity's leases bound them
       for (int i = 0; i < 20; i++) {
-        assertThat(flood.keepAlive(first, 5_000)).isPositive();
+        assertThat(flood.leases().keepAlive(first, 5_000)).isPositive();
       }
       StatusRuntimeException limited = null;
       for (int i = 0; i < 20 && limited == null; i++) {
         try {
-          flood.leader("jobs");
+          flood.elections().leader("jobs");
         } catch (StatusRuntimeException e) {
           limited = e;
         }
@@ -94,8 +95,8 @@ class IdentityQuotaTest {
       assertThat(limited).isNotNull();
       assertThat(limited.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
       assertThat(limited.getStatus().getDescription()).contains("identity 'flood'").contains("--identity-request-rate");
-      assertThat(polite.leader("jobs")).isEmpty();
-      assertThat(anonymous.leader("jobs")).isEmpty();
+      assertThat(polite.elections().leader("jobs")).isEmpty();
+      assertThat(anonymous.elections().leader("jobs")).isEmpty();
 
       String scraped = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
           URI.create("http://127.0.0.1:" + node.metricsPort() + "/metrics")).build(),
@@ -117,22 +118,23 @@ class IdentityQuotaTest {
     try (RegentServer node = start(NAMES);
          RegentClient flood = client("flood");
          RegentClient polite = client("polite")) {
-      await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(polite::status,
+      await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(polite.cluster()::status,
           s -> !s.getLeader().isEmpty());
 
-      long lease = flood.grant(60_000);
-      LeaderKey a = flood.campaign("a", lease, ByteString.EMPTY);
-      flood.campaignAll(List.of("b", "c"), lease, ByteString.EMPTY);
-      assertRefused(() -> flood.campaign("d", lease, ByteString.EMPTY));
-      assertRefused(() -> flood.campaignWithTtl("d", 60_000, ByteString.EMPTY, 0));
-      assertThat(polite.campaignWithTtl("d", 60_000, ByteString.EMPTY, 0).getElected()).isTrue();
-      assertThat(polite.campaign("e", polite.grant(60_000), ByteString.EMPTY).getToken()).isPositive();
+      long lease = flood.leases().grant(60_000);
+      LeaderKey a = flood.elections().campaign("a", lease, ByteString.EMPTY);
+      flood.elections().campaignAll(List.of("b", "c"), lease, ByteString.EMPTY);
+      assertRefused(() -> flood.elections().campaign("d", lease, ByteString.EMPTY));
+      assertRefused(() -> flood.elections().campaignWithTtl("d", 60_000, ByteString.EMPTY, 0));
+      assertThat(polite.elections().campaignWithTtl("d", 60_000, ByteString.EMPTY, 0).getElected()).isTrue();
+      assertThat(polite.elections().campaign("e", polite.leases().grant(60_000),
+          ByteString.EMPTY).getToken()).isPositive();
 
-      flood.resign(a);
+      flood.elections().resign(a);
       // the Resign's event is applied before its answer, so the name no longer counts
-      assertThat(flood.campaignWithTtl("f", 60_000, ByteString.EMPTY, 0).getElected()).isTrue();
-      assertRefused(() -> flood.campaignAll(List.of("g"), lease, ByteString.EMPTY));
-      assertThat(polite.leader("g")).isEmpty();
+      assertThat(flood.elections().campaignWithTtl("f", 60_000, ByteString.EMPTY, 0).getElected()).isTrue();
+      assertRefused(() -> flood.elections().campaignAll(List.of("g"), lease, ByteString.EMPTY));
+      assertThat(polite.elections().leader("g")).isEmpty();
 
       String scraped = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
           URI.create("http://127.0.0.1:" + node.metricsPort() + "/metrics")).build(),

@@ -41,16 +41,17 @@ class OptionalClientCertTest {
              .caCert(certs.resolve("ca.crt")).build();
          RegentClient app = RegentClient.builder().endpoints(List.of("127.0.0.1:" + apiPort))
              .caCert(certs.resolve("ca.crt")).clientCert(certs.resolve("app.crt"), certs.resolve("app.key")).build()) {
-      var status = await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(anonymous::status,
+      var status = await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(anonymous.cluster()::status,
           s -> !s.getLeader().isEmpty());
       assertThat(status.getNode()).as("anonymous callers may read (* * read)").isEqualTo("n0");
-      assertThatThrownBy(() -> anonymous.grant(5_000)).isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+      assertThatThrownBy(() -> anonymous.leases().grant(5_000)).isInstanceOfSatisfying(StatusRuntimeException.class,
+          e -> {
         assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.PERMISSION_DENIED);
         assertThat(e.getStatus().getDescription()).contains("without a client certificate").contains("lease");
       });
-      long lease = app.grant(5_000);
-      assertThat(app.campaign("jobs/x", lease, ByteString.copyFromUtf8("app")).getToken()).isPositive();
-      assertThat(anonymous.leader("jobs/x")).isPresent();
+      long lease = app.leases().grant(5_000);
+      assertThat(app.elections().campaign("jobs/x", lease, ByteString.copyFromUtf8("app")).getToken()).isPositive();
+      assertThat(anonymous.elections().leader("jobs/x")).isPresent();
     }
   }
 

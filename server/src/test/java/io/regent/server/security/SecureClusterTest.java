@@ -18,6 +18,7 @@ import io.regent.api.v1.MaintenanceGrpc;
 import io.regent.api.v1.SnapshotRequest;
 import io.regent.api.v1.StatusRequest;
 import io.regent.client.RegentClient;
+import io.regent.client.RegentClientBuilder;
 import io.regent.server.RegentServer;
 import io.regent.server.config.ServerConfig;
 import io.regent.server.ratis.RaftSetup;
@@ -96,10 +97,10 @@ class SecureClusterTest {
   @Test
   void raftOverMutualTlsFormsAClusterAndElects() {
     await().atMost(Duration.ofSeconds(60)).until(() -> nodes.stream().anyMatch(SecureClusterTest::readyLeader));
-    var status = await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(admin::status,
+    var status = await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(admin.cluster()::status,
         s -> !s.getLeader().isEmpty());
     assertThat(status.getMembersList()).hasSize(3);
-    assertThat(admin.grant(5_000)).as("a replicated entry commits over TLS").isPositive();
+    assertThat(admin.leases().grant(5_000)).as("a replicated entry commits over TLS").isPositive();
   }
 
   @Test
@@ -108,11 +109,13 @@ class SecureClusterTest {
     Path ca = certs.resolve("ca.crt");
     // A node's certificate gets through the handshake: the call then reaches Ratis's gRPC server, which
     // does not serve Regent's API (UNIMPLEMENTED). Without a certificate, or in plaintext, no call gets that far.
-    assertThat(statusCodeAt(raft, RegentClient.credentials(ca, certs.resolve("n0.crt"), certs.resolve("n0.key"))))
+    assertThat(statusCodeAt(raft, RegentClientBuilder.credentials(ca, certs.resolve("n0.crt"),
+        certs.resolve("n0.key"))))
         .isEqualTo(Status.Code.UNIMPLEMENTED);
-    assertThat(statusCodeAt(raft, RegentClient.credentials(ca, null, null))).isEqualTo(Status.Code.UNAVAILABLE);
-    assertThat(statusCodeAt(raft, RegentClient.credentials(null, null, null))).isEqualTo(Status.Code.UNAVAILABLE);
-    assertThat(statusCodeAt(raft, RegentClient.credentials(otherCa.resolve("ca.crt"), otherCa.resolve("n0.crt"),
+    assertThat(statusCodeAt(raft, RegentClientBuilder.credentials(ca, null, null))).isEqualTo(Status.Code.UNAVAILABLE);
+    assertThat(statusCodeAt(raft, RegentClientBuilder.credentials(null, null,
+        null))).isEqualTo(Status.Code.UNAVAILABLE);
+    assertThat(statusCodeAt(raft, RegentClientBuilder.credentials(otherCa.resolve("ca.crt"), otherCa.resolve("n0.crt"),
         otherCa.resolve("n0.key")))).isEqualTo(Status.Code.UNAVAILABLE);
   }
 
@@ -132,10 +135,10 @@ class SecureClusterTest {
   @Test
   void callsWithoutAClientCertificateOrInPlaintextAreRefused() {
     RegentClient noCert = track(RegentClient.builder().endpoints(endpoints).caCert(certs.resolve("ca.crt")).build());
-    assertThatThrownBy(noCert::status).isInstanceOfSatisfying(StatusRuntimeException.class,
+    assertThatThrownBy(noCert.cluster()::status).isInstanceOfSatisfying(StatusRuntimeException.class,
         e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE));
     RegentClient plain = track(RegentClient.connect(endpoints));
-    assertThatThrownBy(() -> plain.grant(5_000)).isInstanceOfSatisfying(StatusRuntimeException.class,
+    assertThatThrownBy(() -> plain.leases().grant(5_000)).isInstanceOfSatisfying(StatusRuntimeException.class,
         e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE));
   }
 
@@ -143,11 +146,11 @@ class SecureClusterTest {
   void certificatesOfAnotherCaAreRefusedBothWays() {
     RegentClient foreignClient = track(RegentClient.builder().endpoints(endpoints).caCert(certs.resolve("ca.crt"))
         .clientCert(otherCa.resolve("admin.crt"), otherCa.resolve("admin.key")).build());
-    assertThatThrownBy(foreignClient::status).isInstanceOfSatisfying(StatusRuntimeException.class,
+    assertThatThrownBy(foreignClient.cluster()::status).isInstanceOfSatisfying(StatusRuntimeException.class,
         e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE));
     RegentClient trustsOtherCa = track(RegentClient.builder().endpoints(endpoints).caCert(otherCa.resolve("ca.crt"))
         .clientCert(certs.resolve("admin.crt"), certs.resolve("admin.key")).build());
-    assertThatThrownBy(trustsOtherCa::status).isInstanceOfSatisfying(StatusRuntimeException.class,
+    assertThatThrownBy(trustsOtherCa.cluster()::status).isInstanceOfSatisfying(StatusRuntimeException.class,
         e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE));
   }
 
@@ -155,72 +158,73 @@ class SecureClusterTest {
   void anIdentityLackingTheRightIsDeniedAndNothingChanges() {
     RegentClient app = client("app");
     RegentClient reader = client("reader");
-    long lease = app.grant(10_000);
-    assertDenied(() -> app.campaign("billing/x", lease, A));
-    assertDenied(() -> app.tryCampaign("billing/x", lease, A));
-    assertThat(admin.leader("billing/x")).isEmpty();
-    assertThat(admin.timeToLive(lease).getNamesList()).as("the lease joined no name").isEmpty();
+    long lease = app.leases().grant(10_000);
+    assertDenied(() -> app.elections().campaign("billing/x", lease, A));
+    assertDenied(() -> app.elections().tryCampaign("billing/x", lease, A));
+    assertThat(admin.elections().leader("billing/x")).isEmpty();
+    assertThat(admin.leases().timeToLive(lease).getNamesList()).as("the lease joined no name").isEmpty();
 
-    LeaderKey held = app.campaign("jobs/a", lease, A);
-    assertDenied(() -> reader.grant(5_000));
-    assertDenied(() -> reader.proclaim(held, ByteString.copyFromUtf8("seized")));
-    assertDenied(() -> reader.resign(held));
-    assertDenied(() -> reader.freshToken(held));
-    assertDenied(() -> reader.revoke(lease));
-    assertThat(admin.leader("jobs/a")).contains(held);
-    assertThat(reader.leader("jobs/a")).as("reading is the right reader has").contains(held);
-    assertDenied(() -> app.leader("other"));
-    assertDenied(() -> app.status());
-    assertDenied(() -> app.memberRemove("n2"));
-    assertThat(admin.memberList().getMembersList()).hasSize(3);
-    app.resign(held);
+    LeaderKey held = app.elections().campaign("jobs/a", lease, A);
+    assertDenied(() -> reader.leases().grant(5_000));
+    assertDenied(() -> reader.elections().proclaim(held, ByteString.copyFromUtf8("seized")));
+    assertDenied(() -> reader.elections().resign(held));
+    assertDenied(() -> reader.elections().freshToken(held));
+    assertDenied(() -> reader.leases().revoke(lease));
+    assertThat(admin.elections().leader("jobs/a")).contains(held);
+    assertThat(reader.elections().leader("jobs/a")).as("reading is the right reader has").contains(held);
+    assertDenied(() -> app.elections().leader("other"));
+    assertDenied(() -> app.cluster().status());
+    assertDenied(() -> app.cluster().memberRemove("n2"));
+    assertThat(admin.cluster().memberList().getMembersList()).hasSize(3);
+    app.elections().resign(held);
   }
 
   @Test
   void anAllowedIdentityCampaignsProclaimsAndResigns() {
     RegentClient app = client("app");
-    long lease = app.grant(10_000);
-    LeaderKey key = app.campaign("jobs/b", lease, A);
-    LeaderKey proclaimed = app.proclaim(key, ByteString.copyFromUtf8("b"));
+    long lease = app.leases().grant(10_000);
+    LeaderKey key = app.elections().campaign("jobs/b", lease, A);
+    LeaderKey proclaimed = app.elections().proclaim(key, ByteString.copyFromUtf8("b"));
     assertThat(proclaimed.getToken()).isEqualTo(key.getToken());
-    assertThat(admin.leader("jobs/b").orElseThrow().getValue().toStringUtf8()).isEqualTo("b");
-    assertThat(app.keepAliveMany(List.of(lease), 10_000)).containsKey(lease);
-    assertThat(client("reader").memberList().getMembersList()).as("member list is a read").hasSize(3);
-    LeaderKey fresh = app.freshToken(proclaimed);
+    assertThat(admin.elections().leader("jobs/b").orElseThrow().getValue().toStringUtf8()).isEqualTo("b");
+    assertThat(app.leases().keepAliveMany(List.of(lease), 10_000)).containsKey(lease);
+    assertThat(client("reader").cluster().memberList().getMembersList()).as("member list is a read").hasSize(3);
+    LeaderKey fresh = app.elections().freshToken(proclaimed);
     assertThat(fresh.getToken()).isGreaterThan(key.getToken());
-    app.resign(fresh);
-    assertThat(admin.leader("jobs/b")).isEmpty();
-    app.revoke(lease);
+    app.elections().resign(fresh);
+    assertThat(admin.elections().leader("jobs/b")).isEmpty();
+    app.leases().revoke(lease);
   }
 
   @Test
   void onlyTheHolderByTokenMayProclaimResignOrTakeAFreshToken() {
     RegentClient app = client("app");
     RegentClient app2 = client("app2");
-    long lease = app.grant(10_000);
-    LeaderKey held = app.campaign("jobs/c", lease, A);
-    long other = app2.grant(10_000);
-    assertThat(app2.tryCampaign("jobs/c", other, ByteString.copyFromUtf8("b")).getElected()).isFalse();
+    long lease = app.leases().grant(10_000);
+    LeaderKey held = app.elections().campaign("jobs/c", lease, A);
+    long other = app2.leases().grant(10_000);
+    assertThat(app2.elections().tryCampaign("jobs/c", other, ByteString.copyFromUtf8("b")).getElected()).isFalse();
     for (long token : new long[] {held.getToken() - 1, held.getToken() + 1_000}) {
       LeaderKey forged = held.toBuilder().setToken(token).setLease(other).build();
-      assertPrecondition(() -> app2.proclaim(forged, ByteString.copyFromUtf8("seized")));
-      assertPrecondition(() -> app2.freshToken(forged));
-      assertPrecondition(() -> app2.resign(forged));
+      assertPrecondition(() -> app2.elections().proclaim(forged, ByteString.copyFromUtf8("seized")));
+      assertPrecondition(() -> app2.elections().freshToken(forged));
+      assertPrecondition(() -> app2.elections().resign(forged));
     }
-    assertThat(admin.leader("jobs/c")).contains(held);
+    assertThat(admin.elections().leader("jobs/c")).contains(held);
 
-    LeaderKey fresh = app.freshToken(held);
-    assertPrecondition(() -> app.proclaim(held, ByteString.copyFromUtf8("stale"))); // the old token is stale now
-    assertPrecondition(() -> app.resign(held));
-    assertThat(admin.leader("jobs/c")).contains(fresh);
-    app.resign(fresh);
-    app.revoke(lease);
-    app2.revoke(other);
+    LeaderKey fresh = app.elections().freshToken(held);
+    assertPrecondition(() -> app.elections().proclaim(held,
+        ByteString.copyFromUtf8("stale"))); // the old token is stale now
+    assertPrecondition(() -> app.elections().resign(held));
+    assertThat(admin.elections().leader("jobs/c")).contains(fresh);
+    app.elections().resign(fresh);
+    app.leases().revoke(lease);
+    app2.leases().revoke(other);
   }
 
   @Test
   void administrativeCallsNeedTheMemberRight() {
-    ManagedChannel channel = Grpc.newChannelBuilder(endpoints.get(0), RegentClient.credentials(
+    ManagedChannel channel = Grpc.newChannelBuilder(endpoints.get(0), RegentClientBuilder.credentials(
         certs.resolve("ca.crt"), certs.resolve("app.crt"), certs.resolve("app.key"))).build();
     try {
       var stream = MaintenanceGrpc.newBlockingStub(channel).snapshot(SnapshotRequest.getDefaultInstance());

@@ -32,17 +32,17 @@ class SingleWriterServerTest {
     long before;
     try (SingleWriterServer s = SingleWriterServer.start("127.0.0.1", 0, dir);
          RegentClient c = RegentClient.connect("127.0.0.1:" + s.apiPort())) {
-      LeaderKey a = c.campaign("jobs", c.grant(60_000), ByteString.copyFromUtf8("a"));
-      c.resign(a);
-      LeaderKey b = c.campaign("jobs", c.grant(60_000), ByteString.copyFromUtf8("b"));
+      LeaderKey a = c.elections().campaign("jobs", c.leases().grant(60_000), ByteString.copyFromUtf8("a"));
+      c.elections().resign(a);
+      LeaderKey b = c.elections().campaign("jobs", c.leases().grant(60_000), ByteString.copyFromUtf8("b"));
       assertThat(b.getToken()).isGreaterThan(a.getToken());
-      assertThat(c.status().getLeader()).isEqualTo(SingleWriterServer.NODE_ID);
+      assertThat(c.cluster().status().getLeader()).isEqualTo(SingleWriterServer.NODE_ID);
       before = b.getToken();
     }
     try (SingleWriterServer s = SingleWriterServer.start("127.0.0.1", 0, dir);
          RegentClient c = RegentClient.connect("127.0.0.1:" + s.apiPort())) {
-      assertThat(c.leader("jobs")).hasValueSatisfying(k -> assertThat(k.getToken()).isEqualTo(before));
-      LeaderKey fresh = c.campaign("other", c.grant(60_000), ByteString.EMPTY);
+      assertThat(c.elections().leader("jobs")).hasValueSatisfying(k -> assertThat(k.getToken()).isEqualTo(before));
+      LeaderKey fresh = c.elections().campaign("other", c.leases().grant(60_000), ByteString.EMPTY);
       assertThat(fresh.getToken()).isGreaterThan(before);
     }
   }
@@ -51,10 +51,10 @@ class SingleWriterServerTest {
   void anUnrenewedLeaseExpiresAndItsKeepaliveAnswersNotFound() throws Exception {
     try (SingleWriterServer s = SingleWriterServer.start("127.0.0.1", 0, dir);
          RegentClient c = RegentClient.connect("127.0.0.1:" + s.apiPort())) {
-      long lease = c.grant(2_000);
-      assertThat(c.keepAlive(lease, 5_000)).isEqualTo(2_000);
-      await().atMost(Duration.ofSeconds(10)).until(() -> c.leases().isEmpty());
-      assertThatThrownBy(() -> c.keepAlive(lease, 5_000)).isInstanceOfSatisfying(StatusRuntimeException.class,
+      long lease = c.leases().grant(2_000);
+      assertThat(c.leases().keepAlive(lease, 5_000)).isEqualTo(2_000);
+      await().atMost(Duration.ofSeconds(10)).until(() -> c.leases().list().isEmpty());
+      assertThatThrownBy(() -> c.leases().keepAlive(lease, 5_000)).isInstanceOfSatisfying(StatusRuntimeException.class,
           e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND));
     }
   }
@@ -67,7 +67,7 @@ class SingleWriterServerTest {
   void aRenewedKeepaliveCarriesTheNodesMonotonicClockReadBetweenSendAndReceipt() throws Exception {
     try (SingleWriterServer s = SingleWriterServer.start("127.0.0.1", 0, dir);
          RegentClient c = RegentClient.connect("127.0.0.1:" + s.apiPort())) {
-      long lease = c.grant(60_000);
+      long lease = c.leases().grant(60_000);
       ManagedChannel ch = NettyChannelBuilder.forAddress("127.0.0.1", s.apiPort()).usePlaintext().build();
       try {
         LeaseKeepAliveRequest req = LeaseKeepAliveRequest.newBuilder().setId(lease).build();

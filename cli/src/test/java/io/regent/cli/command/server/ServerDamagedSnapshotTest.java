@@ -39,7 +39,7 @@ class ServerDamagedSnapshotTest {
         .snapshots(20, 8 * 1024).build());
          RegentClient c = RegentClient.connect("127.0.0.1:" + api)) {
       for (int i = 0; i < 30; i++) {
-        c.campaign("name-" + i, c.grant(600_000), ByteString.copyFromUtf8("v" + i));
+        c.elections().campaign("name-" + i, c.leases().grant(600_000), ByteString.copyFromUtf8("v" + i));
       }
     }
     Path sm = new DataDir(data).snapshots();

@@ -1,0 +1,87 @@
+import type * as grpc from '@grpc/grpc-js';
+
+// The types that the client's modules share (client, holder, observe): a leaf of the import tree, so that
+// client.ts imports the modules below it and none of them imports client.ts.
+
+/** The holder of a name: `token` is the fencing token (log index of the entry that granted ownership). */
+export interface LeaderKey {
+  name: string;
+  value: Buffer;
+  token: number;
+  lease: number;
+}
+
+/** A lease's TTL and what is left of it, as the Raft leader measures it. */
+export interface TimeToLive {
+  id: number;
+  ttlMs: number;
+  remainingMs: number;
+  names: string[];
+}
+
+/** A cluster member: Raft address and published API address (empty until published), both host:port. */
+export interface Member {
+  id: string;
+  address: string;
+  apiAddress: string;
+  role: 'VOTER' | 'LEARNER';
+}
+
+/** One node's view of the cluster (Cluster.Status). */
+export interface ClusterStatus {
+  /** The answering node's id. */
+  node: string;
+  /** The Raft leader's id; empty when none is known. */
+  leader: string;
+  term: number;
+  commitIndex: number;
+  appliedIndex: number;
+  members: Member[];
+  /** The answering node's Raft role. */
+  role: string;
+  version: string;
+  /** Size of the node's state file, bytes (0 when unknown). */
+  dbSizeBytes: number;
+}
+
+/** Options of a single call. */
+export interface CallOptions {
+  /** Deadline of the whole call, failovers included, ms; default the client's callTimeoutMs. */
+  timeoutMs?: number;
+  /** Aborting it cancels the call (it rejects with CANCELLED). */
+  signal?: AbortSignal;
+}
+
+/** Options of a client. Every duration is in milliseconds. */
+export interface ClientOptions {
+  /** Deadline of each unary call, failovers included; default 15 000 (etcd's --command-timeout). */
+  callTimeoutMs?: number;
+  /** Longest single attempt of a call that is safe to repeat at another endpoint; default 5 000. */
+  attemptTimeoutMs?: number;
+  /** How long a blocking campaign or lock waits to be elected; default 3 600 000. */
+  campaignTimeoutMs?: number;
+  /** Start writes and linearizable reads at the Raft leader named by the replies; default true. */
+  preferLeader?: boolean;
+  /** gRPC keepalive ping interval on connections with calls in flight; default 10 000. */
+  keepaliveTimeMs?: number;
+  /** How long a ping may go unanswered before the connection is dead; default 5 000. */
+  keepaliveTimeoutMs?: number;
+  /** Channel credentials; default plaintext (grpc.credentials.createInsecure()). */
+  credentials?: grpc.ChannelCredentials;
+  /**
+   * Learn the other members' API addresses from MemberList after the first reply and after a new term (etcd's
+   * auto-sync); default true when given exactly one endpoint, false for a list (proxies, a subset).
+   */
+  discoverEndpoints?: boolean;
+  /**
+   * Send keepalives on one Lease/KeepAliveStream per endpoint (etcd's LeaseKeepAlive), as the Java client does
+   * by default; unary KeepAlive calls for a node without it, or with false. Default true.
+   */
+  streamKeepalives?: boolean;
+}
+
+/** A LeaderKey from its protobuf message (as @grpc/proto-loader decodes it). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function key(k: any): LeaderKey {
+  return { name: k.name, value: k.value, token: k.token, lease: k.lease };
+}
