@@ -25,11 +25,13 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
 /** Bad input on the etcd-compatible services: a clear status, and nothing changed in Regent's state. */
 @ExtendWith(EtcdCompatCluster.Shared.class)
+@Tag("cluster")
 class BadInputTest {
   static EtcdCompatCluster cluster;
   static ManagedChannel channel;

@@ -12,6 +12,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  * etcd-compatible services of a 3-node cluster: every lease command it has. Fails, never skips, without etcdctl.
  */
 @ExtendWith(EtcdCompatCluster.Shared.class)
+@Tag("cluster")
 class EtcdctlTest {
   private static final Pattern GRANTED = Pattern.compile("lease ([0-9a-f]+) granted with TTL\\((\\d+)s\\)");
 

@@ -23,6 +23,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -31,6 +32,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * (which forwards to the leader): leases, elections and locks as a jetcd user writes them.
  */
 @ExtendWith(EtcdCompatCluster.Shared.class)
+@Tag("cluster")
 class JetcdClientTest {
   private static final long WAIT_S = 30;
 
