@@ -8,19 +8,59 @@ import io.regent.server.ratis.RaftSetup;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ExtensionContext.Namespace;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolver;
 
-/** Three Regent nodes in this JVM, each serving etcd's services on a port of its own (--etcd-port 0). */
-final class EtcdCompatCluster implements AutoCloseable {
+/**
+ * Three Regent nodes in this JVM, each serving etcd's services on a port of its own (--etcd-port 0), shared by
+ * every test class of the module ({@link #shared}): the classes use lease ids and names of their own, and none
+ * stops, pauses or cuts a node (docs/testing.md, "Clusters").
+ */
+final class EtcdCompatCluster implements ExtensionContext.Store.CloseableResource {
+  private static final Namespace NAMESPACE = Namespace.create(EtcdCompatCluster.class);
+  private final Path dir;
   private final List<RegentServer> nodes = new ArrayList<>();
 
-  EtcdCompatCluster(Path dir) throws IOException {
+  /**
+   * Resolves an {@code EtcdCompatCluster} parameter (of a {@code @BeforeAll}) to the module's cluster: started by
+   * the first class that asks, kept in JUnit's root store, closed (and its directory removed) when the run ends.
+   */
+  static final class Shared implements ParameterResolver {
+    @Override
+    public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
+      return parameter.getParameter().getType() == EtcdCompatCluster.class;
+    }
+
+    @Override
+    public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
+      return shared(context);
+    }
+  }
+
+  private static EtcdCompatCluster shared(ExtensionContext context) {
+    return context.getRoot().getStore(NAMESPACE).getOrComputeIfAbsent(EtcdCompatCluster.class, k -> {
+      try {
+        return new EtcdCompatCluster(Files.createTempDirectory("regent-etcd-compat-"));
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }, EtcdCompatCluster.class);
+  }
+
+  private EtcdCompatCluster(Path dir) throws IOException {
+    this.dir = dir;
     Map<String, String> peers = new LinkedHashMap<>();
     for (int i = 1; i <= 3; i++) {
       peers.put("e" + i, "127.0.0.1:" + freePort());
@@ -68,12 +108,17 @@ final class EtcdCompatCluster implements AutoCloseable {
   }
 
   @Override
-  public void close() {
+  public void close() throws IOException {
     for (RegentServer n : nodes) {
       try {
         n.close();
       } catch (Exception e) {
         throw new IllegalStateException("node did not stop", e);
+      }
+    }
+    try (Stream<Path> s = Files.walk(dir)) {
+      for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
       }
     }
   }

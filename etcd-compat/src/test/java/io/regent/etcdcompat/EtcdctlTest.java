@@ -11,15 +11,18 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * etcd's own command line, {@code etcdctl} (Debian's etcd-client; {@code .ci/run} installs it), on Regent's
  * etcd-compatible services of a 3-node cluster: every lease command it has. Fails, never skips, without etcdctl.
  */
+@ExtendWith(EtcdCompatCluster.Shared.class)
+@Tag("cluster")
 class EtcdctlTest {
   private static final Pattern GRANTED = Pattern.compile("lease ([0-9a-f]+) granted with TTL\\((\\d+)s\\)");
 
@@ -28,15 +31,8 @@ class EtcdctlTest {
   static EtcdCompatCluster cluster;
 
   @BeforeAll
-  static void start() throws Exception {
-    cluster = new EtcdCompatCluster(dir);
-  }
-
-  @AfterAll
-  static void stop() {
-    if (cluster != null) {
-      cluster.close();
-    }
+  static void start(EtcdCompatCluster shared) throws Exception {
+    cluster = shared;
   }
 
   /** etcdctl's output, stdout then stderr, and its exit code. */

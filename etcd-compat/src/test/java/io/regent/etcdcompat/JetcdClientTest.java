@@ -17,31 +17,31 @@ import io.etcd.jetcd.lock.LockResponse;
 import io.etcd.jetcd.options.LeaseOption;
 import io.grpc.stub.StreamObserver;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * etcd's own Java client, jetcd, on Regent's etcd-compatible services of a 3-node cluster, through a follower
  * (which forwards to the leader): leases, elections and locks as a jetcd user writes them.
  */
+@ExtendWith(EtcdCompatCluster.Shared.class)
+@Tag("cluster")
 class JetcdClientTest {
   private static final long WAIT_S = 30;
 
-  @TempDir
-  static Path dir;
   static EtcdCompatCluster cluster;
   static Client client;
 
   @BeforeAll
-  static void start() throws Exception {
-    cluster = new EtcdCompatCluster(dir);
+  static void start(EtcdCompatCluster shared) throws Exception {
+    cluster = shared;
     client = Client.builder().endpoints("http://" + cluster.followerEndpoint()).build();
   }
 
@@ -49,9 +49,6 @@ class JetcdClientTest {
   static void stop() {
     if (client != null) {
       client.close();
-    }
-    if (cluster != null) {
-      cluster.close();
     }
   }
 

@@ -18,10 +18,12 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** Runs the example against a real one-node cluster and an H2 database, then plays the deposed leader. */
+@Tag("cluster")
 class FencedJdbcLeaderTest {
   @TempDir
   Path dir;

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,6 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code regent cluster up} gives every node an etcd-compatible port, lists them in DIR/etcd-endpoints, and
  * {@code regent status -w json} names the node's; etcd's {@code etcdctl} works with what the file says.
  */
+@Tag("cluster")
 class ClusterUpEtcdTest {
   @TempDir
   Path dir;

@@ -10,6 +10,7 @@ import java.io.StringWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -17,6 +18,7 @@ import picocli.CommandLine;
 
 /** {@code regent certs init} + {@code regent cluster up --tls}: real processes, mutual TLS on both ports. */
 @Timeout(240)
+@Tag("cluster")
 class ClusterUpTlsTest {
   @TempDir
   Path dir;

@@ -27,6 +27,7 @@ import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.io.TempDir;
  * new member while the page stays open (the page's own polling shows it); then saves a screenshot to
  * target/console.png. Needs {@code /usr/bin/chromium} (.ci/run installs it).
  */
+@Tag("cluster")
 class ConsoleBrowserTest {
   static final String CHROMIUM = "/usr/bin/chromium";
   static final Duration WAIT = Duration.ofSeconds(20);

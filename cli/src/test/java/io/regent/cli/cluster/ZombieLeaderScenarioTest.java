@@ -25,6 +25,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -39,6 +40,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  * just before it). Fenced ledgers must reject every zombie write; the unfenced control must admit them.
  */
 @Timeout(100)
+@Tag("cluster")
 class ZombieLeaderScenarioTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
   /**

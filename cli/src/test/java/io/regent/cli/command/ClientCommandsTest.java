@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The etcdctl habits, as a user types them against a one-node cluster: endpoint health and status, version,
  * completion, lock and elect with --timeout / --no-wait, and lock without a command held until SIGTERM.
  */
+@Tag("cluster")
 class ClientCommandsTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
 

@@ -22,6 +22,7 @@ import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.Timeout;
  * the new leader keeps the lease: the holder resumes, its command lives on, and nothing is lost.
  */
 @Timeout(120)
+@Tag("cluster")
 class LockLeaderPauseTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
   /** The minimum TTL with the default election timeouts (1.5 x 1 200 ms). */

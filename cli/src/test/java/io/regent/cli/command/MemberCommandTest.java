@@ -14,10 +14,12 @@ import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code regent member}: the listing, and refusals that print one line, exit non-zero and change nothing. */
+@Tag("cluster")
 class MemberCommandTest {
   @TempDir
   Path dir;

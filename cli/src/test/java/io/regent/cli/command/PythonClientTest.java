@@ -17,6 +17,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -27,6 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
  * ledger; first checks that the shipped gRPC modules match the proto (generate.sh). Needs Debian's
  * python3-grpcio, python3-grpc-tools, python3-venv and python3-setuptools (.ci/run installs them).
  */
+@Tag("cluster")
 class PythonClientTest {
   private static final Path CLIENT = Path.of("..", "clients", "python").toAbsolutePath().normalize();
 

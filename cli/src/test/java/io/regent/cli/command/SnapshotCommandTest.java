@@ -25,6 +25,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.io.TempDir;
  * cluster: same leases and holders, and new tokens above every token in the snapshot. Damaged files fail
  * with one line.
  */
+@Tag("cluster")
 public class SnapshotCommandTest {
   @TempDir
   Path dir;

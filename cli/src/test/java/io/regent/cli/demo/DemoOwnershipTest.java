@@ -11,6 +11,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.Timeout;
  * refused by the ledger) and leave none of the processes it started behind.
  */
 @Timeout(150)
+@Tag("cluster")
 class DemoOwnershipTest {
   private static final Pattern LATE = Pattern.compile("late writes .* attempted (\\d+), refused (\\d+);");
   private static final Pattern STOPPED = Pattern.compile("kill -STOP ([\\d ]+):");

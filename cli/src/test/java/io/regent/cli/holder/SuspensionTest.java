@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * one-node cluster: the lease keeper's renewals are held back by a gate (its pause hook), as when no node
  * answers, so the 2/3-TTL deadline passes; opening the gate lets the next renewal through.
  */
+@Tag("cluster")
 class SuspensionTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
   /** Suspended 2 s after the last acknowledged renewal. */

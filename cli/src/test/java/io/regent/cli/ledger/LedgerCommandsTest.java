@@ -10,10 +10,12 @@ import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code regent ledger append|read} against a ledger in this JVM. */
+@Tag("cluster")
 class LedgerCommandsTest {
   @TempDir
   Path dir;

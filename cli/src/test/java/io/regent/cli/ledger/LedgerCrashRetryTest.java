@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,6 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the same data. With an idempotency key the entry is stored once and the retry gets its position; without one
  * (the control) the retry stores it a second time.
  */
+@Tag("cluster")
 class LedgerCrashRetryTest {
   private static final Duration WAIT = Duration.ofSeconds(60);
   private static final String HELD = "failpoint hold-after-commit: committed, answer held: ";

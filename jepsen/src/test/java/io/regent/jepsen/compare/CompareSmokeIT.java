@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import picocli.CommandLine;
@@ -23,6 +24,7 @@ import picocli.CommandLine;
  * and plots are written, and nothing is left running. On a machine with etcd (CI installs etcd-server) the
  * etcd target must run; without it, the JSON must say it was skipped and why.
  */
+@Tag("cluster")
 class CompareSmokeIT {
   private static final List<String> SCENARIOS =
       List.of("a-kill-one-node", "b-isolate-leader", "c-kill-writer", "c-pause-writer", "d-partition-minority");

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.regent.jepsen.checker.Verdict;
 import java.nio.file.Files;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -13,6 +14,7 @@ import org.junit.jupiter.api.Test;
  * when it passes elsewhere. So a control that cannot run fails instead of skipping: a missing jar or a
  * server without the switch would otherwise turn the control off and leave {@code mvn verify} green.
  */
+@Tag("cluster")
 class NegativeControlIT {
   private static void requireRunnable() {
     assertThat(ItSupport.missingJar()).as("the negative control needs the server jar").isNull();

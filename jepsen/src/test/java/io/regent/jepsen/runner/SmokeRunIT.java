@@ -5,12 +5,14 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.regent.jepsen.checker.Verdict;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
  * The smoke run of {@code mvn verify}: 3 real nodes, 30 s of the election workload under kill -9,
  * SIGSTOP and client-isolate faults (one round of each). Regent must come out valid.
  */
+@Tag("cluster")
 class SmokeRunIT {
   @Test
   void electionUnderKillPauseAndClientIsolateIsValid() throws Exception {

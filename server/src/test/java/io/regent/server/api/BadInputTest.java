@@ -35,10 +35,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Bad input gets the documented gRPC status and changes nothing (docs/architecture.md §7). */
+@Tag("cluster")
 class BadInputTest {
   @RegisterExtension
   static final ClusterFixture CLUSTERS = ClusterFixture.perClass();

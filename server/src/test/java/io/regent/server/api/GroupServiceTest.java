@@ -23,10 +23,12 @@ import java.util.stream.Collectors;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The Group service on a one-node cluster: join, watch, release, lease end, status and bad input. */
+@Tag("cluster")
 class GroupServiceTest {
   @TempDir
   static Path dir;

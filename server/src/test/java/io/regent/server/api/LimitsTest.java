@@ -27,6 +27,7 @@ import java.util.concurrent.TimeUnit;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -34,6 +35,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * Every limit of {@link ServerLimits}: exceeding it answers RESOURCE_EXHAUSTED with a message naming it,
  * changes nothing, and another connection is still served.
  */
+@Tag("cluster")
 class LimitsTest {
   static final ServerLimits LIMITS = new ServerLimits(70_000, 5, 3, 1_000, 4, 2, 60_000, 1_000, 1_000, 1_000,
       1_024);

@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,6 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
  * streams are ended with RESOURCE_EXHAUSTED, the heap after GC stays far below what buffering every event
  * for every slow stream would take, and another client's calls keep succeeding.
  */
+@Tag("cluster")
 class ObserveFloodTest {
   static final int SLOW_CHANNELS = 3;
   static final int SLOW_STREAMS_PER_CHANNEL = 500;

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * a member whose renewals stall is revoked everything and told so, then assigned the same partitions with the
  * same tokens once a renewal gets through.
  */
+@Tag("cluster")
 class PartitionOwnershipTest {
   private static final Duration WAIT = Duration.ofSeconds(15);
 

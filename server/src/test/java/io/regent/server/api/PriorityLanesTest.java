@@ -31,6 +31,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -40,6 +41,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * (docs/architecture.md §7.2). Negative control: with the priority lanes off, the same keepalive is shed too.
  * An open stream counts against its identity's streams, not against the bulk lane.
  */
+@Tag("cluster")
 class PriorityLanesTest {
   static final long RETRY_MS = 250;
   @RegisterExtension

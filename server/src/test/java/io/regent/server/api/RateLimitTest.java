@@ -9,10 +9,12 @@ import io.regent.server.cluster.ClusterFixture;
 import io.regent.server.cluster.LocalCluster;
 import io.regent.server.limits.ServerLimits;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** A connection that spends its request budget is refused with RESOURCE_EXHAUSTED; a new connection is not. */
+@Tag("cluster")
 class RateLimitTest {
   /** One token per 1000 s after a burst of 10: the budget cannot refill during the test, however slow. */
   static final ServerLimits LIMITS = new ServerLimits(1 << 20, 100, 100, 1_000, 1_000, 10, 3_600_000, 0.001, 10,

@@ -13,10 +13,12 @@ import io.regent.api.v1.LeaseLeasesResponse;
 import io.regent.client.RegentClient;
 import io.regent.server.cluster.ClusterFixture;
 import io.regent.server.cluster.LocalCluster;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Reads answer with the log index they reflect, so that a serializable one can tell how stale it may be. */
+@Tag("cluster")
 class ReadIndexTest {
   @RegisterExtension
   static final ClusterFixture CLUSTERS = ClusterFixture.perClass();

@@ -29,10 +29,12 @@ import java.util.List;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The two-entry election over the API: Campaign with a TTL, Resign (and Unlock) that revokes the lease. */
+@Tag("cluster")
 class TwoEntryElectionApiTest {
   private static final ByteString V = ByteString.copyFromUtf8("v");
 

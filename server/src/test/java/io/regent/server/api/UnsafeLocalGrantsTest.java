@@ -8,10 +8,12 @@ import io.regent.api.v1.LeaderKey;
 import io.regent.client.RegentClient;
 import io.regent.server.cluster.LocalCluster;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The negative-control mode really is unsafe: two leases both "hold" one name with one token. */
+@Tag("cluster")
 class UnsafeLocalGrantsTest {
   /** Pairs of campaigns tried before giving up on one that no other entry interleaved with. */
   private static final int ATTEMPTS = 20;

@@ -9,6 +9,7 @@ import io.regent.client.RegentClient;
 import io.regent.server.cluster.LocalCluster;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.io.TempDir;
  * not of the process: two clusters running side by side in one JVM, one with it and one without, apply the same
  * join differently.
  */
+@Tag("cluster")
 class UnsafeSkipReleaseTest {
   @TempDir
   Path dir;

@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
  * renewal — also when that renewal needed no log entry and a successor holds an older checkpoint — while a
  * lease renewed throughout survives.
  */
+@Tag("cluster")
 class CheckpointChurnClusterTest {
   static final long IDLE_TTL_MS = 5_000;
   static final long KEPT_TTL_MS = 20_000;

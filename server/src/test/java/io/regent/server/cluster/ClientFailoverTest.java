@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * A client whose node hangs (frozen: its API and Raft links accept connections but pass no byte, as under
  * SIGSTOP) moves to the other nodes: a held name survives, a timed-out grant is not re-sent.
  */
+@Tag("cluster")
 class ClientFailoverTest {
   private static final long TTL_MS = 2_000;
 

@@ -14,6 +14,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * {@code --confirm strict} does, until the rate is back within the bound, and then holds the lease again; a frozen
  * follower, which acknowledges nothing, does not (docs/architecture.md §8.1, "clock rates").
  */
+@Tag("cluster")
 class ClockRateClusterTest {
   private static final int READS = 20;
 

@@ -87,7 +87,8 @@ public final class ClusterFixture implements AfterEachCallback, AfterAllCallback
     closeAll();
   }
 
-  private synchronized void closeAll() throws Exception {
+  /** Closes every cluster this fixture started and removes their directory. */
+  synchronized void closeAll() throws Exception {
     try {
       for (LocalCluster c : started) {
         c.close();

@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import org.assertj.core.api.InstanceOfAssertFactories;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * copy leaves it) refuses to start with an error naming the file, instead of starting with lost state; the
  * cluster keeps serving, and the node rejoins once its directory is replaced by an empty one.
  */
+@Tag("cluster")
 class DamagedDataDirTest {
   @RegisterExtension
   final ClusterFixture clusters = ClusterFixture.perTest();

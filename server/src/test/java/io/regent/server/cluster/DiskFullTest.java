@@ -31,6 +31,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -43,6 +44,7 @@ import org.junit.jupiter.api.io.TempDir;
  * acknowledged is lost; freed and restarted, it catches up and holds every acknowledged holder. The data
  * directory's gauges follow a filesystem filling and freed.
  */
+@Tag("cluster")
 class DiskFullTest {
   static final long NEVER = Long.MAX_VALUE / 2;
 

@@ -12,10 +12,12 @@ import io.regent.client.RegentClient;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Elections on a real 3-node Ratis cluster: observe, leader failover, full restart. */
+@Tag("cluster")
 class ElectionClusterTest {
   @RegisterExtension
   final ClusterFixture clusters = ClusterFixture.perTest();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.google.protobuf.ByteString;
 import io.regent.api.v1.LeaderKey;
 import io.regent.client.RegentClient;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * the answer is not stale: a read at the follower that starts after a write through the leader was acknowledged
  * sees that write (§4.1), although the follower itself may not have applied it yet.
  */
+@Tag("cluster")
 class FollowerLeaseReadTest {
   private static final int READS = 200;
 

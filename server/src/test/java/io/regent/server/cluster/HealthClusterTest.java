@@ -16,10 +16,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The gRPC health service follows readiness; reflection answers in v1 and v1alpha. */
+@Tag("cluster")
 class HealthClusterTest {
   private static final List<String> SERVICES =
       List.of("", "regent.v1.Lease", "regent.v1.Election", "regent.v1.Lock", "regent.v1.Cluster");

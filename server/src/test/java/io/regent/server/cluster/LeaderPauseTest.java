@@ -24,6 +24,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -37,6 +38,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * steps down and acts again once the new leader answers; without suspension its 2/3-TTL rule stepped down in
  * every leader pause at the minimum TTL ({@code jepsen/run pause --no-suspend}).
  */
+@Tag("cluster")
 class LeaderPauseTest {
   static final String NAME = "paused-job";
 

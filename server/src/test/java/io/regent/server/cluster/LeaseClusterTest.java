@@ -16,22 +16,24 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.extension.ExtendWith;
 
-/** Lease expiry edge cases on a real 3-node cluster with 2 s TTLs. */
+/**
+ * Lease expiry edge cases on a real 3-node cluster with 2 s TTLs: the module's shared cluster, each test on a name
+ * of its own (docs/testing.md, "Clusters").
+ */
+@ExtendWith(SharedCluster.class)
+@Tag("cluster")
 class LeaseClusterTest {
-  @RegisterExtension
-  final ClusterFixture clusters = ClusterFixture.perTest();
-  LocalCluster cluster;
-  RegentClient client;
+  static RegentClient client;
+  final String jobs = SharedCluster.name("jobs");
 
-  @BeforeEach
-  void start() throws Exception {
-    cluster = clusters.start(3);
-    cluster.awaitLeader();
-    client = cluster.client();
+  @BeforeAll
+  static void connect(LocalCluster shared) {
+    client = shared.client();
   }
 
   @Test
@@ -67,18 +69,18 @@ class LeaseClusterTest {
   @Test
   void aWaitingCandidateWhoseLeaseExpiredIsNeverGrantedTheName() throws Exception {
     try (LeaseKeeper holder = LeaseKeeper.grant(client, 2_000, reason -> { })) {
-      LeaderKey key = client.elections().campaign("jobs", holder.leaseId(), ByteString.copyFromUtf8("a"));
+      LeaderKey key = client.elections().campaign(jobs, holder.leaseId(), ByteString.copyFromUtf8("a"));
       List<ObserveResponse> seen = new CopyOnWriteArrayList<>();
-      client.elections().observe("jobs", 0, ElectionClusterTest.collect(seen));
+      client.elections().observe(jobs, 0, ElectionClusterTest.collect(seen));
       long waiter = client.leases().grant(2_000); // never kept alive
       CompletableFuture<LeaderKey> campaign = CompletableFuture.supplyAsync(
-          () -> client.elections().campaign("jobs", waiter, ByteString.copyFromUtf8("b")));
+          () -> client.elections().campaign(jobs, waiter, ByteString.copyFromUtf8("b")));
       assertThat(campaign).failsWithin(Duration.ofSeconds(15)).withThrowableThat()
           .havingRootCause().isInstanceOfSatisfying(StatusRuntimeException.class,
               e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND));
 
       client.elections().resign(key);
-      assertThat(client.elections().leader("jobs")).isEmpty();
+      assertThat(client.elections().leader(jobs)).isEmpty();
       await().atMost(Duration.ofSeconds(10)).until(() -> seen.stream()
           .anyMatch(r -> r.getKind() == ObserveResponse.Kind.RESIGNED));
       assertThat(seen).noneMatch(r -> r.getKind() == ObserveResponse.Kind.ELECTED);
@@ -98,9 +100,9 @@ class LeaseClusterTest {
   @Test
   void anExpiredHolderPassesTheNameToTheNextLiveCandidateWithALargerToken() throws Exception {
     long a = client.leases().grant(2_000);
-    LeaderKey first = client.elections().campaign("jobs", a, ByteString.copyFromUtf8("a"));
+    LeaderKey first = client.elections().campaign(jobs, a, ByteString.copyFromUtf8("a"));
     try (LeaseKeeper b = LeaseKeeper.grant(client, 2_000, reason -> { })) {
-      LeaderKey second = client.elections().campaign("jobs", b.leaseId(), ByteString.copyFromUtf8("b"));
+      LeaderKey second = client.elections().campaign(jobs, b.leaseId(), ByteString.copyFromUtf8("b"));
       assertThat(second.getLease()).isEqualTo(b.leaseId());
       assertThat(second.getToken()).isGreaterThan(first.getToken());
     }
@@ -110,11 +112,11 @@ class LeaseClusterTest {
   void aLockDelayKeepsTheNameUnownedAfterTheHolderExpiresUntilALaterEntry() throws Exception {
     long delayMs = 2_000;
     long a = client.leases().grant(2_000); // never kept alive
-    client.elections().campaign("jobs", a, ByteString.copyFromUtf8("a"), delayMs);
+    client.elections().campaign(jobs, a, ByteString.copyFromUtf8("a"), delayMs);
     List<Seen> seen = new CopyOnWriteArrayList<>();
-    client.elections().observe("jobs", 0, timed(seen));
+    client.elections().observe(jobs, 0, timed(seen));
     try (LeaseKeeper b = LeaseKeeper.grant(client, 2_000, reason -> { })) {
-      LeaderKey second = client.elections().campaign("jobs", b.leaseId(), ByteString.copyFromUtf8("b"));
+      LeaderKey second = client.elections().campaign(jobs, b.leaseId(), ByteString.copyFromUtf8("b"));
       await().atMost(Duration.ofSeconds(10)).until(() -> seen.size() >= 3);
       Seen expired = seen.get(1);
       Seen elected = seen.get(2);
@@ -156,12 +158,12 @@ class LeaseClusterTest {
   void aLeaseKeptAliveSurvivesManyTtls() throws Exception {
     List<String> lost = new CopyOnWriteArrayList<>();
     try (LeaseKeeper keeper = LeaseKeeper.grant(client, 2_000, lost::add)) {
-      LeaderKey key = client.elections().campaign("jobs", keeper.leaseId(), ByteString.EMPTY);
+      LeaderKey key = client.elections().campaign(jobs, keeper.leaseId(), ByteString.EMPTY);
       long until = System.nanoTime() + Duration.ofSeconds(7).toNanos();
       await().atMost(Duration.ofSeconds(10)).until(() -> System.nanoTime() > until);
       assertThat(lost).isEmpty();
       assertThat(keeper.isValid()).isTrue();
-      assertThat(client.elections().leader("jobs")).contains(key);
+      assertThat(client.elections().leader(jobs)).contains(key);
     }
   }
 }

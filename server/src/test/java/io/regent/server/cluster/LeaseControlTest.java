@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.regent.client.RegentClient;
 import io.regent.server.config.ConfirmRule;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * has it step down only after the maximum election timeout, later still. So those checks see a lease that eats into
  * the margin, not only one that is wildly too long.
  */
+@Tag("cluster")
 class LeaseControlTest {
   /** Share of the minimum election timeout the control's lease lasts, past {@code LeadershipLease.SAFE_FACTOR}. */
   static final double JUST_PAST_SAFE = 1.0;

@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.Comparator;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * which (docs/operations.md, "Replace a dead node"). The replacement procedure itself (remove, then join on an
  * empty data directory) is {@code MembershipChangeTest.replaceANodeWhoseDataDirWasDeleted}.
  */
+@Tag("cluster")
 class LostDataDirTest {
   @TempDir
   Path dir;

@@ -11,10 +11,12 @@ import io.regent.api.v1.MemberListResponse;
 import io.regent.client.RegentClient;
 import java.time.Duration;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Membership calls with bad arguments, or refused in the cluster's state: a clear status, and nothing changes. */
+@Tag("cluster")
 class MembershipBadInputTest {
   @RegisterExtension
   final ClusterFixture clusters = ClusterFixture.perTest();

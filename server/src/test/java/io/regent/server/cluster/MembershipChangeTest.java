@@ -19,10 +19,12 @@ import java.util.Map;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Online membership changes: grow, shrink, replace a node from an empty disk, move leadership. */
+@Tag("cluster")
 class MembershipChangeTest {
   /** Small snapshots and segments: the leader purges its log early, so new members catch up by snapshot. */
   static final UnaryOperator<ServerConfig.Builder> SMALL_LOG = c -> c.snapshots(40, 16 * 1024);

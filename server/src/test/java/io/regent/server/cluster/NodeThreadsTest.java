@@ -4,10 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.regent.client.RegentClient;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** A serving node runs its own work on the threads docs/architecture.md §10 names, and on no others. */
+@Tag("cluster")
 class NodeThreadsTest {
   /** Threads of the client library ({@code io.regent.client}), which runs in this JVM beside the node. */
   static final List<String> CLIENT_LIBRARY = List.of("regent-client-", "regent-lease-", "regent-lock-",

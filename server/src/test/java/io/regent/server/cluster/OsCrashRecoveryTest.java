@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * boot and the file is garbage) the node must not use it but rebuild the same state from its snapshot and
  * the Raft log.
  */
+@Tag("cluster")
 class OsCrashRecoveryTest {
   @RegisterExtension
   final ClusterFixture clusters = ClusterFixture.perTest();

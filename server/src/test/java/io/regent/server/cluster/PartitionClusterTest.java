@@ -12,6 +12,7 @@ import io.regent.client.RegentClient;
 import io.regent.server.config.ConfirmRule;
 import java.time.Duration;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * serve stale ownership (docs/architecture.md §3.3, §4.1, §8). Ratis 3.3.0's own ReadIndex would answer from a stale
  * confirmation while the commit index does not move; Regent's Confirm entries must not.
  */
+@Tag("cluster")
 class PartitionClusterTest {
   @RegisterExtension
   final ClusterFixture clusters = ClusterFixture.perTest();

@@ -23,6 +23,7 @@ import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.storage.RaftStorageMetadata;
 import org.apache.ratis.util.CodeInjectionForTesting;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -45,6 +46,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  *       asserts that this happens, so that an upgrade of Ratis that fixes it shows up here.
  * </ul>
  */
+@Tag("cluster")
 class PreVoteGapTest {
   private static final String REQUEST_VOTE = "RaftServerImpl.requestVote";
   private static final String APPEND_ENTRIES = "RaftServerImpl.appendEntries";

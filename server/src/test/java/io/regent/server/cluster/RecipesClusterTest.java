@@ -19,10 +19,12 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The client recipes (LeaderLatch, RegentLock, ResumingObserver) on a real 3-node cluster. */
+@Tag("cluster")
 class RecipesClusterTest {
   private static final long TTL_MS = 2_000;
   private static final Duration WAIT = Duration.ofSeconds(30);

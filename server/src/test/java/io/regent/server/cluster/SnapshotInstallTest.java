@@ -10,10 +10,12 @@ import io.regent.server.ratis.RaftSetup;
 import java.time.Duration;
 import java.util.List;
 import org.apache.ratis.server.RaftServer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** A follower that was down while the leader purged its log catches up through a snapshot install. */
+@Tag("cluster")
 class SnapshotInstallTest {
   @RegisterExtension
   final ClusterFixture clusters = ClusterFixture.perTest();

@@ -18,6 +18,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * write of a few milliseconds for 30 s on a loaded machine.) {@link SnapshotLeftoversTest} makes the other
  * leftovers (a temporary {@code lmdb-copy*}) in a data directory.
  */
+@Tag("cluster")
 class SnapshotKillTest {
   static final long THRESHOLD = 40;
   static final long NEVER = Long.MAX_VALUE / 2;

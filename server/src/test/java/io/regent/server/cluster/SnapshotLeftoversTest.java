@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -25,6 +26,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * directory: the restarted node removes the leftovers, never takes them for its latest snapshot, and rejoins
  * with every holder and token. A damaged latest snapshot stops the node with one line naming the file.
  */
+@Tag("cluster")
 class SnapshotLeftoversTest {
   @RegisterExtension
   final ClusterFixture clusters = ClusterFixture.perTest();

@@ -26,6 +26,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.ToLongFunction;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * after, a campaign waiting meanwhile is still told it was elected, and every node stays up — before, the
  * first refused Group.Watch drain threw out of apply and Ratis closed the server on every replica.
  */
+@Tag("cluster")
 class StreamOverloadClusterTest {
   static final int STREAMS_PER_KIND_PER_NODE = 20;
 

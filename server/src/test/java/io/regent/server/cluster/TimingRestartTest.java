@@ -12,6 +12,7 @@ import io.regent.statemachine.proto.MemberTiming;
 import io.regent.statemachine.replica.ReplicaView;
 import java.nio.file.Path;
 import java.time.Duration;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * minimum election timeout than it published: until it publishes again, a leader would bound its lease by the
  * larger value (docs/architecture.md §8.1). The rolling change of docs/operations.md lowers it under strict.
  */
+@Tag("cluster")
 class TimingRestartTest {
   @TempDir
   Path dir;

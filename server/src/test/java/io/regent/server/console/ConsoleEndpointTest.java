@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -35,6 +36,7 @@ import org.junit.jupiter.api.io.TempDir;
  * partitions move, the events in order, resumably), escape user-given names, and refuse bad requests with a
  * clear error and no change.
  */
+@Tag("cluster")
 class ConsoleEndpointTest {
   @RegisterExtension
   static final ClusterFixture CLUSTERS = ClusterFixture.perClass();

@@ -8,10 +8,12 @@ import io.regent.server.config.ServerConfig;
 import io.regent.server.security.Security;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** A node whose API checks permissions refuses to serve the etcd port, which cannot check them. */
+@Tag("cluster")
 class EtcdPortRefusalTest {
   @TempDir
   Path dir;

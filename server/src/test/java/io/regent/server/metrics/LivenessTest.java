@@ -13,6 +13,7 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * ({@code regent server}, which then exits with {@link RegentServer#EXIT_DIVISION_STOPPED}). Before, {@code
  * /healthz} answered 200 while the process served HTTP, so no supervisor restarted such a node.
  */
+@Tag("cluster")
 class LivenessTest {
   @RegisterExtension
   final ClusterFixture clusters = ClusterFixture.perTest();

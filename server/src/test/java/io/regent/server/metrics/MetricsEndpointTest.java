@@ -15,6 +15,7 @@ import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -22,6 +23,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * A 1-node cluster with a metrics port: /metrics has every series docs/operations.md lists with values that follow what
  * the test did (grants, a campaign, a keepalive, a revoke, a resign, an expiry, a snapshot); /readyz is 200.
  */
+@Tag("cluster")
 class MetricsEndpointTest {
   @RegisterExtension
   final ClusterFixture clusters = ClusterFixture.perTest();

@@ -23,6 +23,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,6 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
  * RESOURCE_EXHAUSTED naming the quota and the identity, while another identity, and the default one, are served;
  * the refusals are in the node's metrics under the identity's tag.
  */
+@Tag("cluster")
 class IdentityQuotaTest {
   /** A burst of 10 calls and then one per 1000 s, so that the budget cannot refill during the test; 2 live leases. */
   static final AdmissionLimits QUOTAS = new AdmissionLimits(4_096, 4_096, 0.001, 10, 2, 1_000, 100, 100, true);

@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -24,6 +25,7 @@ import org.junit.jupiter.api.io.TempDir;
  * API over TLS with a CA but without {@code --client-cert-auth}: a client certificate is optional. A caller
  * that presents one is known by its CN; one that does not is anonymous and gets only what {@code *} rules give.
  */
+@Tag("cluster")
 class OptionalClientCertTest {
   @TempDir
   Path dir;

@@ -22,10 +22,12 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** {@code regent group join|status|observe} and {@code elect --all}, driven as a user would. */
+@Tag("cluster")
 class GroupCommandsTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
   /** Long enough that a cold JVM on a busy machine keeps its lease; no test here waits for an expiry. */

@@ -16,6 +16,7 @@ import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code regent server} on a data directory whose latest snapshot was damaged while the node was down: exit 1
  * and one line on stderr naming the file and what to do, instead of a start with lost state.
  */
+@Tag("cluster")
 class ServerDamagedSnapshotTest {
   @TempDir
   Path dir;
