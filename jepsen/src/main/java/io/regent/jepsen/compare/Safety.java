@@ -44,19 +44,19 @@ final class Safety {
       }
       boolean sw = label.equals("single-writer");
       int nodes = sw ? 1 : Integer.parseInt(label.substring(label.indexOf('-') + 1));
-      RunOptions o = new RunOptions(c.workload(), nodes, plan.jepsenTime(), c.nemesis(), CONCURRENCY, false, sw,
+      RunOptions o = new RunOptions(c.workload(), nodes, c.timeLimit(), c.nemesis(), CONCURRENCY, false, sw,
           "auto", 3000, Duration.ofSeconds(5), store, jar, seed, Duration.ofSeconds(60), plan.recovery(), false);
-      log.say(label + " safety: jepsen " + o.testName() + " for " + plan.jepsenTime().toSeconds() + " s");
+      log.say(label + " safety: jepsen " + o.testName() + " for " + c.timeLimit().toSeconds() + " s");
       String load = Load.now();
       TestRun.RunOutcome r = new TestRun(o).run();
       JsonObject e = new JsonObject();
       e.addProperty("workload", c.workload());
       e.add("nemesis", strings(c.nemesis()));
-      e.addProperty("time_limit_s", plan.jepsenTime().toSeconds());
+      e.addProperty("time_limit_s", c.timeLimit().toSeconds());
       e.addProperty("load_avg", load + " -> " + Load.now());
       e.addProperty("store", r.dir().toString());
       e.addProperty("command", "jepsen/run test --workload " + c.workload() + (sw ? " --target single-writer"
-          : " --nodes " + nodes) + " --time-limit " + plan.jepsenTime().toSeconds() + " --nemesis "
+          : " --nodes " + nodes) + " --time-limit " + c.timeLimit().toSeconds() + " --nemesis "
           + String.join(",", c.nemesis()) + " --concurrency " + CONCURRENCY + " --seed " + seed);
       Path results = r.dir().resolve("results.json");
       if (Files.isRegularFile(results)) {

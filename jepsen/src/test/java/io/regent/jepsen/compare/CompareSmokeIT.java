@@ -23,11 +23,19 @@ import picocli.CommandLine;
  * shape the full run writes, the fence rejects every zombie write, no Jepsen verdict is invalid, the tables
  * and plots are written, and nothing is left running. On a machine with etcd (CI installs etcd-server) the
  * etcd target must run; without it, the JSON must say it was skipped and why.
+ *
+ * <p>It is also {@code mvn verify}'s real-cluster smoke run: Regent 3 nodes' Jepsen run (election, 30 s, kill
+ * -9, SIGSTOP and client-isolate, seed 42) must come out valid and leave every output file in its store. That
+ * run was once a test of its own (SmokeRunIT), a second 3-node election run beside this one's; one run now
+ * asserts both.
  */
 @Tag("cluster")
 class CompareSmokeIT {
   private static final List<String> SCENARIOS =
       List.of("a-kill-one-node", "b-isolate-leader", "c-kill-writer", "c-pause-writer", "d-partition-minority");
+  /** The files every Jepsen run writes to its store directory (a 3-node run: one log per node). */
+  private static final List<String> RUN_OUTPUTS = List.of("history.edn", "results.edn", "results.json",
+      "timeline.html", "latency.png", "rate.png", "n1.log", "n2.log", "n3.log");
 
   @Test
   @Timeout(value = 40, unit = TimeUnit.MINUTES)
@@ -35,7 +43,8 @@ class CompareSmokeIT {
     Path jar = Path.of(System.getProperty("regent.jar", "../cli/target/regent.jar")).toAbsolutePath().normalize();
     assumeTrue(Files.isRegularFile(jar), "no server jar at " + jar + ": build the cli module first");
     Path out = Path.of("target", "compare-smoke").toAbsolutePath();
-    int exit = new CommandLine(new CompareCommand()).execute("--smoke", "--out", out.toString(), "--jar", jar.toString());
+    int exit = new CommandLine(new CompareCommand()).execute("--smoke", "--out", out.toString(), "--jar", jar.toString(),
+        "--seed", "42");
 
     JsonObject root = JsonParser.parseString(Files.readString(out.resolve("comparison.json"))).getAsJsonObject();
     JsonObject run = root.getAsJsonObject("run");
@@ -114,9 +123,24 @@ class CompareSmokeIT {
       String verdict = s.getAsJsonObject().get("valid?").getAsString();
       if (label.equals("etcd-3")) {
         assertThat(verdict).isEqualTo("not-run");
+      } else if (label.equals("regent-3")) {
+        smokeRunIsValid(s.getAsJsonObject());
       } else {
         assertThat(verdict).as(label + " jepsen " + s).isIn("true", "unknown");
       }
+    }
+  }
+
+  /** The smoke run: election under kill, pause and client-isolate, valid, with every output file written. */
+  private static void smokeRunIsValid(JsonObject s) {
+    assertThat(s.get("workload").getAsString()).isEqualTo("election");
+    List<String> nemesis = new ArrayList<>();
+    s.getAsJsonArray("nemesis").forEach(n -> nemesis.add(n.getAsString()));
+    assertThat(nemesis).containsExactly("kill", "pause", "client-isolate");
+    assertThat(s.get("valid?").getAsString()).as("regent-3 jepsen " + s).isEqualTo("true");
+    Path store = Path.of(s.get("store").getAsString());
+    for (String f : RUN_OUTPUTS) {
+      assertThat(store.resolve(f)).as(f).isRegularFile();
     }
   }
 }

@@ -22,7 +22,7 @@ final class ItSupport {
   /** Why the runs cannot happen here, or null. */
   static String missingJar() {
     return Files.isRegularFile(jar()) ? null
-        : "no server jar at " + jar() + ": build the cli module first (mvn -B install -DskipTests); skipping";
+        : "no server jar at " + jar() + ": build the cli module first (mvn -B -pl cli -am package -DskipTests)";
   }
 
   static Path store() {
