@@ -29,7 +29,17 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.threeten.extra.MutableClock;
 
-/** The ledger's idempotency keys over real gRPC: a retried append is stored once and answered with its position. */
+/**
+ * The ledger's idempotency keys over real gRPC: a retried append is stored once and answered with its position.
+ *
+ * <p>The ledger's LMDB store ({@code LedgerStore}) is a third implementation of the rules of {@link
+ * IdempotencyKeys}, not a {@code FenceStore}: the api module's {@code IdempotencyContract}, which covers the
+ * in-memory and JDBC stores, does not run against it (binding it from here would need a test-jar of the api
+ * module), so nothing this class proves is proved elsewhere for the same store, and it keeps every rule. What it
+ * adds to the contract is the ledger's own: the gRPC statuses ({@code ALREADY_EXISTS}, {@code
+ * FAILED_PRECONDITION}, {@code INVALID_ARGUMENT}), {@code replayed}, keys kept across a restart, and appends
+ * without a key never merged. The CLI's test of {@code --idempotency-key} relies on this class for the rules.
+ */
 class LedgerIdempotencyTest {
   @TempDir
   Path dir;
