@@ -28,7 +28,7 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * every test class of the module ({@link #shared}): the classes use lease ids and names of their own, and none
  * stops, pauses or cuts a node (docs/testing.md, "Clusters").
  */
-final class EtcdCompatCluster implements ExtensionContext.Store.CloseableResource {
+final class EtcdCompatCluster implements AutoCloseable {
   private static final Namespace NAMESPACE = Namespace.create(EtcdCompatCluster.class);
   private final Path dir;
   private final List<RegentServer> nodes = new ArrayList<>();

@@ -49,8 +49,11 @@ public final class SharedCluster implements ParameterResolver {
     return base.toLowerCase(Locale.ROOT) + "-" + NAMES.incrementAndGet();
   }
 
-  /** The cluster, in a fixture of its own that JUnit closes (with its directory) when the root context ends. */
-  private static final class Running implements ExtensionContext.Store.CloseableResource {
+  /**
+   * The cluster, in a fixture of its own; JUnit closes a stored AutoCloseable (the cluster, then its directory)
+   * when the root context ends.
+   */
+  private static final class Running implements AutoCloseable {
     private final ClusterFixture fixture = ClusterFixture.perClass();
     private final LocalCluster cluster;
 
