@@ -32,6 +32,7 @@ class ClusterUpEtcdTest {
         .map(n -> "127.0.0.1:" + (n.apiPort() + 200)).toList()));
     ProcessCluster.Node n1 = cluster.nodes().get(0);
     Run status = SnapshotCommandTest.run("status", "-w", "json", "--endpoints", n1.apiAddress());
+    assertThat(status.code()).as(status.err()).isZero();
     assertThat(JsonParser.parseString(status.out()).getAsJsonObject().get("etcd_address").getAsString())
         .isEqualTo("127.0.0.1:" + (n1.apiPort() + 200));
 

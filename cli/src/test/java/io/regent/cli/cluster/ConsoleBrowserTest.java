@@ -69,6 +69,7 @@ class ConsoleBrowserTest {
     assertThat(url).isEqualTo("http://127.0.0.1:" + cluster.nodes().get(0).metricsPort() + "/console/");
     String firstEndpoint = cluster.nodes().get(0).apiAddress();
     SnapshotCommandTest.Run status = SnapshotCommandTest.run("status", "-w", "json", "--endpoints", firstEndpoint);
+    assertThat(status.code()).as(status.err()).isZero();
     assertThat(JsonParser.parseString(status.out()).getAsJsonObject().get("console_url").getAsString())
         .isEqualTo(url);
 

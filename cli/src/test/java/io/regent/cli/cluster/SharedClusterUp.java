@@ -5,6 +5,7 @@ import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.Comparator;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
@@ -18,8 +19,9 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  * The cli module's one shared {@code regent cluster up}: 3 {@code regent server} processes with default settings,
  * as a JUnit extension. The first test class that asks for it starts it (a {@code cluster up} costs about 10 s of
  * two busy cores), every later class of the same test run gets the same cluster, and it is stopped (SIGTERM, then
- * SIGKILL after {@link ClusterDownCommand#GRACE_MS}) and its directory removed when the run ends. It is kept in
- * JUnit's root store, which outlives every class.
+ * SIGKILL after {@link ClusterDownCommand#GRACE_MS}) and its directory removed when the run ends; the nodes' logs
+ * are kept in {@code target/shared-cluster-up/}, since a failure in one class may come from the cluster's past. It
+ * is kept in JUnit's root store, which outlives every class.
  *
  * <p>Only for test classes whose subject is not the cluster's fate: they neither stop, pause nor cut a node
  * (pausing a client process is fine), need no setting of their own (TLS, timeouts), and use names no other class
@@ -35,6 +37,8 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 public final class SharedClusterUp implements ParameterResolver {
   private static final Namespace NAMESPACE = Namespace.create(SharedClusterUp.class);
   private static final AtomicLong NAMES = new AtomicLong();
+  /** Where the nodes' logs are copied at the end of the run (surefire runs in the module's directory). */
+  private static final Path LOGS = Path.of("target", "shared-cluster-up");
 
   /** Resolves a {@link ProcessCluster} parameter (of a test, a {@code @BeforeAll} or {@code @BeforeEach}) to it. */
   @Override
@@ -85,6 +89,13 @@ public final class SharedClusterUp implements ParameterResolver {
     public void close() throws IOException {
       try {
         cluster.stop(ClusterDownCommand.GRACE_MS, quiet());
+        Files.createDirectories(LOGS);
+        for (ProcessCluster.Node n : cluster.nodes()) {
+          Path log = cluster.dir().resolve(n.id() + ".log");
+          if (Files.exists(log)) {
+            Files.copy(log, LOGS.resolve(n.id() + ".log"), StandardCopyOption.REPLACE_EXISTING);
+          }
+        }
       } finally {
         delete(dir);
       }
