@@ -60,8 +60,11 @@ public final class SharedClusterUp implements ParameterResolver {
     return base.toLowerCase(Locale.ROOT) + "-" + NAMES.incrementAndGet();
   }
 
-  /** The running cluster and its directory; JUnit closes it when the root context ends. */
-  private static final class Running implements ExtensionContext.Store.CloseableResource {
+  /**
+   * The running cluster and its directory; JUnit closes it when the root context ends (an {@link AutoCloseable} in
+   * the store: JUnit 5.14 warns about a {@code CloseableResource} that is not one).
+   */
+  private static final class Running implements AutoCloseable {
     private final Path dir;
     private final ProcessCluster cluster;
 
