@@ -5,43 +5,36 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.google.gson.JsonParser;
 import io.regent.cli.command.SnapshotCommandTest.Run;
 import io.regent.cli.command.SnapshotCommandTest;
-import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code regent cluster up} gives every node an etcd-compatible port, lists them in DIR/etcd-endpoints, and
- * {@code regent status -w json} names the node's; etcd's {@code etcdctl} works with what the file says.
+ * {@code regent status -w json} names the node's; etcd's {@code etcdctl} works with what the file says. The cluster
+ * is the module's shared one ({@link SharedClusterUp}), made by {@code cluster up} like any other.
  */
 @Tag("cluster")
+@ExtendWith(SharedClusterUp.class)
 class ClusterUpEtcdTest {
   @TempDir
   Path dir;
-  ProcessCluster cluster;
-
-  @AfterEach
-  void down() throws Exception {
-    if (cluster != null) {
-      cluster.stop(ClusterDownCommand.GRACE_MS, new PrintWriter(PrintWriter.nullWriter()));
-    }
-  }
 
   @Test
-  void theEtcdEndpointsFileNamesWhatEtcdctlUses() throws Exception {
-    cluster = ClusterUpCommand.up(dir.resolve("cluster"), 1, ProcessCluster.freeBasePort(),
-        new PrintWriter(PrintWriter.nullWriter())).cluster();
-    String endpoints = Files.readString(dir.resolve("cluster").resolve(ClusterUpCommand.ETCD_ENDPOINTS_FILE)).strip();
+  void theEtcdEndpointsFileNamesWhatEtcdctlUses(ProcessCluster cluster) throws Exception {
+    String endpoints = Files.readString(cluster.dir().resolve(ClusterUpCommand.ETCD_ENDPOINTS_FILE)).strip();
+    assertThat(endpoints).isEqualTo(String.join(",", cluster.nodes().stream()
+        .map(n -> "127.0.0.1:" + (n.apiPort() + 200)).toList()));
     ProcessCluster.Node n1 = cluster.nodes().get(0);
-    assertThat(endpoints).isEqualTo("127.0.0.1:" + (n1.apiPort() + 200));
     Run status = SnapshotCommandTest.run("status", "-w", "json", "--endpoints", n1.apiAddress());
+    assertThat(status.code()).as(status.err()).isZero();
     assertThat(JsonParser.parseString(status.out()).getAsJsonObject().get("etcd_address").getAsString())
-        .isEqualTo(endpoints);
+        .isEqualTo("127.0.0.1:" + (n1.apiPort() + 200));
 
     Path out = dir.resolve("etcdctl.out");
     Process etcdctl = new ProcessBuilder("etcdctl", "--endpoints=" + endpoints, "--command-timeout=20s", "lease",

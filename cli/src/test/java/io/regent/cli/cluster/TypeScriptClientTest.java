@@ -23,6 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * ledger: leases, failover, locks, the fenced-ledger example through a holder paused past its TTL (the next holder
  * has a larger token, the paused one's write is refused), and an observer whose node is killed. Needs Node 20+
  * and npm on the PATH (.ci/run installs Debian's {@code nodejs npm} when node is missing) and the npm registry.
+ * Its cluster is its own, not {@link SharedClusterUp}'s: the tests kill one of its nodes.
  */
 @Timeout(300)
 @Tag("cluster")

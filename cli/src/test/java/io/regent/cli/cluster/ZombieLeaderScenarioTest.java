@@ -9,7 +9,6 @@ import io.regent.client.LedgerClient;
 import io.regent.process.ChildProcess;
 import io.regent.ledger.LedgerMode;
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,11 +26,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
- * The zombie-leader scenario (README.md, docs/comparison.md) with real processes: a 3-node cluster, a fenced ledger, and two
+ * The zombie-leader scenario (README.md, docs/comparison.md) with real processes: a 3-node cluster (the module's
+ * shared one, {@link SharedClusterUp}: only client processes are paused here, never a node), a fenced ledger, and two
  * {@code regent elect --exec} holders whose writer ({@code ledger append-loop}) appends every 200 ms. A is
  * paused with SIGSTOP of its process group (elect JVM and writer) beyond its TTL; B is elected with a
  * larger token and appends; then A's writer is resumed first, like a write that had passed its leadership
@@ -41,6 +42,7 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 @Timeout(100)
 @Tag("cluster")
+@ExtendWith(SharedClusterUp.class)
 class ZombieLeaderScenarioTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
   /**
@@ -62,9 +64,9 @@ class ZombieLeaderScenarioTest {
   private final List<ChildProcess> processes = new ArrayList<>();
 
   @BeforeAll
-  static void startClusterAndLedgers() throws Exception {
+  static void startLedgers(ProcessCluster shared) throws Exception {
     dir = Files.createTempDirectory("regent-zombie-");
-    cluster = ClusterUpCommand.up(dir.resolve("cluster"), 3, ProcessCluster.freeBasePort(), quiet()).cluster();
+    cluster = shared;
     for (LedgerMode mode : LedgerMode.values()) {
       LEDGERS.put(mode, scenarioProcess("ledger-" + mode.name().toLowerCase(Locale.ROOT), ledgerServe(mode)));
     }
@@ -74,13 +76,10 @@ class ZombieLeaderScenarioTest {
   }
 
   @AfterAll
-  static void stopClusterAndLedgers() throws Exception {
+  static void stopLedgers() throws Exception {
     try {
       LEDGERS.values().forEach(ChildProcess::close);
       LEDGERS.clear();
-      if (cluster != null) {
-        cluster.stop(ClusterDownCommand.GRACE_MS, quiet());
-      }
     } finally {
       try (Stream<Path> files = Files.walk(dir)) {
         files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
@@ -97,7 +96,7 @@ class ZombieLeaderScenarioTest {
   @EnumSource(LedgerMode.class)
   void aPausedHoldersWritesAfterItsSuccessorsGrantAreRejected(LedgerMode mode) throws Exception {
     String m = mode.name().toLowerCase(Locale.ROOT);
-    String name = "jobs-" + m;
+    String name = SharedClusterUp.name("zombie-" + m);
     String key = "zlog-" + m;
     ChildProcess ledgerServer = LEDGERS.get(mode);
     String ledger = ledgerServer.awaitLine(l -> l.startsWith("ledger serving on "), WAIT).split(" ")[3];
@@ -205,9 +204,5 @@ class ZombieLeaderScenarioTest {
     List<String> lines = p.lines();
     return lines.subList(Math.min(from, lines.size()), lines.size()).stream().map(ATTEMPT::matcher)
         .filter(Matcher::find).toList();
-  }
-
-  private static PrintWriter quiet() {
-    return new PrintWriter(PrintWriter.nullWriter());
   }
 }

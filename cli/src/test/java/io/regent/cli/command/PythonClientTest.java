@@ -1,12 +1,11 @@
 package io.regent.cli.command;
 
-import static io.regent.cli.command.SnapshotCommandTest.freePort;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.regent.cli.cluster.ProcessCluster;
+import io.regent.cli.cluster.SharedClusterUp;
 import io.regent.client.RegentClient;
-import io.regent.server.RegentServer;
-import io.regent.server.config.ServerConfig;
 import io.regent.ledger.LedgerMode;
 import io.regent.ledger.LedgerServer;
 import java.io.IOException;
@@ -19,16 +18,20 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Installs clients/python as a user would ({@code pip install}, into a virtual environment that sees Debian's
  * grpc) and runs its own tests (test_regent_client.py: elect with its keepalive thread, step-down, failover,
- * routing, streamed keepalives, the ledger example) with that installation against a real 3-node cluster and
- * ledger; first checks that the shipped gRPC modules match the proto (generate.sh). Needs Debian's
- * python3-grpcio, python3-grpc-tools, python3-venv and python3-setuptools (.ci/run installs them).
+ * routing, streamed keepalives, the ledger example) with that installation against a real 3-node cluster (the
+ * module's shared {@code cluster up}, {@link SharedClusterUp}: the Python tests use names of their own, all
+ * starting with {@code py-}, and stop no node) and ledger; first checks that the shipped gRPC modules match the
+ * proto (generate.sh). Needs Debian's python3-grpcio, python3-grpc-tools, python3-venv and python3-setuptools
+ * (.ci/run installs them).
  */
 @Tag("cluster")
+@ExtendWith(SharedClusterUp.class)
 class PythonClientTest {
   private static final Path CLIENT = Path.of("..", "clients", "python").toAbsolutePath().normalize();
 
@@ -80,7 +83,7 @@ class PythonClientTest {
   }
 
   @Test
-  void thePythonClientsTestsPassAgainstARealNodeAndLedger() throws Exception {
+  void thePythonClientsTestsPassAgainstARealNodeAndLedger(ProcessCluster cluster) throws Exception {
     String python = python();
     Path gen = dir.resolve("gen");
     run(CLIENT, Map.of("PYTHON", python), "sh", "generate.sh", gen.toString());
@@ -101,19 +104,9 @@ class PythonClientTest {
     copy(CLIENT.resolve("examples"), tests.resolve("examples"));
     Files.copy(CLIENT.resolve("test_regent_client.py"), tests.resolve("test_regent_client.py"));
     // Three nodes, so that routing to the leader is something the client must learn.
-    Map<String, String> peers = new java.util.LinkedHashMap<>();
-    List<Integer> apis = new java.util.ArrayList<>();
-    for (int i = 1; i <= 3; i++) {
-      peers.put("p" + i, "127.0.0.1:" + freePort());
-      apis.add(freePort());
-    }
-    String endpoints = String.join(",", apis.stream().map(p -> "127.0.0.1:" + p).toList());
-    List<RegentServer> nodes = new java.util.ArrayList<>();
+    String endpoints = cluster.endpoints();
     try (LedgerServer ledger = LedgerServer.start(0, dir.resolve("ledger"), LedgerMode.MONOTONE);
          RegentClient client = RegentClient.connect(endpoints)) {
-      for (int i = 1; i <= 3; i++) {
-        nodes.add(RegentServer.start(ServerConfig.of("p" + i, peers, apis.get(i - 1), dir.resolve("p" + i))));
-      }
       // ready once a leader is known and every node has published its API address
       await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> {
         var s = client.cluster().status();
@@ -122,10 +115,6 @@ class PythonClientTest {
       String out = run(tests, Map.of("PYTHONDONTWRITEBYTECODE", "1"), venv.resolve("bin/python").toString(),
           "test_regent_client.py", endpoints, "127.0.0.1:" + ledger.port());
       assertThat(out).contains("OK").doesNotContain("FAILED");
-    } finally {
-      for (RegentServer n : nodes) {
-        n.close();
-      }
     }
   }
 }

@@ -3,16 +3,14 @@ package io.regent.cli.command.group;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.regent.cli.cluster.ClusterDownCommand;
-import io.regent.cli.cluster.ClusterUpCommand;
 import io.regent.cli.cluster.Launcher;
 import io.regent.cli.cluster.ProcessCluster;
+import io.regent.cli.cluster.SharedClusterUp;
 import io.regent.cli.command.SnapshotCommandTest;
 import io.regent.cli.command.SnapshotCommandTest.Run;
 import io.regent.cli.output.ExitCodes;
 import io.regent.process.ChildProcess;
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,14 +18,18 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code regent group join|status|observe} and {@code elect --all}, driven as a user would. */
+/**
+ * {@code regent group join|status|observe} and {@code elect --all}, driven as a user would, on the module's
+ * shared 3-node cluster ({@link SharedClusterUp}); every group and name here is this class's own.
+ */
 @Tag("cluster")
+@ExtendWith(SharedClusterUp.class)
 class GroupCommandsTest {
   private static final Duration WAIT = Duration.ofSeconds(30);
   /** Long enough that a cold JVM on a busy machine keeps its lease; no test here waits for an expiry. */
@@ -39,15 +41,8 @@ class GroupCommandsTest {
   static ProcessCluster cluster;
 
   @BeforeAll
-  static void up() throws Exception {
-    cluster = ClusterUpCommand.up(dir.resolve("cluster"), 1, ProcessCluster.freeBasePort(), quiet()).cluster();
-  }
-
-  @AfterAll
-  static void down() throws Exception {
-    if (cluster != null) {
-      cluster.stop(ClusterDownCommand.GRACE_MS, quiet());
-    }
+  static void join(ProcessCluster shared) {
+    cluster = shared;
   }
 
   @Test
@@ -58,30 +53,32 @@ class GroupCommandsTest {
     String script = "trap 'touch " + hup + "' HUP; while true; do cp \"$REGENT_PARTITIONS_FILE\" " + seen
         + ".tmp && mv " + seen + ".tmp " + seen + "; sleep 0.1; done";
     // a runs with SIGHUP ignored, as under nohup: its shell child must still be able to trap it
-    try (ChildProcess a = regent("a", List.of("env", "--ignore-signal=HUP"), List.of("group", "join", "jobs", "a",
+    String group = SharedClusterUp.name("group-jobs");
+    try (ChildProcess a = regent("a", List.of("env", "--ignore-signal=HUP"), List.of("group", "join", group, "a",
              "--partitions", "4",
              "--ttl", TTL, "--endpoints", cluster.endpoints(), "--reload-signal", "HUP", "--exec", "--", "sh", "-c",
              script))) {
       await().atMost(WAIT).until(() -> assigned(a).size() == 4);
       await().atMost(WAIT).until(() -> Files.exists(seen) && Files.readAllLines(seen).size() == 4);
-      Run status = SnapshotCommandTest.run("group", "status", "jobs", "-w", "json", "--endpoints", cluster.endpoints());
+      Run status = SnapshotCommandTest.run("group", "status", group, "-w", "json", "--endpoints", cluster.endpoints());
       assertThat(status.code()).isZero();
-      assertThat(status.out()).startsWith("{\"group\":\"jobs\",").contains("\"members\":[{\"member\":\"a\"")
+      assertThat(status.out()).startsWith("{\"group\":\"" + group + "\",").contains("\"members\":[{\"member\":\"a\"")
           .contains("{\"partition\":0,\"owner\":\"a\",\"token\":" + assigned(a).get(0)[1] + "}");
       long first = assigned(a).get(0)[1];
-      try (ChildProcess b = regent("b", List.of("group", "join", "jobs", "b", "--ttl", TTL,
+      try (ChildProcess b = regent("b", List.of("group", "join", group, "b", "--ttl", TTL,
           "--endpoints", cluster.endpoints()))) {
         await().atMost(WAIT).until(() -> assigned(b).size() == 2);
         assertThat(a.lines()).filteredOn(l -> l.startsWith("revoked ")).hasSize(2);
         assertThat(assigned(b)).allMatch(pt -> pt[1] > first);
         await().atMost(WAIT).until(() -> Files.readAllLines(seen).size() == 2);
         await().atMost(WAIT).until(() -> Files.exists(hup)); // b's join changed a's partitions after a's child started
-        Run observe = SnapshotCommandTest.run("group", "status", "jobs", "--endpoints", cluster.endpoints());
-        assertThat(observe.out()).startsWith("group jobs partitions=4 members=a,b index=");
+        Run observe = SnapshotCommandTest.run("group", "status", group, "--endpoints", cluster.endpoints());
+        assertThat(observe.out()).startsWith("group " + group + " partitions=4 members=a,b index=");
         assertThat(b.terminate(WAIT)).isZero();
       }
       await().atMost(WAIT).until(() -> assigned(a).size() == 6);
-      assertThat(SnapshotCommandTest.run("group", "status", "nope", "--endpoints", cluster.endpoints()).code())
+      assertThat(SnapshotCommandTest.run("group", "status", SharedClusterUp.name("group-nope"), "--endpoints",
+          cluster.endpoints()).code())
           .isEqualTo(ExitCodes.NOT_FOUND);
       assertThat(a.terminate(WAIT)).isZero();
     }
@@ -94,12 +91,13 @@ class GroupCommandsTest {
     // a plain program (no SIGHUP handler): every start is recorded with the file it found, then it sleeps
     String script = "echo start >> " + starts + "; cp \"$REGENT_PARTITIONS_FILE\" " + seen + ".tmp && mv " + seen
         + ".tmp " + seen + "; exec sleep 600";
-    try (ChildProcess a = regent("a", List.of("group", "join", "plain", "a", "--partitions", "2", "--ttl", TTL,
+    String group = SharedClusterUp.name("group-plain");
+    try (ChildProcess a = regent("a", List.of("group", "join", group, "a", "--partitions", "2", "--ttl", TTL,
         "--endpoints", cluster.endpoints(), "--exec", "--", "sh", "-c", script))) {
       await().atMost(WAIT).until(() -> assigned(a).size() == 2);
       await().atMost(WAIT).until(() -> Files.exists(seen) && Files.readAllLines(seen).size() == 2);
       int before = Files.readAllLines(starts).size();
-      try (ChildProcess b = regent("b", List.of("group", "join", "plain", "b", "--ttl", TTL,
+      try (ChildProcess b = regent("b", List.of("group", "join", group, "b", "--ttl", TTL,
           "--endpoints", cluster.endpoints()))) {
         await().atMost(WAIT).until(() -> assigned(b).size() == 1);
         await().atMost(WAIT).until(() -> Files.readAllLines(seen).size() == 1);
@@ -113,12 +111,13 @@ class GroupCommandsTest {
 
   @Test
   void aChildEndedByItsReloadSignalIsNamedAndEndsTheMember() throws Exception {
-    try (ChildProcess a = regent("a", List.of("group", "join", "sig", "a", "--partitions", "2", "--ttl", TTL,
+    String group = SharedClusterUp.name("group-sig");
+    try (ChildProcess a = regent("a", List.of("group", "join", group, "a", "--partitions", "2", "--ttl", TTL,
         "--endpoints", cluster.endpoints(), "--reload-signal", "hup", "--exec", "--", "sleep", "600"))) {
       await().atMost(WAIT).until(() -> !assigned(a).isEmpty());
       // the first change after the child started ends it: a's own later assignment, or b's join (which
       // creates the group again if a has already left it)
-      try (ChildProcess b = regent("b", List.of("group", "join", "sig", "b", "--partitions", "2", "--ttl", TTL,
+      try (ChildProcess b = regent("b", List.of("group", "join", group, "b", "--partitions", "2", "--ttl", TTL,
           "--endpoints", cluster.endpoints()))) {
         assertThat(a.awaitExit(WAIT)).isEqualTo(129);
         assertThat(a.lines()).anyMatch(l -> l.startsWith("child ended by SIGHUP (exit 129), the --reload-signal"));
@@ -131,25 +130,29 @@ class GroupCommandsTest {
 
   @Test
   void aBadReloadSignalIsAUsageError() {
-    Run bad = SnapshotCommandTest.run("group", "join", "bad", "a", "--partitions", "2", "--endpoints",
+    String group = SharedClusterUp.name("group-bad");
+    Run bad = SnapshotCommandTest.run("group", "join", group, "a", "--partitions", "2", "--endpoints",
         cluster.endpoints(), "--reload-signal", "KILL", "--exec", "--", "true");
     assertThat(bad.code()).isEqualTo(2);
     assertThat(bad.err()).startsWith("error: --reload-signal must be none or one of ALRM, HUP").doesNotContain("\n");
-    Run without = SnapshotCommandTest.run("group", "join", "bad", "a", "--partitions", "2", "--endpoints",
+    Run without = SnapshotCommandTest.run("group", "join", group, "a", "--partitions", "2", "--endpoints",
         cluster.endpoints(), "--reload-signal", "HUP");
     assertThat(without.code()).isEqualTo(2);
     assertThat(without.err()).startsWith("error: --reload-signal needs --exec");
-    assertThat(SnapshotCommandTest.run("group", "status", "bad", "--endpoints", cluster.endpoints()).code())
+    assertThat(SnapshotCommandTest.run("group", "status", group, "--endpoints", cluster.endpoints()).code())
         .isEqualTo(ExitCodes.NOT_FOUND); // nothing was created
   }
 
   @Test
   void electAllTakesEveryNameWithOneToken() throws Exception {
-    try (ChildProcess p = regent("all", List.of("elect", "--all", "x,y", "v", "--ttl", TTL,
+    String x = SharedClusterUp.name("group-x");
+    String y = SharedClusterUp.name("group-y");
+    try (ChildProcess p = regent("all", List.of("elect", "--all", x + "," + y, "v", "--ttl", TTL,
         "--endpoints", cluster.endpoints()))) {
-      String x = p.awaitLine(l -> l.startsWith("elected x "), WAIT);
-      String y = p.awaitLine(l -> l.startsWith("elected y "), WAIT);
-      assertThat(x.replaceAll(".*token=(\\d+).*", "$1")).isEqualTo(y.replaceAll(".*token=(\\d+).*", "$1"));
+      String electedX = p.awaitLine(l -> l.startsWith("elected " + x + " "), WAIT);
+      String electedY = p.awaitLine(l -> l.startsWith("elected " + y + " "), WAIT);
+      assertThat(electedX.replaceAll(".*token=(\\d+).*", "$1"))
+          .isEqualTo(electedY.replaceAll(".*token=(\\d+).*", "$1"));
       assertThat(p.terminate(WAIT)).isZero();
     }
   }
@@ -177,9 +180,5 @@ class GroupCommandsTest {
     cmd.addAll(args);
     return ChildProcess.builder(label, cmd)
         .captureOutput(line -> System.out.println("[" + label + "] " + line)).start();
-  }
-
-  private static PrintWriter quiet() {
-    return new PrintWriter(PrintWriter.nullWriter());
   }
 }

@@ -1,0 +1,119 @@
+package io.regent.cli.cluster;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.Comparator;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.extension.ExtensionContext.Namespace;
+import org.junit.jupiter.api.extension.ParameterContext;
+import org.junit.jupiter.api.extension.ParameterResolver;
+
+/**
+ * The cli module's one shared {@code regent cluster up}: 3 {@code regent server} processes with default settings,
+ * as a JUnit extension. The first test class that asks for it starts it (a {@code cluster up} costs about 10 s of
+ * two busy cores), every later class of the same test run gets the same cluster, and it is stopped (SIGTERM, then
+ * SIGKILL after {@link ClusterDownCommand#GRACE_MS}) and its directory removed when the run ends; the nodes' logs
+ * are kept in {@code target/shared-cluster-up/}, since a failure in one class may come from the cluster's past. It
+ * is kept in JUnit's root store, which outlives every class.
+ *
+ * <p>Only for test classes whose subject is not the cluster's fate: they neither stop, pause nor cut a node
+ * (pausing a client process is fine), need no setting of their own (TLS, timeouts), and use names no other class
+ * uses ({@link #name}), so that what one class leaves behind (leases, holders, groups, events) cannot change what
+ * another asserts. Classes that inject faults into nodes start their own cluster (docs/testing.md, "Clusters").
+ *
+ * <pre>
+ *   &#64;ExtendWith(SharedClusterUp.class)
+ *   class SomeTest {
+ *     &#64;BeforeAll static void join(ProcessCluster shared) { cluster = shared; }
+ * </pre>
+ */
+public final class SharedClusterUp implements ParameterResolver {
+  private static final Namespace NAMESPACE = Namespace.create(SharedClusterUp.class);
+  private static final AtomicLong NAMES = new AtomicLong();
+  /** Where the nodes' logs are copied at the end of the run (surefire runs in the module's directory). */
+  private static final Path LOGS = Path.of("target", "shared-cluster-up");
+
+  /** Resolves a {@link ProcessCluster} parameter (of a test, a {@code @BeforeAll} or {@code @BeforeEach}) to it. */
+  @Override
+  public boolean supportsParameter(ParameterContext parameter, ExtensionContext context) {
+    return parameter.getParameter().getType() == ProcessCluster.class;
+  }
+
+  @Override
+  public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
+    return context.getRoot().getStore(NAMESPACE)
+        .getOrComputeIfAbsent(Running.class, k -> Running.start(), Running.class).cluster;
+  }
+
+  /**
+   * A name no other test of this run uses: {@code base}, then a number unique in the JVM. Names are what keep
+   * the classes on the shared cluster apart.
+   */
+  public static String name(String base) {
+    return base.toLowerCase(Locale.ROOT) + "-" + NAMES.incrementAndGet();
+  }
+
+  /**
+   * The running cluster and its directory; JUnit closes it when the root context ends (an {@link AutoCloseable} in
+   * the store: JUnit 5.14 warns about a {@code CloseableResource} that is not one).
+   */
+  private static final class Running implements AutoCloseable {
+    private final Path dir;
+    private final ProcessCluster cluster;
+
+    private Running(Path dir, ProcessCluster cluster) {
+      this.dir = dir;
+      this.cluster = cluster;
+    }
+
+    static Running start() {
+      Path dir = null;
+      try {
+        dir = Files.createTempDirectory("regent-shared-cluster-");
+        return new Running(dir, ClusterUpCommand.up(dir.resolve("cluster"), 3, ProcessCluster.freeBasePort(),
+            quiet()).cluster());
+      } catch (Exception e) {
+        // up() stops what it started when it fails; only the directory is left
+        if (dir != null) {
+          delete(dir);
+        }
+        throw e instanceof IOException io ? new UncheckedIOException(io) : new IllegalStateException(e);
+      }
+    }
+
+    @Override
+    public void close() throws IOException {
+      try {
+        cluster.stop(ClusterDownCommand.GRACE_MS, quiet());
+        Files.createDirectories(LOGS);
+        for (ProcessCluster.Node n : cluster.nodes()) {
+          Path log = cluster.dir().resolve(n.id() + ".log");
+          if (Files.exists(log)) {
+            Files.copy(log, LOGS.resolve(n.id() + ".log"), StandardCopyOption.REPLACE_EXISTING);
+          }
+        }
+      } finally {
+        delete(dir);
+      }
+    }
+  }
+
+  private static void delete(Path dir) {
+    try (Stream<Path> files = Files.walk(dir)) {
+      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  private static PrintWriter quiet() {
+    return new PrintWriter(PrintWriter.nullWriter());
+  }
+}
