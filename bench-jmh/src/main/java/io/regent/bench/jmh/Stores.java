@@ -53,7 +53,7 @@ final class Stores {
 
   /** Applies one entry at {@code index} in its own write transaction (one commit), like applyTransaction. */
   static ApplyOutcome apply(RegentStore store, LogEntry.Builder entry, long index) {
-    LogEntry decoded = EntryCodec.decode(EntryCodec.encode(entry));
+    LogEntry decoded = EntryCodec.decode(EntryCodec.encode(entry, EntryCodec.MAX_VERSION));
     return store.write(txn -> {
       ApplyOutcome o = Applier.apply(txn, decoded, index, 1);
       txn.setAppliedIndex(index);
@@ -81,7 +81,7 @@ final class Stores {
   /** As {@link #fill(RegentStore, long, int, int)}, with leases of {@code ttlMs}. */
   static long fill(RegentStore store, long firstIndex, int count, int perTxn, long ttlMs) {
     long index = firstIndex;
-    LogEntry g = EntryCodec.decode(EntryCodec.encode(grant(ttlMs)));
+    LogEntry g = EntryCodec.decode(EntryCodec.encode(grant(ttlMs), EntryCodec.MAX_VERSION));
     for (int done = 0; done < count; ) {
       int n = Math.min(perTxn, count - done);
       long from = index;

@@ -45,9 +45,12 @@ public final class Applier {
    * Every replica of a log must apply it with the same value.
    */
   public static ApplyOutcome apply(StateTxn txn, LogEntry entry, long index, long term, boolean unsafeSkipRelease) {
+    if (entry.getVersion() > EntryCodec.MAX_VERSION) {
+      throw new UnknownEntryVersionException(entry.getVersion(), index);
+    }
     ApplyContext at = new ApplyContext(txn, index, term, unsafeSkipRelease, new Effects());
-    Result result = (entry.getVersion() == EntryCodec.BATCH_VERSION && entry.hasBatch() ? batch(at, entry.getBatch())
-        : dispatch(at, entry)).setIndex(index).build();
+    Result result = entry.getVersion() >= EntryCodec.BATCH_VERSION && entry.hasBatch()
+        ? batch(at, entry).setIndex(index).build() : once(at, entry).build();
     return at.effects().outcome(result);
   }
 
@@ -58,20 +61,22 @@ public final class Applier {
    * one index — is undone and answered {@link Code#BATCH_CONFLICT}, for its proposer to send again alone. Only
    * the operations {@link EntryCodec#batchable} admits may be in a batch; any other is refused.
    */
-  private static Result.Builder batch(ApplyContext at, Batch b) {
+  private static Result.Builder batch(ApplyContext at, LogEntry entry) {
+    Batch b = entry.getBatch();
     long index = at.index();
     Set<String> tokened = new HashSet<>();
     Result.Builder out = Result.newBuilder();
     for (LogEntry op : b.getEntriesList()) {
       Result[] result = new Result[1];
       at.txn().nested(child -> {
-        if (!EntryCodec.batchable(op) || op.getVersion() != EntryCodec.VERSION) {
+        if (!EntryCodec.batchable(op) || (op.getVersion() != EntryCodec.VERSION
+            && op.getVersion() != Math.min(entry.getVersion(), EntryCodec.REQUEST_ID_VERSION))) {
           result[0] = error(Code.INVALID_ARGUMENT, "a " + op.getCommandCase() + " entry of version "
               + op.getVersion() + " cannot be part of a batch").setIndex(index).build();
           return false;
         }
         ApplyContext opAt = new ApplyContext(child, index, at.term(), at.unsafeSkipRelease(), new Effects());
-        Result r = dispatch(opAt, op).setIndex(index).build();
+        Result r = once(opAt, op).build();
         Set<String> given = tokensGiven(opAt.effects().events());
         if (given.stream().anyMatch(tokened::contains)) {
           result[0] = error(Code.BATCH_CONFLICT, "another operation of this batch changed the same owner")
@@ -102,11 +107,19 @@ public final class Applier {
     return given;
   }
 
-  /** Applies one operation (a single entry, or one of a batch's) by the rules of its subject. */
+  /**
+   * Applies one operation (a single entry, or one of a batch's) once per request id ({@link RequestRule}); the
+   * answer carries this entry's index, or a repeat's first index.
+   */
+  private static Result.Builder once(ApplyContext at, LogEntry e) {
+    Result.Builder r = RequestRule.once(at, e, () -> dispatch(at, e));
+    return r.getReplayed() ? r : r.setIndex(at.index());
+  }
+
+  /** Applies one operation by the rules of its subject. */
   private static Result.Builder dispatch(ApplyContext at, LogEntry e) {
-    if (e.getVersion() != EntryCodec.VERSION) {
-      return error(Code.INVALID_ARGUMENT, "unknown log-entry version " + e.getVersion()
-          + (e.hasBatch() ? " for a batch" : ""));
+    if (e.getVersion() != EntryCodec.VERSION && e.getVersion() != EntryCodec.REQUEST_ID_VERSION) {
+      return error(Code.INVALID_ARGUMENT, "an entry of version " + e.getVersion() + " must be a batch");
     }
     return switch (e.getCommandCase()) {
       case GRANT -> new LeaseRules(at).grant(e.getGrant().getTtlMs(), e.getGrant().getMaxLeases());
@@ -127,7 +140,8 @@ public final class Applier {
       case GROUP_JOIN -> at.groups().join(e.getGroupJoin());
       case GROUP_LEAVE -> at.groups().leave(e.getGroupLeave());
       case GROUP_RELEASE -> at.groups().release(e.getGroupRelease());
-      case BATCH -> error(Code.INVALID_ARGUMENT, "a batch entry must have version " + EntryCodec.BATCH_VERSION);
+      case BATCH -> error(Code.INVALID_ARGUMENT, "a batch entry must have version " + EntryCodec.BATCH_VERSION
+          + " or " + EntryCodec.REQUEST_ID_VERSION + " and may not hold another batch");
       case COMMAND_NOT_SET -> error(Code.INVALID_ARGUMENT, "log entry has no command");
     };
   }

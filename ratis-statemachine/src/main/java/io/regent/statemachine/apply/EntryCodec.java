@@ -2,28 +2,72 @@ package io.regent.statemachine.apply;
 
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.regent.statemachine.proto.LogEntry;
+import io.regent.statemachine.proto.LogEntryOrBuilder;
 
-/** Encodes and decodes Regent log entries (format {@link #VERSION}). */
+/**
+ * Encodes and decodes Regent log entries, and names their format versions (DESIGN §4d; docs/operations.md
+ * "Upgrades"). A node writes a version only when every voter of the current configuration publishes that it
+ * understands it ({@code MemberTiming.max_entry_version}); a replica that meets a version above
+ * {@link #MAX_VERSION} stops applying ({@link UnknownEntryVersionException}) instead of skipping it.
+ */
 public final class EntryCodec {
-  /** The format version of an entry holding one operation: what this build writes for every single entry. */
+  /** One operation, without request id or attempt: what every build applies. */
   public static final int VERSION = 1;
-  /**
-   * The format version of a batch entry ({@code LogEntry.batch}, docs/architecture.md §2.6), whose operations are
-   * each of {@link #VERSION}. A build that knows only version 1 refuses it: every node of a cluster must run a
-   * build that knows version 2 before its leader proposes a batch.
-   */
+  /** A batch entry ({@code LogEntry.batch}, docs/architecture.md §2.6) whose operations are each of version 1. */
   public static final int BATCH_VERSION = 2;
+  /**
+   * Request ids and attempts (docs/api.md "Request ids"): a single entry of version 3 may carry
+   * {@code request_id}, {@code request_digest} and the {@code attempt} of Campaign, Withdraw and Resign; a batch of
+   * version 3 holds operations of version 3.
+   */
+  public static final int REQUEST_ID_VERSION = 3;
+  /** The highest version this build applies, which it publishes as its own. */
+  public static final int MAX_VERSION = REQUEST_ID_VERSION;
 
   private EntryCodec() {
   }
 
-  /** Stamps the format version on {@code entry} (and on a batch's operations) and serializes it. */
-  public static byte[] encode(LogEntry.Builder entry) {
+  /**
+   * Stamps the format version on {@code entry} (and on a batch's operations) for a cluster whose voters all
+   * understand {@code writable} (at least 1), and serializes it. Below version 3 the request id, digest and
+   * attempts are left out: a replica that does not know them would apply the entry without them, differently.
+   *
+   * @throws IllegalArgumentException for a batch when {@code writable} is 1 (the proposer must not batch then)
+   */
+  public static byte[] encode(LogEntry.Builder entry, int writable) {
+    int level = Math.min(writable, MAX_VERSION);
     if (entry.hasBatch()) {
-      entry.getBatchBuilder().getEntriesBuilderList().forEach(op -> op.setVersion(VERSION));
-      return entry.setVersion(BATCH_VERSION).build().toByteArray();
+      if (level < BATCH_VERSION) {
+        throw new IllegalArgumentException("a batch entry needs every voter on version " + BATCH_VERSION);
+      }
+      entry.getBatchBuilder().getEntriesBuilderList().forEach(op -> stamp(op, level));
+      return entry.setVersion(level).build().toByteArray();
     }
-    return entry.setVersion(VERSION).build().toByteArray();
+    stamp(entry, level);
+    return entry.build().toByteArray();
+  }
+
+  /** Version 3 when the cluster writes it and the operation carries what needs it, else version 1 without it. */
+  private static void stamp(LogEntry.Builder op, int level) {
+    if (level >= REQUEST_ID_VERSION) {
+      op.setVersion(hasVersion3Fields(op) ? REQUEST_ID_VERSION : VERSION);
+      return;
+    }
+    op.clearRequestId().clearRequestDigest().setVersion(VERSION);
+    switch (op.getCommandCase()) {
+      case CAMPAIGN -> op.getCampaignBuilder().clearAttempt();
+      case WITHDRAW -> op.getWithdrawBuilder().clearAttempt();
+      case RESIGN -> op.getResignBuilder().clearAttempt();
+      default -> {
+      }
+    }
+  }
+
+  private static boolean hasVersion3Fields(LogEntryOrBuilder op) {
+    return !op.getRequestId().isEmpty() || !op.getRequestDigest().isEmpty()
+        || (op.hasCampaign() && !op.getCampaign().getAttempt().isEmpty())
+        || (op.hasWithdraw() && !op.getWithdraw().getAttempt().isEmpty())
+        || (op.hasResign() && !op.getResign().getAttempt().isEmpty());
   }
 
   /**
@@ -32,7 +76,7 @@ public final class EntryCodec {
    * Timer entries (Expire, EndLockDelay, checkpoints), Confirm rounds, FreshToken, ownership groups, CampaignAll
    * and member records always go alone.
    */
-  public static boolean batchable(io.regent.statemachine.proto.LogEntryOrBuilder op) {
+  public static boolean batchable(LogEntryOrBuilder op) {
     return switch (op.getCommandCase()) {
       case GRANT, REVOKE, CAMPAIGN, PROCLAIM, RESIGN, WITHDRAW -> true;
       default -> false;

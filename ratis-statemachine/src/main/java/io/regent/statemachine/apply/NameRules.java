@@ -81,12 +81,14 @@ final class NameRules {
     if (rec == null) {
       rec = NameRecord.newBuilder().setName(c.getName()).build();
     }
-    // A retried campaign keeps the position it already has (idempotent per name and lease).
+    // A retried campaign keeps the position it already has (idempotent per name and lease); its attempt becomes
+    // the current one, so that only its own cleanup can undo it (docs/api.md "Attempts").
     if (isHolder(rec, leaseId)) {
-      return ofName(rec).setElected(true);
+      NameRecord now = withAttempt(rec, leaseId, c.getAttempt());
+      return ofName(now).setElected(true);
     }
     if (rec.getCandidatesList().stream().anyMatch(x -> x.getLeaseId() == leaseId)) {
-      return ofName(rec);
+      return ofName(withAttempt(rec, leaseId, c.getAttempt()));
     }
     // a free name with candidates is reserved for a CampaignAll candidate at the head of its line
     boolean free = !rec.hasHolder() && rec.getLockDelayMs() == 0 && rec.getCandidatesCount() == 0;
@@ -103,14 +105,15 @@ final class NameRules {
     Result.Builder result;
     if (free) {
       Holder h = Holder.newBuilder().setLeaseId(leaseId).setValue(c.getValue())
-          .setToken(index).setSinceIndex(index).setLockDelayMs(c.getLockDelayMs()).build();
+          .setToken(index).setSinceIndex(index).setLockDelayMs(c.getLockDelayMs()).setAttempt(c.getAttempt()).build();
       NameRecord taken = rec.toBuilder().setHolder(h).build();
       txn.putName(taken);
       at.effects().event(new ChangeEvent(Kind.ELECTED, c.getName(), h, index, leaseId));
       result = ofName(taken).setElected(true);
     } else {
       NameRecord queued = rec.toBuilder().addCandidates(Candidate.newBuilder().setLeaseId(leaseId)
-          .setValue(c.getValue()).setRegisteredIndex(index).setLockDelayMs(c.getLockDelayMs())).build();
+          .setValue(c.getValue()).setRegisteredIndex(index).setLockDelayMs(c.getLockDelayMs())
+          .setAttempt(c.getAttempt())).build();
       txn.putName(queued);
       result = ofName(queued);
     }
@@ -120,6 +123,45 @@ final class NameRules {
       result.setLeaseId(leaseId);
     }
     return result;
+  }
+
+  /**
+   * {@code rec} with {@code attempt} as the attempt of lease {@code leaseId}'s holdership or candidacy, stored when it
+   * is newer than the recorded one; unchanged when {@code attempt} is empty (a campaign of version 1 names none).
+   * Attempts sort by the time their call arrived (docs/api.md "Attempts"): a stranded older call's campaign that
+   * applies late does not take the candidacy back from the re-send that replaced it.
+   */
+  private NameRecord withAttempt(NameRecord rec, long leaseId, String attempt) {
+    if (attempt.isEmpty()) {
+      return rec;
+    }
+    NameRecord.Builder b = rec.toBuilder();
+    if (isHolder(rec, leaseId)) {
+      if (rec.getHolder().getAttempt().compareTo(attempt) >= 0) {
+        return rec;
+      }
+      b.getHolderBuilder().setAttempt(attempt);
+    } else {
+      for (Candidate.Builder c : b.getCandidatesBuilderList()) {
+        if (c.getLeaseId() == leaseId) {
+          if (c.getAttempt().compareTo(attempt) >= 0) {
+            return rec;
+          }
+          c.setAttempt(attempt);
+        }
+      }
+    }
+    NameRecord updated = b.build();
+    txn.putName(updated);
+    return updated;
+  }
+
+  /**
+   * Whether a cleanup of {@code attempt} may act on a holdership or candidacy recorded with {@code recorded}: always
+   * for a cleanup that names no attempt, or a record written before attempts (empty); else only its own.
+   */
+  private static boolean ownAttempt(String recorded, String attempt) {
+    return attempt.isEmpty() || recorded.isEmpty() || recorded.equals(attempt);
   }
 
   /**
@@ -157,12 +199,19 @@ final class NameRules {
     return ofName(updated).setElected(true);
   }
 
-  /** The holder of the token given gives the name up, which passes on; optionally its lease ends too. */
+  /**
+   * The holder of the token given gives the name up, which passes on; optionally its lease ends too. A cleanup's
+   * resign (with an attempt) is refused with {@link Code#FAILED_PRECONDITION} when the holder bears a newer attempt.
+   */
   Result.Builder resign(Resign r) {
     NameRecord rec = txn.name(r.getName());
     Result.Builder refusal = checkToken(rec, r.getName(), r.getToken());
     if (refusal != null) {
       return refusal;
+    }
+    if (!ownAttempt(rec.getHolder().getAttempt(), r.getAttempt())) {
+      return error(Code.FAILED_PRECONDITION, "'" + r.getName() + "' is held by a newer attempt of lease "
+          + rec.getHolder().getLeaseId() + " than the one resigning (docs/api.md \"Attempts\")");
     }
     long leaseId = rec.getHolder().getLeaseId();
     LeaseRecord lease = txn.lease(leaseId);
@@ -180,12 +229,19 @@ final class NameRules {
     return ofName(after);
   }
 
-  /** Takes a lease's waiting candidacy out of a name's line (of all its names, for a CampaignAll candidacy). */
+  /**
+   * Takes a lease's waiting candidacy out of a name's line (of all its names, for a CampaignAll candidacy); a
+   * cleanup's withdraw (with an attempt) leaves a candidacy of a newer attempt in place.
+   */
   Result.Builder withdraw(Withdraw w) {
     NameRecord rec = txn.name(w.getName());
     if (rec == null || isHolder(rec, w.getLeaseId())) {
       // Withdrawing touches only a waiting candidacy; a holder leaves by Resign.
       return rec == null ? Result.newBuilder() : ofName(rec).setElected(true);
+    }
+    if (rec.getCandidatesList().stream().anyMatch(c -> c.getLeaseId() == w.getLeaseId()
+        && !ownAttempt(c.getAttempt(), w.getAttempt()))) {
+      return ofName(rec);
     }
     List<String> all = rec.getCandidatesList().stream().filter(c -> c.getLeaseId() == w.getLeaseId())
         .findFirst().filter(c -> c.getAllNamesCount() > 0).map(c -> (List<String>) c.getAllNamesList())

@@ -17,6 +17,19 @@ final class Results {
     return Result.newBuilder().setCode(code).setMessage(message);
   }
 
+  /**
+   * {@code r} as a request record keeps it (docs/api.md "Request ids"): without the names' waiting candidates, which
+   * a repeat's caller does not read and which would make a record as large as a name's line.
+   */
+  static Result compact(Result r) {
+    Result.Builder out = r.toBuilder();
+    if (out.hasName()) {
+      out.getNameBuilder().clearCandidates();
+    }
+    out.getAllNamesBuilderList().forEach(NameRecord.Builder::clearCandidates);
+    return out.build();
+  }
+
   /** A reply carrying the record of one name as the entry left it. */
   static Result.Builder ofName(NameRecord rec) {
     return Result.newBuilder().setName(rec);

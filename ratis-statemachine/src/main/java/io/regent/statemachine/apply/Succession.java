@@ -35,7 +35,8 @@ final class Succession {
       return new CampaignAllRule(at).promote(rec);
     }
     Holder h = Holder.newBuilder().setLeaseId(next.getLeaseId()).setValue(next.getValue())
-        .setToken(at.index()).setSinceIndex(at.index()).setLockDelayMs(next.getLockDelayMs()).build();
+        .setToken(at.index()).setSinceIndex(at.index()).setLockDelayMs(next.getLockDelayMs())
+        .setAttempt(next.getAttempt()).build();
     at.effects().event(new ChangeEvent(Kind.ELECTED, rec.getName(), h, at.index(), next.getLeaseId()));
     return rec.toBuilder().setHolder(h).removeCandidates(0).build();
   }

@@ -72,6 +72,11 @@ public final class StateTxn implements StateView {
     }
   }
 
+  /** The stored answers to request ids (docs/api.md "Request ids"). */
+  public RequestTable requests() {
+    return new RequestTable(txn, meta);
+  }
+
   /** The largest lease id granted so far, 0 when none was recorded (docs/architecture.md §2.2). */
   public long lastLeaseId() {
     byte[] v = meta.get(txn, LAST_LEASE_ID);

@@ -82,7 +82,7 @@ class TwoEntryElectionTest {
         .isEqualTo(Code.RESOURCE_EXHAUSTED);
     ApplyOutcome both = replica.apply(EntryCodec.decode(EntryCodec.encode(
         LogEntry.newBuilder().setCampaign(Campaign.newBuilder().setName("other").setLeaseId(a).setTtlMs(5_000)
-            .setValue(ByteString.copyFromUtf8("b"))))));
+            .setValue(ByteString.copyFromUtf8("b"))), EntryCodec.MAX_VERSION)));
     assertThat(both.result().getCode()).isEqualTo(Code.INVALID_ARGUMENT);
     assertThat(both.result().getMessage()).contains("not both");
     assertThat(replica.tables()).isEqualTo(before);

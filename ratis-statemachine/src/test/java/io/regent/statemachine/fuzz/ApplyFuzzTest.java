@@ -80,7 +80,7 @@ class ApplyFuzzTest {
       long term = data.consumeLong(0, 3);
       LogEntry entry = data.consumeBoolean()
           ? EntryCodec.decode(data.consumeBytes(data.consumeInt(0, 300)))
-          : EntryCodec.decode(EntryCodec.encode(command(data, index)));
+          : EntryCodec.decode(EntryCodec.encode(command(data, index), EntryCodec.MAX_VERSION));
       long at = index;
       Result a = first.write(txn -> apply(txn, entry, at, term));
       Result b = second.write(txn -> apply(txn, entry, at, term));

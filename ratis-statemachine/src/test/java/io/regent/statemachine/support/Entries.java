@@ -120,6 +120,6 @@ public final class Entries {
 
   /** {@code entry} encoded and decoded, as every entry passes through the Raft log. */
   public static LogEntry logged(LogEntry.Builder entry) {
-    return EntryCodec.decode(EntryCodec.encode(entry));
+    return EntryCodec.decode(EntryCodec.encode(entry, EntryCodec.MAX_VERSION));
   }
 }

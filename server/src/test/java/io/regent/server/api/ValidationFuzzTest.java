@@ -99,7 +99,7 @@ class ValidationFuzzTest {
    * lease, and undoes it.
    */
   private static Result apply(long lease, LogEntry.Builder command) {
-    LogEntry entry = EntryCodec.decode(EntryCodec.encode(command));
+    LogEntry entry = EntryCodec.decode(EntryCodec.encode(command, EntryCodec.MAX_VERSION));
     return store.write(txn -> {
       txn.putLease(LeaseRecord.newBuilder().setId(lease).setTtlMs(10_000).build());
       Result r = Applier.apply(txn, entry, lease == Long.MAX_VALUE ? lease : lease + 1, 1).result();
