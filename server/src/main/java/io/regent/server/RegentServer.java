@@ -117,7 +117,7 @@ public final class RegentServer implements AutoCloseable {
     Confirmer confirmer = raft.confirmer();
     // client operations are batched; the node's own entries (expiries, rounds, membership) go alone
     Proposer operations = config.proposalBatch() == 1 ? proposer
-        : new ProposalBatcher(proposer, config.proposalBatch(), BATCH_MAX_BYTES, BATCH_IN_FLIGHT);
+        : new ProposalBatcher(proposer, config.proposalBatch(), BATCH_MAX_BYTES, BATCH_IN_FLIGHT, raft.entryFormat());
     RaftClusterView clusterView = raft.clusterView();
     this.console = metrics != null && config.console()
         ? new Console(clusterView, sm, confirmer, metrics::notReadyReason) : null;
@@ -125,7 +125,7 @@ public final class RegentServer implements AutoCloseable {
     this.api = new ApiServer(new InetSocketAddress(config.apiHost(), config.apiPort()), sec.apiCredentials(),
         clusterView, sm, operations, confirmer,
         config.minTtlMs(),
-        config.unsafeLocalGrants(), config.limits(), admission, executors,
+        config.unsafeLocalGrants(), config.unsafeCleanupAnyAttempt(), config.limits(), admission, executors,
         interceptors.toArray(ServerInterceptor[]::new));
     this.divisionWatch = new DivisionWatch(raft.server(), sm::storageFault, this::divisionStopped);
     if (metrics != null) {

@@ -53,14 +53,16 @@ public final class ApiServer implements AutoCloseable {
    * @param proposer where commands go (Raft, or the single writer's local log)
    * @param minTtlMs smallest TTL a Grant may ask for, ms
    * @param unsafeLocalGrants TESTS ONLY: the Jepsen negative control (see {@code ServerConfig})
+   * @param unsafeCleanupAnyAttempt TESTS ONLY: the retry workload's negative control (see {@code ServerConfig})
    * @param executors the node's (docs/architecture.md §10): its blocking pool runs local reads, snapshot streams,
    *     Observe and Group.Watch deliveries and the answers of waiting campaigns, its scheduler the health checks
    * @param interceptors wrap every call (metrics)
    */
   public ApiServer(InetSocketAddress address, ClusterView cluster, ReplicaView sm, Proposer proposer,
-                   Confirmer confirmer, long minTtlMs, boolean unsafeLocalGrants, NodeExecutors executors,
-                   ServerInterceptor... interceptors) {
+                   Confirmer confirmer, long minTtlMs, boolean unsafeLocalGrants, boolean unsafeCleanupAnyAttempt,
+                   NodeExecutors executors, ServerInterceptor... interceptors) {
     this(address, InsecureServerCredentials.create(), cluster, sm, proposer, confirmer, minTtlMs, unsafeLocalGrants,
+        unsafeCleanupAnyAttempt,
         ServerLimits.DEFAULTS, new Admission(ServerLimits.DEFAULTS.admission(), call -> null, System::nanoTime),
         executors, interceptors);
   }
@@ -77,7 +79,7 @@ public final class ApiServer implements AutoCloseable {
    */
   public ApiServer(InetSocketAddress address, ServerCredentials credentials, ClusterView cluster, ReplicaView sm,
                    Proposer proposer, Confirmer confirmer, long minTtlMs, boolean unsafeLocalGrants,
-                   ServerLimits limits, Admission admission, NodeExecutors executors,
+                   boolean unsafeCleanupAnyAttempt, ServerLimits limits, Admission admission, NodeExecutors executors,
                    ServerInterceptor... interceptors) {
     this.executors = executors;
     var blocking = executors.blocking();
@@ -85,7 +87,8 @@ public final class ApiServer implements AutoCloseable {
     LeaseQuota quota = new LeaseQuota(limits.maxLeasesPerConnection());
     LeaseGrants grants = new LeaseGrants(minTtlMs, limits, quota, admission.leaseQuota(), admission.nameQuota(), sm);
     Campaigns campaigns = new Campaigns(proposer, sm.hub(), unsafeLocalGrants ? new UnsafeLocalGrants(sm) : null,
-        limits, grants, admission.nameQuota(), blocking);
+        limits, grants, admission.nameQuota(), blocking,
+        new Attempts(System::currentTimeMillis, unsafeCleanupAnyAttempt));
     sm.hub().listen(quota);
     sm.hub().listen(admission.leaseQuota());
     sm.hub().listen(admission.nameQuota());

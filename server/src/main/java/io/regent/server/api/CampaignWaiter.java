@@ -18,8 +18,8 @@ import java.util.function.Consumer;
  * Waits, on this node's applied events, until a lease is elected to a name or the lease ends.
  *
  * <p>Subscribed before the Campaign is proposed so no event is missed; events are buffered until the
- * Campaign's own index is known and only later events count, so an older election of the same lease is
- * never mistaken for this one. A snapshot installed on this node replaces the events of the entries it
+ * Campaign's own index is known and only events from that index on count (an election inside the Campaign's own
+ * batch entry included), so an older election of the same lease is never mistaken for this one. A snapshot installed on this node replaces the events of the entries it
  * covers: the waiter then judges from the installed state instead (elected, lease gone, or still waiting).
  *
  * <p>The outcome is settled on {@code executor}, not on the thread that learned it: that is the apply thread,
@@ -53,7 +53,7 @@ final class CampaignWaiter implements Consumer<ChangeEvent>, EventHub.InstallLis
     hub.listen(this);
   }
 
-  /** Starts judging events with an index above {@code campaignIndex}, including those already seen. */
+  /** Starts judging events from {@code campaignIndex} on, including those already seen. */
   synchronized void arm(long campaignIndex) {
     afterIndex = campaignIndex;
     if (installedVerdict != null && installedAt >= campaignIndex) {
@@ -98,7 +98,9 @@ final class CampaignWaiter implements Consumer<ChangeEvent>, EventHub.InstallLis
   }
 
   private void judge(ChangeEvent e) {
-    if (e.index() <= afterIndex || e.leaseId() != leaseId) {
+    // At the Campaign's own index too: a later operation of the same batch entry (a Revoke, a Resign that revokes)
+    // can promote the candidacy the Campaign just queued; no earlier election of this lease has that index.
+    if (e.index() < afterIndex || e.leaseId() != leaseId) {
       return;
     }
     if (e.kind() == Kind.ELECTED && e.name().equals(name)) {

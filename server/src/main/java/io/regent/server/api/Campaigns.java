@@ -37,6 +37,7 @@ final class Campaigns {
   private final LeaseGrants grants;
   private final NameQuota names;
   private final Executor executor;
+  private final Attempts attempts;
 
   /**
    * @param unsafe the negative-control mode, or {@code null} (always, outside tests)
@@ -44,9 +45,11 @@ final class Campaigns {
    * @param grants the lease rules a campaign with a TTL goes through
    * @param names names held per identity: a campaign of an identity at its limit is refused (§7.2)
    * @param executor where a waiting campaign is answered, off the apply thread (the node's blocking pool)
+   * @param attempts names each call's attempt
    */
   Campaigns(Proposer proposer, EventHub hub, UnsafeLocalGrants unsafe, ServerLimits limits,
-            LeaseGrants grants, NameQuota names, Executor executor) {
+            LeaseGrants grants, NameQuota names, Executor executor, Attempts attempts) {
+    this.attempts = attempts;
     this.proposer = proposer;
     this.hub = hub;
     this.unsafe = unsafe;
@@ -68,7 +71,7 @@ final class Campaigns {
    * @return the outcome: elected, the holder after the entry (or null), and the lease it granted
    */
   CompletableFuture<CampaignOutcome> campaignWithTtl(String name, long lease, long ttlMs, ByteString value,
-                                                     long lockDelayMs, boolean noWait) {
+                                                     long lockDelayMs, boolean noWait, RequestId id) {
     Validation.name(name);
     Validation.value(value);
     Validation.lockDelay(lockDelayMs);
@@ -77,10 +80,10 @@ final class Campaigns {
     }
     grants.checkTtl(ttlMs);
     names.check(Admission.IDENTITY.get(), 1);
-    return grants.propose(() -> proposer.propose(LogEntry.newBuilder().setCampaign(Campaign.newBuilder()
+    return grants.propose(() -> proposer.propose(id.stamp(LogEntry.newBuilder().setCampaign(Campaign.newBuilder()
             .setName(name).setTtlMs(ttlMs).setMaxLeases(grants.maxLeases()).setValue(value)
             .setLockDelayMs(lockDelayMs).setNoWait(noWait).setMaxNames(limits.maxNames())
-            .setMaxCandidates(limits.maxCandidates()))))
+            .setMaxCandidates(limits.maxCandidates())))))
         .thenApply(r -> new CampaignOutcome(StatusCodes.check(r).getElected(), holder(r), r.getLeaseId()));
   }
 
@@ -91,6 +94,10 @@ final class Campaigns {
    * id), NOT_FOUND (lease unknown or ended), RESOURCE_EXHAUSTED (a new name beyond {@code --max-names}, a
    * candidate beyond {@code --max-candidates}, or the caller's identity at {@code --max-names-per-identity}),
    * UNAVAILABLE.
+   *
+   * <p>Each call is an attempt of its own ({@link Attempts}): its Campaign records it on the candidacy, and the
+   * cleanup of a cancelled call withdraws or resigns only while the candidacy or holder still bears it — a re-send
+   * of the same campaign that reached another node meanwhile keeps what it won (docs/api.md "Attempts").
    *
    * @param onCancel registers what to run when the caller cancels the call
    *     ({@code ServerCallStreamObserver::setOnCancelHandler}); called before the Campaign is proposed
@@ -110,6 +117,7 @@ final class Campaigns {
         return CompletableFuture.completedFuture(new CampaignOutcome(true, fake, 0));
       }
     }
+    String attempt = attempts.next();
     CampaignWaiter waiter = new CampaignWaiter(hub, name, lease, executor);
     // Completed once, by the first of the outcome and the cancel (which cancels it): the call's answered flag.
     CompletableFuture<CampaignOutcome> outcome = new CompletableFuture<>();
@@ -121,14 +129,14 @@ final class Campaigns {
         // Withdraw applied before it would do nothing, leaving a candidate (or holder) whose caller is gone.
         proposed.whenComplete((r, err) -> {
           if (err != null || r.getCode() == Code.OK) {
-            giveUp(name, lease); // after a failure the Campaign may still apply: withdraw anyway
+            giveUp(name, lease, attempt); // after a failure the Campaign may still apply: withdraw anyway
           }
         });
       }
     });
     proposer.propose(LogEntry.newBuilder().setCampaign(Campaign.newBuilder().setName(name).setLeaseId(lease)
         .setValue(value).setLockDelayMs(lockDelayMs).setNoWait(noWait).setMaxNames(limits.maxNames())
-        .setMaxCandidates(limits.maxCandidates()))).whenComplete((r, err) -> {
+        .setMaxCandidates(limits.maxCandidates()).setAttempt(attempt))).whenComplete((r, err) -> {
           if (err != null) {
             proposed.completeExceptionally(err);
           } else {
@@ -169,13 +177,18 @@ final class Campaigns {
     }
   }
 
-  /** Withdraws a candidacy; resigns if the lease was elected before the withdrawal applied. */
-  private void giveUp(String name, long lease) {
-    proposer.propose(LogEntry.newBuilder().setWithdraw(Withdraw.newBuilder().setName(name).setLeaseId(lease)))
+  /**
+   * Withdraws the candidacy of {@code attempt}; resigns if the lease was elected before the withdrawal applied —
+   * each only while the candidacy or holder still bears this attempt ({@link Attempts#cleanupAttempt}).
+   */
+  private void giveUp(String name, long lease, String attempt) {
+    String own = attempts.cleanupAttempt(attempt);
+    proposer.propose(LogEntry.newBuilder().setWithdraw(Withdraw.newBuilder().setName(name).setLeaseId(lease)
+            .setAttempt(own)))
         .thenCompose(r -> {
           if (r.getElected() && r.getName().getHolder().getLeaseId() == lease) {
             return proposer.propose(LogEntry.newBuilder().setResign(Resign.newBuilder().setName(name)
-                .setToken(r.getName().getHolder().getToken())));
+                .setToken(r.getName().getHolder().getToken()).setAttempt(own)));
           }
           return CompletableFuture.completedFuture(r);
         })

@@ -50,7 +50,7 @@ final class ElectionService extends ElectionGrpc.ElectionImplBase {
   public void campaign(CampaignRequest req, StreamObserver<CampaignResponse> obs) {
     CallAnswers.guard(obs, () -> CallAnswers.replyUnlessCancelled(req.getTtlMs() != 0
         ? campaigns.campaignWithTtl(req.getName(), req.getLease(), req.getTtlMs(), req.getValue(),
-            req.getLockDelayMs(), req.getNoWait())
+            req.getLockDelayMs(), req.getNoWait(), RequestId.of(req))
         : campaigns.campaign(req.getName(), req.getLease(), req.getValue(), req.getLockDelayMs(), req.getNoWait(),
             ((ServerCallStreamObserver<CampaignResponse>) obs)::setOnCancelHandler), o -> {
           CampaignResponse.Builder b = CampaignResponse.newBuilder().setElected(o.elected())
@@ -72,8 +72,8 @@ final class ElectionService extends ElectionGrpc.ElectionImplBase {
     CallAnswers.guard(obs, () -> {
       LeaderKey k = Validation.key(req.getLeader());
       Validation.value(req.getValue());
-      CallAnswers.reply(proposer.propose(LogEntry.newBuilder().setProclaim(Proclaim.newBuilder().setName(k.getName())
-              .setToken(k.getToken()).setValue(req.getValue()))),
+      CallAnswers.reply(proposer.propose(RequestId.of(req).stamp(LogEntry.newBuilder().setProclaim(Proclaim
+              .newBuilder().setName(k.getName()).setToken(k.getToken()).setValue(req.getValue())))),
           r -> ProclaimResponse.newBuilder().setLeader(holderKey(StatusCodes.check(r).getName())).build(), obs);
     });
   }
@@ -82,8 +82,8 @@ final class ElectionService extends ElectionGrpc.ElectionImplBase {
   public void resign(ResignRequest req, StreamObserver<ResignResponse> obs) {
     CallAnswers.guard(obs, () -> {
       LeaderKey k = Validation.key(req.getLeader());
-      CallAnswers.reply(proposer.propose(LogEntry.newBuilder().setResign(Resign.newBuilder().setName(k.getName())
-              .setToken(k.getToken()).setRevokeLease(req.getRevokeLease()))),
+      CallAnswers.reply(proposer.propose(RequestId.of(req).stamp(LogEntry.newBuilder().setResign(Resign.newBuilder()
+              .setName(k.getName()).setToken(k.getToken()).setRevokeLease(req.getRevokeLease())))),
           r -> ResignResponse.newBuilder().setIndex(StatusCodes.check(r).getIndex()).build(), obs);
     });
   }
@@ -92,8 +92,8 @@ final class ElectionService extends ElectionGrpc.ElectionImplBase {
   public void freshToken(FreshTokenRequest req, StreamObserver<FreshTokenResponse> obs) {
     CallAnswers.guard(obs, () -> {
       LeaderKey k = Validation.key(req.getLeader());
-      CallAnswers.reply(proposer.propose(LogEntry.newBuilder().setFreshToken(FreshToken.newBuilder()
-              .setName(k.getName()).setToken(k.getToken()))),
+      CallAnswers.reply(proposer.propose(RequestId.of(req).stamp(LogEntry.newBuilder().setFreshToken(FreshToken
+              .newBuilder().setName(k.getName()).setToken(k.getToken())))),
           r -> FreshTokenResponse.newBuilder().setLeader(holderKey(StatusCodes.check(r).getName())).build(), obs);
     });
   }

@@ -75,9 +75,9 @@ final class GroupService extends GroupGrpc.GroupImplBase {
         throw StatusCodes.invalid("ttl " + req.getTtlMs() + " ms outside [" + minTtlMs + ", " + Limits.MAX_TTL_MS
             + "]");
       }
-      CallAnswers.reply(proposer.propose(LogEntry.newBuilder().setGroupJoin(GroupJoin.newBuilder()
-              .setGroup(req.getGroup()).setMemberId(req.getMember()).setLeaseId(req.getLease())
-              .setTtlMs(req.getTtlMs()).setPartitions(req.getPartitions()))),
+      CallAnswers.reply(proposer.propose(RequestId.of(req).stamp(LogEntry.newBuilder().setGroupJoin(GroupJoin
+              .newBuilder().setGroup(req.getGroup()).setMemberId(req.getMember()).setLeaseId(req.getLease())
+              .setTtlMs(req.getTtlMs()).setPartitions(req.getPartitions())))),
           r -> GroupJoinResponse.newBuilder().setLease(StatusCodes.check(r).getLeaseId()).setIndex(r.getIndex())
               .build(),
           obs);
@@ -90,8 +90,8 @@ final class GroupService extends GroupGrpc.GroupImplBase {
       check(GroupLimits.checkGroup(req.getGroup()));
       check(GroupLimits.checkMemberId(req.getMember()));
       Validation.lease(req.getLease());
-      CallAnswers.reply(proposer.propose(LogEntry.newBuilder().setGroupLeave(GroupLeave.newBuilder()
-              .setGroup(req.getGroup()).setMemberId(req.getMember()).setLeaseId(req.getLease()))),
+      CallAnswers.reply(proposer.propose(RequestId.of(req).stamp(LogEntry.newBuilder().setGroupLeave(GroupLeave
+              .newBuilder().setGroup(req.getGroup()).setMemberId(req.getMember()).setLeaseId(req.getLease())))),
           r -> GroupLeaveResponse.newBuilder().setIndex(StatusCodes.check(r).getIndex()).build(), obs);
     });
   }

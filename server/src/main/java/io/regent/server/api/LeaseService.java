@@ -69,16 +69,18 @@ final class LeaseService extends LeaseGrpc.LeaseImplBase {
   public void grant(LeaseGrantRequest req, StreamObserver<LeaseGrantResponse> obs) {
     CallAnswers.guard(obs, () -> {
       long ttl = grants.checkTtl(req.getTtlMs());
-      CallAnswers.reply(grants.propose(() -> proposer.propose(LogEntry.newBuilder().setGrant(Grant.newBuilder()
-              .setTtlMs(ttl).setMaxLeases(grants.maxLeases())))),
+      RequestId id = RequestId.of(req);
+      CallAnswers.reply(grants.propose(() -> proposer.propose(id.stamp(LogEntry.newBuilder().setGrant(Grant
+              .newBuilder().setTtlMs(ttl).setMaxLeases(grants.maxLeases()))))),
           r -> LeaseGrantResponse.newBuilder().setId(StatusCodes.check(r).getLeaseId()).setTtlMs(ttl).build(), obs);
     });
   }
 
   @Override
   public void revoke(LeaseRevokeRequest req, StreamObserver<LeaseRevokeResponse> obs) {
-    CallAnswers.reply(proposer.propose(LogEntry.newBuilder().setRevoke(Revoke.newBuilder().setLeaseId(req.getId()))),
-        r -> LeaseRevokeResponse.newBuilder().setIndex(StatusCodes.check(r).getIndex()).build(), obs);
+    CallAnswers.guard(obs, () -> CallAnswers.reply(proposer.propose(RequestId.of(req).stamp(LogEntry.newBuilder()
+            .setRevoke(Revoke.newBuilder().setLeaseId(req.getId())))),
+        r -> LeaseRevokeResponse.newBuilder().setIndex(StatusCodes.check(r).getIndex()).build(), obs));
   }
 
   @Override

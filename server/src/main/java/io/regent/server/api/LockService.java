@@ -27,7 +27,7 @@ final class LockService extends LockGrpc.LockImplBase {
     // Without no_wait a waiting campaign's outcome is always elected: its key is set.
     CallAnswers.guard(obs, () -> CallAnswers.replyUnlessCancelled(req.getTtlMs() != 0
         ? campaigns.campaignWithTtl(req.getName(), req.getLease(), req.getTtlMs(), req.getOwner(),
-            req.getLockDelayMs(), false)
+            req.getLockDelayMs(), false, RequestId.of(req))
         : campaigns.campaign(req.getName(), req.getLease(), req.getOwner(), req.getLockDelayMs(), false,
             ((ServerCallStreamObserver<LockResponse>) obs)::setOnCancelHandler), o -> {
           LockResponse.Builder b = LockResponse.newBuilder().setLease(o.grantedLease());
@@ -42,8 +42,8 @@ final class LockService extends LockGrpc.LockImplBase {
   public void unlock(UnlockRequest req, StreamObserver<UnlockResponse> obs) {
     CallAnswers.guard(obs, () -> {
       LeaderKey k = Validation.key(req.getKey());
-      CallAnswers.reply(proposer.propose(LogEntry.newBuilder().setResign(Resign.newBuilder().setName(k.getName())
-              .setToken(k.getToken()).setRevokeLease(req.getRevokeLease()))),
+      CallAnswers.reply(proposer.propose(RequestId.of(req).stamp(LogEntry.newBuilder().setResign(Resign.newBuilder()
+              .setName(k.getName()).setToken(k.getToken()).setRevokeLease(req.getRevokeLease())))),
           r -> UnlockResponse.newBuilder().setIndex(StatusCodes.check(r).getIndex()).build(), obs);
     });
   }

@@ -1,5 +1,6 @@
 package io.regent.server.batch;
 
+import io.regent.server.replication.EntryFormat;
 import io.regent.server.replication.Proposer;
 import io.regent.statemachine.apply.EntryCodec;
 import io.regent.statemachine.proto.Batch;
@@ -31,6 +32,7 @@ public final class ProposalBatcher implements Proposer {
   private final int maxOps;
   private final int maxBytes;
   private final int maxInFlight;
+  private final EntryFormat format;
   private final ArrayDeque<Pending> queue = new ArrayDeque<>();
   private int inFlight;
 
@@ -42,9 +44,12 @@ public final class ProposalBatcher implements Proposer {
    * @param maxOps operations per batch entry, at most (at least 2)
    * @param maxBytes encoded bytes of the operations of one batch, about (one larger operation still goes, alone)
    * @param maxInFlight entries of this batcher unanswered at once before operations wait to be batched (at least 1)
+   * @param format the entry version every voter applies: below {@link EntryCodec#BATCH_VERSION} (a voter on a build
+   *     without batches, during a rolling upgrade) every operation goes alone (DESIGN §4d)
    * @throws IllegalArgumentException when a bound is out of range
    */
-  public ProposalBatcher(Proposer next, int maxOps, int maxBytes, int maxInFlight) {
+  public ProposalBatcher(Proposer next, int maxOps, int maxBytes, int maxInFlight, EntryFormat format) {
+    this.format = format;
     if (maxOps < 2 || maxBytes < 1 || maxInFlight < 1) {
       throw new IllegalArgumentException("batch of " + maxOps + " operations, " + maxBytes + " bytes, "
           + maxInFlight + " in flight: need at least 2, 1 and 1");
@@ -61,7 +66,7 @@ public final class ProposalBatcher implements Proposer {
     if (!EntryCodec.batchable(entry)) {
       return next.propose(entry); // no copy: the node's rounds and timer entries pass straight through
     }
-    LogEntry op = entry.setVersion(EntryCodec.VERSION).build();
+    LogEntry op = entry.build();
     Pending p = new Pending(op, op.getSerializedSize(), new CompletableFuture<>());
     List<Pending> send;
     synchronized (this) {
@@ -79,7 +84,8 @@ public final class ProposalBatcher implements Proposer {
     List<Pending> batch = new ArrayList<>();
     Set<String> names = new HashSet<>();
     int bytes = 0;
-    for (Iterator<Pending> it = queue.iterator(); it.hasNext() && batch.size() < maxOps; ) {
+    int ops = format.writable() >= EntryCodec.BATCH_VERSION ? maxOps : 1;
+    for (Iterator<Pending> it = queue.iterator(); it.hasNext() && batch.size() < ops; ) {
       Pending p = it.next();
       String name = name(p.op());
       if (!batch.isEmpty() && bytes + p.bytes() > maxBytes) {

@@ -26,6 +26,9 @@ import java.util.regex.Pattern;
  *     --unsafe-skip-release}): this node's state machine applies ownership-group entries with the release rule of
  *     docs/ownership.md skipped, so a rebalance moves a partition before its owner released it; every node of the
  *     cluster must get the same value, or their replicas diverge
+ * @param unsafeCleanupAnyAttempt TESTS ONLY (the negative control of Jepsen's retry workload, {@code
+ *     --unsafe-cleanup-any-attempt}): a cancelled blocking campaign's cleanup withdraws and resigns whatever its lease
+ *     holds, even what a newer attempt of the same campaign won (docs/api.md "Attempts")
  * @param metricsPort port of the HTTP endpoint serving {@code /metrics}, {@code /healthz} and {@code /readyz}
  *     on {@code apiHost}; -1 (the default) serves none, 0 picks a free port
  * @param limits limits of the public API ({@link ServerLimits#DEFAULTS} unless set)
@@ -42,7 +45,7 @@ import java.util.regex.Pattern;
 public record ServerConfig(String nodeId, Map<String, String> peers, String apiHost, int apiPort, Path dataDir,
                            long electionTimeoutMinMs, long electionTimeoutMaxMs, long snapshotThreshold,
                            long logSegmentBytes, long requestTimeoutMs, boolean unsafeLocalGrants,
-                           boolean unsafeSkipRelease, int metricsPort, ServerLimits limits, ConfirmRule confirm,
+                           boolean unsafeSkipRelease, boolean unsafeCleanupAnyAttempt, int metricsPort, ServerLimits limits, ConfirmRule confirm,
                            int proposalBatch, boolean console, int etcdPort) {
 
   /** Default election timeouts: 600–1200 ms, so the minimum TTL is 1.8 s (tests can use 2–3 s TTLs). */
@@ -113,7 +116,7 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
     Builder b = new Builder(nodeId, dataDir).peers(peers).apiHost(apiHost).apiPort(apiPort)
         .electionTimeout(electionTimeoutMinMs, electionTimeoutMaxMs).snapshots(snapshotThreshold, logSegmentBytes)
         .requestTimeoutMs(requestTimeoutMs).unsafeLocalGrants(unsafeLocalGrants).unsafeSkipRelease(unsafeSkipRelease)
-        .metricsPort(metricsPort);
+        .unsafeCleanupAnyAttempt(unsafeCleanupAnyAttempt).metricsPort(metricsPort);
     return b.limits(limits).confirm(confirm).proposalBatch(proposalBatch).console(console).etcdPort(etcdPort);
   }
 
@@ -143,6 +146,7 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
     private long requestTimeoutMs = 10_000;
     private boolean unsafeLocalGrants;
     private boolean unsafeSkipRelease;
+    private boolean unsafeCleanupAnyAttempt;
     private int metricsPort = -1;
     private ServerLimits limits = ServerLimits.DEFAULTS;
     private ConfirmRule confirm = ConfirmRule.LEASE;
@@ -269,6 +273,12 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
       return this;
     }
 
+    /** TESTS ONLY: the retry workload's negative control (see {@link ServerConfig}'s {@code unsafeCleanupAnyAttempt}). */
+    public Builder unsafeCleanupAnyAttempt(boolean unsafe) {
+      this.unsafeCleanupAnyAttempt = unsafe;
+      return this;
+    }
+
     /** Port of the metrics and health endpoint (-1, the default: none; 0: a free port). */
     public Builder metricsPort(int port) {
       this.metricsPort = port;
@@ -313,7 +323,8 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
      */
     public ServerConfig build() {
       return new ServerConfig(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs,
-          snapshotThreshold, logSegmentBytes, requestTimeoutMs, unsafeLocalGrants, unsafeSkipRelease, metricsPort, limits,
+          snapshotThreshold, logSegmentBytes, requestTimeoutMs, unsafeLocalGrants, unsafeSkipRelease, unsafeCleanupAnyAttempt,
+          metricsPort, limits,
           confirm, proposalBatch, console, etcdPort);
     }
   }

@@ -7,6 +7,7 @@ import io.regent.server.confirm.ClockRateRule;
 import io.regent.server.confirm.Confirmer;
 import io.regent.server.confirm.LeadershipLease;
 import io.regent.server.confirm.LocalConfirm;
+import io.regent.server.replication.EntryFormat;
 import io.regent.server.replication.Proposer;
 import io.regent.server.storage.DataDir;
 import io.regent.statemachine.ratis.RegentStateMachine;
@@ -46,6 +47,7 @@ public final class RaftNode implements AutoCloseable {
   private final LocalDivision division;
   private final RaftClientPool clients;
   private final RatisProposer proposer;
+  private final VoterFormats entryFormat;
   /** The voters' clock rates the lease depends on, or null under {@code --confirm strict}. */
   private final ClockRateCheck clockRates;
   private final ClockReadings clockReadings = new ClockReadings(System::nanoTime);
@@ -90,8 +92,9 @@ public final class RaftNode implements AutoCloseable {
     this.clients = new RaftClientPool(RAFT_CLIENTS,
         leader -> division.proposalClient(props, params, leader, config.requestTimeoutMs()),
         config.requestTimeoutMs(), executors);
+    this.entryFormat = new VoterFormats(config.nodeId(), division::voterIds, sm);
     this.proposer = new RatisProposer(clients, config.requestTimeoutMs(), config.electionTimeoutMinMs(),
-        executors.replies());
+        executors.replies(), entryFormat);
     this.probeClients = g -> RaftClient.newBuilder().setProperties(props).setParameters(params)
         .setRaftGroup(g).setRetryPolicy(RetryPolicies.noRetry()).build();
     sm.setStaleQueryHandler(clockReadings::answer);
@@ -144,6 +147,11 @@ public final class RaftNode implements AutoCloseable {
   /** Replicates single entries through the Ratis clients (the node's own entries; client operations are batched). */
   public Proposer proposer() {
     return proposer;
+  }
+
+  /** The entry version every voter applies now (DESIGN §4d): the proposer writes it, the batcher batches from 2. */
+  public EntryFormat entryFormat() {
+    return entryFormat;
   }
 
   /** The leadership confirmations (docs/architecture.md §8). */

@@ -2,6 +2,7 @@ package io.regent.server.ratis;
 
 import io.regent.server.config.ServerConfig;
 import io.regent.server.config.ServerConfig.InvalidSettingException;
+import io.regent.statemachine.apply.EntryCodec;
 import io.regent.statemachine.proto.MemberTiming;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.conf.RaftProperties;
@@ -86,9 +87,12 @@ public record RaftTiming(long minElectionTimeoutMs, long maxElectionTimeoutMs, b
     }
   }
 
-  /** The entry that publishes this timing for member {@code memberId}. */
+  /**
+   * The entry that publishes this timing for member {@code memberId}, with the highest entry version this build
+   * applies ({@link VoterFormats}).
+   */
   public MemberTiming entry(String memberId) {
     return MemberTiming.newBuilder().setMemberId(memberId).setMinElectionTimeoutMs(minElectionTimeoutMs)
-        .setPreVote(preVote).build();
+        .setPreVote(preVote).setMaxEntryVersion(EntryCodec.MAX_VERSION).build();
   }
 }

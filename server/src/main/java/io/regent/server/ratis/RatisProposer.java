@@ -2,6 +2,7 @@ package io.regent.server.ratis;
 
 import io.regent.server.confirm.Confirmer;
 import io.regent.server.confirm.LeaderQuery;
+import io.regent.server.replication.EntryFormat;
 import io.regent.server.replication.Proposer;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.regent.statemachine.apply.EntryCodec;
@@ -38,6 +39,7 @@ public final class RatisProposer implements Proposer, LeaderQuery {
   private final long timeoutMs;
   private final long questionTimeoutMs;
   private final Executor replies;
+  private final EntryFormat format;
 
   /**
    * @param clients Ratis clients for the group (each with a bounded retry policy)
@@ -48,8 +50,11 @@ public final class RatisProposer implements Proposer, LeaderQuery {
    *     not-ready reply retried elsewhere by Ratis) would hold all of them, where a round would have answered;
    *     a leader that holds its lease answers in one round trip, one without it after one round.
    * @param replies where every continuation after a Ratis reply runs, never a Ratis thread ({@code NodeExecutors#replies})
+   * @param format the entry version every voter applies, which each proposal is written in (DESIGN §4d)
    */
-  public RatisProposer(RaftClientPool clients, long timeoutMs, long questionTimeoutMs, Executor replies) {
+  public RatisProposer(RaftClientPool clients, long timeoutMs, long questionTimeoutMs, Executor replies,
+                       EntryFormat format) {
+    this.format = format;
     this.clients = clients;
     this.timeoutMs = timeoutMs;
     this.questionTimeoutMs = questionTimeoutMs;
@@ -58,11 +63,18 @@ public final class RatisProposer implements Proposer, LeaderQuery {
 
   /**
    * Proposes {@code entry}; completes with the leader's apply result once it is committed and applied, or
-   * with {@link UnavailableException} (never throws).
+   * with {@link UnavailableException} (never throws). The entry is encoded once: every re-send below carries the
+   * same bytes, request id included, so the state machine applies it once however often it arrives (DESIGN §4c).
    */
   @Override
   public CompletableFuture<Result> propose(LogEntry.Builder entry) {
-    Message msg = Message.valueOf(UnsafeByteOperations.unsafeWrap(EntryCodec.encode(entry)));
+    Message msg;
+    try {
+      msg = Message.valueOf(UnsafeByteOperations.unsafeWrap(EntryCodec.encode(entry, format.writable())));
+    } catch (IllegalArgumentException e) {
+      // a batch cut just before a voter that applies no batches joined: its operations are answered UNAVAILABLE
+      return CompletableFuture.failedFuture(new UnavailableException(e.getMessage(), e));
+    }
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
     return send(msg, deadline, MAX_RESENDS).handle((reply, err) -> {
       if (err != null) {
@@ -82,7 +94,7 @@ public final class RatisProposer implements Proposer, LeaderQuery {
   @Override
   public CompletableFuture<Optional<Result>> ask(Confirm.Builder confirm) {
     Message msg = Message.valueOf(UnsafeByteOperations.unsafeWrap(EntryCodec.encode(LogEntry.newBuilder()
-        .setConfirm(confirm))));
+        .setConfirm(confirm), EntryCodec.VERSION)));
     int slot = clients.nextSlot();
     RaftClient client = clients.client(slot);
     CompletableFuture<RaftClientReply> sent;

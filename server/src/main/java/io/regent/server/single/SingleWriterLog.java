@@ -67,7 +67,8 @@ public final class SingleWriterLog implements Proposer, ReplicaView, AutoCloseab
 
   @Override
   public CompletableFuture<Result> propose(LogEntry.Builder entry) {
-    LogEntry e = entry.setVersion(EntryCodec.VERSION).build();
+    // one writer, one build: the newest format, request ids included (DESIGN §4c)
+    LogEntry e = EntryCodec.decode(EntryCodec.encode(entry, EntryCodec.MAX_VERSION));
     return CompletableFuture.supplyAsync(() -> {
       if (closed) {
         throw new Proposer.UnavailableException("the single writer is shutting down", null);

@@ -35,7 +35,7 @@ public final class SingleWriterServer implements AutoCloseable {
     lessor.setProposer(log);
     String address = apiHost + ":" + apiPort;
     this.api = new ApiServer(new InetSocketAddress(apiHost, apiPort), () -> status(address), log, log,
-        new Confirmer(log), minTtlMs(), false, executors);
+        new Confirmer(log), minTtlMs(), false, false, executors);
   }
 
   /**

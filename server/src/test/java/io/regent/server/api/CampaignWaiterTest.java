@@ -69,4 +69,14 @@ class CampaignWaiterTest {
     assertThat(w.elected().handle((h, e) -> Status.fromThrowable(e).getCode()).join())
         .isEqualTo(Status.Code.INTERNAL);
   }
+
+  @Test
+  void aCandidacyPromotedInsideItsOwnBatchEntryIsAnswered() {
+    // one batch entry at index 5: Campaign(jobs, 7) queues, then a Revoke of the holder's lease promotes it
+    CampaignWaiter w = new CampaignWaiter(hub, "jobs", 7, Runnable::run);
+    hub.publish(5, List.of(new ChangeEvent(ChangeEvent.Kind.REVOKED, "jobs", null, 5, 3), elected(5, 7)));
+    w.arm(5); // the Campaign's own result said "not elected": it applied before the Revoke
+    assertThat(w.elected()).as("before the fix only events above index 5 counted").isCompletedWithValueMatching(
+        h -> h.getToken() == 5);
+  }
 }

@@ -19,13 +19,20 @@ import org.junit.jupiter.api.Test;
 /** A cancelled campaign withdraws its candidacy only once the Campaign entry has an outcome. */
 class CampaignsTest {
   private final List<LogEntry.CommandCase> proposed = new CopyOnWriteArrayList<>();
+  private final List<LogEntry> entries = new CopyOnWriteArrayList<>();
   private final CompletableFuture<Result> campaign = new CompletableFuture<>();
-  private final Campaigns campaigns = new Campaigns(entry -> {
-    proposed.add(entry.getCommandCase());
-    return entry.hasCampaign() ? campaign
-        : CompletableFuture.completedFuture(Result.newBuilder().setIndex(9).build());
-  }, new EventHub(16), null, ServerLimits.DEFAULTS, new LeaseGrants(1, ServerLimits.DEFAULTS, new LeaseQuota(1), new LeaseQuota(1),
-      new NameQuota(1_000), null), new NameQuota(1_000), Runnable::run); // no grant here: no replica to read
+  private final Campaigns campaigns = campaigns(false);
+
+  private Campaigns campaigns(boolean unsafeCleanupAnyAttempt) {
+    return new Campaigns(entry -> {
+      proposed.add(entry.getCommandCase());
+      entries.add(entry.build());
+      return entry.hasCampaign() ? campaign
+          : CompletableFuture.completedFuture(Result.newBuilder().setIndex(9).build());
+    }, new EventHub(16), null, ServerLimits.DEFAULTS, new LeaseGrants(1, ServerLimits.DEFAULTS, new LeaseQuota(1),
+        new LeaseQuota(1), new NameQuota(1_000), null), new NameQuota(1_000), Runnable::run, // no replica to read
+        new Attempts(() -> 0xabcL, unsafeCleanupAnyAttempt));
+  }
 
   @Test
   void theWithdrawalOfACancelledCampaignWaitsForTheCampaignsOutcome() {
@@ -47,5 +54,28 @@ class CampaignsTest {
     obs.cancel();
     campaign.complete(Result.newBuilder().setCode(Code.NOT_FOUND).setIndex(5).build());
     assertThat(proposed).containsExactly(LogEntry.CommandCase.CAMPAIGN);
+  }
+
+  @Test
+  void theCleanupNamesTheAttemptItsCampaignRecordedAndEachCallIsANewAttempt() {
+    FakeServerCall<LeaderKey> first = new FakeServerCall<>();
+    campaigns.campaign("jobs", 3, ByteString.EMPTY, 0, false, first::setOnCancelHandler);
+    campaigns.campaign("jobs", 3, ByteString.EMPTY, 0, false, new FakeServerCall<LeaderKey>()::setOnCancelHandler);
+    first.cancel();
+    campaign.complete(Result.newBuilder().setCode(Code.OK).setIndex(5).build());
+    String attempt = entries.get(0).getCampaign().getAttempt();
+    assertThat(attempt).startsWith("000000000abc-");
+    assertThat(entries.get(1).getCampaign().getAttempt()).isNotEqualTo(attempt).startsWith("000000000abc-");
+    assertThat(entries.get(2).getWithdraw().getAttempt()).isEqualTo(attempt);
+  }
+
+  @Test
+  void theNegativeControlsCleanupNamesNoAttempt() {
+    Campaigns unsafe = campaigns(true);
+    FakeServerCall<LeaderKey> obs = new FakeServerCall<>();
+    unsafe.campaign("jobs", 3, ByteString.EMPTY, 0, false, obs::setOnCancelHandler);
+    obs.cancel();
+    campaign.complete(Result.newBuilder().setCode(Code.OK).setIndex(5).build());
+    assertThat(entries.get(1).getWithdraw().getAttempt()).isEmpty();
   }
 }

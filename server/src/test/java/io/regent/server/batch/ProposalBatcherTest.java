@@ -3,6 +3,7 @@ package io.regent.server.batch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.regent.server.replication.Proposer.UnavailableException;
+import io.regent.statemachine.apply.EntryCodec;
 import io.regent.statemachine.proto.Campaign;
 import io.regent.statemachine.proto.Code;
 import io.regent.statemachine.proto.Confirm;
@@ -18,12 +19,14 @@ import org.junit.jupiter.api.Test;
 class ProposalBatcherTest {
   final List<LogEntry> sent = new ArrayList<>();
   final List<CompletableFuture<Result>> replies = new ArrayList<>();
+  /** The entry version every voter applies, as the test sets it. */
+  int writable = EntryCodec.MAX_VERSION;
   final ProposalBatcher batcher = new ProposalBatcher(e -> {
     sent.add(e.build());
     CompletableFuture<Result> reply = new CompletableFuture<>();
     replies.add(reply);
     return reply;
-  }, 3, 1 << 20, 1);
+  }, 3, 1 << 20, 1, () -> writable);
 
   static LogEntry.Builder campaign(String name, long lease) {
     return LogEntry.newBuilder().setCampaign(Campaign.newBuilder().setName(name).setLeaseId(lease));
@@ -102,5 +105,20 @@ class ProposalBatcherTest {
     batcher.propose(LogEntry.newBuilder().setConfirm(Confirm.newBuilder().addRenewLeaseIds(1)));
     assertThat(sent).extracting(LogEntry::getCommandCase)
         .containsExactly(LogEntry.CommandCase.CAMPAIGN, LogEntry.CommandCase.CONFIRM);
+  }
+
+  @Test
+  void whileAVoterAppliesNoBatchesEveryOperationGoesAlone() {
+    writable = EntryCodec.VERSION; // a voter still on a build from before batch entries (DESIGN §4d)
+    batcher.propose(campaign("a", 1));
+    batcher.propose(campaign("b", 2));
+    batcher.propose(campaign("c", 3));
+    replies.get(0).complete(Result.newBuilder().build());
+    assertThat(sent).hasSize(2);
+    assertThat(sent.get(1).hasBatch()).isFalse();
+    writable = EntryCodec.MAX_VERSION; // every voter upgraded: the next cut batches again
+    replies.get(1).complete(Result.newBuilder().build());
+    assertThat(sent).hasSize(3);
+    assertThat(sent.get(2).hasBatch()).isFalse(); // only "c" was left
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.regent.server.concurrent.NodeExecutors;
 import io.regent.server.replication.Proposer;
+import io.regent.statemachine.apply.EntryCodec;
 import io.regent.statemachine.proto.Confirm;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -36,7 +37,7 @@ class RatisProposerQuestionTest {
       // every request stays unanswered, as one sent to a paused leader
       return FakeRaftClient.answering(CompletableFuture::new);
     }, 60_000, executors)) {
-      RatisProposer proposer = new RatisProposer(pool, 10_000, 200, executors.replies());
+      RatisProposer proposer = new RatisProposer(pool, 10_000, 200, executors.replies(), () -> EntryCodec.MAX_VERSION);
       int before = built.get();
       CompletableFuture<?> asked = proposer.ask(Confirm.newBuilder().addRenewLeaseIds(7));
       assertThatThrownBy(() -> asked.get(5, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)

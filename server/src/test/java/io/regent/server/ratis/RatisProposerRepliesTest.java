@@ -3,6 +3,7 @@ package io.regent.server.ratis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.regent.server.concurrent.NodeExecutors;
+import io.regent.statemachine.apply.EntryCodec;
 import io.regent.statemachine.proto.Confirm;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.Resign;
@@ -39,7 +40,7 @@ class RatisProposerRepliesTest {
   @Test
   void aProposalsAnswerContinuesOffTheThreadThatCompletedRatissReply() throws Exception {
     try (RaftClientPool pool = new RaftClientPool(1, leader -> fakeClient(), 60_000, executors)) {
-      RatisProposer proposer = new RatisProposer(pool, 10_000, 10_000, executors.replies());
+      RatisProposer proposer = new RatisProposer(pool, 10_000, 10_000, executors.replies(), () -> EntryCodec.MAX_VERSION);
       CompletableFuture<String> ranOn = proposer.propose(LogEntry.newBuilder().setResign(Resign.newBuilder()
           .setName("a"))).thenApply(r -> Thread.currentThread().getName());
       assertThat(completeOnARatisThread()).isNotEqualTo(ranOn.get(5, TimeUnit.SECONDS));
@@ -50,7 +51,7 @@ class RatisProposerRepliesTest {
   @Test
   void aLeaderQuestionsAnswerContinuesOffTheThreadThatCompletedRatissReply() throws Exception {
     try (RaftClientPool pool = new RaftClientPool(1, leader -> fakeClient(), 60_000, executors)) {
-      RatisProposer proposer = new RatisProposer(pool, 10_000, 10_000, executors.replies());
+      RatisProposer proposer = new RatisProposer(pool, 10_000, 10_000, executors.replies(), () -> EntryCodec.MAX_VERSION);
       CompletableFuture<String> ranOn = proposer.ask(Confirm.newBuilder())
           .thenApply(r -> Thread.currentThread().getName());
       assertThat(completeOnARatisThread()).isNotEqualTo(ranOn.get(5, TimeUnit.SECONDS));

@@ -142,6 +142,11 @@ public final class ServerCommand implements Callable<Integer> {
           + "to its new member before the old owner released it")
   boolean unsafeSkipRelease;
 
+  @Option(names = "--unsafe-cleanup-any-attempt", hidden = true,
+      description = "TESTS ONLY (negative control of Jepsen's retry workload): a cancelled blocking campaign's "
+          + "cleanup resigns what its lease holds, even what a newer attempt of the campaign won")
+  boolean unsafeCleanupAnyAttempt;
+
   @Mixin
   SecurityOptions security;
 
@@ -207,7 +212,8 @@ public final class ServerCommand implements Callable<Integer> {
         b.raftAddress(raft);
       }
       config = b.apiHost(apiHost).apiPort(apiPort).unsafeLocalGrants(unsafeLocalGrants)
-          .unsafeSkipRelease(unsafeSkipRelease).metricsPort(metricsPort).etcdPort(etcdPort)
+          .unsafeSkipRelease(unsafeSkipRelease).unsafeCleanupAnyAttempt(unsafeCleanupAnyAttempt)
+          .metricsPort(metricsPort).etcdPort(etcdPort)
           .limits(limitOptions.limits()).confirm(confirmRule()).proposalBatch(proposalBatch).console(consoleOn()).build();
     } catch (ServerConfig.InvalidSettingException e) {
       throw usage(e.getMessage(), e.settings().toArray(String[]::new));
