@@ -105,6 +105,7 @@ public final class RegentServer implements AutoCloseable {
     RegentStateMachine sm = new RegentStateMachine(dataDir.lmdb(), lessor,
         new EventHub(EVENT_HISTORY), metrics == null ? ApplyObserver.NONE : metrics.applyObserver(),
         config.unsafeSkipRelease());
+    sm.setMaxEntryVersion(config.maxEntryVersion());
     this.raft = new RaftNode(config, props, sec.raftParameters(), bootstrap, sm, lessor, dataDir, executors);
     Proposer proposer = raft.proposer();
     lessor.setProposer(proposer);
@@ -215,7 +216,7 @@ public final class RegentServer implements AutoCloseable {
     s.publisher = ApiAddressPublisher.start(s.raft.server(), s.replica, s.raft.proposer(),
         ApiAddressPublisher.advertised(config.apiHost(), s.api.port(), raftAddress), s.executors.timers());
     s.timingPublisher = TimingPublisher.start(s.raft.server(), s.replica, s.raft.proposer(), s.raft.timing(),
-        s.executors.timers());
+        config.maxEntryVersion(), s.executors.timers());
     s.raft.startClockProbes();
     if (s.metrics != null) {
       s.metricsHttp = MetricsHttpServer.start(config.apiHost(), config.metricsPort(), s.metrics,

@@ -5,6 +5,7 @@ import io.regent.statemachine.replica.LeaseTimekeeper;
 import io.regent.statemachine.apply.Applier;
 import io.regent.statemachine.apply.ApplyOutcome;
 import io.regent.statemachine.apply.EntryCodec;
+import io.regent.statemachine.apply.UnknownEntryVersionException;
 import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.Result;
@@ -59,6 +60,7 @@ import org.slf4j.LoggerFactory;
 public final class RegentStateMachine extends BaseStateMachine implements ReplicaView {
   private static final Logger LOG = LoggerFactory.getLogger(RegentStateMachine.class);
 
+  private volatile int maxEntryVersion = EntryCodec.MAX_VERSION;
   private final Path lmdbDir;
   /** Answers Ratis read-only requests; until one is set, every such request is refused. */
   private volatile Function<Message, CompletableFuture<Message>> queries =
@@ -178,12 +180,23 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
     return storage;
   }
 
+  /**
+   * TESTS ONLY (the rolling-upgrade test): apply entries up to {@code version} and stop at a higher one, as a build
+   * of an older release would refuse it (DESIGN §4d); {@link EntryCodec#MAX_VERSION} unless set. Call before start.
+   */
+  public void setMaxEntryVersion(int version) {
+    this.maxEntryVersion = version;
+  }
+
   @Override
   public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
     LogEntryProto entry = trx.getLogEntry();
     long index = entry.getIndex();
     long term = entry.getTerm();
     LogEntry command = EntryCodec.decode(entry.getStateMachineLogEntry().getLogData().toByteArray());
+    if (command.getVersion() > maxEntryVersion) {
+      throw failed(lmdbDir, new UnknownEntryVersionException(command.getVersion(), index), "applying entry " + index);
+    }
     Result result;
     swap.readLock().lock();
     try {

@@ -1,5 +1,6 @@
 package io.regent.server.config;
 
+import io.regent.statemachine.apply.EntryCodec;
 import io.regent.server.limits.ServerLimits;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -41,12 +42,15 @@ import java.util.regex.Pattern;
  *     with a metrics port
  * @param etcdPort port of etcd's Lease, Election and Lock services on {@code apiHost} (docs/migrating.md,
  *     "etcd's clients"); -1 (the default) serves none, 0 picks a free port; plaintext only
+ * @param maxEntryVersion TESTS ONLY (the rolling-upgrade test): this node publishes and applies log-entry versions up
+ *     to this one, as a build of an older release would (1..{@link EntryCodec#MAX_VERSION}, the default); it stops
+ *     applying at a higher one (DESIGN §4d)
  */
 public record ServerConfig(String nodeId, Map<String, String> peers, String apiHost, int apiPort, Path dataDir,
                            long electionTimeoutMinMs, long electionTimeoutMaxMs, long snapshotThreshold,
                            long logSegmentBytes, long requestTimeoutMs, boolean unsafeLocalGrants,
                            boolean unsafeSkipRelease, boolean unsafeCleanupAnyAttempt, int metricsPort, ServerLimits limits, ConfirmRule confirm,
-                           int proposalBatch, boolean console, int etcdPort) {
+                           int proposalBatch, boolean console, int etcdPort, int maxEntryVersion) {
 
   /** Default election timeouts: 600–1200 ms, so the minimum TTL is 1.8 s (tests can use 2–3 s TTLs). */
   public static final long DEFAULT_ELECTION_MIN_MS = 600;
@@ -74,6 +78,9 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
     }
     if (metricsPort < -1 || metricsPort > 65_535) {
       throw new IllegalArgumentException("metrics port " + metricsPort + " is outside -1..65535");
+    }
+    if (maxEntryVersion < 1 || maxEntryVersion > EntryCodec.MAX_VERSION) {
+      throw new IllegalArgumentException("entry version " + maxEntryVersion + " is outside 1.." + EntryCodec.MAX_VERSION);
     }
     if (etcdPort < -1 || etcdPort > 65_535) {
       throw new InvalidSettingException("etcd port " + etcdPort + " is outside -1..65535", "etcd-port");
@@ -117,7 +124,8 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
         .electionTimeout(electionTimeoutMinMs, electionTimeoutMaxMs).snapshots(snapshotThreshold, logSegmentBytes)
         .requestTimeoutMs(requestTimeoutMs).unsafeLocalGrants(unsafeLocalGrants).unsafeSkipRelease(unsafeSkipRelease)
         .unsafeCleanupAnyAttempt(unsafeCleanupAnyAttempt).metricsPort(metricsPort);
-    return b.limits(limits).confirm(confirm).proposalBatch(proposalBatch).console(console).etcdPort(etcdPort);
+    return b.limits(limits).confirm(confirm).proposalBatch(proposalBatch).console(console).etcdPort(etcdPort)
+        .maxEntryVersion(maxEntryVersion);
   }
 
   /** Smallest TTL a lease may have: 1.5 x the maximum election timeout, in ms (etcd's minimum-TTL rule). */
@@ -153,6 +161,7 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
     private int proposalBatch = DEFAULT_PROPOSAL_BATCH;
     private boolean console = true;
     private int etcdPort = -1;
+    private int maxEntryVersion = EntryCodec.MAX_VERSION;
 
     private Builder(String nodeId, Path dataDir) {
       this.nodeId = nodeId;
@@ -310,6 +319,13 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
     }
 
     /** Port of etcd's Lease, Election and Lock services ({@code --etcd-port}; -1, the default: none; 0: free). */
+    /** TESTS ONLY: the highest entry version this node applies (see {@link ServerConfig}'s {@code maxEntryVersion}). */
+    public Builder maxEntryVersion(int version) {
+      this.maxEntryVersion = version;
+      return this;
+    }
+
+    /** See {@link ServerConfig}'s {@code etcdPort}. */
     public Builder etcdPort(int port) {
       this.etcdPort = port;
       return this;
@@ -325,7 +341,7 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
       return new ServerConfig(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs,
           snapshotThreshold, logSegmentBytes, requestTimeoutMs, unsafeLocalGrants, unsafeSkipRelease, unsafeCleanupAnyAttempt,
           metricsPort, limits,
-          confirm, proposalBatch, console, etcdPort);
+          confirm, proposalBatch, console, etcdPort, maxEntryVersion);
     }
   }
 

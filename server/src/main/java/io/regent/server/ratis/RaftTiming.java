@@ -2,7 +2,6 @@ package io.regent.server.ratis;
 
 import io.regent.server.config.ServerConfig;
 import io.regent.server.config.ServerConfig.InvalidSettingException;
-import io.regent.statemachine.apply.EntryCodec;
 import io.regent.statemachine.proto.MemberTiming;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.conf.RaftProperties;
@@ -88,11 +87,11 @@ public record RaftTiming(long minElectionTimeoutMs, long maxElectionTimeoutMs, b
   }
 
   /**
-   * The entry that publishes this timing for member {@code memberId}, with the highest entry version this build
-   * applies ({@link VoterFormats}).
+   * The entry that publishes this timing for member {@code memberId}, with the highest entry version it applies
+   * ({@link VoterFormats}; {@code EntryCodec.MAX_VERSION} but in the rolling-upgrade test).
    */
-  public MemberTiming entry(String memberId) {
+  public MemberTiming entry(String memberId, int maxEntryVersion) {
     return MemberTiming.newBuilder().setMemberId(memberId).setMinElectionTimeoutMs(minElectionTimeoutMs)
-        .setPreVote(preVote).setMaxEntryVersion(EntryCodec.MAX_VERSION).build();
+        .setPreVote(preVote).setMaxEntryVersion(maxEntryVersion).build();
   }
 }

@@ -24,12 +24,13 @@ public final class TimingPublisher implements AutoCloseable {
    * Starts publishing.
    *
    * @param timing this node's effective timing
+   * @param maxEntryVersion the highest log-entry version this node applies, published with it ({@link VoterFormats})
    * @param timers the node's scheduler, which runs the checks
    */
   public static TimingPublisher start(RaftServer server, ReplicaView replica, Proposer proposer, RaftTiming timing,
-                                      ScheduledExecutorService timers) {
+                                      int maxEntryVersion, ScheduledExecutorService timers) {
     String id = server.getId().toString();
-    MemberTiming entry = timing.entry(id);
+    MemberTiming entry = timing.entry(id, maxEntryVersion);
     return new TimingPublisher(MemberRecordPublisher.start(server, replica, proposer,
         r -> entry.equals(r.read(txn -> txn.memberTimings()).get(id)),
         LogEntry.newBuilder().setMemberTiming(entry),

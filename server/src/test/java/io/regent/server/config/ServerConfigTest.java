@@ -3,6 +3,7 @@ package io.regent.server.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.regent.statemachine.apply.EntryCodec;
 import io.regent.server.config.ServerConfig.InvalidSettingException;
 import java.nio.file.Path;
 import java.util.Map;
@@ -25,7 +26,8 @@ class ServerConfigTest {
     assertThat(c.confirm()).isEqualTo(ConfirmRule.LEASE);
     assertThat(c.toBuilder().metricsPort(0).build()).isEqualTo(new ServerConfig(c.nodeId(), c.peers(), c.apiHost(),
         c.apiPort(), c.dataDir(), 600, 1200, c.snapshotThreshold(), c.logSegmentBytes(), c.requestTimeoutMs(), false,
-        false, false, 0, c.limits(), ConfirmRule.LEASE, ServerConfig.DEFAULT_PROPOSAL_BATCH, true, -1));
+        false, false, 0, c.limits(), ConfirmRule.LEASE, ServerConfig.DEFAULT_PROPOSAL_BATCH, true, -1,
+        EntryCodec.MAX_VERSION));
     assertThat(c.etcdPort()).as("no etcd port unless asked").isEqualTo(-1);
     assertThat(c.toBuilder().etcdPort(0).build().toBuilder().build().etcdPort()).isZero();
     assertThatThrownBy(() -> c.toBuilder().etcdPort(70_000).build()).hasMessage("etcd port 70000 is outside -1..65535");

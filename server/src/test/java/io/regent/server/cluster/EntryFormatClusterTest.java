@@ -1,0 +1,110 @@
+package io.regent.server.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import com.google.protobuf.ByteString;
+import io.grpc.ManagedChannel;
+import io.grpc.ManagedChannelBuilder;
+import io.regent.api.v1.LeaseGrantRequest;
+import io.regent.api.v1.LeaseGrpc;
+import io.regent.api.v1.LeaseLeasesRequest;
+import io.regent.api.v1.LeaseLeasesResponse;
+import io.regent.client.RegentClient;
+import io.regent.statemachine.apply.EntryCodec;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.UnaryOperator;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * A rolling upgrade (DESIGN §4d; docs/operations.md "Upgrades"): while one replica runs a build that applies only
+ * version-1 entries, the others write nothing newer — no batch, no request id — under a load that batches, and the
+ * three replicas stay identical with the old one applying every entry (it stops at any newer version). Once that
+ * replica runs the new build and publishes it, the newer format follows by itself: request ids are stored.
+ */
+@Tag("cluster")
+class EntryFormatClusterTest {
+  @RegisterExtension
+  final ClusterFixture clusters = ClusterFixture.perTest();
+
+  @Test
+  void anOldReplicaHoldsTheClusterAtItsVersionAndTheNewFormatFollowsItsUpgrade() throws Exception {
+    AtomicBoolean old = new AtomicBoolean(true);
+    LocalCluster cluster = clusters.startEach(3, i -> i == 2
+        ? b -> b.maxEntryVersion(old.get() ? EntryCodec.VERSION : EntryCodec.MAX_VERSION) : UnaryOperator.identity());
+    cluster.awaitLeader();
+    load(cluster.client(), "before");
+    awaitIdenticalReplicas(cluster);
+    String id = UUID.randomUUID().toString();
+    assertThat(grant(cluster, id)).as("version 1 carries no request id: a repeat is a second lease")
+        .isNotEqualTo(grant(cluster, id));
+
+    cluster.stopNode(2);
+    old.set(false);
+    cluster.startNode(2); // the new build: it publishes version 3 with its timing
+    await("request ids are stored once every voter applies version 3").atMost(Duration.ofSeconds(30))
+        .ignoreExceptions().until(() -> {
+          String probe = UUID.randomUUID().toString();
+          return grant(cluster, probe) == grant(cluster, probe);
+        });
+    load(cluster.client(), "after");
+    awaitIdenticalReplicas(cluster);
+  }
+
+  /** Grants and campaigns from 16 threads at once: more than the batcher lets go alone, so it batches. */
+  private static void load(RegentClient client, String prefix) {
+    ExecutorService pool = Executors.newFixedThreadPool(16);
+    try {
+      List<CompletableFuture<Void>> all = new ArrayList<>();
+      for (int t = 0; t < 16; t++) {
+        int thread = t;
+        all.add(CompletableFuture.runAsync(() -> {
+          for (int i = 0; i < 15; i++) {
+            long lease = client.leases().grant(30_000);
+            client.elections().tryCampaign(prefix + "-" + thread + "-" + (i % 3), lease, ByteString.copyFromUtf8("v"));
+          }
+        }, pool));
+      }
+      CompletableFuture.allOf(all.toArray(CompletableFuture[]::new)).join();
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  private static long grant(LocalCluster cluster, String requestId) {
+    ManagedChannel ch = ManagedChannelBuilder.forTarget(cluster.endpoint(cluster.awaitLeader())).usePlaintext().build();
+    try {
+      return LeaseGrpc.newBlockingStub(ch).withDeadlineAfter(java.time.Duration.ofSeconds(10).toMillis(),
+              java.util.concurrent.TimeUnit.MILLISECONDS)
+          .grant(LeaseGrantRequest.newBuilder().setTtlMs(30_000).setRequestId(requestId).build()).getId();
+    } finally {
+      ch.shutdownNow();
+    }
+  }
+
+  /** Every replica, read on its own at one applied index, holds the same leases and names. */
+  private static void awaitIdenticalReplicas(LocalCluster cluster) {
+    await("the replicas agree").atMost(Duration.ofSeconds(30)).ignoreExceptions().untilAsserted(() -> {
+      List<LeaseLeasesResponse> seen = new ArrayList<>();
+      for (int i = 0; i < cluster.size(); i++) {
+        ManagedChannel ch = ManagedChannelBuilder.forTarget(cluster.endpoint(i)).usePlaintext().build();
+        try {
+          seen.add(LeaseGrpc.newBlockingStub(ch).leases(LeaseLeasesRequest.newBuilder().setSerializable(true).build()));
+        } finally {
+          ch.shutdownNow();
+        }
+      }
+      assertThat(seen).extracting(LeaseLeasesResponse::getAppliedIndex).containsOnly(seen.get(0).getAppliedIndex());
+      assertThat(seen).extracting(LeaseLeasesResponse::getLeasesList).containsOnly(seen.get(0).getLeasesList());
+    });
+  }
+}
