@@ -131,6 +131,10 @@ public final class RegentMetrics implements AutoCloseable {
         .description("Names (elections and locks) with a holder in this node's state").register(registry);
     Gauge.builder("regent.candidates.waiting", () -> counts(view).waiting)
         .description("Candidates queued behind a holder, summed over names").register(registry);
+    Gauge.builder("regent.request.records", () -> counts(view).requests)
+        .description("Stored answers to request ids (docs/api.md, request ids), at most 100 000").register(registry);
+    Gauge.builder("regent.request.record.bytes", () -> counts(view).requestBytes)
+        .description("Bytes of the stored answers to request ids, at most 32 MiB").register(registry);
   }
 
   /**
@@ -198,14 +202,15 @@ public final class RegentMetrics implements AutoCloseable {
           held += n.hasHolder() ? 1 : 0;
           waiting += n.getCandidatesCount();
         }
-        return new StateCounts(now, txn.allLeases().size(), held, waiting);
+        return new StateCounts(now, txn.allLeases().size(), held, waiting, txn.requests().count(),
+            txn.requests().bytes());
       });
       counts = c;
     }
     return c;
   }
 
-  private record StateCounts(long at, long leases, long held, long waiting) {
+  private record StateCounts(long at, long leases, long held, long waiting, long requests, long requestBytes) {
   }
 
   @Override
