@@ -45,6 +45,8 @@ public final class RegentStore implements AutoCloseable {
   private final Dbi<byte[]> meta;
   private final Dbi<byte[]> leases;
   private final Dbi<byte[]> names;
+  private final Dbi<byte[]> requests;
+  private final Dbi<byte[]> requestOrder;
 
   private RegentStore(Path dir, boolean unsynced, EnvFlags... flags) {
     this.dir = dir;
@@ -57,11 +59,13 @@ public final class RegentStore implements AutoCloseable {
     if (unsynced) {
       UnsyncedMarker.set(dir);
     }
-    this.env = Env.create(PROXY_BA).setMapSize(MAP_SIZE_BYTES).setMaxDbs(4).setMaxReaders(256)
+    this.env = Env.create(PROXY_BA).setMapSize(MAP_SIZE_BYTES).setMaxDbs(6).setMaxReaders(256)
         .open(dir.toFile(), flags);
     this.meta = env.openDbi("meta", DbiFlags.MDB_CREATE);
     this.leases = env.openDbi("leases", DbiFlags.MDB_CREATE);
     this.names = env.openDbi("names", DbiFlags.MDB_CREATE);
+    this.requests = env.openDbi("requests", DbiFlags.MDB_CREATE);
+    this.requestOrder = env.openDbi("request-order", DbiFlags.MDB_CREATE);
   }
 
   /**
@@ -139,14 +143,14 @@ public final class RegentStore implements AutoCloseable {
   /** Runs {@code body} in a read-only transaction and returns its result. */
   public <T> T read(Function<StateTxn, T> body) {
     try (Txn<byte[]> txn = env.txnRead()) {
-      return body.apply(new StateTxn(env, txn, meta, leases, names));
+      return body.apply(new StateTxn(env, txn, new Tables(meta, leases, names, requests, requestOrder)));
     }
   }
 
   /** Runs {@code body} in a write transaction, commits it (durably unless unsynced), and returns its result. */
   public <T> T write(Function<StateTxn, T> body) {
     try (Txn<byte[]> txn = env.txnWrite()) {
-      T result = body.apply(new StateTxn(env, txn, meta, leases, names));
+      T result = body.apply(new StateTxn(env, txn, new Tables(meta, leases, names, requests, requestOrder)));
       txn.commit();
       return result;
     }

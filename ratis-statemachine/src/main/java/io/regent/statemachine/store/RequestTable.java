@@ -8,31 +8,39 @@ import org.lmdbjava.Dbi;
 import org.lmdbjava.Txn;
 
 /**
- * The stored answers to request ids (docs/api.md "Request ids"; DESIGN §4c), in the meta table of one transaction:
- * {@code request/id/<id>} holds a {@link RequestRecord}, {@code request/seq/<8 bytes>} the id stored at that place
- * of the retention order, and three counters (next place, oldest live place, bytes of the live records). Records are
- * never replaced, only pruned oldest first, so the live ones are exactly the places from oldest to next.
+ * The stored answers to request ids (docs/api.md "Request ids"; DESIGN §4c): the {@code requests} database holds a
+ * {@link RequestRecord} by id, {@code request-order} the id stored at each place of the retention order, and the
+ * meta table three counters (next place, oldest live place, bytes of the live records) beside the applied index,
+ * whose page every apply writes anyway. Records are never replaced, only pruned oldest first, so the live ones are
+ * exactly the places from oldest to next.
  *
- * <p>Apply alone writes it, from the entries, so every replica keeps the same records.
+ * <p>Pruning runs in chunks of {@link #PRUNE_CHUNK} once the count or the bytes pass their bound: one apply in that
+ * many deletes a run of neighbouring keys of {@code request-order} instead of every apply one, which keeps the pages
+ * an apply writes few (each commit writes every page it touched). Apply alone writes this table, from the entries,
+ * so every replica keeps the same records.
  */
 public final class RequestTable {
-  private static final String ID = "request/id/";
-  private static final String SEQ = "request/seq/";
-  private static final byte[] NEXT = "request/next".getBytes(StandardCharsets.US_ASCII);
-  private static final byte[] OLDEST = "request/oldest".getBytes(StandardCharsets.US_ASCII);
-  private static final byte[] BYTES = "request/bytes".getBytes(StandardCharsets.US_ASCII);
+  /** Records pruned at once past the bound, at most (an eighth of the bound for a small one). */
+  static final int PRUNE_CHUNK = 1024;
+  private static final byte[] NEXT = "appliedIndex.requests.next".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] OLDEST = "appliedIndex.requests.oldest".getBytes(StandardCharsets.US_ASCII);
+  private static final byte[] BYTES = "appliedIndex.requests.bytes".getBytes(StandardCharsets.US_ASCII);
 
   private final Txn<byte[]> txn;
   private final Dbi<byte[]> meta;
+  private final Dbi<byte[]> records;
+  private final Dbi<byte[]> order;
 
-  RequestTable(Txn<byte[]> txn, Dbi<byte[]> meta) {
+  RequestTable(Txn<byte[]> txn, Dbi<byte[]> meta, Dbi<byte[]> records, Dbi<byte[]> order) {
     this.txn = txn;
     this.meta = meta;
+    this.records = records;
+    this.order = order;
   }
 
   /** The record of request {@code id}, or {@code null} when there is none (never stored, or pruned). */
   public RequestRecord get(String id) {
-    byte[] v = meta.get(txn, idKey(id));
+    byte[] v = records.get(txn, idKey(id));
     if (v == null) {
       return null;
     }
@@ -44,27 +52,31 @@ public final class RequestTable {
   }
 
   /**
-   * Stores {@code record} for {@code id} (which has none) at the next place, then prunes the oldest records while
-   * more than {@code maxRecords} or {@code maxBytes} bytes are kept (the newest one always stays).
+   * Stores {@code record} for {@code id} (which has none) at the next place; once more than {@code maxRecords}
+   * records or {@code maxBytes} bytes are kept, prunes the oldest until at most {@code maxRecords} less a chunk
+   * ({@link #PRUNE_CHUNK}, or an eighth of {@code maxRecords} when smaller) and {@code maxBytes} bytes remain (the
+   * newest one always stays).
    */
   public void put(String id, RequestRecord record, int maxRecords, long maxBytes) {
     long seq = counter(NEXT);
     byte[] value = record.toBuilder().setSeq(seq).build().toByteArray();
-    meta.put(txn, idKey(id), value);
-    meta.put(txn, seqKey(seq), id.getBytes(StandardCharsets.US_ASCII));
+    records.put(txn, idKey(id), value);
+    order.put(txn, seqKey(seq), idKey(id));
     setCounter(NEXT, seq + 1);
     long bytes = counter(BYTES) + value.length;
     long oldest = counter(OLDEST);
-    while (oldest < seq && (seq + 1 - oldest > maxRecords || bytes > maxBytes)) {
-      byte[] key = seqKey(oldest);
-      String pruned = new String(meta.get(txn, key), StandardCharsets.US_ASCII);
-      byte[] old = meta.get(txn, idKey(pruned));
-      bytes -= old.length;
-      meta.delete(txn, idKey(pruned));
-      meta.delete(txn, key);
-      oldest++;
+    if (seq + 1 - oldest > maxRecords || bytes > maxBytes) {
+      long keep = maxRecords - Math.max(1, Math.min(PRUNE_CHUNK, maxRecords / 8));
+      while (oldest < seq && (seq + 1 - oldest > keep || bytes > maxBytes)) {
+        byte[] key = seqKey(oldest);
+        byte[] pruned = order.get(txn, key);
+        bytes -= records.get(txn, pruned).length;
+        records.delete(txn, pruned);
+        order.delete(txn, key);
+        oldest++;
+      }
+      setCounter(OLDEST, oldest);
     }
-    setCounter(OLDEST, oldest);
     setCounter(BYTES, bytes);
   }
 
@@ -73,7 +85,7 @@ public final class RequestTable {
     return counter(NEXT) - counter(OLDEST);
   }
 
-  /** Bytes of the records kept. */
+  /** Bytes of the records kept (their values). */
   public long bytes() {
     return counter(BYTES);
   }
@@ -88,11 +100,10 @@ public final class RequestTable {
   }
 
   private static byte[] idKey(String id) {
-    return (ID + id).getBytes(StandardCharsets.US_ASCII);
+    return id.getBytes(StandardCharsets.US_ASCII);
   }
 
   private static byte[] seqKey(long seq) {
-    byte[] prefix = SEQ.getBytes(StandardCharsets.US_ASCII);
-    return ByteBuffer.allocate(prefix.length + Long.BYTES).put(prefix).putLong(seq).array();
+    return ByteBuffer.allocate(Long.BYTES).putLong(seq).array();
   }
 }

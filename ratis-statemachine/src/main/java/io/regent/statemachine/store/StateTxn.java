@@ -43,16 +43,18 @@ public final class StateTxn implements StateView {
 
   private final Env<byte[]> env;
   private final Txn<byte[]> txn;
+  private final Tables tables;
   private final Dbi<byte[]> meta;
   private final Dbi<byte[]> leases;
   private final Dbi<byte[]> names;
 
-  StateTxn(Env<byte[]> env, Txn<byte[]> txn, Dbi<byte[]> meta, Dbi<byte[]> leases, Dbi<byte[]> names) {
+  StateTxn(Env<byte[]> env, Txn<byte[]> txn, Tables tables) {
+    this.tables = tables;
     this.env = env;
     this.txn = txn;
-    this.meta = meta;
-    this.leases = leases;
-    this.names = names;
+    this.meta = tables.meta();
+    this.leases = tables.leases();
+    this.names = tables.names();
   }
 
   /**
@@ -64,7 +66,7 @@ public final class StateTxn implements StateView {
    */
   public boolean nested(Predicate<StateTxn> body) {
     try (Txn<byte[]> child = env.txn(txn)) {
-      boolean keep = body.test(new StateTxn(env, child, meta, leases, names));
+      boolean keep = body.test(new StateTxn(env, child, tables));
       if (keep) {
         child.commit();
       }
@@ -74,7 +76,7 @@ public final class StateTxn implements StateView {
 
   /** The stored answers to request ids (docs/api.md "Request ids"). */
   public RequestTable requests() {
-    return new RequestTable(txn, meta);
+    return new RequestTable(txn, meta, tables.requests(), tables.requestOrder());
   }
 
   /** The largest lease id granted so far, 0 when none was recorded (docs/architecture.md §2.2). */

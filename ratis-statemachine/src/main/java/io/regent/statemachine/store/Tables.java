@@ -1,0 +1,12 @@
+package io.regent.statemachine.store;
+
+import org.lmdbjava.Dbi;
+
+/**
+ * The named LMDB databases of Regent's state (docs/architecture.md §2): {@code meta} (applied index, member records,
+ * groups, counters), {@code leases}, {@code names}, and the request records ({@code requests} by id,
+ * {@code request-order} by their place in the retention order; {@link RequestTable}).
+ */
+record Tables(Dbi<byte[]> meta, Dbi<byte[]> leases, Dbi<byte[]> names, Dbi<byte[]> requests,
+              Dbi<byte[]> requestOrder) {
+}
