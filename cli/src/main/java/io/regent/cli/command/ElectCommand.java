@@ -46,7 +46,7 @@ public final class ElectCommand implements Callable<Integer> {
   @Mixin
   ClientOptions client;
 
-  @Parameters(index = "0", paramLabel = "NAME", description = "election name")
+  @Parameters(index = "0", paramLabel = "NAME", converter = NameArgument.class, description = "election name")
   String name;
 
   @Parameters(index = "1", arity = "0..1", paramLabel = "VALUE", description = "value to publish (e.g. this node's address)")
@@ -122,6 +122,9 @@ public final class ElectCommand implements Callable<Integer> {
     if (!exec && !command.isEmpty()) {
       throw new ParameterException(spec.commandLine(), "unexpected argument '" + command.get(0) + "' (a command "
           + "to run as leader goes after --exec --)");
+    }
+    if (ttl.isZero()) {
+      throw new ParameterException(spec.commandLine(), "--ttl needs a positive DURATION (the leader's lease TTL)");
     }
     if (wait.timeout() != null && (wait.timeout().isZero() || noWait)) {
       throw new ParameterException(spec.commandLine(), "--timeout needs a positive DURATION and no --no-wait");

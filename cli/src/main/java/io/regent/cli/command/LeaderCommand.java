@@ -28,7 +28,7 @@ public final class LeaderCommand implements Callable<Integer> {
   @Mixin
   ClientOptions client;
 
-  @Parameters(index = "0", paramLabel = "NAME", description = "election name")
+  @Parameters(index = "0", paramLabel = "NAME", converter = NameArgument.class, description = "election name")
   String name;
 
   @Option(names = "--serializable",

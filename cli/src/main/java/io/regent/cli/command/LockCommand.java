@@ -42,7 +42,7 @@ public final class LockCommand implements Callable<Integer> {
   @Mixin
   ClientOptions client;
 
-  @Parameters(index = "0", paramLabel = "NAME", description = "lock name")
+  @Parameters(index = "0", paramLabel = "NAME", converter = NameArgument.class, description = "lock name")
   String name;
 
   @Parameters(index = "1..*", arity = "0..*", paramLabel = "CMD",
@@ -69,6 +69,9 @@ public final class LockCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     if (wait.timeout() != null && wait.timeout().isZero()) {
       throw new ParameterException(spec.commandLine(), "--timeout needs a positive DURATION");
+    }
+    if (ttl.isZero()) {
+      throw new ParameterException(spec.commandLine(), "--ttl needs a positive DURATION (the lock's lease TTL)");
     }
     if (suspension.conflict() != null) {
       throw new ParameterException(spec.commandLine(), suspension.conflict());

@@ -41,7 +41,13 @@ class HoldingOptionsTest {
       "ledger append-loop jobs --token 1 --ledger nope  | invalid endpoint 'nope'",
       "ledger partition-loop orders --interval 0        | --interval must be at least 1ms",
       "ledger partition-loop orders --interval 500us    | --interval must be at least 1ms",
-      "ledger                                           | missing command"})
+      "ledger                                           | missing command",
+      "lock x-�� -- true                            | the name is not valid UTF-8",
+      "elect x-� a                                       | the name is not valid UTF-8",
+      "observe x�                                        | the name is not valid UTF-8",
+      "leader x�                                         | the name is not valid UTF-8",
+      "lock jobs --ttl 0s -- true                       | --ttl needs a positive",
+      "elect jobs a --ttl 0s                            | --ttl needs a positive"})
   void badOptionsAreUsageErrors(String args, String message) {
     StringWriter err = new StringWriter();
 

@@ -54,7 +54,7 @@ final class CampaignAllCall {
     if (req.getNamesCount() == 0) {
       throw StatusCodes.invalid("CampaignAll needs at least one name");
     }
-    req.getNamesList().forEach(Validation::name);
+    req.getNamesList().forEach(Validation::newName);
     Validation.value(req.getValue());
     Validation.lease(req.getLease());
     names.check(Admission.IDENTITY.get(), req.getNamesCount());

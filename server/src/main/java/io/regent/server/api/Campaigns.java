@@ -72,7 +72,7 @@ final class Campaigns {
    */
   CompletableFuture<CampaignOutcome> campaignWithTtl(String name, long lease, long ttlMs, ByteString value,
                                                      long lockDelayMs, boolean noWait, RequestId id) {
-    Validation.name(name);
+    Validation.newName(name);
     Validation.value(value);
     Validation.lockDelay(lockDelayMs);
     if (lease != 0) {
@@ -106,8 +106,11 @@ final class Campaigns {
    */
   CompletableFuture<CampaignOutcome> campaign(String name, long lease, ByteString value, long lockDelayMs,
                                               boolean noWait, Consumer<Runnable> onCancel) {
-    Validation.name(name);
+    Validation.newName(name);
     Validation.value(value);
+    if (lease == 0) {
+      throw StatusCodes.invalid("give a lease (the id of a live lease) or ttl_ms (above 0, for a lease of its own)");
+    }
     Validation.lease(lease);
     Validation.lockDelay(lockDelayMs);
     names.check(Admission.IDENTITY.get(), 1);

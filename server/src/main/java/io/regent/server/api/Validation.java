@@ -18,6 +18,29 @@ final class Validation {
     return name;
   }
 
+  /**
+   * Returns {@code name} when it may enter the state (a campaign's or lock's name): a valid {@link #name} without a
+   * control character (Unicode Cc: C0, DEL, C1), a bidirectional control (U+061C, U+200E, U+200F, U+202A..U+202E,
+   * U+2066..U+2069) or U+FFFD, the replacement character a mis-decoded byte becomes — so that a name shows as what it
+   * is and two different byte strings cannot become one lock (docs/api.md "Names"). Names already held keep working
+   * for resign, proclaim and observe.
+   */
+  static String newName(String name) {
+    name(name);
+    for (int i = 0; i < name.length(); ) {
+      int c = name.codePointAt(i);
+      String what = Character.getType(c) == Character.CONTROL ? "a control character"
+          : c == 0x061C || c == 0x200E || c == 0x200F || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069)
+          ? "a bidirectional control" : c == 0xFFFD ? "the replacement character (bytes that were not UTF-8)" : null;
+      if (what != null) {
+        throw StatusCodes.invalid(String.format("name holds U+%04X, %s, at character %d: names may not hold "
+            + "control, bidirectional-control or replacement characters", c, what, i));
+      }
+      i += Character.charCount(c);
+    }
+    return name;
+  }
+
   /** Checks a holder value's size (at most 64 KiB). */
   static ByteString value(ByteString value) {
     String bad = Limits.checkValue(value.size());
