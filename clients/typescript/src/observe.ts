@@ -26,6 +26,11 @@ export interface ObserveEvent {
   leader?: LeaderKey;
   /** Log index of the entry that made the change (CURRENT: the applied index it was read at). */
   index: number;
+  /**
+   * Position of the change among this name's changes in that entry: 1, 2, ... (one entry can change a name more
+   * than once: RESIGNED then ELECTED); 0 for CURRENT, which stands for the whole entry.
+   */
+  ordinal: number;
   /** True when the resumption point was older than the node's history: this is the current state instead. */
   compacted: boolean;
 }
@@ -53,13 +58,17 @@ function wait(ms: number, signal?: AbortSignal): Promise<void> {
 /** @internal see RegentClient.observe */
 export async function* observe(client: ObserveClient, name: string, opts: ObserveOptions): AsyncGenerator<ObserveEvent> {
   let last = opts.after ?? 0;
+  let lastOrdinal = 0; // 0: the whole entry `last`
+  // whether e comes after the last event delivered
+  const later = (e: ObserveEvent): boolean =>
+    e.index !== last ? e.index > last : lastOrdinal !== 0 && e.ordinal > lastOrdinal;
   let backoff = FIRST_BACKOFF_MS;
   const signal = opts.signal;
   while (!signal?.aborted && !client.isClosed) {
     const idx = client.currentEndpoint();
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     const stub = client.stub(idx, 'Election') as any;
-    const stream: grpc.ClientReadableStream<unknown> = stub.Observe({ name, after_index: last });
+    const stream: grpc.ClientReadableStream<unknown> = stub.Observe({ name, after_index: last, after_ordinal: lastOrdinal });
     let seen = false;
     stream.on('metadata', (md: grpc.Metadata) => {
       seen = true;
@@ -75,9 +84,13 @@ export async function* observe(client: ObserveClient, name: string, opts: Observ
         // eslint-disable-next-line @typescript-eslint/no-explicit-any
         const r = m as any;
         const e: ObserveEvent = { kind: r.kind, name: r.name, leader: r.leader ? key(r.leader) : undefined,
-          index: r.index, compacted: r.compacted };
-        if (e.index <= last && !e.compacted && last > 0) continue; // already delivered before a reopen
-        last = Math.max(last, e.index);
+          index: r.index, ordinal: r.ordinal ?? 0, compacted: r.compacted };
+        const isLater = later(e);
+        if (!isLater && !e.compacted) continue; // already delivered before a reopen
+        if (isLater) { // a compacted state from a node behind this one moves nothing back
+          last = e.index;
+          lastOrdinal = e.ordinal;
+        }
         backoff = FIRST_BACKOFF_MS;
         yield e;
       }

@@ -211,6 +211,34 @@ test('elect with suspend: in doubt at 2/3 ttl, resumed by a renewal in time, sam
   }
 });
 
+test('observe delivers both events of one entry and resumes after (index, ordinal)', { timeout: 10000 }, async () => {
+  const a = await fake({ 'Election.Observe': (call) => {
+    call.write({ kind: 'CURRENT', name: 'jobs', index: 4 });
+    call.write({ kind: 'RESIGNED', name: 'jobs', index: 5, ordinal: 1 });
+    call.write({ kind: 'ELECTED', name: 'jobs', index: 5, ordinal: 2, leader: { name: 'jobs', token: 5, lease: 8 } });
+    call.write({ kind: 'RESIGNED', name: 'jobs', index: 6, ordinal: 1 });
+    setImmediate(() => call.emit('error', { code: status.UNAVAILABLE, details: 'node going away' }));
+  } });
+  const b = await fake({ 'Election.Observe': (call) => {
+    call.write({ kind: 'RESIGNED', name: 'jobs', index: 6, ordinal: 1 }); // a repeat: dropped
+    call.write({ kind: 'ELECTED', name: 'jobs', index: 6, ordinal: 2, leader: { name: 'jobs', token: 6, lease: 9 } });
+  } });
+  const c = connect([a.address, b.address]);
+  try {
+    const got = [];
+    for await (const e of c.observe('jobs')) {
+      got.push(e);
+      if (got.length === 5) break;
+    }
+    assert.deepEqual(got.map((e) => [e.kind, e.index, e.ordinal]),
+      [['CURRENT', 4, 0], ['RESIGNED', 5, 1], ['ELECTED', 5, 2], ['RESIGNED', 6, 1], ['ELECTED', 6, 2]]);
+    assert.equal(b.calls[0].request.after_index, 6);
+    assert.equal(b.calls[0].request.after_ordinal, 1, 'after the first event of entry 6');
+  } finally {
+    c.close();
+  }
+});
+
 test('observe resumes at the next node after the last index, drops repeats, reports compacted', async () => {
   const a = await fake({ 'Election.Observe': (call) => {
     call.write({ kind: 'CURRENT', name: 'jobs', index: 5 });

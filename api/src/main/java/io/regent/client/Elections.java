@@ -164,9 +164,18 @@ public final class Elections {
    * {@code afterIndex} is 0), then one message per change. Cancel with the returned handle.
    */
   public Runnable observe(String name, long afterIndex, StreamObserver<ObserveResponse> observer) {
+    return observe(name, afterIndex, 0, observer);
+  }
+
+  /**
+   * As {@link #observe(String, long, StreamObserver)}, resuming after the event of entry {@code afterIndex} whose
+   * {@link ObserveResponse#getOrdinal ordinal} is {@code afterOrdinal} (0: after the whole entry), so that the
+   * later events of one entry that changed the name more than once still come (docs/api.md, Observe).
+   */
+  public Runnable observe(String name, long afterIndex, int afterOrdinal, StreamObserver<ObserveResponse> observer) {
     var ctx = Context.current().withCancellation();
     ctx.run(() -> ElectionGrpc.newStub(endpoints.currentChannel()).observe(ObserveRequest.newBuilder()
-        .setName(name).setAfterIndex(afterIndex).build(), observer));
+        .setName(name).setAfterIndex(afterIndex).setAfterOrdinal(afterOrdinal).build(), observer));
     return () -> ctx.cancel(null);
   }
 }

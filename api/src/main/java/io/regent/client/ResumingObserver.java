@@ -11,7 +11,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * An Observe stream of one name that survives the death of its node: when the stream fails (the node stopped,
  * hung — found by the channel keepalive — or refused), it is opened again at the client's next endpoint, after
- * the index of the last event delivered, so no event is delivered twice and none is skipped. When the new node
+ * the position of the last event delivered — its index and its ordinal within that entry, since one entry can
+ * change the name more than once — so no event is delivered twice and none is skipped. When the new node
  * no longer keeps the history after that index (it restarted since, or the history rolled over), it sends the
  * current state with {@code compacted = true} instead, and the listener learns the intermediate changes were
  * lost (docs/architecture.md §4).
@@ -43,6 +44,8 @@ public final class ResumingObserver implements AutoCloseable {
     return t;
   });
   private long lastIndex; // guarded by this
+  /** Ordinal of the last event delivered within entry {@link #lastIndex}; 0: that whole entry (a CURRENT). */
+  private int lastOrdinal; // guarded by this
   private long backoffMs = FIRST_BACKOFF_MS; // guarded by this
   private Runnable cancel; // guarded by this
   private boolean closed; // guarded by this
@@ -78,14 +81,18 @@ public final class ResumingObserver implements AutoCloseable {
       return;
     }
     int endpoint = client.currentEndpoint();
-    cancel = client.elections().observe(name, lastIndex, new StreamObserver<>() {
+    cancel = client.elections().observe(name, lastIndex, lastOrdinal, new StreamObserver<>() {
       @Override
       public void onNext(ObserveResponse e) {
         synchronized (ResumingObserver.this) {
-          if (closed || e.getIndex() <= lastIndex && !e.getCompacted() && lastIndex > 0) {
-            return;
+          boolean later = after(e);
+          if (closed || !later && !e.getCompacted()) {
+            return; // delivered before a reopen
           }
-          lastIndex = Math.max(lastIndex, e.getIndex());
+          if (later) { // a compacted state from a node behind this one moves nothing back
+            lastIndex = e.getIndex();
+            lastOrdinal = e.getOrdinal();
+          }
           backoffMs = FIRST_BACKOFF_MS;
         }
         listener.onEvent(e);
@@ -108,6 +115,14 @@ public final class ResumingObserver implements AutoCloseable {
         reopenLater();
       }
     });
+  }
+
+  /** Whether {@code e} comes after the last event delivered; an ordinal of 0 stands for its whole entry. */
+  private boolean after(ObserveResponse e) {
+    if (e.getIndex() != lastIndex) {
+      return e.getIndex() > lastIndex;
+    }
+    return lastOrdinal != 0 && e.getOrdinal() > lastOrdinal;
   }
 
   private synchronized void reopenLater() {

@@ -11,8 +11,23 @@ import io.regent.statemachine.proto.Holder;
  * @param holder the name's holder after the change, or {@code null} when it became free
  * @param index log index of the entry that made the change
  * @param leaseId the lease concerned (the new holder's, the freed holder's, or the ended lease)
+ * @param ordinal for an ownership change, its position among the ownership changes of {@code name} in the entry
+ *     at {@code index}: 1, 2, ... — the same on every replica, since every replica applies the same entry; the
+ *     {@link EventHub} numbers the events it publishes, and 0 means not numbered (as apply builds them). An entry
+ *     can change one name more than once (a resign that hands it on; the operations of a batch entry), so
+ *     (index, ordinal) is where an Observe stream resumes (docs/architecture.md §4.3)
  */
-public record ChangeEvent(Kind kind, String name, Holder holder, long index, long leaseId) {
+public record ChangeEvent(Kind kind, String name, Holder holder, long index, long leaseId, int ordinal) {
+
+  /** An event not numbered yet (ordinal 0): how apply builds them. */
+  public ChangeEvent(Kind kind, String name, Holder holder, long index, long leaseId) {
+    this(kind, name, holder, index, leaseId, 0);
+  }
+
+  /** This event with {@code ordinal} (see the record's parameters). */
+  public ChangeEvent numbered(int ordinal) {
+    return new ChangeEvent(kind, name, holder, index, leaseId, ordinal);
+  }
 
   /** Kinds of change. Ownership kinds mirror the public Observe stream (docs/architecture.md §4.3). */
   public enum Kind {

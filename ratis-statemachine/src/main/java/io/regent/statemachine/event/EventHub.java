@@ -3,6 +3,7 @@ package io.regent.statemachine.event;
 import io.regent.statemachine.store.StateTxn;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -92,8 +93,12 @@ public final class EventHub {
     }
   }
 
-  /** Records the events of the entry at {@code index} and notifies listeners, in log order. */
-  public void publish(long index, List<ChangeEvent> events) {
+  /**
+   * Records the events of the entry at {@code index} and notifies listeners, in log order; each ownership event
+   * is numbered first ({@link ChangeEvent#ordinal}: 1, 2, ... per name within the entry).
+   */
+  public void publish(long index, List<ChangeEvent> entryEvents) {
+    List<ChangeEvent> events = numbered(entryEvents);
     synchronized (this) {
       for (ChangeEvent e : events) {
         if (e.kind().isOwnershipChange()) {
@@ -112,18 +117,24 @@ public final class EventHub {
 
   /**
    * Subscribes {@code listener} to every event after the current one and returns the ownership events of
-   * the history with an index above {@code afterIndex}, atomically (no event is missed or seen twice).
+   * the history after position ({@code afterIndex}, {@code afterOrdinal}), atomically (no event is missed or seen
+   * twice): those with an index above {@code afterIndex}, and, when {@code afterOrdinal} is above 0, those of the
+   * entry at {@code afterIndex} with a larger ordinal. Ordinals count per name, so the caller keeps the events
+   * of the name it resumes and drops the others.
    *
-   * @return the backlog, or {@code null} when events after {@code afterIndex} are no longer known here
-   *     (the listener is then not subscribed)
+   * @param afterOrdinal 0: after the whole entry at {@code afterIndex}
+   * @return the backlog, or {@code null} when events after that position are no longer known here (the listener
+   *     is then not subscribed): {@code afterIndex} is older than the history, or it is the history's first
+   *     entry and {@code afterOrdinal} is above 0 (that entry may have rolled out of the history in part, or
+   *     predate it)
    */
-  public synchronized List<ChangeEvent> subscribe(long afterIndex, Consumer<ChangeEvent> listener) {
-    if (afterIndex < floor) {
+  public synchronized List<ChangeEvent> subscribe(long afterIndex, int afterOrdinal, Consumer<ChangeEvent> listener) {
+    if (afterIndex < floor || (afterOrdinal > 0 && afterIndex == floor)) {
       return null;
     }
     List<ChangeEvent> backlog = new ArrayList<>();
     for (ChangeEvent e : history) {
-      if (e.index() > afterIndex) {
+      if (e.index() > afterIndex || (afterOrdinal > 0 && e.index() == afterIndex && e.ordinal() > afterOrdinal)) {
         backlog.add(e);
       }
     }
@@ -154,6 +165,17 @@ public final class EventHub {
   /** The highest index this replica has applied (entries and snapshot installs). */
   public synchronized long appliedIndex() {
     return applied;
+  }
+
+  /** {@code events} of one entry with each ownership event numbered per name, 1, 2, ...; the others as they are. */
+  private static List<ChangeEvent> numbered(List<ChangeEvent> events) {
+    HashMap<String, Integer> perName = events.size() > 1 ? new HashMap<>() : null;
+    List<ChangeEvent> out = new ArrayList<>(events.size());
+    for (ChangeEvent e : events) {
+      out.add(!e.kind().isOwnershipChange() ? e : e.numbered(perName == null ? 1 : perName.merge(e.name(), 1,
+          Integer::sum)));
+    }
+    return out;
   }
 
   private void advance(long index) {

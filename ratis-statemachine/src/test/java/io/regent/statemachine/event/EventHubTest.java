@@ -65,4 +65,45 @@ class EventHubTest {
 
     assertThat(told).singleElement().extracting(Throwable::getMessage).isEqualTo("cannot deliver 1");
   }
+
+  static ChangeEvent resigned(String name, long index, long lease) {
+    return new ChangeEvent(ChangeEvent.Kind.RESIGNED, name, null, index, lease);
+  }
+
+  /**
+   * One entry can change one name twice (a resign that hands it on, two operations of a batch): the hub numbers each
+   * name's ownership events within their entry, and a resumption after (index, ordinal) gets the rest of that entry
+   * (docs/architecture.md §4.3).
+   */
+  @Test
+  void eventsAreNumberedPerNameWithinTheirEntryAndAResumptionMidEntryGetsTheRestOfIt() {
+    hub.reset(3);
+    List<ChangeEvent> heard = new ArrayList<>();
+    hub.listen(heard::add);
+    hub.publish(5, List.of(resigned("jobs", 5, 1), elected("other", 5), elected("jobs", 5)));
+    hub.publish(6, List.of(resigned("jobs", 6, 5)));
+    assertThat(heard).extracting(ChangeEvent::name, ChangeEvent::ordinal).containsExactly(
+        org.assertj.core.groups.Tuple.tuple("jobs", 1), org.assertj.core.groups.Tuple.tuple("other", 1),
+        org.assertj.core.groups.Tuple.tuple("jobs", 2), org.assertj.core.groups.Tuple.tuple("jobs", 1));
+
+    assertThat(hub.subscribe(5, 1, e -> { })).filteredOn(e -> e.name().equals("jobs"))
+        .extracting(ChangeEvent::kind, ChangeEvent::index).containsExactly(
+            org.assertj.core.groups.Tuple.tuple(ChangeEvent.Kind.ELECTED, 5L),
+            org.assertj.core.groups.Tuple.tuple(ChangeEvent.Kind.RESIGNED, 6L));
+    assertThat(hub.subscribe(5, 0, e -> { })).as("ordinal 0: after the whole entry, as before")
+        .extracting(ChangeEvent::index).containsExactly(6L);
+    assertThat(hub.subscribe(3, 1, e -> { })).as("mid-way into an entry the history does not hold whole").isNull();
+    assertThat(hub.subscribe(3, 0, e -> { })).extracting(ChangeEvent::index).containsExactly(5L, 5L, 5L, 6L);
+  }
+
+  /** The history may roll over inside an entry: resuming mid-way into that entry is no longer possible here. */
+  @Test
+  void aResumptionMidWayIntoAnEntryWhoseStartRolledOutOfTheHistoryIsCompacted() {
+    EventHub small = new EventHub(2);
+    small.publish(5, List.of(resigned("jobs", 5, 1), elected("jobs", 5)));
+    small.publish(6, List.of(resigned("jobs", 6, 5)));
+    assertThat(small.subscribe(5, 1, e -> { })).isNull();
+    assertThat(small.subscribe(5, 2, e -> { })).as("all of entry 5 up to 2 was seen; but 1 rolled out").isNull();
+    assertThat(small.subscribe(5, 0, e -> { })).extracting(ChangeEvent::index).containsExactly(6L);
+  }
 }

@@ -118,7 +118,11 @@ final class ElectionService extends ElectionGrpc.ElectionImplBase {
       if (req.getAfterIndex() < 0) {
         throw StatusCodes.invalid("after index " + req.getAfterIndex() + " is negative (0: from the current state)");
       }
-      observeStreams.observe(Validation.name(req.getName()), req.getAfterIndex(),
+      if (req.getAfterOrdinal() < 0 || (req.getAfterOrdinal() > 0 && req.getAfterIndex() == 0)) {
+        throw StatusCodes.invalid("after ordinal " + req.getAfterOrdinal() + " must be 0, or an event's ordinal "
+            + "(1 or more) with the after index of its entry");
+      }
+      observeStreams.observe(Validation.name(req.getName()), req.getAfterIndex(), req.getAfterOrdinal(),
           (ServerCallStreamObserver<ObserveResponse>) obs);
     });
   }

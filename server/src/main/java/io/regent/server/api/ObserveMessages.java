@@ -12,7 +12,7 @@ final class ObserveMessages {
   /** The message of ownership change {@code e}; IllegalArgumentException for an event that is none. */
   static ObserveResponse toResponse(ChangeEvent e) {
     ObserveResponse.Builder b = ObserveResponse.newBuilder().setKind(kind(e.kind())).setName(e.name())
-        .setIndex(e.index());
+        .setIndex(e.index()).setOrdinal(e.ordinal());
     if (e.holder() != null) {
       b.setLeader(LeaderKeys.leaderKey(e.name(), e.holder()));
     }

@@ -28,6 +28,8 @@ final class ObserveStream extends EventStream<ObserveResponse> implements EventH
   private ObserveResponse first;
   /** Long.MAX_VALUE until {@link #start}: events are held back, then judged against the first message. */
   private long skipUpTo = Long.MAX_VALUE;
+  /** With {@link #skipUpTo}: the entry's events up to this ordinal were sent before; 0: all of them. */
+  private int skipOrdinal;
   /** Index of the last message handed to gRPC: where the client resumes after a RESOURCE_EXHAUSTED. */
   private long lastSentIndex;
   /** Index of the last snapshot installed while this stream was open (0: none). */
@@ -46,20 +48,21 @@ final class ObserveStream extends EventStream<ObserveResponse> implements EventH
 
   /**
    * Sends {@code current} (the state at {@code asOfIndex}; null when resuming), then {@code backlog}, then
-   * held and later events above that index.
+   * held and later events after position ({@code asOfIndex}, {@code asOfOrdinal}) — 0: after the whole entry.
    */
-  void start(ObserveResponse current, long asOfIndex, List<ChangeEvent> backlog) {
+  void start(ObserveResponse current, long asOfIndex, int asOfOrdinal, List<ChangeEvent> backlog) {
     synchronized (this) {
       if (asOfIndex < installedAt) {
         return; // a snapshot installed since: its state, sent with compacted=true, supersedes this older one
       }
       skipUpTo = asOfIndex;
+      skipOrdinal = asOfOrdinal;
       lastSentIndex = asOfIndex;
       ArrayDeque<ChangeEvent> held = new ArrayDeque<>(queue);
       queue.clear();
       first = current;
       queue.addAll(backlog);
-      held.stream().filter(e -> e.index() > asOfIndex).forEach(queue::add);
+      held.stream().filter(e -> !sentBefore(e)).forEach(queue::add);
     }
     scheduleDrain();
   }
@@ -70,7 +73,7 @@ final class ObserveStream extends EventStream<ObserveResponse> implements EventH
       return;
     }
     synchronized (this) {
-      if (closed() || (skipUpTo != Long.MAX_VALUE && e.index() <= skipUpTo)) {
+      if (closed() || (skipUpTo != Long.MAX_VALUE && sentBefore(e))) {
         return;
       }
       if (queue.size() >= capacity) {
@@ -97,10 +100,16 @@ final class ObserveStream extends EventStream<ObserveResponse> implements EventH
       }
       installedAt = index;
       skipUpTo = index;
+      skipOrdinal = 0;
       queue.clear(); // older than the installed state, which stands for them
       first = current;
     }
     scheduleDrain();
+  }
+
+  /** Whether {@code e} is at or before where this stream starts; caller holds the monitor. */
+  private boolean sentBefore(ChangeEvent e) {
+    return e.index() < skipUpTo || (e.index() == skipUpTo && (skipOrdinal == 0 || e.ordinal() <= skipOrdinal));
   }
 
   /** Number of events waiting to be sent (for tests and metrics). */
@@ -125,9 +134,15 @@ final class ObserveStream extends EventStream<ObserveResponse> implements EventH
     }
   }
 
+  /**
+   * The index of the last entry sent whole: when an event of the last index sent still waits (an entry that changed
+   * the name more than once), the one before it, so that a client resuming with {@code --after} (an index alone)
+   * skips none of that entry's events.
+   */
   @Override
   synchronized long resumeAfter() {
-    return lastSentIndex;
+    ChangeEvent next = queue.peek();
+    return next != null && next.index() == lastSentIndex ? lastSentIndex - 1 : lastSentIndex;
   }
 
   @Override

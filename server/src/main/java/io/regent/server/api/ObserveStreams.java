@@ -43,9 +43,11 @@ final class ObserveStreams {
 
   /**
    * Starts an Observe stream of {@code name} on {@code obs}: from the current holder when {@code afterIndex} is 0,
-   * else from the changes after that log index. RESOURCE_EXHAUSTED when this node serves its maximum already.
+   * else from the changes after that log index — after the event of that entry whose ordinal is
+   * {@code afterOrdinal}, or after the whole entry when it is 0. RESOURCE_EXHAUSTED when this node serves its
+   * maximum already.
    */
-  void observe(String name, long afterIndex, ServerCallStreamObserver<ObserveResponse> obs) {
+  void observe(String name, long afterIndex, int afterOrdinal, ServerCallStreamObserver<ObserveResponse> obs) {
     if (active.incrementAndGet() > maxStreams) {
       active.decrementAndGet();
       throw Status.RESOURCE_EXHAUSTED.withDescription("this node serves " + maxStreams
@@ -54,9 +56,9 @@ final class ObserveStreams {
     }
     ObserveStream stream = new ObserveStream(name, obs, hub, executor, bufferCapacity, active::decrementAndGet);
     if (afterIndex > 0) {
-      List<ChangeEvent> backlog = hub.subscribe(afterIndex, stream);
+      List<ChangeEvent> backlog = hub.subscribe(afterIndex, afterOrdinal, stream);
       if (backlog != null) {
-        stream.start(null, afterIndex, backlog.stream().filter(e -> e.name().equals(name)).toList());
+        stream.start(null, afterIndex, afterOrdinal, backlog.stream().filter(e -> e.name().equals(name)).toList());
         return;
       }
     }
@@ -68,7 +70,7 @@ final class ObserveStreams {
         stream.fail(StatusCodes.toStatus(err).getStatus());
         return;
       }
-      stream.start(ObserveMessages.current(name, s.record, s.appliedIndex, compacted), s.appliedIndex, List.of());
+      stream.start(ObserveMessages.current(name, s.record, s.appliedIndex, compacted), s.appliedIndex, 0, List.of());
     });
   }
 

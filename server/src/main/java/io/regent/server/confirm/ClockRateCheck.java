@@ -121,6 +121,21 @@ public final class ClockRateCheck implements LeadershipLease.ClockRates {
     return doubt;
   }
 
+  @Override
+  public boolean anyBeyond() {
+    long now = nanoClock.getAsLong();
+    Set<String> ids = voters.get();
+    synchronized (this) {
+      for (String id : ids) {
+        Peer p = peers.get(id);
+        if (!id.equals(self) && p != null && p.window.verdict(now) == ClockRateWindow.Verdict.BEYOND) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
   /** Caller holds this object's lock. */
   private boolean within(String id, long now) {
     Peer p = peers.get(id);

@@ -19,8 +19,10 @@ import java.util.function.LongSupplier;
  * long as it is still the ready leader of T. The factor is below 1 by a margin for clock-rate drift between
  * nodes ({@link #SAFE_FACTOR}), and the lease is withheld while the clock rate of a voter that may have
  * acknowledged the round ({@link Acknowledgers}) is not known to be within a bound well inside that margin
- * ({@link ClockRates}). A voter that answered nothing sent after p (down, paused, cut off) is in no majority the
- * round counted, so its clock does not matter to that lease.
+ * ({@link ClockRates}), and while any voter's rate is measured beyond it. A voter that answered nothing sent after
+ * p (down, paused, cut off) is in no majority the round counted, so its unknown or stale rate does not matter to
+ * that lease; one whose rate is known to be beyond the bound has a broken clock, and which voters acknowledged is
+ * read from Ratis's record of answers, not proven, so the lease waits until that clock is back.
  *
  * <p>Thread-safe.
  */
@@ -74,6 +76,11 @@ public final class LeadershipLease {
       public Set<String> inDoubt() {
         return Set.of();
       }
+
+      @Override
+      public boolean anyBeyond() {
+        return false;
+      }
     };
 
     /**
@@ -84,6 +91,13 @@ public final class LeadershipLease {
 
     /** The voters other than this node whose clock rate is unknown, stale or beyond the bound now. */
     Set<String> inDoubt();
+
+    /**
+     * Whether some voter other than this node has a clock rate known now to be beyond the bound, whether or not it
+     * acknowledged anything (an unknown or stale rate, a paused or cut-off voter's, is not beyond); cheap, called
+     * per read.
+     */
+    boolean anyBeyond();
   }
 
   /**
@@ -106,10 +120,11 @@ public final class LeadershipLease {
 
   /**
    * What {@link #begin} saw: the time a round was proposed, the term this node was the ready leader of
-   * then (-1: none, the round cannot give a lease), the length of lease it may give, ns (-1: none), and the voters
-   * whose clock rate was in doubt then (if one of them acknowledges the round, it gives no lease).
+   * then (-1: none, the round cannot give a lease), the length of lease it may give, ns (-1: none), the voters
+   * whose clock rate was in doubt then (if one of them acknowledges the round, it gives no lease), and whether some
+   * voter's rate was beyond the bound then (the round gives no lease).
    */
-  public record Start(long nanos, long term, long lengthNanos, Set<String> inDoubt) {
+  public record Start(long nanos, long term, long lengthNanos, Set<String> inDoubt, boolean anyBeyond) {
   }
 
   private final LongSupplier nanoClock;
@@ -178,17 +193,18 @@ public final class LeadershipLease {
     long term = leadership.readyTerm();
     long minMs = timing.minElectionTimeoutMs();
     return new Start(now, term, minMs <= 0 ? -1 : (long) (TimeUnit.MILLISECONDS.toNanos(minMs) * factor),
-        rates.inDoubt());
+        rates.inDoubt(), rates.anyBeyond());
   }
 
   /**
    * The entry proposed after {@code start} committed in {@code entryTerm}. It extends the lease only when it is
    * an entry of the term this node was the ready leader of at {@code start} (then this node appended it, after
-   * {@code start}), and when every voter that may have acknowledged it had and has a clock rate within the bound:
-   * the followers that refuse votes for the lease are among those.
+   * {@code start}), when every voter that may have acknowledged it had and has a clock rate within the bound (the
+   * followers that refuse votes for the lease are among those), and when no voter's rate was or is beyond it.
    */
   public void committed(Start start, long entryTerm) {
-    if (start.term() < 0 || entryTerm != start.term() || start.lengthNanos() <= 0) {
+    if (start.term() < 0 || entryTerm != start.term() || start.lengthNanos() <= 0 || start.anyBeyond()
+        || rates.anyBeyond()) {
       return;
     }
     // read outside this object's lock: it asks Ratis, whose threads must never wait for this lock
@@ -213,9 +229,9 @@ public final class LeadershipLease {
 
   /**
    * The term whose lease this node holds now, or -1: it must be the ready leader of that term, before the
-   * lease's end, no leadership transfer may be under way ({@link #suspend}), and the clock rates of the voters that
-   * may have acknowledged the lease's round must be within their bound ({@link ClockRates}): a drift found during
-   * a lease ends it at once.
+   * lease's end, no leadership transfer may be under way ({@link #suspend}), the clock rates of the voters that
+   * may have acknowledged the lease's round must be within their bound and no voter's may be beyond it
+   * ({@link ClockRates}): a drift found during a lease ends it at once.
    */
   public long heldTerm() {
     long t;
@@ -229,7 +245,8 @@ public final class LeadershipLease {
       end = until;
       counted = ackers;
     }
-    if (nanoClock.getAsLong() - end >= 0 || leadership.readyTerm() != t || !rates.withinBound(counted)) {
+    if (nanoClock.getAsLong() - end >= 0 || leadership.readyTerm() != t || !rates.withinBound(counted)
+        || rates.anyBeyond()) {
       return -1;
     }
     return t;

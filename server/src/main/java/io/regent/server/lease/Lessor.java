@@ -162,7 +162,13 @@ public final class Lessor implements LeaseTimekeeper, AutoCloseable {
     long now = nanoClock.getAsLong();
     for (LeaseRecord l : renew) {
       LeaseExpiry.Deadline d = expiry.get(l.getId());
-      if (d != null && l.getRenewedIndex() != d.renewedIndex()) {
+      if (d != null && l.getRenewedIndex() < d.renewedIndex()) {
+        // read before a later Confirm applied (a local answer's snapshot): that Confirm, not this read, tells what
+        // the state holds, and a checkpoint measured since it will apply; this read clears and vouches for nothing
+        out.add(LeaseVerdict.UNVOUCHED);
+        continue;
+      }
+      if (d != null && l.getRenewedIndex() > d.renewedIndex()) {
         // the entry cleared the lease's checkpoint, whoever proposed it: later checkpoints measure from here
         d = new LeaseExpiry.Deadline(d.ttlMs(), d.deadline(), d.expiring(), l.getRenewedIndex(), false);
         expiry.update(l.getId(), d);

@@ -64,7 +64,7 @@ class RefusedDrainTest {
     int[] closed = {0};
     ObserveStream s = new ObserveStream("jobs", obs, hub, pool, 10, () -> closed[0]++);
     hub.listen(s);
-    s.start(ObserveResponse.newBuilder().setIndex(3).build(), 3, List.of());
+    s.start(ObserveResponse.newBuilder().setIndex(3).build(), 3, 0, List.of());
 
     full = true;
     assertThatCode(() -> hub.publish(4, List.of(ObserveStreamTest.elected("jobs", 4)))).doesNotThrowAnyException();

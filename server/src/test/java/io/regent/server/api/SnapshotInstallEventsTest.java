@@ -68,7 +68,7 @@ class SnapshotInstallEventsTest {
   void anObserveStreamSendsTheInstalledStateCompactedThenTheLaterEvents() {
     ObserveStream s = new ObserveStream("jobs", obs, hub, Runnable::run, 10, () -> { });
     hub.listen(s);
-    s.start(current(5), 5, List.of());
+    s.start(current(5), 5, 0, List.of());
     install(7, 7);
     hub.publish(21, List.of(ObserveStreamTest.elected("jobs", 21)));
     assertThat(obs.sent).extracting(ObserveResponse::getIndex).containsExactly(5L, INSTALLED, 21L);
@@ -83,7 +83,7 @@ class SnapshotInstallEventsTest {
     ObserveStream s = new ObserveStream("jobs", obs, hub, Runnable::run, 10, () -> { });
     hub.listen(s);
     install(0);
-    s.start(current(5), 5, List.of()); // the stream's first read answered from before the install
+    s.start(current(5), 5, 0, List.of()); // the stream's first read answered from before the install
     assertThat(obs.sent).singleElement().satisfies(m -> {
       assertThat(m.getIndex()).isEqualTo(INSTALLED);
       assertThat(m.getCompacted()).isTrue();

@@ -83,6 +83,22 @@ class ClockRateCheckTest {
     assertThat(told).containsExactly("n2", "n3");
   }
 
+  /** A rate measured beyond the bound counts whoever acknowledged; an unknown or stale one (a paused voter) does not. */
+  @Test
+  void beyondOnlyWhileAVotersRateIsMeasuredOutsideTheBound() {
+    assertThat(check.anyBeyond()).as("nothing measured: unknown, not beyond").isFalse();
+    probe(1.0, 1.0, 3);
+    assertThat(check.anyBeyond()).isFalse();
+    probe(1.0, 2.0, 3);
+    assertThat(check.anyBeyond()).as("n3 at twice n1's rate").isTrue();
+    voters.set(Set.of("n1", "n2"));
+    assertThat(check.anyBeyond()).as("n3 is no voter any more").isFalse();
+    voters.set(Set.of("n1", "n2", "n3"));
+    now += 2_000 * MS;
+    assertThat(check.anyBeyond()).as("stale (n3 paused): in doubt, not beyond").isFalse();
+    assertThat(check.inDoubt()).contains("n3");
+  }
+
   @Test
   void theLeaseAsksOnlyAboutTheVotersThatMayHaveAcknowledged() {
     probe(1.0, 2.0, 3);

@@ -129,6 +129,11 @@ class LeadershipLeaseTest {
    * doubt, {@code acked} those that may have acknowledged a round (null: this node is no longer the leader).
    */
   private LeadershipLease checkedLease(Set<String> doubt, AtomicReference<Set<String>> acked) {
+    return checkedLease(doubt, ConcurrentHashMap.newKeySet(), acked);
+  }
+
+  /** As {@link #checkedLease(Set, AtomicReference)}; {@code beyond}: voters whose rate is measured beyond the bound. */
+  private LeadershipLease checkedLease(Set<String> doubt, Set<String> beyond, AtomicReference<Set<String>> acked) {
     LeadershipLease.ClockRates rates = new LeadershipLease.ClockRates() {
       @Override
       public boolean withinBound(Collection<String> peers) {
@@ -138,6 +143,11 @@ class LeadershipLeaseTest {
       @Override
       public Set<String> inDoubt() {
         return Set.copyOf(doubt);
+      }
+
+      @Override
+      public boolean anyBeyond() {
+        return !beyond.isEmpty();
       }
     };
     return new LeadershipLease(now::get, leadership, LeadershipLease.VoterTiming.fixed(600), rates, nanos -> acked.get(),
@@ -188,6 +198,33 @@ class LeadershipLeaseTest {
     checked.committed(checked.begin(), 4);
     advanceMs(200);
     assertThat(checked.heldTerm()).as("the first round's 480 ms are over; the second gave none").isEqualTo(-1);
+  }
+
+  /**
+   * A voter whose clock rate is measured beyond the bound withholds the lease even when it acknowledged nothing the
+   * lease stands on: its clock is broken, not silent (docs/architecture.md §8.1, "clock rates"). A paused voter's
+   * rate is stale, not beyond, and withholds nothing (the previous test).
+   */
+  @Test
+  void noLeaseWhileAnyVotersClockRateIsBeyondTheBoundWhetherOrNotItAcknowledged() {
+    Set<String> doubt = ConcurrentHashMap.newKeySet();
+    Set<String> beyond = ConcurrentHashMap.newKeySet();
+    LeadershipLease checked = checkedLease(doubt, beyond, new AtomicReference<>(Set.of("n2")));
+    checked.committed(checked.begin(), 4);
+    assertThat(checked.heldTerm()).isEqualTo(4);
+    doubt.add("n3");
+    beyond.add("n3"); // n3, which acknowledged nothing since the round began, is found to drift: the lease ends
+    assertThat(checked.heldTerm()).isEqualTo(-1);
+    checked.committed(checked.begin(), 4);
+    assertThat(checked.heldTerm()).as("a round committed while it drifts gives none").isEqualTo(-1);
+    advanceMs(500); // the first round's 480 ms are over
+    LeadershipLease.Start begunBeyond = checked.begin();
+    beyond.clear();
+    doubt.clear();
+    checked.committed(begunBeyond, 4);
+    assertThat(checked.heldTerm()).as("nor a round begun while it drifted").isEqualTo(-1);
+    checked.committed(checked.begin(), 4);
+    assertThat(checked.heldTerm()).as("back within the bound").isEqualTo(4);
   }
 
   @Test

@@ -329,6 +329,35 @@ class LessorTest {
         .as("a Confirm entry cleared it").containsExactly(measured(10_000));
   }
 
+  /**
+   * A keepalive answered under the leadership lease reads a snapshot that may be older than the apply thread's: it
+   * can reach the lessor with the renewed index of a Confirm that a later Confirm has since superseded, after the
+   * lessor measured a checkpoint at that later index. The older read clears nothing: that checkpoint will apply
+   * (it matches the state's renewed index), so the keepalive cannot be vouched for without an entry, and the
+   * lease's checkpoint and renewed index stay as they are (docs/architecture.md §3.8, rule 5).
+   */
+  @Test
+  void anOlderReadsRenewedIndexCannotClearACheckpointMeasuredAfterANewerRenewal() {
+    lessor.onLeaderReady(8, List.of(checkpointed(1, 10_000, 3_000, 0)), List.of());
+    assertThat(lessor.confirm(8, List.of(lease(1, 10_000).toBuilder().setRenewedIndex(50).build()), List.of()))
+        .containsExactly(measured(10_000));
+    assertThat(lessor.confirm(8, List.of(lease(1, 10_000).toBuilder().setRenewedIndex(60).build()), List.of()))
+        .containsExactly(measured(10_000));
+    advanceMs(5_000); // not renewed for half its TTL: a checkpoint measured at renewed index 60 is on its way
+    lessor.tick();
+    assertThat(lessor.checkpointed(1)).isTrue();
+
+    assertThat(lessor.confirm(8, List.of(lease(1, 10_000).toBuilder().setRenewedIndex(50).build()), List.of()))
+        .as("read before the Confirm at 60 applied").containsExactly(UNVOUCHED);
+    assertThat(lessor.checkpointed(1)).as("the checkpoint at 60 still counts").isTrue();
+    replies.get(0).complete(Result.getDefaultInstance());
+    advanceMs(2_000); // the next checkpoint is due, before the deadline
+    lessor.tick();
+    assertThat(checkpoints()).hasSize(2).last().satisfies(e -> assertThat(e.getLeaseCheckpoint().getCheckpointsList())
+        .singleElement().satisfies(c -> assertThat(c.getRenewedIndex()).as("measured at the newest renewal")
+            .isEqualTo(60)));
+  }
+
   @Test
   void aLeaseItsClientKeepsRenewingIsNotCheckpointedAgainSoItsKeepalivesNeedNoEntry() {
     lessor.onLeaderReady(8, List.of(checkpointed(1, 9_000, 3_000, 0)), List.of());
