@@ -41,10 +41,16 @@ final class RetryHolder {
 
   private final ClientProcess p;
   private final long ttlMs;
+  private volatile boolean holding;
 
   RetryHolder(ClientProcess p, long ttlMs) {
     this.p = p;
     this.ttlMs = ttlMs;
+  }
+
+  /** Whether it believes it holds a name now (the client-isolate and client-pause nemeses prefer holders). */
+  boolean holding() {
+    return holding;
   }
 
   /** One round on {@code name}: campaign, maybe hold, release. Returns the pause before the next, ms. */
@@ -85,11 +91,12 @@ final class RetryHolder {
 
   /**
    * Blocking campaigns with {@code lease}, re-sent after UNAVAILABLE and DEADLINE_EXCEEDED (as {@code regent lock}
-   * does) until a wait of 1–3 TTLs has passed; one time in four cancelled after a random part of it (a caller
+   * does) until a wait of 1–10 TTLs has passed; one time in four cancelled after a random part of it (a caller
    * that gives up: a signal, a shutdown). The key when elected, else null.
    */
   private LeaderKey await(String name, long lease, ByteString value, long lockDelayMs) throws InterruptedException {
-    long waitMs = ttlMs + p.random().nextLong(2 * ttlMs);
+    // up to 10 TTLs: a wait that outlasts the channel keepalive's 15 s, so a stalled node's call fails over
+    long waitMs = ttlMs + p.random().nextLong(9 * ttlMs);
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
     Context.CancellableContext ctx = Context.current().withCancellation();
     if (p.random().nextInt(4) == 0) {
@@ -123,16 +130,20 @@ final class RetryHolder {
   }
 
   /**
-   * Holds {@code key} for 0.3–2 s, stepping down early when the keeper can no longer vouch for the lease; records
-   * the belief. Whether it resigned (revoking the lease).
+   * Holds {@code key} for 0.3–2 s (one time in three 5–20 s), stepping down early when the keeper can no longer
+   * vouch for the lease; records the belief. Whether it resigned (revoking the lease).
    */
   private boolean hold(LeaderKey key, LeaseKeeper keeper) throws InterruptedException {
     long since = System.nanoTime();
-    long until = since + TimeUnit.MILLISECONDS.toNanos(300 + p.random().nextInt(1700));
+    holding = true;
+    // one hold in three is long (5-20 s): a holder still holding when a stalled node it left resumes
+    long holdMs = p.random().nextInt(3) == 0 ? 5_000 + p.random().nextInt(15_000) : 300 + p.random().nextInt(1700);
+    long until = since + TimeUnit.MILLISECONDS.toNanos(holdMs);
     while (keeper.isValid() && System.nanoTime() - until < 0) {
       Thread.sleep(20); // the holder's work; its belief is checked every 20 ms
     }
     boolean valid = keeper.isValid();
+    holding = false;
     long now = System.nanoTime();
     long deadline = keeper.deadlineNanos();
     long end = valid || now - deadline < 0 ? now : deadline;

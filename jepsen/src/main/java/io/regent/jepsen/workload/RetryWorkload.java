@@ -57,7 +57,7 @@ final class RetryWorkload implements Workload {
 
       @Override
       public boolean holding() {
-        return false;
+        return h.holding();
       }
 
       @Override

@@ -47,11 +47,11 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(600)
 @Tag("cluster")
 class KillAfterSnapshotOrphansTest {
-  static final long THRESHOLD = 100;
-  static final Duration LOAD = Duration.ofSeconds(Long.getLong("regent.orphans.seconds", 25));
+  static final long THRESHOLD = 50;
+  static final Duration LOAD = Duration.ofSeconds(Long.getLong("regent.orphans.seconds", 30));
   static final int WORKERS = 12;
   static final long TTL_MS = 120_000;
-  static final long CALL_MS = 4_000;
+  static final long CALL_MS = 20_000;
 
   @TempDir
   Path dir;
