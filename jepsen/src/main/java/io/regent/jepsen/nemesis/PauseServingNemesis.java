@@ -8,9 +8,10 @@ import java.util.Random;
 
 /**
  * {@code pause-serving}: {@code SIGSTOP} of the Raft leader — the node serving the clients' blocking campaigns,
- * which go to the leader — for 17–22 s, longer than the shipped client's channel keepalive (10 s, then 5 s for
- * the answer) takes to give up on it, so its clients re-send their calls to another node before it resumes and
- * sees the first ones cancelled (issue #34). Value: the node's id; nil when no leader was known.
+ * which go to the leader — for 24–28 s: the shipped client's channel keepalive gives up on it after 15 s (a ping
+ * after 10 s without a read, 5 s for its answer), its clients re-send their calls to another node, and a waiter
+ * elected there has 9–13 s to be holding when the stalled node resumes and sees its first call cancelled (issue
+ * #34). Value: the node's id; nil when no leader was known.
  */
 final class PauseServingNemesis implements Nemesis {
   /** The client's keepalive time plus its timeout (RegentClientBuilder's defaults), ms. */
@@ -41,7 +42,7 @@ final class PauseServingNemesis implements Nemesis {
 
   @Override
   public long durationMs(Random random) {
-    return KEEPALIVE_GIVES_UP_MS + 2000 + random.nextInt(5000);
+    return KEEPALIVE_GIVES_UP_MS + 9000 + random.nextInt(4000);
   }
 
   @Override

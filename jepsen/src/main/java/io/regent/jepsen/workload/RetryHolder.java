@@ -17,13 +17,14 @@ import java.util.Map;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * One round of a lock holder that retries as the shipped libraries do (the CLI's {@code regent lock}, the Java
  * client's {@code Elections}): a campaign with a TTL (re-sent by the client after UNAVAILABLE and
  * DEADLINE_EXCEEDED), a kept-alive lease adopted from its send time, then, when the name is held, blocking
  * campaigns with that lease re-sent until elected, a deadline, or a cancellation; once elected it holds for a while
- * and resigns (revoking the lease), or steps down when the keeper can no longer vouch for the lease.
+ * and resigns (revoking the lease), suspended while the keeper is in doubt, as {@code regent lock} is.
  *
  * <p>Recorded, all instants on this host's monotonic clock (test nanoseconds): {@code :release} with {@code :held
  * [start end]} and {@code :lease} for every belief (from the elected answer to the resign's send, or to the
@@ -66,13 +67,14 @@ final class RetryHolder {
       return 200;
     }
     long lease = first.getLease();
-    LeaseKeeper keeper = LeaseKeeper.adopt(p.client(), lease, ttlMs, sent, reason -> { },
-        LeaseKeeper.options().pauseHook(p.gate()::await));
+    AtomicBoolean lost = new AtomicBoolean();
+    LeaseKeeper keeper = LeaseKeeper.adopt(p.client(), lease, ttlMs, sent, reason -> lost.set(true),
+        LeaseKeeper.options().pauseHook(p.gate()::await).suspendWhenInDoubt(reason -> { }, () -> { }));
     boolean resigned = false;
     try {
       LeaderKey key = first.getElected() ? first.getLeader() : await(name, lease, value, lockDelayMs);
       if (key != null) {
-        resigned = hold(key, keeper);
+        resigned = hold(key, keeper, lost);
       }
     } finally {
       if (resigned) {
@@ -91,12 +93,13 @@ final class RetryHolder {
 
   /**
    * Blocking campaigns with {@code lease}, re-sent after UNAVAILABLE and DEADLINE_EXCEEDED (as {@code regent lock}
-   * does) until a wait of 1–10 TTLs has passed; one time in four cancelled after a random part of it (a caller
+   * does) until a wait of 60 s (half the time) or 1–10 TTLs has passed; one time in four cancelled after a random part of it (a caller
    * that gives up: a signal, a shutdown). The key when elected, else null.
    */
   private LeaderKey await(String name, long lease, ByteString value, long lockDelayMs) throws InterruptedException {
-    // up to 10 TTLs: a wait that outlasts the channel keepalive's 15 s, so a stalled node's call fails over
-    long waitMs = ttlMs + p.random().nextLong(9 * ttlMs);
+    // half the waits as regent lock's without --timeout (a minute here), the others 1-10 TTLs: a wait that
+    // outlasts the channel keepalive's 15 s fails over from a stalled node
+    long waitMs = p.random().nextBoolean() ? 60_000 : ttlMs + p.random().nextLong(9 * ttlMs);
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMs);
     Context.CancellableContext ctx = Context.current().withCancellation();
     if (p.random().nextInt(4) == 0) {
@@ -130,25 +133,35 @@ final class RetryHolder {
   }
 
   /**
-   * Holds {@code key} for 0.3–2 s (one time in three 5–20 s), stepping down early when the keeper can no longer
-   * vouch for the lease; records the belief. Whether it resigned (revoking the lease).
+   * Holds {@code key} for 0.3–2 s (every other time 8–25 s), then resigns revoking the lease, as {@code regent
+   * lock} does when its command ends. While the keeper is in doubt the holder is suspended, as {@code regent
+   * lock} is: its belief ends at the keeper's deadline and, should a renewal in time resume it, begins again
+   * (same lease, same token). Ends early when the keeper stepped down (the lease ended, or the grace passed).
+   * Whether it resigned.
    */
-  private boolean hold(LeaderKey key, LeaseKeeper keeper) throws InterruptedException {
+  private boolean hold(LeaderKey key, LeaseKeeper keeper, AtomicBoolean lost) throws InterruptedException {
+    // every other hold is long (8-25 s): a holder still holding when a stalled node it left resumes
+    long holdMs = p.random().nextBoolean() ? 8_000 + p.random().nextInt(17_000) : 300 + p.random().nextInt(1700);
+    long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(holdMs);
     long since = System.nanoTime();
+    boolean believing = true;
     holding = true;
-    // one hold in three is long (5-20 s): a holder still holding when a stalled node it left resumes
-    long holdMs = p.random().nextInt(3) == 0 ? 5_000 + p.random().nextInt(15_000) : 300 + p.random().nextInt(1700);
-    long until = since + TimeUnit.MILLISECONDS.toNanos(holdMs);
-    while (keeper.isValid() && System.nanoTime() - until < 0) {
+    while (!lost.get() && System.nanoTime() - until < 0) {
+      boolean valid = keeper.isValid();
+      if (believing && !valid) {
+        believing = false;
+        belief(key, since, endOfBelief(keeper), "suspended");
+      } else if (!believing && valid) {
+        believing = true;
+        since = System.nanoTime();
+      }
       Thread.sleep(20); // the holder's work; its belief is checked every 20 ms
     }
-    boolean valid = keeper.isValid();
     holding = false;
-    long now = System.nanoTime();
-    long deadline = keeper.deadlineNanos();
-    long end = valid || now - deadline < 0 ? now : deadline;
-    belief(key, since, end, valid ? "resign" : "step-down");
-    if (!valid) {
+    if (believing) {
+      belief(key, since, endOfBelief(keeper), lost.get() ? "lost" : "resign");
+    }
+    if (lost.get()) {
       return false;
     }
     try {
@@ -157,6 +170,13 @@ final class RetryHolder {
     } catch (StatusRuntimeException e) {
       return false;
     }
+  }
+
+  /** Now, or the keeper's deadline if that passed first. */
+  private static long endOfBelief(LeaseKeeper keeper) {
+    long now = System.nanoTime();
+    long deadline = keeper.deadlineNanos();
+    return now - deadline < 0 ? now : deadline;
   }
 
   private void belief(LeaderKey key, long since, long end, String reason) {
