@@ -29,6 +29,14 @@ public interface Nemesis extends AutoCloseable {
   /** Injects the fault; returns an EDN value naming the targets (nil when nothing could be done). */
   Object start(Random random) throws Exception;
 
+  /**
+   * How long the fault lasts before {@link #stop}, ms. Default: 5–10 s; a fault aimed at the clients' failover
+   * lasts longer than their channel keepalive takes to give up on a node.
+   */
+  default long durationMs(Random random) {
+    return 5000 + random.nextInt(5000);
+  }
+
   /** Heals what {@link #start} did (a no-op if nothing is active); returns an EDN value. */
   Object stop() throws Exception;
 

@@ -20,7 +20,8 @@ import java.util.concurrent.TimeUnit;
 public final class NemesisScheduler {
   /** The fault names {@code --nemesis} accepts. */
   public static final List<String> FAULTS =
-      List.of("kill", "pause", "partition", "client-pause", "leader", "leader-churn", "client-isolate");
+      List.of("kill", "pause", "partition", "client-pause", "leader", "leader-churn", "client-isolate",
+          "pause-serving");
 
   private final List<Nemesis> enabled;
   private final List<String> notes = new ArrayList<>();
@@ -50,6 +51,7 @@ public final class NemesisScheduler {
         case "leader" -> new LeaderNemesis(cluster);
         case "leader-churn" -> new LeaderChurnNemesis(cluster, LeaderChurnNemesis.IDLE_LEASES);
         case "client-isolate" -> links != null ? new ClientIsolateNemesis(pool, links) : null;
+        case "pause-serving" -> new PauseServingNemesis(cluster);
         default -> throw new IllegalArgumentException("unknown nemesis '" + f + "'; one of " + FAULTS);
       };
       if (n == null) {
@@ -123,7 +125,7 @@ public final class NemesisScheduler {
           continue;
         }
         recorder.nemesis("start-" + n.name(), value);
-        sleep(5000 + random.nextInt(5000));
+        sleep(n.durationMs(random));
         try {
           recorder.nemesis("stop-" + n.name(), n.stop());
         } catch (Exception e) {

@@ -22,7 +22,7 @@ public final class CheckCommand implements Callable<Integer> {
   Path history;
 
   @Option(names = "--model", defaultValue = "auto",
-      description = "auto (from the ops' :f), election, lease-exclusivity, ledger, ownership, fenced-register, "
+      description = "auto (from the ops' :f), election, lease-exclusivity, ledger, ownership, retry, fenced-register, "
           + "cas-register or mutex (default: ${DEFAULT-VALUE})")
   String model;
 

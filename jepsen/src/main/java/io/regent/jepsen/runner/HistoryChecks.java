@@ -40,6 +40,8 @@ import java.util.TreeSet;
  *       partition (no two members believed they owned one partition at once; a history without any is
  *       {@code :unknown}), and {@link OwnershipCheck}'s fencing (per-partition ledgers and tokens) and
  *       settled (every partition owned within TTL + election timeout of a quiet membership);
+ *   <li>{@code retry}: {@link ExclusivityChecker} over the {@code :release} beliefs (a history without any is
+ *       {@code :unknown}) and {@link RetryCheck} (beliefs against the polled holder reads; leases held unrenewed);
  *   <li>{@code fenced-register}, {@code cas-register}, {@code mutex}: linearizability against that
  *       model alone (the last two are Knossos's models, for Knossos histories).
  * </ul>
@@ -50,7 +52,8 @@ import java.util.TreeSet;
 public final class HistoryChecks {
   /** Models/workloads {@link #check} accepts, besides {@code auto}. */
   public static final List<String> MODELS =
-      List.of("election", "lease-exclusivity", "ledger", "ownership", "fenced-register", "cas-register", "mutex");
+      List.of("election", "lease-exclusivity", "ledger", "ownership", "retry", "fenced-register", "cas-register",
+          "mutex");
 
   private HistoryChecks() {
   }
@@ -69,6 +72,7 @@ public final class HistoryChecks {
       case "ledger" -> List.of(LedgerCheck.check(h), BeliefCheck.check(h), exclusivity(h, false),
           fenced(h, budget));
       case "ownership" -> List.of(exclusivity(h, true), OwnershipCheck.fencing(h), OwnershipCheck.settled(h));
+      case "retry" -> List.of(exclusivity(h, true), RetryCheck.check(h));
       case "cas-register" -> List.of(linearizable(h, "cas-register", CasRegister.initial(), budget, ""));
       case "mutex" -> List.of(linearizable(h, "mutex", Mutex.initial(), budget, ""));
       default -> throw new IllegalArgumentException("unknown model '" + model + "'; one of auto, " + MODELS);
@@ -90,6 +94,9 @@ public final class HistoryChecks {
     }
     if (fs.contains("join") || fs.contains("own")) {
       return "ownership";
+    }
+    if (fs.contains("renew")) {
+      return "retry";
     }
     if (fs.contains("append") || fs.contains("read-ledger")) {
       return "ledger";

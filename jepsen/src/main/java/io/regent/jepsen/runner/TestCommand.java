@@ -22,7 +22,7 @@ public final class TestCommand implements Callable<Integer> {
   CommandLine.Model.CommandSpec spec;
 
   @Option(names = "--workload", defaultValue = "election",
-      description = "election, lease-exclusivity, ledger or ownership (default: ${DEFAULT-VALUE})")
+      description = "election, lease-exclusivity, ledger, ownership or retry (default: ${DEFAULT-VALUE})")
   String workload;
 
   @Option(names = "--nodes", defaultValue = "3", description = "3 or 5 (default: ${DEFAULT-VALUE})")
@@ -33,7 +33,8 @@ public final class TestCommand implements Callable<Integer> {
   int timeLimit;
 
   @Option(names = "--nemesis", paramLabel = "F[,F...]", defaultValue = "",
-      description = "faults: kill, pause, partition, client-pause, leader, leader-churn, client-isolate, in any "
+      description = "faults: kill, pause, partition, client-pause, leader, leader-churn, client-isolate, "
+          + "pause-serving, in any "
           + "combination; none by default")
   String nemesis;
 
@@ -42,7 +43,8 @@ public final class TestCommand implements Callable<Integer> {
 
   @Option(names = "--negative-control",
       description = "start the servers with --unsafe-local-grants (grants without Raft; for ownership: "
-          + "--unsafe-skip-release, moves before the release): the run must be invalid")
+          + "--unsafe-skip-release, moves before the release; for retry: --unsafe-cleanup-any-attempt, a cancel's "
+          + "cleanup acting on any attempt): the run must be invalid")
   boolean negativeControl;
 
   @Option(names = "--try-campaign",

@@ -7,17 +7,22 @@ import java.util.List;
 /** Builds a workload by name. */
 public final class Workloads {
   /** The workload names, for options and help. */
-  public static final List<String> NAMES = List.of("election", "lease-exclusivity", "ledger", "ownership");
+  public static final List<String> NAMES = List.of("election", "lease-exclusivity", "ledger", "ownership", "retry");
 
   private Workloads() {
   }
 
   /**
    * The hidden {@code regent server} switch of the workload's negative control (TESTS ONLY): the ownership
-   * workload's assignment skips the release rule, the others' campaigns are granted without Raft.
+   * workload's assignment skips the release rule, the retry workload's cancel cleanup acts on any attempt (the
+   * behaviour issue #34 fixed), the others' campaigns are granted without Raft.
    */
   public static String negativeControlFlag(String name) {
-    return name.equals("ownership") ? "--unsafe-skip-release" : "--unsafe-local-grants";
+    return switch (name) {
+      case "ownership" -> "--unsafe-skip-release";
+      case "retry" -> "--unsafe-cleanup-any-attempt";
+      default -> "--unsafe-local-grants";
+    };
   }
 
   /**
@@ -35,6 +40,7 @@ public final class Workloads {
       case "ledger" -> new LedgerWorkload(List.of("ledger-writer"), ttlMs, tryCampaign,
           dataRoot.resolve("ledger"));
       case "ownership" -> new OwnershipWorkload(ttlMs, dataRoot.resolve("ownership-ledger"));
+      case "retry" -> new RetryWorkload(List.of("r0", "r1"), ttlMs);
       default -> throw new IllegalArgumentException("unknown workload '" + name + "'; one of " + NAMES);
     };
   }

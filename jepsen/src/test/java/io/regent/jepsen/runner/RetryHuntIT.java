@@ -1,0 +1,53 @@
+package io.regent.jepsen.runner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.regent.jepsen.checker.Verdict;
+import java.nio.file.Files;
+import java.util.List;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The retry workload for a short, fixed time (issue #34): holders that retry as the libraries do, on two names,
+ * while the Raft leader — the node serving their blocking campaigns — is paused for longer than the client's
+ * channel keepalive takes to give up on it. Seed 34 (its nemesis schedule and the clients' choices), 8 clients,
+ * found the stranded-campaign cleanup before the fix (a holder elected after failing over, whose name the resumed
+ * node's cleanup gave to another); the run must now be valid. Its negative control runs the same seed
+ * against servers started with {@code --unsafe-cleanup-any-attempt} (the cleanup of before the fix) and must be
+ * invalid; it fails, never skips, when the server jar lacks that switch.
+ */
+@Tag("cluster")
+class RetryHuntIT {
+  static final long SEED = 34;
+  static final int SECONDS = 40;
+  /** Eight holders on two names: several wait on the paused node, some still hold when it resumes. */
+  static final int CLIENTS = 8;
+
+  private static RunOptions options(boolean negativeControl) {
+    RunOptions o = ItSupport.options("retry", SECONDS, List.of("pause-serving"), negativeControl, SEED);
+    return new RunOptions(o.workload(), o.nodes(), o.timeLimit(), o.nemesis(), CLIENTS, o.negativeControl(),
+        o.singleWriter(), o.network(), o.ttlMs(), o.opTimeout(), o.storeRoot(), o.jar(), o.seed(), o.checkBudget(),
+        o.recoveryTimeout(), o.tryCampaign());
+  }
+
+  @Test
+  void holdersThatRetryKeepTheirNamesThroughPausesOfTheServingNode() throws Exception {
+    assertThat(ItSupport.missingJar()).isNull();
+    TestRun.RunOutcome out = new TestRun(options(false)).run();
+    assertThat(out.verdict()).as(out.summary()).isEqualTo(Verdict.VALID);
+    ItSupport.assertOutputsAndCleanup(out);
+  }
+
+  @Test
+  void theNegativeControlCleaningUpAnyAttemptIsFlagged() throws Exception {
+    assertThat(ItSupport.missingJar()).as("the negative control needs the server jar").isNull();
+    assertThat(ServerFlags.supports(ItSupport.jar(), "--unsafe-cleanup-any-attempt"))
+        .as("`regent server` has no --unsafe-cleanup-any-attempt switch in this build: the negative control "
+            + "cannot run").isTrue();
+    TestRun.RunOutcome out = new TestRun(options(true)).run();
+    assertThat(out.verdict()).as(out.summary()).isEqualTo(Verdict.INVALID);
+    assertThat(Files.readString(out.dir().resolve("results.edn"))).contains(":retry {:valid? false");
+    ItSupport.assertOutputsAndCleanup(out);
+  }
+}
