@@ -8,7 +8,7 @@ import org.lmdbjava.Dbi;
 import org.lmdbjava.Txn;
 
 /**
- * The stored answers to request ids (docs/api.md "Request ids"; DESIGN §4c), in the meta table of one transaction:
+ * The stored answers to request ids (DESIGN §4c; docs/api.md "Request ids"), in the meta table of one transaction:
  * {@code request/id/<id>} holds a {@link RequestRecord}, {@code request/seq/<8 bytes>} the id stored at that place
  * of the retention order, and three counters (next place, oldest live place, bytes of the live records). Records are
  * never replaced, only pruned oldest first, so the live ones are exactly the places from oldest to next.
