@@ -8,6 +8,7 @@ import sys
 import threading
 import time
 import unittest
+from concurrent import futures
 
 import grpc
 
@@ -169,6 +170,40 @@ class KeeperClockTest(unittest.TestCase):
             self.assertTrue(keeper.estimate.slow())
         finally:
             keeper.stop()
+
+
+class RequestIdTest(unittest.TestCase):
+    """Writes carry a request id of their own, the same on every re-send (fake nodes in this process, no cluster)."""
+
+    class Lease(rpc.LeaseServicer):
+        def __init__(self, answer):
+            self.answer = answer  # None: UNAVAILABLE after taking the call (its answer lost after the apply)
+            self.ids = []
+
+        def Grant(self, request, context):
+            self.ids.append(request.request_id)
+            if self.answer is None:
+                context.abort(grpc.StatusCode.UNAVAILABLE, "connection reset after the apply")
+            return pb.LeaseGrantResponse(id=self.answer, ttl_ms=request.ttl_ms)
+
+    def serve(self, lease):
+        server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+        rpc.add_LeaseServicer_to_server(lease, server)
+        port = server.add_insecure_port("127.0.0.1:0")
+        server.start()
+        self.addCleanup(server.stop, None)
+        return "127.0.0.1:%d" % port
+
+    def test_a_grant_answered_unavailable_after_it_applied_is_resent_with_its_id_and_the_next_has_its_own(self):
+        a, b = self.Lease(None), self.Lease(8)
+        with connect([self.serve(a), self.serve(b)], timeout=5.0) as c:
+            self.assertEqual(c.grant(3.0), 8)
+            self.assertEqual(c.grant(3.0), 8)  # starts at b: a failed
+        self.assertEqual(len(a.ids), 1)
+        self.assertRegex(a.ids[0], r"^[A-Za-z0-9._:-]{1,64}$")
+        self.assertEqual(len(b.ids), 2)
+        self.assertEqual(b.ids[0], a.ids[0], "the re-send carries the first send's id")
+        self.assertNotEqual(b.ids[1], a.ids[0], "a new grant has an id of its own")
 
 
 if __name__ == "__main__":

@@ -9,6 +9,7 @@ this process's clock runs slow against the answering node's (clock_rate.py, "Clo
 import itertools
 import logging
 import queue
+import secrets
 import threading
 import time
 
@@ -19,8 +20,18 @@ from regent_client.clock_rate import ClockRate, Sample
 from regent.v1 import regent_pb2 as pb
 from regent.v1 import regent_pb2_grpc as rpc
 
-# Status codes after which a call that is safe to repeat is tried at the next endpoint.
+# Status codes after which a call is tried at the next endpoint: every call of this client is safe to repeat
+# (docs/api.md, "Request ids": reads, keepalives, and every write with its request id).
 _FAILOVER = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+
+
+def _request_id():
+    """A new request id (docs/api.md, "Request ids: exactly-once mutating calls"): 128 random bits, base64url.
+
+    A write makes one before its first send and every re-send carries it (the request is built once), so the
+    server applies the write once and answers a re-send of one that applied with the first answer.
+    """
+    return secrets.token_urlsafe(16)
 
 
 class LostLeadership(Exception):
@@ -174,10 +185,10 @@ class Client:
     the current endpoint. Keepalives travel on one Lease/KeepAliveStream per endpoint (etcd's LeaseKeepAlive),
     or as unary calls with stream_keepalives=False or against a node without the stream.
 
-    timeout: deadline of each call, seconds. Calls that are safe to repeat (keepalives, reads, campaign by
-    lease, resign, revoke) are retried at the next endpoint after UNAVAILABLE or DEADLINE_EXCEEDED; grant
-    is not re-sent after a timeout (a lease may have been granted: unrenewed, it expires after its TTL).
-    Errors are grpc.RpcError with the codes of docs/api.md.
+    timeout: deadline of each call, seconds. Every write carries a request id of its own, the same on each
+    re-send, so the server applies it once (docs/api.md, "Request ids"); by that section's table every call here
+    (keepalives, reads, grant, campaign by lease, resign, revoke) is retried at the next endpoint after
+    UNAVAILABLE or DEADLINE_EXCEEDED. Errors are grpc.RpcError with the codes of docs/api.md.
     """
 
     def __init__(self, endpoints, timeout=15.0, stream_keepalives=True):
@@ -213,9 +224,10 @@ class Client:
     def __exit__(self, *exc):
         self.close()
 
-    def _call(self, method, request, timeout=None, safe=True, to_leader=True):
-        """Calls stub method `method` (e.g. ("Lease", "Grant")) from the leader's endpoint (or the current) on."""
-        return self._failover(self._attempt(method, request), timeout, safe, to_leader)
+    def _call(self, method, request, timeout=None, to_leader=True):
+        """Calls stub method `method` (e.g. ("Lease", "Grant")) from the leader's endpoint (or the current) on;
+        every re-send is `request` itself, request id included."""
+        return self._failover(self._attempt(method, request), timeout, to_leader)
 
     def _attempt(self, method, request):
         """attempt(endpoint index, seconds left): one call of `method` there, its reply's leader hint taken."""
@@ -233,11 +245,12 @@ class Client:
 
         return attempt
 
-    def _failover(self, attempt, timeout, safe, to_leader):
-        """Runs attempt(endpoint index, seconds left) from the first endpoint on, moving on as _call describes.
+    def _failover(self, attempt, timeout, to_leader):
+        """Runs attempt(endpoint index, seconds left) from the first endpoint on, moving on after UNAVAILABLE or
+        DEADLINE_EXCEEDED.
 
-        A call that is safe to repeat gives each attempt but the last at most half of the time left, so that a
-        hung node leaves the others time to answer (as the Java client does).
+        Each attempt but the last gets at most half of the time left, so that a hung node leaves the others time
+        to answer (as the Java client does).
         """
         deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
         last = None
@@ -251,7 +264,7 @@ class Client:
             left = deadline - time.monotonic()
             if left <= 0:
                 break
-            if safe and i < n - 1:
+            if i < n - 1:
                 left = max(0.05, left / 2)
             try:
                 return attempt(idx, left)
@@ -261,16 +274,16 @@ class Client:
                 self._routing.failed(idx)
                 with self._lock:
                     self._current = (idx + 1) % len(self._channels)
-                if not safe and e.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
-                    raise
                 last = e
         if last is None:
             raise TimeoutError("no time left for the call")
         raise last
 
     def grant(self, ttl):
-        """Grants a lease of `ttl` seconds; its id. Not re-sent after a timeout."""
-        return self._call(("Lease", "Grant"), pb.LeaseGrantRequest(ttl_ms=int(ttl * 1000)), safe=False).id
+        """Grants a lease of `ttl` seconds; its id. Re-sent with one request id: a grant that applied before its
+        answer was lost answers with its lease, never a second one."""
+        return self._call(("Lease", "Grant"), pb.LeaseGrantRequest(ttl_ms=int(ttl * 1000),
+                                                                   request_id=_request_id())).id
 
     def keep_alive(self, lease, timeout):
         """Renews a lease within `timeout` seconds; its TTL, ms. NOT_FOUND once it is gone."""
@@ -280,7 +293,7 @@ class Client:
         """keep_alive() with the whole LeaseKeepAliveResponse: the TTL and the answering node's clock reading."""
         unary = self._attempt(("Lease", "KeepAlive"), pb.LeaseKeepAliveRequest(id=lease))
         if self._streams is None:
-            return self._failover(unary, timeout, True, True)
+            return self._failover(unary, timeout, True)
 
         def attempt(idx, left):
             if idx in self._unary:
@@ -298,20 +311,22 @@ class Client:
                 self._unary.add(idx)  # a node of an older version: unary calls from now on
                 return unary(idx, left)
 
-        return self._failover(attempt, timeout, True, True)
+        return self._failover(attempt, timeout, True)
 
     def revoke(self, lease):
         """Revokes a lease, freeing every name it holds."""
-        self._call(("Lease", "Revoke"), pb.LeaseRevokeRequest(id=lease))
+        self._call(("Lease", "Revoke"), pb.LeaseRevokeRequest(id=lease, request_id=_request_id()))
 
     def campaign(self, name, lease, value=b"", timeout=3600.0):
         """Blocks until `lease` holds `name` (at most `timeout` s); the LeaderKey (name, value, token, lease)."""
-        return self._call(("Election", "Campaign"), pb.CampaignRequest(name=name, lease=lease, value=value),
+        # each send is an attempt of its own on the server (docs/api.md, "Attempts"); the id changes nothing there
+        return self._call(("Election", "Campaign"), pb.CampaignRequest(name=name, lease=lease, value=value,
+                                                                       request_id=_request_id()),
                           timeout=timeout).leader
 
     def resign(self, key):
         """Gives the name up; FAILED_PRECONDITION when `key` no longer holds it."""
-        self._call(("Election", "Resign"), pb.ResignRequest(leader=key))
+        self._call(("Election", "Resign"), pb.ResignRequest(leader=key, request_id=_request_id()))
 
     def leader(self, name):
         """The current holder of `name` (a LeaderKey), read linearizably; None when free."""

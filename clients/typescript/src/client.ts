@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import * as grpc from '@grpc/grpc-js';
 import { services, ServiceName } from './proto';
@@ -34,9 +35,11 @@ const DEFAULT_TTL_MS = 10_000;
 /** Shortest deadline of one attempt when a call may be retried on another endpoint, ms. */
 const MIN_ATTEMPT_MS = 50;
 
+/**
+ * Where a call goes. Every unary call of this client is safe to re-send after DEADLINE_EXCEEDED (docs/api.md's
+ * table: reads, and every write with its request id), so none says otherwise.
+ */
 interface Route {
-  /** Safe to re-send after DEADLINE_EXCEEDED (reads, keepalive, campaign by lease, resign, revoke...). */
-  repeatable: boolean;
   /** Start at the Raft leader's endpoint when known (writes, linearizable reads). */
   toLeader: boolean;
   /** One attempt may take the whole budget (a blocking campaign is not moved on for taking long). */
@@ -44,6 +47,15 @@ interface Route {
 }
 
 type Stubs = Record<ServiceName, grpc.Client>;
+
+/**
+ * A new request id (docs/api.md "Request ids"): 128 random bits, base64url (22 characters of [A-Za-z0-9_-]). A
+ * mutating call makes one before its first send and every re-send carries it, so the server applies the call once
+ * and answers a re-send of one that applied with the first answer (the same lease, the same token).
+ */
+function requestId(): string {
+  return randomBytes(16).toString('base64url');
+}
 
 /** Parses "h1:p1,h2:p2" or a list into checked host:port strings. */
 export function parseEndpoints(endpoints: string | readonly string[]): string[] {
@@ -65,11 +77,14 @@ export function parseEndpoints(endpoints: string | readonly string[]): string[] 
  * - Every reply names the Raft leader in its metadata; writes and linearizable reads start at the endpoint
  *   that reaches it, the others following in order. Status, serializable reads and Observe streams start at
  *   the current endpoint.
- * - UNAVAILABLE moves any call on to the next endpoint. DEADLINE_EXCEEDED re-sends only what is safe to repeat
- *   (reads, campaign and lock by lease, resign, proclaim, revoke, unlock), each attempt with at most
- *   half of what is left of the call's deadline; grant and freshToken are not re-sent (the next call starts at
- *   the next endpoint). Keepalives are hedged instead (see keepAlive). A failed leader endpoint is suspect
- *   until a newer term or the leader itself answers.
+ * - Every mutating call carries a request id of its own (requestId()), the same on each re-send of it, so the
+ *   server applies it once (docs/api.md "Request ids: exactly-once mutating calls", whose table this follows).
+ * - UNAVAILABLE moves any call on to the next endpoint. DEADLINE_EXCEEDED re-sends what the table says is safe:
+ *   reads, grant, revoke, resign, proclaim, freshToken, unlock, each attempt with at most half of what is left of
+ *   the call's deadline. A blocking campaign or lock by lease waits out its whole timeout at one endpoint and is
+ *   moved on from a dead one only (each send is a new attempt on the server: docs/api.md "Attempts").
+ *   Keepalives are hedged instead (see keepAlive). A failed leader endpoint is suspect until a newer term or the
+ *   leader itself answers.
  * - A client given exactly one endpoint learns the others' API addresses from MemberList (discoverEndpoints).
  * - Every call has a deadline (callTimeoutMs, campaignTimeoutMs, or the caller's timeoutMs).
  *
@@ -154,12 +169,13 @@ export class RegentClient {
 
   /**
    * Grants a lease of `ttlMs` (within [1.5 x max election timeout, 3 600 000]); resolves to its id (the log
-   * index of the grant). INVALID_ARGUMENT for a TTL out of range; a DEADLINE_EXCEEDED is not re-sent (a lease
-   * may have been granted: unrenewed, it expires after its TTL).
+   * index of the grant). INVALID_ARGUMENT for a TTL out of range. Re-sent after UNAVAILABLE and DEADLINE_EXCEEDED
+   * with one request id: a grant that applied before its answer was lost answers with its lease, not a second one.
    */
   async grant(ttlMs: number, opts: CallOptions = {}): Promise<number> {
     checkMs(ttlMs, 'ttlMs');
-    const r = await this.call('Lease', 'Grant', { ttl_ms: ttlMs }, opts, { repeatable: false, toLeader: true });
+    const r = await this.call('Lease', 'Grant', { ttl_ms: ttlMs, request_id: requestId() }, opts,
+      { toLeader: true });
     return r.id;
   }
 
@@ -174,22 +190,23 @@ export class RegentClient {
     return r.ttl_ms;
   }
 
-  /** Revokes a lease, freeing every name it holds. NOT_FOUND when unknown (or a repeat found it gone). */
+  /** Revokes a lease, freeing every name it holds. NOT_FOUND when unknown (a re-send gets the first answer). */
   async revoke(leaseId: number, opts: CallOptions = {}): Promise<void> {
     checkId(leaseId, 'leaseId');
-    await this.call('Lease', 'Revoke', { id: leaseId }, opts, { repeatable: true, toLeader: true });
+    await this.call('Lease', 'Revoke', { id: leaseId, request_id: requestId() }, opts,
+      { toLeader: true });
   }
 
   /** TTL and remaining time of a lease, read linearizably; NOT_FOUND when it is gone. */
   async timeToLive(leaseId: number, opts: CallOptions = {}): Promise<TimeToLive> {
     checkId(leaseId, 'leaseId');
-    const r = await this.call('Lease', 'TimeToLive', { id: leaseId }, opts, { repeatable: true, toLeader: true });
+    const r = await this.call('Lease', 'TimeToLive', { id: leaseId }, opts, { toLeader: true });
     return { id: r.id, ttlMs: r.ttl_ms, remainingMs: r.remaining_ms, names: r.names };
   }
 
   /** Every live lease: id, TTL (ms) and the names it holds, read linearizably. */
   async leases(opts: CallOptions = {}): Promise<{ id: number; ttlMs: number; names: string[] }[]> {
-    const r = await this.call('Lease', 'Leases', {}, opts, { repeatable: true, toLeader: true });
+    const r = await this.call('Lease', 'Leases', {}, opts, { toLeader: true });
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
     return r.leases.map((l: any) => ({ id: l.id, ttlMs: l.ttl_ms, names: l.names }));
   }
@@ -199,24 +216,25 @@ export class RegentClient {
   /**
    * Campaigns for `name` with lease `leaseId` and resolves once elected (at most timeoutMs, default
    * campaignTimeoutMs: then DEADLINE_EXCEEDED and the server withdraws the candidacy). NOT_FOUND when the lease
-   * ends first. Safe to repeat: a retry keeps the candidate's place, so it goes on at the next endpoint.
+   * ends first. Safe to repeat: a retry keeps the candidate's place, so it goes on at the next endpoint (each send
+   * is an attempt of its own on the server, docs/api.md "Attempts"; its request id changes nothing there).
    */
   async campaign(name: string, leaseId: number,
     opts: CallOptions & { value?: string | Uint8Array; lockDelayMs?: number } = {}): Promise<LeaderKey> {
     checkName(name);
     checkId(leaseId, 'leaseId');
     const req = { name, lease: leaseId, value: toBytes(opts.value, 'value'),
-      lock_delay_ms: checkMs(opts.lockDelayMs ?? 0, 'lockDelayMs', 0) };
+      lock_delay_ms: checkMs(opts.lockDelayMs ?? 0, 'lockDelayMs', 0), request_id: requestId() };
     const r = await this.call('Election', 'Campaign', req,
       { timeoutMs: opts.timeoutMs ?? this.campaignTimeoutMs, signal: opts.signal },
-      { repeatable: true, toLeader: true, wholeBudget: true });
+      { toLeader: true, wholeBudget: true });
     return key(r.leader);
   }
 
   /** Replaces the holder's value; FAILED_PRECONDITION when `k` no longer holds the name. */
   async proclaim(k: LeaderKey, value: string | Uint8Array, opts: CallOptions = {}): Promise<LeaderKey> {
-    const r = await this.call('Election', 'Proclaim', { leader: k, value: toBytes(value, 'value') }, opts,
-      { repeatable: true, toLeader: true });
+    const r = await this.call('Election', 'Proclaim', { leader: k, value: toBytes(value, 'value'),
+      request_id: requestId() }, opts, { toLeader: true });
     return key(r.leader);
   }
 
@@ -225,13 +243,17 @@ export class RegentClient {
    * when `k` no longer holds it (nothing changes).
    */
   async resign(k: LeaderKey, opts: CallOptions & { revokeLease?: boolean } = {}): Promise<void> {
-    await this.call('Election', 'Resign', { leader: k, revoke_lease: opts.revokeLease ?? false }, opts,
-      { repeatable: true, toLeader: true });
+    await this.call('Election', 'Resign', { leader: k, revoke_lease: opts.revokeLease ?? false,
+      request_id: requestId() }, opts, { toLeader: true });
   }
 
-  /** A new, larger token for the current holder; FAILED_PRECONDITION when not the holder. Not re-sent. */
+  /**
+   * A new, larger token for the current holder; FAILED_PRECONDITION when not the holder. Re-sent with one request
+   * id: a call that applied answers with the token it took, not a second one.
+   */
   async freshToken(k: LeaderKey, opts: CallOptions = {}): Promise<LeaderKey> {
-    const r = await this.call('Election', 'FreshToken', { leader: k }, opts, { repeatable: false, toLeader: true });
+    const r = await this.call('Election', 'FreshToken', { leader: k, request_id: requestId() }, opts,
+      { toLeader: true });
     return key(r.leader);
   }
 
@@ -243,7 +265,7 @@ export class RegentClient {
     checkName(name);
     try {
       const r = await this.call('Election', 'Leader', { name, serializable: opts.serializable ?? false }, opts,
-        { repeatable: true, toLeader: !opts.serializable });
+        { toLeader: !opts.serializable });
       return key(r.leader);
     } catch (e) {
       if (hasCode(e, grpc.status.NOT_FOUND)) return undefined;
@@ -257,16 +279,16 @@ export class RegentClient {
     checkName(name);
     checkId(leaseId, 'leaseId');
     const req = { name, lease: leaseId, owner: toBytes(opts.owner, 'owner'),
-      lock_delay_ms: checkMs(opts.lockDelayMs ?? 0, 'lockDelayMs', 0) };
+      lock_delay_ms: checkMs(opts.lockDelayMs ?? 0, 'lockDelayMs', 0), request_id: requestId() };
     const r = await this.call('Lock', 'Lock', req, { timeoutMs: opts.timeoutMs ?? this.campaignTimeoutMs,
-      signal: opts.signal }, { repeatable: true, toLeader: true, wholeBudget: true });
+      signal: opts.signal }, { toLeader: true, wholeBudget: true });
     return key(r.key);
   }
 
   /** Releases the lock held with `k` (revokeLease: and its lease); FAILED_PRECONDITION when not the owner. */
   async unlock(k: LeaderKey, opts: CallOptions & { revokeLease?: boolean } = {}): Promise<void> {
-    await this.call('Lock', 'Unlock', { key: k, revoke_lease: opts.revokeLease ?? false }, opts,
-      { repeatable: true, toLeader: true });
+    await this.call('Lock', 'Unlock', { key: k, revoke_lease: opts.revokeLease ?? false, request_id: requestId() },
+      opts, { toLeader: true });
   }
 
   /**
@@ -336,7 +358,7 @@ export class RegentClient {
    */
   async status(opts: CallOptions & { serializable?: boolean } = {}): Promise<ClusterStatus> {
     const r = await this.call('Cluster', 'Status', { serializable: opts.serializable ?? false }, opts,
-      { repeatable: true, toLeader: false });
+      { toLeader: false });
     return { node: r.node, leader: r.leader, term: r.term, commitIndex: r.commit_index, appliedIndex: r.applied_index,
       // eslint-disable-next-line @typescript-eslint/no-explicit-any
       members: r.members.map((m: any) => ({ id: m.id, address: m.address, apiAddress: m.api_address, role: m.role })),
@@ -421,7 +443,7 @@ export class RegentClient {
 
   /**
    * Runs one unary RPC from the leader's (or current) endpoint on: the next endpoint after UNAVAILABLE, and
-   * after DEADLINE_EXCEEDED when repeatable, until the budget is used up.
+   * after DEADLINE_EXCEEDED (the same request: its request id too), until the budget is used up.
    */
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   private async call(service: ServiceName, method: string, req: object, opts: CallOptions, route: Route): Promise<any> {
@@ -435,17 +457,16 @@ export class RegentClient {
       const left = end - performance.now();
       if (left <= 0) break;
       let attemptMs = left;
-      if (route.repeatable && !route.wholeBudget && i < n - 1 && left > 2 * MIN_ATTEMPT_MS) {
+      if (!route.wholeBudget && i < n - 1 && left > 2 * MIN_ATTEMPT_MS) {
         attemptMs = Math.min(this.attemptTimeoutMs, Math.max(MIN_ATTEMPT_MS, left / 2));
       }
       try {
         return await this.attempt(idx, service, method, req, attemptMs, opts.signal);
       } catch (e) {
         const code = (e as grpc.ServiceError).code;
-        const hung = code === grpc.status.DEADLINE_EXCEEDED;
-        if (code !== grpc.status.UNAVAILABLE && !hung) throw e;
-        this.moveOn(idx); // the next call starts elsewhere, even when this one is not re-sent
-        if ((hung && !route.repeatable) || performance.now() >= end) throw e;
+        if (code !== grpc.status.UNAVAILABLE && code !== grpc.status.DEADLINE_EXCEEDED) throw e;
+        this.moveOn(idx); // the next call starts elsewhere too
+        if (performance.now() >= end) throw e;
         last = e;
       }
     }

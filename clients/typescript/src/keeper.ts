@@ -83,8 +83,8 @@ export class LeaseKeeper extends EventEmitter {
 
   /**
    * Grants a lease of `ttlMs` (ms) through `client` and starts keeping it alive, its validity counted from the
-   * moment the grant was sent. Rejects as RegentClient.grant (INVALID_ARGUMENT for a TTL out of range; a
-   * DEADLINE_EXCEEDED is not re-sent).
+   * moment the grant was first sent (its re-sends carry its request id: at most one lease is granted). Rejects as
+   * RegentClient.grant (INVALID_ARGUMENT for a TTL out of range; DEADLINE_EXCEEDED when no endpoint answered).
    */
   static async grant(client: LeaseClient, ttlMs: number, opts: KeeperOptions = {}): Promise<LeaseKeeper> {
     checkMs(ttlMs, 'ttlMs');

@@ -19,7 +19,7 @@ DESCRIPTOR = _descriptor.FileDescriptor(
   name='regent/v1/regent.proto',
   package='regent.v1',
   syntax='proto3',
-  serialized_pb=_b('\n\x16regent/v1/regent.proto\x12\tregent.v1\"F\n\tLeaderKey\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x0c\x12\r\n\x05token\x18\x03 \x01(\x03\x12\r\n\x05lease\x18\x04 \x01(\x03\"#\n\x11LeaseGrantRequest\x12\x0e\n\x06ttl_ms\x18\x01 \x01(\x03\"0\n\x12LeaseGrantResponse\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x02 \x01(\x03\" \n\x12LeaseRevokeRequest\x12\n\n\x02id\x18\x01 \x01(\x03\"$\n\x13LeaseRevokeResponse\x12\r\n\x05index\x18\x01 \x01(\x03\"0\n\x15LeaseKeepAliveRequest\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0b\n\x03tag\x18\x02 \x01(\x03\"\x9e\x01\n\x16LeaseKeepAliveResponse\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x02 \x01(\x03\x12\x0c\n\x04\x63ode\x18\x03 \x01(\x05\x12\x0f\n\x07message\x18\x04 \x01(\t\x12\x0b\n\x03tag\x18\x05 \x01(\x03\x12\x15\n\rnode_clock_ms\x18\x06 \x01(\x03\x12\x0c\n\x04node\x18\x07 \x01(\t\x12\x17\n\x0fnode_started_ms\x18\x08 \x01(\x03\"(\n\x19LeaseKeepAliveManyRequest\x12\x0b\n\x03ids\x18\x01 \x03(\x03\"P\n\x1aLeaseKeepAliveManyResponse\x12\x32\n\x07results\x18\x01 \x03(\x0b\x32!.regent.v1.LeaseKeepAliveResponse\"$\n\x16LeaseTimeToLiveRequest\x12\n\n\x02id\x18\x01 \x01(\x03\"Z\n\x17LeaseTimeToLiveResponse\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x02 \x01(\x03\x12\x14\n\x0cremaining_ms\x18\x03 \x01(\x03\x12\r\n\x05names\x18\x04 \x03(\t\"*\n\x12LeaseLeasesRequest\x12\x14\n\x0cserializable\x18\x01 \x01(\x08\"R\n\x13LeaseLeasesResponse\x12$\n\x06leases\x18\x01 \x03(\x0b\x32\x14.regent.v1.LeaseInfo\x12\x15\n\rapplied_index\x18\x02 \x01(\x03\"6\n\tLeaseInfo\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x02 \x01(\x03\x12\r\n\x05names\x18\x03 \x03(\t\"u\n\x0f\x43\x61mpaignRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05lease\x18\x02 \x01(\x03\x12\r\n\x05value\x18\x03 \x01(\x0c\x12\x0f\n\x07no_wait\x18\x04 \x01(\x08\x12\x15\n\rlock_delay_ms\x18\x05 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x06 \x01(\x03\"X\n\x10\x43\x61mpaignResponse\x12\x0f\n\x07\x65lected\x18\x01 \x01(\x08\x12$\n\x06leader\x18\x02 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\r\n\x05lease\x18\x03 \x01(\x03\"A\n\x12\x43\x61mpaignAllRequest\x12\r\n\x05names\x18\x01 \x03(\t\x12\r\n\x05lease\x18\x02 \x01(\x03\x12\r\n\x05value\x18\x03 \x01(\x0c\"<\n\x13\x43\x61mpaignAllResponse\x12%\n\x07leaders\x18\x01 \x03(\x0b\x32\x14.regent.v1.LeaderKey\"F\n\x0fProclaimRequest\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\r\n\x05value\x18\x02 \x01(\x0c\"8\n\x10ProclaimResponse\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\"K\n\rResignRequest\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\x14\n\x0crevoke_lease\x18\x02 \x01(\x08\"\x1f\n\x0eResignResponse\x12\r\n\x05index\x18\x01 \x01(\x03\"3\n\rLeaderRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x14\n\x0cserializable\x18\x02 \x01(\x08\"M\n\x0eLeaderResponse\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\x15\n\rapplied_index\x18\x02 \x01(\x03\"9\n\x11\x46reshTokenRequest\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\":\n\x12\x46reshTokenResponse\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\"3\n\x0eObserveRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x61\x66ter_index\x18\x02 \x01(\x03\"\x85\x02\n\x0fObserveResponse\x12-\n\x04kind\x18\x01 \x01(\x0e\x32\x1f.regent.v1.ObserveResponse.Kind\x12\x0c\n\x04name\x18\x02 \x01(\t\x12$\n\x06leader\x18\x03 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\r\n\x05index\x18\x04 \x01(\x03\x12\x11\n\tcompacted\x18\x05 \x01(\x08\"m\n\x04Kind\x12\x0b\n\x07\x43URRENT\x10\x00\x12\x0b\n\x07\x45LECTED\x10\x01\x12\x0e\n\nPROCLAIMED\x10\x02\x12\x0c\n\x08RESIGNED\x10\x03\x12\x0b\n\x07\x45XPIRED\x10\x04\x12\x0b\n\x07REVOKED\x10\x05\x12\x13\n\x0fTOKEN_REFRESHED\x10\x06\"`\n\x0bLockRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05lease\x18\x02 \x01(\x03\x12\r\n\x05owner\x18\x03 \x01(\x0c\x12\x15\n\rlock_delay_ms\x18\x04 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x05 \x01(\x03\"@\n\x0cLockResponse\x12!\n\x03key\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\r\n\x05lease\x18\x02 \x01(\x03\"H\n\rUnlockRequest\x12!\n\x03key\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\x14\n\x0crevoke_lease\x18\x02 \x01(\x08\"\x1f\n\x0eUnlockResponse\x12\r\n\x05index\x18\x01 \x01(\x03\"%\n\rStatusRequest\x12\x14\n\x0cserializable\x18\x01 \x01(\x08\"\x80\x01\n\x06Member\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07\x61\x64\x64ress\x18\x02 \x01(\t\x12\x13\n\x0b\x61pi_address\x18\x03 \x01(\t\x12$\n\x04role\x18\x04 \x01(\x0e\x32\x16.regent.v1.Member.Role\"\x1e\n\x04Role\x12\t\n\x05VOTER\x10\x00\x12\x0b\n\x07LEARNER\x10\x01\"\xee\x01\n\x0eStatusResponse\x12\x0c\n\x04node\x18\x01 \x01(\t\x12\x0e\n\x06leader\x18\x02 \x01(\t\x12\x0c\n\x04term\x18\x03 \x01(\x03\x12\x14\n\x0c\x63ommit_index\x18\x04 \x01(\x03\x12\x15\n\rapplied_index\x18\x05 \x01(\x03\x12\"\n\x07members\x18\x06 \x03(\x0b\x32\x11.regent.v1.Member\x12\x0c\n\x04role\x18\x07 \x01(\t\x12\x0f\n\x07version\x18\x08 \x01(\t\x12\x15\n\rdb_size_bytes\x18\t \x01(\x03\x12\x13\n\x0b\x63onsole_url\x18\n \x01(\t\x12\x14\n\x0c\x65tcd_address\x18\x0b \x01(\t\"\x13\n\x11MemberListRequest\"H\n\x12MemberListResponse\x12\"\n\x07members\x18\x01 \x03(\x0b\x32\x11.regent.v1.Member\x12\x0e\n\x06leader\x18\x02 \x01(\t\"I\n\x10MemberAddRequest\x12\n\n\x02id\x18\x01 \x01(\t\x12\x14\n\x0craft_address\x18\x02 \x01(\t\x12\x13\n\x0b\x61pi_address\x18\x03 \x01(\t\"7\n\x11MemberAddResponse\x12\"\n\x07members\x18\x01 \x03(\x0b\x32\x11.regent.v1.Member\"\"\n\x14MemberPromoteRequest\x12\n\n\x02id\x18\x01 \x01(\t\";\n\x15MemberPromoteResponse\x12\"\n\x07members\x18\x01 \x03(\x0b\x32\x11.regent.v1.Member\"!\n\x13MemberRemoveRequest\x12\n\n\x02id\x18\x01 \x01(\t\":\n\x14MemberRemoveResponse\x12\"\n\x07members\x18\x01 \x03(\x0b\x32\x11.regent.v1.Member\"\'\n\x19TransferLeadershipRequest\x12\n\n\x02to\x18\x01 \x01(\t\",\n\x1aTransferLeadershipResponse\x12\x0e\n\x06leader\x18\x01 \x01(\t\"Y\n\x13LedgerAppendRequest\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\x03\x12\r\n\x05\x65ntry\x18\x03 \x01(\x0c\x12\x17\n\x0fidempotency_key\x18\x04 \x01(\t\":\n\x14LedgerAppendResponse\x12\x10\n\x08position\x18\x01 \x01(\x03\x12\x10\n\x08replayed\x18\x02 \x01(\x08\" \n\x11LedgerReadRequest\x12\x0b\n\x03key\x18\x01 \x01(\t\"=\n\x0bLedgerEntry\x12\x10\n\x08position\x18\x01 \x01(\x03\x12\r\n\x05token\x18\x02 \x01(\x03\x12\r\n\x05\x65ntry\x18\x03 \x01(\x0c\"=\n\x12LedgerReadResponse\x12\'\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x16.regent.v1.LedgerEntry\"\x11\n\x0fSnapshotRequest\"Y\n\rSnapshotChunk\x12\x0c\n\x04\x64\x61ta\x18\x01 \x01(\x0c\x12\x15\n\rapplied_index\x18\x02 \x01(\x03\x12\x13\n\x0btotal_bytes\x18\x03 \x01(\x03\x12\x0e\n\x06sha256\x18\x04 \x01(\x0c\x32\xc0\x04\n\x05Lease\x12\x44\n\x05Grant\x12\x1c.regent.v1.LeaseGrantRequest\x1a\x1d.regent.v1.LeaseGrantResponse\x12G\n\x06Revoke\x12\x1d.regent.v1.LeaseRevokeRequest\x1a\x1e.regent.v1.LeaseRevokeResponse\x12P\n\tKeepAlive\x12 .regent.v1.LeaseKeepAliveRequest\x1a!.regent.v1.LeaseKeepAliveResponse\x12\\\n\rKeepAliveMany\x12$.regent.v1.LeaseKeepAliveManyRequest\x1a%.regent.v1.LeaseKeepAliveManyResponse\x12Z\n\x0fKeepAliveStream\x12 .regent.v1.LeaseKeepAliveRequest\x1a!.regent.v1.LeaseKeepAliveResponse(\x01\x30\x01\x12S\n\nTimeToLive\x12!.regent.v1.LeaseTimeToLiveRequest\x1a\".regent.v1.LeaseTimeToLiveResponse\x12G\n\x06Leases\x12\x1d.regent.v1.LeaseLeasesRequest\x1a\x1e.regent.v1.LeaseLeasesResponse2\xef\x03\n\x08\x45lection\x12\x43\n\x08\x43\x61mpaign\x12\x1a.regent.v1.CampaignRequest\x1a\x1b.regent.v1.CampaignResponse\x12\x43\n\x08Proclaim\x12\x1a.regent.v1.ProclaimRequest\x1a\x1b.regent.v1.ProclaimResponse\x12=\n\x06Resign\x12\x18.regent.v1.ResignRequest\x1a\x19.regent.v1.ResignResponse\x12=\n\x06Leader\x12\x18.regent.v1.LeaderRequest\x1a\x19.regent.v1.LeaderResponse\x12\x42\n\x07Observe\x12\x19.regent.v1.ObserveRequest\x1a\x1a.regent.v1.ObserveResponse0\x01\x12I\n\nFreshToken\x12\x1c.regent.v1.FreshTokenRequest\x1a\x1d.regent.v1.FreshTokenResponse\x12L\n\x0b\x43\x61mpaignAll\x12\x1d.regent.v1.CampaignAllRequest\x1a\x1e.regent.v1.CampaignAllResponse2~\n\x04Lock\x12\x37\n\x04Lock\x12\x16.regent.v1.LockRequest\x1a\x17.regent.v1.LockResponse\x12=\n\x06Unlock\x12\x18.regent.v1.UnlockRequest\x1a\x19.regent.v1.UnlockResponse2\xe3\x03\n\x07\x43luster\x12=\n\x06Status\x12\x18.regent.v1.StatusRequest\x1a\x19.regent.v1.StatusResponse\x12I\n\nMemberList\x12\x1c.regent.v1.MemberListRequest\x1a\x1d.regent.v1.MemberListResponse\x12\x46\n\tMemberAdd\x12\x1b.regent.v1.MemberAddRequest\x1a\x1c.regent.v1.MemberAddResponse\x12R\n\rMemberPromote\x12\x1f.regent.v1.MemberPromoteRequest\x1a .regent.v1.MemberPromoteResponse\x12O\n\x0cMemberRemove\x12\x1e.regent.v1.MemberRemoveRequest\x1a\x1f.regent.v1.MemberRemoveResponse\x12\x61\n\x12TransferLeadership\x12$.regent.v1.TransferLeadershipRequest\x1a%.regent.v1.TransferLeadershipResponse2\x98\x01\n\x06Ledger\x12I\n\x06\x41ppend\x12\x1e.regent.v1.LedgerAppendRequest\x1a\x1f.regent.v1.LedgerAppendResponse\x12\x43\n\x04Read\x12\x1c.regent.v1.LedgerReadRequest\x1a\x1d.regent.v1.LedgerReadResponse2Q\n\x0bMaintenance\x12\x42\n\x08Snapshot\x12\x1a.regent.v1.SnapshotRequest\x1a\x18.regent.v1.SnapshotChunk0\x01\x42\x36\n\x10io.regent.api.v1P\x01Z regent.io/api/regent/v1;regentv1b\x06proto3')
+  serialized_pb=_b('\n\x16regent/v1/regent.proto\x12\tregent.v1\"F\n\tLeaderKey\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x0c\x12\r\n\x05token\x18\x03 \x01(\x03\x12\r\n\x05lease\x18\x04 \x01(\x03\"7\n\x11LeaseGrantRequest\x12\x0e\n\x06ttl_ms\x18\x01 \x01(\x03\x12\x12\n\nrequest_id\x18\x0f \x01(\t\"0\n\x12LeaseGrantResponse\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x02 \x01(\x03\"4\n\x12LeaseRevokeRequest\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x12\n\nrequest_id\x18\x0f \x01(\t\"$\n\x13LeaseRevokeResponse\x12\r\n\x05index\x18\x01 \x01(\x03\"0\n\x15LeaseKeepAliveRequest\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0b\n\x03tag\x18\x02 \x01(\x03\"\x9e\x01\n\x16LeaseKeepAliveResponse\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x02 \x01(\x03\x12\x0c\n\x04\x63ode\x18\x03 \x01(\x05\x12\x0f\n\x07message\x18\x04 \x01(\t\x12\x0b\n\x03tag\x18\x05 \x01(\x03\x12\x15\n\rnode_clock_ms\x18\x06 \x01(\x03\x12\x0c\n\x04node\x18\x07 \x01(\t\x12\x17\n\x0fnode_started_ms\x18\x08 \x01(\x03\"(\n\x19LeaseKeepAliveManyRequest\x12\x0b\n\x03ids\x18\x01 \x03(\x03\"P\n\x1aLeaseKeepAliveManyResponse\x12\x32\n\x07results\x18\x01 \x03(\x0b\x32!.regent.v1.LeaseKeepAliveResponse\"$\n\x16LeaseTimeToLiveRequest\x12\n\n\x02id\x18\x01 \x01(\x03\"Z\n\x17LeaseTimeToLiveResponse\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x02 \x01(\x03\x12\x14\n\x0cremaining_ms\x18\x03 \x01(\x03\x12\r\n\x05names\x18\x04 \x03(\t\"*\n\x12LeaseLeasesRequest\x12\x14\n\x0cserializable\x18\x01 \x01(\x08\"R\n\x13LeaseLeasesResponse\x12$\n\x06leases\x18\x01 \x03(\x0b\x32\x14.regent.v1.LeaseInfo\x12\x15\n\rapplied_index\x18\x02 \x01(\x03\"6\n\tLeaseInfo\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x02 \x01(\x03\x12\r\n\x05names\x18\x03 \x03(\t\"\x89\x01\n\x0f\x43\x61mpaignRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05lease\x18\x02 \x01(\x03\x12\r\n\x05value\x18\x03 \x01(\x0c\x12\x0f\n\x07no_wait\x18\x04 \x01(\x08\x12\x15\n\rlock_delay_ms\x18\x05 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x06 \x01(\x03\x12\x12\n\nrequest_id\x18\x0f \x01(\t\"X\n\x10\x43\x61mpaignResponse\x12\x0f\n\x07\x65lected\x18\x01 \x01(\x08\x12$\n\x06leader\x18\x02 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\r\n\x05lease\x18\x03 \x01(\x03\"U\n\x12\x43\x61mpaignAllRequest\x12\r\n\x05names\x18\x01 \x03(\t\x12\r\n\x05lease\x18\x02 \x01(\x03\x12\r\n\x05value\x18\x03 \x01(\x0c\x12\x12\n\nrequest_id\x18\x0f \x01(\t\"<\n\x13\x43\x61mpaignAllResponse\x12%\n\x07leaders\x18\x01 \x03(\x0b\x32\x14.regent.v1.LeaderKey\"Z\n\x0fProclaimRequest\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\r\n\x05value\x18\x02 \x01(\x0c\x12\x12\n\nrequest_id\x18\x0f \x01(\t\"8\n\x10ProclaimResponse\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\"_\n\rResignRequest\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\x14\n\x0crevoke_lease\x18\x02 \x01(\x08\x12\x12\n\nrequest_id\x18\x0f \x01(\t\"\x1f\n\x0eResignResponse\x12\r\n\x05index\x18\x01 \x01(\x03\"3\n\rLeaderRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x14\n\x0cserializable\x18\x02 \x01(\x08\"M\n\x0eLeaderResponse\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\x15\n\rapplied_index\x18\x02 \x01(\x03\"M\n\x11\x46reshTokenRequest\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\x12\n\nrequest_id\x18\x0f \x01(\t\":\n\x12\x46reshTokenResponse\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\"3\n\x0eObserveRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x61\x66ter_index\x18\x02 \x01(\x03\"\x85\x02\n\x0fObserveResponse\x12-\n\x04kind\x18\x01 \x01(\x0e\x32\x1f.regent.v1.ObserveResponse.Kind\x12\x0c\n\x04name\x18\x02 \x01(\t\x12$\n\x06leader\x18\x03 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\r\n\x05index\x18\x04 \x01(\x03\x12\x11\n\tcompacted\x18\x05 \x01(\x08\"m\n\x04Kind\x12\x0b\n\x07\x43URRENT\x10\x00\x12\x0b\n\x07\x45LECTED\x10\x01\x12\x0e\n\nPROCLAIMED\x10\x02\x12\x0c\n\x08RESIGNED\x10\x03\x12\x0b\n\x07\x45XPIRED\x10\x04\x12\x0b\n\x07REVOKED\x10\x05\x12\x13\n\x0fTOKEN_REFRESHED\x10\x06\"t\n\x0bLockRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05lease\x18\x02 \x01(\x03\x12\r\n\x05owner\x18\x03 \x01(\x0c\x12\x15\n\rlock_delay_ms\x18\x04 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x05 \x01(\x03\x12\x12\n\nrequest_id\x18\x0f \x01(\t\"@\n\x0cLockResponse\x12!\n\x03key\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\r\n\x05lease\x18\x02 \x01(\x03\"\\\n\rUnlockRequest\x12!\n\x03key\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\x14\n\x0crevoke_lease\x18\x02 \x01(\x08\x12\x12\n\nrequest_id\x18\x0f \x01(\t\"\x1f\n\x0eUnlockResponse\x12\r\n\x05index\x18\x01 \x01(\x03\"%\n\rStatusRequest\x12\x14\n\x0cserializable\x18\x01 \x01(\x08\"\x80\x01\n\x06Member\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07\x61\x64\x64ress\x18\x02 \x01(\t\x12\x13\n\x0b\x61pi_address\x18\x03 \x01(\t\x12$\n\x04role\x18\x04 \x01(\x0e\x32\x16.regent.v1.Member.Role\"\x1e\n\x04Role\x12\t\n\x05VOTER\x10\x00\x12\x0b\n\x07LEARNER\x10\x01\"\xee\x01\n\x0eStatusResponse\x12\x0c\n\x04node\x18\x01 \x01(\t\x12\x0e\n\x06leader\x18\x02 \x01(\t\x12\x0c\n\x04term\x18\x03 \x01(\x03\x12\x14\n\x0c\x63ommit_index\x18\x04 \x01(\x03\x12\x15\n\rapplied_index\x18\x05 \x01(\x03\x12\"\n\x07members\x18\x06 \x03(\x0b\x32\x11.regent.v1.Member\x12\x0c\n\x04role\x18\x07 \x01(\t\x12\x0f\n\x07version\x18\x08 \x01(\t\x12\x15\n\rdb_size_bytes\x18\t \x01(\x03\x12\x13\n\x0b\x63onsole_url\x18\n \x01(\t\x12\x14\n\x0c\x65tcd_address\x18\x0b \x01(\t\"\x13\n\x11MemberListRequest\"H\n\x12MemberListResponse\x12\"\n\x07members\x18\x01 \x03(\x0b\x32\x11.regent.v1.Member\x12\x0e\n\x06leader\x18\x02 \x01(\t\"I\n\x10MemberAddRequest\x12\n\n\x02id\x18\x01 \x01(\t\x12\x14\n\x0craft_address\x18\x02 \x01(\t\x12\x13\n\x0b\x61pi_address\x18\x03 \x01(\t\"7\n\x11MemberAddResponse\x12\"\n\x07members\x18\x01 \x03(\x0b\x32\x11.regent.v1.Member\"\"\n\x14MemberPromoteRequest\x12\n\n\x02id\x18\x01 \x01(\t\";\n\x15MemberPromoteResponse\x12\"\n\x07members\x18\x01 \x03(\x0b\x32\x11.regent.v1.Member\"!\n\x13MemberRemoveRequest\x12\n\n\x02id\x18\x01 \x01(\t\":\n\x14MemberRemoveResponse\x12\"\n\x07members\x18\x01 \x03(\x0b\x32\x11.regent.v1.Member\"\'\n\x19TransferLeadershipRequest\x12\n\n\x02to\x18\x01 \x01(\t\",\n\x1aTransferLeadershipResponse\x12\x0e\n\x06leader\x18\x01 \x01(\t\"Y\n\x13LedgerAppendRequest\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\x03\x12\r\n\x05\x65ntry\x18\x03 \x01(\x0c\x12\x17\n\x0fidempotency_key\x18\x04 \x01(\t\":\n\x14LedgerAppendResponse\x12\x10\n\x08position\x18\x01 \x01(\x03\x12\x10\n\x08replayed\x18\x02 \x01(\x08\" \n\x11LedgerReadRequest\x12\x0b\n\x03key\x18\x01 \x01(\t\"=\n\x0bLedgerEntry\x12\x10\n\x08position\x18\x01 \x01(\x03\x12\r\n\x05token\x18\x02 \x01(\x03\x12\r\n\x05\x65ntry\x18\x03 \x01(\x0c\"=\n\x12LedgerReadResponse\x12\'\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x16.regent.v1.LedgerEntry\"\x11\n\x0fSnapshotRequest\"Y\n\rSnapshotChunk\x12\x0c\n\x04\x64\x61ta\x18\x01 \x01(\x0c\x12\x15\n\rapplied_index\x18\x02 \x01(\x03\x12\x13\n\x0btotal_bytes\x18\x03 \x01(\x03\x12\x0e\n\x06sha256\x18\x04 \x01(\x0c\x32\xc0\x04\n\x05Lease\x12\x44\n\x05Grant\x12\x1c.regent.v1.LeaseGrantRequest\x1a\x1d.regent.v1.LeaseGrantResponse\x12G\n\x06Revoke\x12\x1d.regent.v1.LeaseRevokeRequest\x1a\x1e.regent.v1.LeaseRevokeResponse\x12P\n\tKeepAlive\x12 .regent.v1.LeaseKeepAliveRequest\x1a!.regent.v1.LeaseKeepAliveResponse\x12\\\n\rKeepAliveMany\x12$.regent.v1.LeaseKeepAliveManyRequest\x1a%.regent.v1.LeaseKeepAliveManyResponse\x12Z\n\x0fKeepAliveStream\x12 .regent.v1.LeaseKeepAliveRequest\x1a!.regent.v1.LeaseKeepAliveResponse(\x01\x30\x01\x12S\n\nTimeToLive\x12!.regent.v1.LeaseTimeToLiveRequest\x1a\".regent.v1.LeaseTimeToLiveResponse\x12G\n\x06Leases\x12\x1d.regent.v1.LeaseLeasesRequest\x1a\x1e.regent.v1.LeaseLeasesResponse2\xef\x03\n\x08\x45lection\x12\x43\n\x08\x43\x61mpaign\x12\x1a.regent.v1.CampaignRequest\x1a\x1b.regent.v1.CampaignResponse\x12\x43\n\x08Proclaim\x12\x1a.regent.v1.ProclaimRequest\x1a\x1b.regent.v1.ProclaimResponse\x12=\n\x06Resign\x12\x18.regent.v1.ResignRequest\x1a\x19.regent.v1.ResignResponse\x12=\n\x06Leader\x12\x18.regent.v1.LeaderRequest\x1a\x19.regent.v1.LeaderResponse\x12\x42\n\x07Observe\x12\x19.regent.v1.ObserveRequest\x1a\x1a.regent.v1.ObserveResponse0\x01\x12I\n\nFreshToken\x12\x1c.regent.v1.FreshTokenRequest\x1a\x1d.regent.v1.FreshTokenResponse\x12L\n\x0b\x43\x61mpaignAll\x12\x1d.regent.v1.CampaignAllRequest\x1a\x1e.regent.v1.CampaignAllResponse2~\n\x04Lock\x12\x37\n\x04Lock\x12\x16.regent.v1.LockRequest\x1a\x17.regent.v1.LockResponse\x12=\n\x06Unlock\x12\x18.regent.v1.UnlockRequest\x1a\x19.regent.v1.UnlockResponse2\xe3\x03\n\x07\x43luster\x12=\n\x06Status\x12\x18.regent.v1.StatusRequest\x1a\x19.regent.v1.StatusResponse\x12I\n\nMemberList\x12\x1c.regent.v1.MemberListRequest\x1a\x1d.regent.v1.MemberListResponse\x12\x46\n\tMemberAdd\x12\x1b.regent.v1.MemberAddRequest\x1a\x1c.regent.v1.MemberAddResponse\x12R\n\rMemberPromote\x12\x1f.regent.v1.MemberPromoteRequest\x1a .regent.v1.MemberPromoteResponse\x12O\n\x0cMemberRemove\x12\x1e.regent.v1.MemberRemoveRequest\x1a\x1f.regent.v1.MemberRemoveResponse\x12\x61\n\x12TransferLeadership\x12$.regent.v1.TransferLeadershipRequest\x1a%.regent.v1.TransferLeadershipResponse2\x98\x01\n\x06Ledger\x12I\n\x06\x41ppend\x12\x1e.regent.v1.LedgerAppendRequest\x1a\x1f.regent.v1.LedgerAppendResponse\x12\x43\n\x04Read\x12\x1c.regent.v1.LedgerReadRequest\x1a\x1d.regent.v1.LedgerReadResponse2Q\n\x0bMaintenance\x12\x42\n\x08Snapshot\x12\x1a.regent.v1.SnapshotRequest\x1a\x18.regent.v1.SnapshotChunk0\x01\x42\x36\n\x10io.regent.api.v1P\x01Z regent.io/api/regent/v1;regentv1b\x06proto3')
 )
 
 
@@ -61,8 +61,8 @@ _OBSERVERESPONSE_KIND = _descriptor.EnumDescriptor(
   ],
   containing_type=None,
   options=None,
-  serialized_start=1952,
-  serialized_end=2061,
+  serialized_start=2093,
+  serialized_end=2202,
 )
 _sym_db.RegisterEnumDescriptor(_OBSERVERESPONSE_KIND)
 
@@ -83,8 +83,8 @@ _MEMBER_ROLE = _descriptor.EnumDescriptor(
   ],
   containing_type=None,
   options=None,
-  serialized_start=2472,
-  serialized_end=2502,
+  serialized_start=2653,
+  serialized_end=2683,
 )
 _sym_db.RegisterEnumDescriptor(_MEMBER_ROLE)
 
@@ -155,6 +155,13 @@ _LEASEGRANTREQUEST = _descriptor.Descriptor(
       message_type=None, enum_type=None, containing_type=None,
       is_extension=False, extension_scope=None,
       options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='request_id', full_name='regent.v1.LeaseGrantRequest.request_id', index=1,
+      number=15, type=9, cpp_type=9, label=1,
+      has_default_value=False, default_value=_b("").decode('utf-8'),
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
   ],
   extensions=[
   ],
@@ -168,7 +175,7 @@ _LEASEGRANTREQUEST = _descriptor.Descriptor(
   oneofs=[
   ],
   serialized_start=109,
-  serialized_end=144,
+  serialized_end=164,
 )
 
 
@@ -205,8 +212,8 @@ _LEASEGRANTRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=146,
-  serialized_end=194,
+  serialized_start=166,
+  serialized_end=214,
 )
 
 
@@ -224,6 +231,13 @@ _LEASEREVOKEREQUEST = _descriptor.Descriptor(
       message_type=None, enum_type=None, containing_type=None,
       is_extension=False, extension_scope=None,
       options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='request_id', full_name='regent.v1.LeaseRevokeRequest.request_id', index=1,
+      number=15, type=9, cpp_type=9, label=1,
+      has_default_value=False, default_value=_b("").decode('utf-8'),
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
   ],
   extensions=[
   ],
@@ -236,8 +250,8 @@ _LEASEREVOKEREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=196,
-  serialized_end=228,
+  serialized_start=216,
+  serialized_end=268,
 )
 
 
@@ -267,8 +281,8 @@ _LEASEREVOKERESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=230,
-  serialized_end=266,
+  serialized_start=270,
+  serialized_end=306,
 )
 
 
@@ -305,8 +319,8 @@ _LEASEKEEPALIVEREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=268,
-  serialized_end=316,
+  serialized_start=308,
+  serialized_end=356,
 )
 
 
@@ -385,8 +399,8 @@ _LEASEKEEPALIVERESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=319,
-  serialized_end=477,
+  serialized_start=359,
+  serialized_end=517,
 )
 
 
@@ -416,8 +430,8 @@ _LEASEKEEPALIVEMANYREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=479,
-  serialized_end=519,
+  serialized_start=519,
+  serialized_end=559,
 )
 
 
@@ -447,8 +461,8 @@ _LEASEKEEPALIVEMANYRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=521,
-  serialized_end=601,
+  serialized_start=561,
+  serialized_end=641,
 )
 
 
@@ -478,8 +492,8 @@ _LEASETIMETOLIVEREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=603,
-  serialized_end=639,
+  serialized_start=643,
+  serialized_end=679,
 )
 
 
@@ -530,8 +544,8 @@ _LEASETIMETOLIVERESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=641,
-  serialized_end=731,
+  serialized_start=681,
+  serialized_end=771,
 )
 
 
@@ -561,8 +575,8 @@ _LEASELEASESREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=733,
-  serialized_end=775,
+  serialized_start=773,
+  serialized_end=815,
 )
 
 
@@ -599,8 +613,8 @@ _LEASELEASESRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=777,
-  serialized_end=859,
+  serialized_start=817,
+  serialized_end=899,
 )
 
 
@@ -644,8 +658,8 @@ _LEASEINFO = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=861,
-  serialized_end=915,
+  serialized_start=901,
+  serialized_end=955,
 )
 
 
@@ -698,6 +712,13 @@ _CAMPAIGNREQUEST = _descriptor.Descriptor(
       message_type=None, enum_type=None, containing_type=None,
       is_extension=False, extension_scope=None,
       options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='request_id', full_name='regent.v1.CampaignRequest.request_id', index=6,
+      number=15, type=9, cpp_type=9, label=1,
+      has_default_value=False, default_value=_b("").decode('utf-8'),
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
   ],
   extensions=[
   ],
@@ -710,8 +731,8 @@ _CAMPAIGNREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=917,
-  serialized_end=1034,
+  serialized_start=958,
+  serialized_end=1095,
 )
 
 
@@ -755,8 +776,8 @@ _CAMPAIGNRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1036,
-  serialized_end=1124,
+  serialized_start=1097,
+  serialized_end=1185,
 )
 
 
@@ -788,6 +809,13 @@ _CAMPAIGNALLREQUEST = _descriptor.Descriptor(
       message_type=None, enum_type=None, containing_type=None,
       is_extension=False, extension_scope=None,
       options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='request_id', full_name='regent.v1.CampaignAllRequest.request_id', index=3,
+      number=15, type=9, cpp_type=9, label=1,
+      has_default_value=False, default_value=_b("").decode('utf-8'),
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
   ],
   extensions=[
   ],
@@ -800,8 +828,8 @@ _CAMPAIGNALLREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1126,
-  serialized_end=1191,
+  serialized_start=1187,
+  serialized_end=1272,
 )
 
 
@@ -831,8 +859,8 @@ _CAMPAIGNALLRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1193,
-  serialized_end=1253,
+  serialized_start=1274,
+  serialized_end=1334,
 )
 
 
@@ -857,6 +885,13 @@ _PROCLAIMREQUEST = _descriptor.Descriptor(
       message_type=None, enum_type=None, containing_type=None,
       is_extension=False, extension_scope=None,
       options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='request_id', full_name='regent.v1.ProclaimRequest.request_id', index=2,
+      number=15, type=9, cpp_type=9, label=1,
+      has_default_value=False, default_value=_b("").decode('utf-8'),
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
   ],
   extensions=[
   ],
@@ -869,8 +904,8 @@ _PROCLAIMREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1255,
-  serialized_end=1325,
+  serialized_start=1336,
+  serialized_end=1426,
 )
 
 
@@ -900,8 +935,8 @@ _PROCLAIMRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1327,
-  serialized_end=1383,
+  serialized_start=1428,
+  serialized_end=1484,
 )
 
 
@@ -926,6 +961,13 @@ _RESIGNREQUEST = _descriptor.Descriptor(
       message_type=None, enum_type=None, containing_type=None,
       is_extension=False, extension_scope=None,
       options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='request_id', full_name='regent.v1.ResignRequest.request_id', index=2,
+      number=15, type=9, cpp_type=9, label=1,
+      has_default_value=False, default_value=_b("").decode('utf-8'),
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
   ],
   extensions=[
   ],
@@ -938,8 +980,8 @@ _RESIGNREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1385,
-  serialized_end=1460,
+  serialized_start=1486,
+  serialized_end=1581,
 )
 
 
@@ -969,8 +1011,8 @@ _RESIGNRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1462,
-  serialized_end=1493,
+  serialized_start=1583,
+  serialized_end=1614,
 )
 
 
@@ -1007,8 +1049,8 @@ _LEADERREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1495,
-  serialized_end=1546,
+  serialized_start=1616,
+  serialized_end=1667,
 )
 
 
@@ -1045,8 +1087,8 @@ _LEADERRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1548,
-  serialized_end=1625,
+  serialized_start=1669,
+  serialized_end=1746,
 )
 
 
@@ -1064,6 +1106,13 @@ _FRESHTOKENREQUEST = _descriptor.Descriptor(
       message_type=None, enum_type=None, containing_type=None,
       is_extension=False, extension_scope=None,
       options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='request_id', full_name='regent.v1.FreshTokenRequest.request_id', index=1,
+      number=15, type=9, cpp_type=9, label=1,
+      has_default_value=False, default_value=_b("").decode('utf-8'),
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
   ],
   extensions=[
   ],
@@ -1076,8 +1125,8 @@ _FRESHTOKENREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1627,
-  serialized_end=1684,
+  serialized_start=1748,
+  serialized_end=1825,
 )
 
 
@@ -1107,8 +1156,8 @@ _FRESHTOKENRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1686,
-  serialized_end=1744,
+  serialized_start=1827,
+  serialized_end=1885,
 )
 
 
@@ -1145,8 +1194,8 @@ _OBSERVEREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1746,
-  serialized_end=1797,
+  serialized_start=1887,
+  serialized_end=1938,
 )
 
 
@@ -1205,8 +1254,8 @@ _OBSERVERESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1800,
-  serialized_end=2061,
+  serialized_start=1941,
+  serialized_end=2202,
 )
 
 
@@ -1252,6 +1301,13 @@ _LOCKREQUEST = _descriptor.Descriptor(
       message_type=None, enum_type=None, containing_type=None,
       is_extension=False, extension_scope=None,
       options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='request_id', full_name='regent.v1.LockRequest.request_id', index=5,
+      number=15, type=9, cpp_type=9, label=1,
+      has_default_value=False, default_value=_b("").decode('utf-8'),
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
   ],
   extensions=[
   ],
@@ -1264,8 +1320,8 @@ _LOCKREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2063,
-  serialized_end=2159,
+  serialized_start=2204,
+  serialized_end=2320,
 )
 
 
@@ -1302,8 +1358,8 @@ _LOCKRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2161,
-  serialized_end=2225,
+  serialized_start=2322,
+  serialized_end=2386,
 )
 
 
@@ -1328,6 +1384,13 @@ _UNLOCKREQUEST = _descriptor.Descriptor(
       message_type=None, enum_type=None, containing_type=None,
       is_extension=False, extension_scope=None,
       options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='request_id', full_name='regent.v1.UnlockRequest.request_id', index=2,
+      number=15, type=9, cpp_type=9, label=1,
+      has_default_value=False, default_value=_b("").decode('utf-8'),
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
   ],
   extensions=[
   ],
@@ -1340,8 +1403,8 @@ _UNLOCKREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2227,
-  serialized_end=2299,
+  serialized_start=2388,
+  serialized_end=2480,
 )
 
 
@@ -1371,8 +1434,8 @@ _UNLOCKRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2301,
-  serialized_end=2332,
+  serialized_start=2482,
+  serialized_end=2513,
 )
 
 
@@ -1402,8 +1465,8 @@ _STATUSREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2334,
-  serialized_end=2371,
+  serialized_start=2515,
+  serialized_end=2552,
 )
 
 
@@ -1455,8 +1518,8 @@ _MEMBER = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2374,
-  serialized_end=2502,
+  serialized_start=2555,
+  serialized_end=2683,
 )
 
 
@@ -1556,8 +1619,8 @@ _STATUSRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2505,
-  serialized_end=2743,
+  serialized_start=2686,
+  serialized_end=2924,
 )
 
 
@@ -1580,8 +1643,8 @@ _MEMBERLISTREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2745,
-  serialized_end=2764,
+  serialized_start=2926,
+  serialized_end=2945,
 )
 
 
@@ -1618,8 +1681,8 @@ _MEMBERLISTRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2766,
-  serialized_end=2838,
+  serialized_start=2947,
+  serialized_end=3019,
 )
 
 
@@ -1663,8 +1726,8 @@ _MEMBERADDREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2840,
-  serialized_end=2913,
+  serialized_start=3021,
+  serialized_end=3094,
 )
 
 
@@ -1694,8 +1757,8 @@ _MEMBERADDRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2915,
-  serialized_end=2970,
+  serialized_start=3096,
+  serialized_end=3151,
 )
 
 
@@ -1725,8 +1788,8 @@ _MEMBERPROMOTEREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2972,
-  serialized_end=3006,
+  serialized_start=3153,
+  serialized_end=3187,
 )
 
 
@@ -1756,8 +1819,8 @@ _MEMBERPROMOTERESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3008,
-  serialized_end=3067,
+  serialized_start=3189,
+  serialized_end=3248,
 )
 
 
@@ -1787,8 +1850,8 @@ _MEMBERREMOVEREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3069,
-  serialized_end=3102,
+  serialized_start=3250,
+  serialized_end=3283,
 )
 
 
@@ -1818,8 +1881,8 @@ _MEMBERREMOVERESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3104,
-  serialized_end=3162,
+  serialized_start=3285,
+  serialized_end=3343,
 )
 
 
@@ -1849,8 +1912,8 @@ _TRANSFERLEADERSHIPREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3164,
-  serialized_end=3203,
+  serialized_start=3345,
+  serialized_end=3384,
 )
 
 
@@ -1880,8 +1943,8 @@ _TRANSFERLEADERSHIPRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3205,
-  serialized_end=3249,
+  serialized_start=3386,
+  serialized_end=3430,
 )
 
 
@@ -1932,8 +1995,8 @@ _LEDGERAPPENDREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3251,
-  serialized_end=3340,
+  serialized_start=3432,
+  serialized_end=3521,
 )
 
 
@@ -1970,8 +2033,8 @@ _LEDGERAPPENDRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3342,
-  serialized_end=3400,
+  serialized_start=3523,
+  serialized_end=3581,
 )
 
 
@@ -2001,8 +2064,8 @@ _LEDGERREADREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3402,
-  serialized_end=3434,
+  serialized_start=3583,
+  serialized_end=3615,
 )
 
 
@@ -2046,8 +2109,8 @@ _LEDGERENTRY = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3436,
-  serialized_end=3497,
+  serialized_start=3617,
+  serialized_end=3678,
 )
 
 
@@ -2077,8 +2140,8 @@ _LEDGERREADRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3499,
-  serialized_end=3560,
+  serialized_start=3680,
+  serialized_end=3741,
 )
 
 
@@ -2101,8 +2164,8 @@ _SNAPSHOTREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3562,
-  serialized_end=3579,
+  serialized_start=3743,
+  serialized_end=3760,
 )
 
 
@@ -2153,8 +2216,8 @@ _SNAPSHOTCHUNK = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3581,
-  serialized_end=3670,
+  serialized_start=3762,
+  serialized_end=3851,
 )
 
 _LEASEKEEPALIVEMANYRESPONSE.fields_by_name['results'].message_type = _LEASEKEEPALIVERESPONSE
@@ -2608,8 +2671,8 @@ _LEASE = _descriptor.ServiceDescriptor(
   file=DESCRIPTOR,
   index=0,
   options=None,
-  serialized_start=3673,
-  serialized_end=4249,
+  serialized_start=3854,
+  serialized_end=4430,
   methods=[
   _descriptor.MethodDescriptor(
     name='Grant',
@@ -2686,8 +2749,8 @@ _ELECTION = _descriptor.ServiceDescriptor(
   file=DESCRIPTOR,
   index=1,
   options=None,
-  serialized_start=4252,
-  serialized_end=4747,
+  serialized_start=4433,
+  serialized_end=4928,
   methods=[
   _descriptor.MethodDescriptor(
     name='Campaign',
@@ -2764,8 +2827,8 @@ _LOCK = _descriptor.ServiceDescriptor(
   file=DESCRIPTOR,
   index=2,
   options=None,
-  serialized_start=4749,
-  serialized_end=4875,
+  serialized_start=4930,
+  serialized_end=5056,
   methods=[
   _descriptor.MethodDescriptor(
     name='Lock',
@@ -2797,8 +2860,8 @@ _CLUSTER = _descriptor.ServiceDescriptor(
   file=DESCRIPTOR,
   index=3,
   options=None,
-  serialized_start=4878,
-  serialized_end=5361,
+  serialized_start=5059,
+  serialized_end=5542,
   methods=[
   _descriptor.MethodDescriptor(
     name='Status',
@@ -2866,8 +2929,8 @@ _LEDGER = _descriptor.ServiceDescriptor(
   file=DESCRIPTOR,
   index=4,
   options=None,
-  serialized_start=5364,
-  serialized_end=5516,
+  serialized_start=5545,
+  serialized_end=5697,
   methods=[
   _descriptor.MethodDescriptor(
     name='Append',
@@ -2899,8 +2962,8 @@ _MAINTENANCE = _descriptor.ServiceDescriptor(
   file=DESCRIPTOR,
   index=5,
   options=None,
-  serialized_start=5518,
-  serialized_end=5599,
+  serialized_start=5699,
+  serialized_end=5780,
   methods=[
   _descriptor.MethodDescriptor(
     name='Snapshot',

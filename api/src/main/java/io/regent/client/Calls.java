@@ -17,46 +17,45 @@ import java.util.function.Supplier;
 
 /**
  * The one place of a {@link RegentClient}'s failover and retry rule: which call may be re-sent, where, and
- * within which deadline. The client moves on to the next endpoint when one is unreachable or hangs
- * (docs/architecture.md §7):
+ * within which deadline — docs/api.md's table "safe to re-send after a timeout" (section "Request ids"). The
+ * client moves on to the next endpoint when one is unreachable or hangs (docs/architecture.md §7):
  *
  * <ul>
  *   <li>UNAVAILABLE (refused, reset, or a transport that the channel keepalive found dead): every call moves
- *       on to the next endpoint, as before.
- *   <li>DEADLINE_EXCEEDED (a paused or silently cut-off node): calls that are safe to repeat — reads, a
- *       campaign by lease id, resign, proclaim, revoke — are retried on the next endpoint, each attempt with at
- *       most half of what is left of the call's deadline (and at most the attempt timeout). Keepalives are
- *       hedged instead: after a quarter of their budget ({@link #hedgeAfterMs}) without an answer the next
- *       endpoint gets the same keepalive, the first keeping its deadline, and the first answer wins — a hung
- *       node costs a lease only part of its budget, a slow one nothing. Calls that are not safe to repeat —
- *       {@link Leases#grant}, {@link Elections#freshToken}, membership changes — are <em>not</em> re-sent: the
- *       caller gets the DEADLINE_EXCEEDED (a lease may then have been granted unknown to it: unrenewed, it
- *       expires after its TTL; a fresh token may have been taken: tokens only grow, so nothing is fenced
- *       wrongly) and the next call starts at the next endpoint.
+ *       on to the next endpoint.
+ *   <li>DEADLINE_EXCEEDED (a paused or silently cut-off node): calls that are safe to repeat are retried on the
+ *       next endpoint, each attempt with at most half of what is left of the call's deadline (and at most the
+ *       attempt timeout). Keepalives are hedged instead: after a quarter of their budget ({@link #hedgeAfterMs})
+ *       without an answer the next endpoint gets the same keepalive, the first keeping its deadline, and the
+ *       first answer wins — a hung node costs a lease only part of its budget, a slow one nothing. Membership
+ *       changes are <em>not</em> re-sent (Ratis's own configuration change has no request id): the caller gets
+ *       the DEADLINE_EXCEEDED and the next call starts at the next endpoint.
  * </ul>
  *
- * <p>Which call takes which way, each re-sent attempt carrying the same request (the same lease id, leader
- * key or name):
+ * <p>Every mutating call builds its request once, with a request id of its own ({@link RequestIds}), before the
+ * first send: each re-send carries the same bytes, so a call that applied before its answer was lost is answered
+ * from the server's record of it (the first lease, the first token) and applied once. A campaign with a lease is
+ * the exception the server makes: each send is a new attempt there (docs/api.md "Attempts"), idempotent by name
+ * and lease, and its id changes nothing. Which call takes which way:
  *
  * <ul>
  *   <li>{@link #call(Function)} — re-sent after UNAVAILABLE and DEADLINE_EXCEEDED, starting at the leader:
- *       {@code revoke}, {@code timeToLive}, {@code list} of {@link Leases}; {@code campaignAll},
- *       {@code campaignWithTtl}, {@code tryCampaign}, {@code proclaim}, {@code resign}, linearizable
- *       {@code leader} of {@link Elections}; {@code memberList} of {@link Cluster}; every {@link GroupClient}
- *       call.
+ *       {@code grant}, {@code revoke}, {@code timeToLive}, {@code list} of {@link Leases}; {@code campaignWithTtl},
+ *       {@code tryCampaign}, {@code proclaim}, {@code resign}, {@code freshToken}, linearizable {@code leader} of
+ *       {@link Elections}; {@code memberList} of {@link Cluster}; every {@link GroupClient} call.
  *   <li>{@link #call(long, boolean, boolean, Function)} with {@code toLeader} false — re-sent likewise,
  *       starting at the current endpoint: {@link Cluster#status}, serializable {@link Elections#leader}.
  *   <li>the same with {@code retryOnTimeout} false and the campaign's whole wait as the budget —
- *       {@link Elections#campaign}: moved on from a dead node only, never for taking long.
- *   <li>{@link #callOnce} — moved on only from an unreachable endpoint: {@link Leases#grant},
- *       {@link Elections#freshToken}, {@code memberAdd}, {@code memberPromote}, {@code memberRemove},
- *       {@code transferLeadership} of {@link Cluster}.
+ *       {@link Elections#campaign} and {@link Elections#campaignAll}: moved on from a dead node only, never for
+ *       taking long.
+ *   <li>{@link #callOnce} — moved on only from an unreachable endpoint: {@code memberAdd}, {@code memberPromote},
+ *       {@code memberRemove}, {@code transferLeadership} of {@link Cluster}.
  *   <li>{@link #hedged} and {@link #hedgedAsync} — keepalives ({@code keepAlive}, {@code keepAliveAsync},
  *       {@code keepAliveMany} of {@link Leases}), see {@link HedgedCall}.
  * </ul>
  *
  * <p>A deadline in the calling thread's gRPC {@link Context} bounds every attempt too; the passes over the
- * endpoints and the pauses between them follow {@link RetryPolicy}. Thread-safe.
+ * endpoints and the jittered pauses between them follow {@link RetryPolicy}. Thread-safe.
  */
 final class Calls {
   /** Shortest deadline of one attempt when a call is retried on another endpoint, ms. */

@@ -63,20 +63,34 @@ public final class Elections {
    * DEADLINE_EXCEEDED then, and the candidacy is withdrawn.
    */
   public LeaderKey campaign(String name, long leaseId, ByteString value, long lockDelayMs, Duration timeout) {
+    // Each send is an attempt of its own on the server (docs/api.md "Attempts"); the id changes nothing there.
+    CampaignRequest req = CampaignRequest.newBuilder().setName(name).setLease(leaseId).setValue(value)
+        .setLockDelayMs(lockDelayMs).setRequestId(RequestIds.next()).build();
     // One attempt may take the whole wait: a campaign is not moved on for taking long, only for a dead node.
     return calls.call(timeout.toMillis(), false, true, ch -> ElectionGrpc.newBlockingStub(ch)
-        .withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS).campaign(CampaignRequest.newBuilder()
-        .setName(name).setLease(leaseId).setValue(value).setLockDelayMs(lockDelayMs).build())).getLeader();
+        .withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS).campaign(req)).getLeader();
   }
 
   /**
    * Takes every one of {@code names} or none, in one entry, all with one fencing token; blocks while any is
-   * held (queued once, as one candidate for all). Returns one key per name, in order. Errors as
-   * {@link #campaign}; FAILED_PRECONDITION when the lease already holds or waits for one of them on its own.
+   * held (queued once, as one candidate for all), at most {@link RegentClientBuilder#campaignTimeout}. Returns
+   * one key per name, in order. Errors as {@link #campaign}; FAILED_PRECONDITION when the lease already holds or
+   * waits for one of them on its own.
    */
   public List<LeaderKey> campaignAll(List<String> names, long leaseId, ByteString value) {
-    return calls.call(ch -> ElectionGrpc.newBlockingStub(ch).campaignAll(CampaignAllRequest.newBuilder()
-        .addAllNames(names).setLease(leaseId).setValue(value).build())).getLeadersList();
+    return campaignAll(names, leaseId, value, Duration.ofMillis(campaignTimeoutMs));
+  }
+
+  /**
+   * Like {@link #campaignAll(List, long, ByteString)}, waiting at most {@code timeout} to be elected:
+   * DEADLINE_EXCEEDED then, and the candidacy is withdrawn. Like {@link #campaign}, one send may take the whole
+   * wait: it is moved on from a dead node only, never for taking long.
+   */
+  public List<LeaderKey> campaignAll(List<String> names, long leaseId, ByteString value, Duration timeout) {
+    CampaignAllRequest req = CampaignAllRequest.newBuilder().addAllNames(names).setLease(leaseId).setValue(value)
+        .setRequestId(RequestIds.next()).build();
+    return calls.call(timeout.toMillis(), false, true, ch -> ElectionGrpc.newBlockingStub(ch)
+        .withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS).campaignAll(req)).getLeadersList();
   }
 
   /**
@@ -84,28 +98,34 @@ public final class Elections {
    * entries with {@link #resign(LeaderKey, boolean)}), and returns at once: elected (the leader key holds the new
    * lease), or queued as a candidate with the new lease in {@code lease}. Keep that lease alive from the moment
    * this call was sent ({@link LeaseKeeper#adopt}); campaign again with it to wait for the name.
-   * INVALID_ARGUMENT (TTL, name, value, lock-delay), RESOURCE_EXHAUSTED (server limits).
+   * INVALID_ARGUMENT (TTL, name, value, lock-delay), RESOURCE_EXHAUSTED (server limits). Re-sent after
+   * UNAVAILABLE and DEADLINE_EXCEEDED with one request id: a re-send of a campaign that applied gets its answer
+   * and its lease, never a second lease (docs/api.md "Request ids").
    */
   public CampaignResponse campaignWithTtl(String name, long ttlMs, ByteString value, long lockDelayMs) {
+    CampaignRequest req = CampaignRequest.newBuilder().setName(name).setTtlMs(ttlMs).setValue(value)
+        .setLockDelayMs(lockDelayMs).setRequestId(RequestIds.next()).build();
     return calls.call(ch -> ElectionGrpc.newBlockingStub(ch)
-        .withDeadlineAfter(RegentClient.CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS)
-        .campaign(CampaignRequest.newBuilder().setName(name).setTtlMs(ttlMs).setValue(value)
-            .setLockDelayMs(lockDelayMs).build()));
+        .withDeadlineAfter(calls.callTimeoutMs(), TimeUnit.MILLISECONDS).campaign(req));
   }
 
   /** Tries once: elected at once, or not (then the response carries the current holder, if any). */
   public CampaignResponse tryCampaign(String name, long leaseId, ByteString value) {
+    CampaignRequest req = CampaignRequest.newBuilder().setName(name).setLease(leaseId).setValue(value)
+        .setNoWait(true).setRequestId(RequestIds.next()).build();
     return calls.call(ch -> ElectionGrpc.newBlockingStub(ch)
-        .withDeadlineAfter(calls.callTimeoutMs(), TimeUnit.MILLISECONDS)
-        .campaign(CampaignRequest.newBuilder().setName(name).setLease(leaseId).setValue(value).setNoWait(true)
-            .build()));
+        .withDeadlineAfter(calls.callTimeoutMs(), TimeUnit.MILLISECONDS).campaign(req));
   }
 
-  /** Replaces the holder's value. FAILED_PRECONDITION when {@code key} no longer holds the name. */
+  /**
+   * Replaces the holder's value. FAILED_PRECONDITION when {@code key} no longer holds the name (a re-send after a
+   * lost answer gets the first answer, by its request id).
+   */
   public LeaderKey proclaim(LeaderKey key, ByteString value) {
+    ProclaimRequest req = ProclaimRequest.newBuilder().setLeader(key).setValue(value)
+        .setRequestId(RequestIds.next()).build();
     return calls.call(ch -> ElectionGrpc.newBlockingStub(ch)
-        .withDeadlineAfter(calls.callTimeoutMs(), TimeUnit.MILLISECONDS)
-        .proclaim(ProclaimRequest.newBuilder().setLeader(key).setValue(value).build())).getLeader();
+        .withDeadlineAfter(calls.callTimeoutMs(), TimeUnit.MILLISECONDS).proclaim(req)).getLeader();
   }
 
   /** Gives the name up. FAILED_PRECONDITION when {@code key} no longer holds it. */
@@ -115,22 +135,25 @@ public final class Elections {
 
   /**
    * Gives the name up and, with {@code revokeLease}, revokes the holder's lease in the same log entry (freeing
-   * every other name it holds). FAILED_PRECONDITION when {@code key} no longer holds the name: nothing changes.
+   * every other name it holds). FAILED_PRECONDITION when {@code key} no longer holds the name: nothing changes
+   * (a re-send after a lost answer gets the first answer, by its request id).
    */
   public void resign(LeaderKey key, boolean revokeLease) {
+    ResignRequest req = ResignRequest.newBuilder().setLeader(key).setRevokeLease(revokeLease)
+        .setRequestId(RequestIds.next()).build();
     calls.call(ch -> ElectionGrpc.newBlockingStub(ch).withDeadlineAfter(calls.callTimeoutMs(), TimeUnit.MILLISECONDS)
-        .resign(ResignRequest.newBuilder().setLeader(key).setRevokeLease(revokeLease).build()));
+        .resign(req));
   }
 
   /**
-   * A new, larger fencing token for the current holder. FAILED_PRECONDITION when not the holder;
-   * DEADLINE_EXCEEDED is not retried (a token may have been taken; tokens only grow).
+   * A new, larger fencing token for the current holder. FAILED_PRECONDITION when not the holder. Re-sent after
+   * UNAVAILABLE and DEADLINE_EXCEEDED with one request id: a re-send of a call that applied gets the token it
+   * took, not a second one (docs/api.md "Request ids").
    */
   public LeaderKey freshToken(LeaderKey key) {
-    long timeoutMs = calls.callTimeoutMs();
-    return calls.callOnce(timeoutMs, ch -> ElectionGrpc.newBlockingStub(ch)
-        .withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS)
-        .freshToken(FreshTokenRequest.newBuilder().setLeader(key).build())).getLeader();
+    FreshTokenRequest req = FreshTokenRequest.newBuilder().setLeader(key).setRequestId(RequestIds.next()).build();
+    return calls.call(ch -> ElectionGrpc.newBlockingStub(ch)
+        .withDeadlineAfter(calls.callTimeoutMs(), TimeUnit.MILLISECONDS).freshToken(req)).getLeader();
   }
 
   /** The current holder of {@code name}, read linearizably; empty when none. */

@@ -34,15 +34,16 @@ public final class GroupClient {
    */
   public GroupJoinResponse joinWithTtl(String group, String member, int partitions, long ttlMs) {
     return join(GroupJoinRequest.newBuilder().setGroup(group).setMember(member).setPartitions(partitions)
-        .setTtlMs(ttlMs).build());
+        .setTtlMs(ttlMs).setRequestId(RequestIds.next()).build());
   }
 
   /** Joins {@code group} as {@code member} held by the live lease {@code lease}. */
   public GroupJoinResponse join(String group, String member, int partitions, long lease) {
     return join(GroupJoinRequest.newBuilder().setGroup(group).setMember(member).setPartitions(partitions)
-        .setLease(lease).build());
+        .setLease(lease).setRequestId(RequestIds.next()).build());
   }
 
+  /** Sends {@code req}, re-sent with its one request id: a join that applied is answered, not joined twice. */
   private GroupJoinResponse join(GroupJoinRequest req) {
     return client.call(ch -> GroupGrpc.newBlockingStub(ch)
         .withDeadlineAfter(RegentClient.CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS).join(req));
@@ -50,9 +51,10 @@ public final class GroupClient {
 
   /** Leaves {@code group}: every partition of the member moves on at once. Returns the entry's index. */
   public long leave(String group, String member, long lease) {
+    GroupLeaveRequest req = GroupLeaveRequest.newBuilder().setGroup(group).setMember(member).setLease(lease)
+        .setRequestId(RequestIds.next()).build();
     return client.call(ch -> GroupGrpc.newBlockingStub(ch)
-        .withDeadlineAfter(RegentClient.CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS)
-        .leave(GroupLeaveRequest.newBuilder().setGroup(group).setMember(member).setLease(lease).build())).getIndex();
+        .withDeadlineAfter(RegentClient.CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS).leave(req)).getIndex();
   }
 
   /**
@@ -60,7 +62,7 @@ public final class GroupClient {
    * the entry that released them. FAILED_PRECONDITION for a stale token or a partition still assigned.
    */
   public long release(String group, Map<Integer, Long> tokens) {
-    GroupReleaseRequest.Builder b = GroupReleaseRequest.newBuilder().setGroup(group);
+    GroupReleaseRequest.Builder b = GroupReleaseRequest.newBuilder().setGroup(group).setRequestId(RequestIds.next());
     tokens.forEach((p, t) -> b.addPartitions(PartitionToken.newBuilder().setPartition(p).setToken(t)));
     return client.call(ch -> GroupGrpc.newBlockingStub(ch)
         .withDeadlineAfter(RegentClient.CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS).release(b.build())).getIndex();

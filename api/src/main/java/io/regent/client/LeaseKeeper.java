@@ -195,7 +195,8 @@ public final class LeaseKeeper implements AutoCloseable {
    *
    * @param onStepDown told why, once, when the lease is lost or can no longer be vouched for
    * @throws StatusRuntimeException INVALID_ARGUMENT for a TTL out of range, UNAVAILABLE without quorum,
-   *     DEADLINE_EXCEEDED when the grant timed out (not re-sent: see {@link Leases#grant})
+   *     DEADLINE_EXCEEDED when no endpoint answered the grant within the call timeout (its re-sends carry one
+   *     request id: at most one lease was granted, unrenewed it expires after its TTL; see {@link Leases#grant})
    */
   public static LeaseKeeper grant(RegentClient client, long ttlMs, Consumer<String> onStepDown) {
     return grant(client, ttlMs, onStepDown, options());

@@ -39,15 +39,18 @@ public final class Leases {
   }
 
   /**
-   * Grants a lease. @param ttlMs TTL in ms, within [1.5 x max election timeout, 1 h]
-   * @return the lease id (the log index of the grant). INVALID_ARGUMENT for a TTL out of range;
-   *     DEADLINE_EXCEEDED is not retried (a lease may have been granted: unrenewed, it expires after its TTL)
+   * Grants a lease. Re-sent after UNAVAILABLE and DEADLINE_EXCEEDED with one request id, so a grant that was
+   * applied before its answer was lost is answered with that lease rather than granting a second one
+   * (docs/api.md "Request ids").
+   *
+   * @param ttlMs TTL in ms, within [1.5 x max election timeout, 1 h]
+   * @return the lease id (the log index of the grant). INVALID_ARGUMENT for a TTL out of range,
+   *     RESOURCE_EXHAUSTED above the server's lease limits
    */
   public long grant(long ttlMs) {
-    long timeoutMs = calls.callTimeoutMs();
-    return calls.callOnce(timeoutMs, ch -> LeaseGrpc.newBlockingStub(ch)
-        .withDeadlineAfter(timeoutMs, TimeUnit.MILLISECONDS)
-        .grant(LeaseGrantRequest.newBuilder().setTtlMs(ttlMs).build())).getId();
+    LeaseGrantRequest req = LeaseGrantRequest.newBuilder().setTtlMs(ttlMs).setRequestId(RequestIds.next()).build();
+    return calls.call(ch -> LeaseGrpc.newBlockingStub(ch)
+        .withDeadlineAfter(calls.callTimeoutMs(), TimeUnit.MILLISECONDS).grant(req)).getId();
   }
 
   /**
@@ -96,10 +99,14 @@ public final class Leases {
     return out;
   }
 
-  /** Revokes a lease, freeing every name it holds. NOT_FOUND when unknown. */
+  /**
+   * Revokes a lease, freeing every name it holds. NOT_FOUND when unknown (a re-send of this call after a lost
+   * answer gets the first answer, by its request id).
+   */
   public void revoke(long leaseId) {
+    LeaseRevokeRequest req = LeaseRevokeRequest.newBuilder().setId(leaseId).setRequestId(RequestIds.next()).build();
     calls.call(ch -> LeaseGrpc.newBlockingStub(ch).withDeadlineAfter(calls.callTimeoutMs(), TimeUnit.MILLISECONDS)
-        .revoke(LeaseRevokeRequest.newBuilder().setId(leaseId).build()));
+        .revoke(req));
   }
 
   /** TTL and remaining time (as measured by the leader) of a lease. NOT_FOUND when unknown. */

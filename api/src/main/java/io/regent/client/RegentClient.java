@@ -26,10 +26,12 @@ import java.util.function.Function;
  *       ({@link RegentClientBuilder#discoverEndpoints}), again after a new term.
  * </ul>
  *
- * <p>Failover is as it always was: the client moves on to the next endpoint when one is unreachable or hangs
- * (docs/architecture.md §7). UNAVAILABLE moves every call on; after DEADLINE_EXCEEDED only calls that are safe
- * to repeat are re-sent, keepalives are hedged, and {@link Leases#grant}, {@link Elections#freshToken} and
- * membership changes are not re-sent. The whole rule, call by call, lives in one place: {@code Calls}.
+ * <p>Failover: the client moves on to the next endpoint when one is unreachable or hangs (docs/architecture.md
+ * §7). Every mutating call carries a request id of its own, the same on each re-send, so the server applies it
+ * once (docs/api.md "Request ids"). UNAVAILABLE moves every call on; after DEADLINE_EXCEEDED the calls that
+ * docs/api.md's table names safe are re-sent (grants and campaigns with a TTL among them, by their request id),
+ * keepalives are hedged, blocking campaigns wait out their own timeout, and membership changes are not re-sent.
+ * The whole rule, call by call, lives in one place: {@code Calls}.
  *
  * <p>Every call has a deadline: {@link RegentClientBuilder#callTimeout} for unary calls,
  * {@link RegentClientBuilder#campaignTimeout} for blocking campaigns, the caller's for keepalives; a deadline

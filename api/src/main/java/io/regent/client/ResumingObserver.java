@@ -6,6 +6,7 @@ import io.grpc.stub.StreamObserver;
 import io.regent.api.v1.ObserveResponse;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -20,9 +21,12 @@ import java.util.concurrent.TimeUnit;
  * <p>Events reach the listener one at a time, in index order, on gRPC's executor. Close to stop.
  */
 public final class ResumingObserver implements AutoCloseable {
-  /** First pause before reopening a failed stream, ms; doubles up to {@link #MAX_BACKOFF_MS}. */
+  /**
+   * Cap of the first pause before reopening a failed stream, ms; doubles up to {@link #MAX_BACKOFF_MS}. Each pause
+   * is jittered within [cap/2, cap] ({@link RetryPolicy#equalJitter}).
+   */
   static final long FIRST_BACKOFF_MS = 100;
-  /** Longest pause before reopening, ms. */
+  /** Largest cap of a pause before reopening, ms. */
   static final long MAX_BACKOFF_MS = 2_000;
 
   /** What the observer is told. */
@@ -129,7 +133,8 @@ public final class ResumingObserver implements AutoCloseable {
     if (closed) {
       return;
     }
-    long pause = backoffMs;
+    // jittered: the observers of many clients that lost one node do not all reopen at the same instant
+    long pause = RetryPolicy.equalJitter(backoffMs, ThreadLocalRandom.current());
     backoffMs = Math.min(MAX_BACKOFF_MS, backoffMs * 2);
     retries.schedule(this::open, pause, TimeUnit.MILLISECONDS);
   }

@@ -1,153 +1,24 @@
 package io.regent.client;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.grpc.ForwardingServerCall.SimpleForwardingServerCall;
-import io.grpc.Metadata;
-import io.grpc.Server;
-import io.grpc.ServerCall;
-import io.grpc.ServerCallHandler;
-import io.grpc.ServerInterceptor;
-import io.grpc.ServerInterceptors;
-import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
-import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
-import io.grpc.stub.StreamObserver;
-import io.regent.api.v1.ClusterGrpc;
-import io.regent.api.v1.LeaseGrantRequest;
-import io.regent.api.v1.LeaseGrantResponse;
-import io.regent.api.v1.LeaseGrpc;
-import io.regent.api.v1.LeaseKeepAliveRequest;
-import io.regent.api.v1.LeaseKeepAliveResponse;
-import io.regent.api.v1.LeaseTimeToLiveRequest;
-import io.regent.api.v1.LeaseTimeToLiveResponse;
 import io.regent.api.v1.Member;
-import io.regent.api.v1.MemberListRequest;
-import io.regent.api.v1.MemberListResponse;
-import io.regent.api.v1.StatusRequest;
-import io.regent.api.v1.StatusResponse;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
  * {@link RegentClient}'s routing against three fake nodes on loopback that answer with the
- * {@link LeaderMetadata} the test sets: a leader learnt from a reply gets the next call, an unknown leader keeps
- * today's order, an unreachable leader falls back to the others, a timed-out grant is not re-sent, and a client
- * given one endpoint learns the others.
+ * {@link LeaderMetadata} the test sets ({@link FakeNode}): a leader learnt from a reply gets the next call, an
+ * unknown leader keeps today's order, an unreachable leader falls back to the others, a grant that timed out there
+ * is re-sent to the next endpoint with its request id, and a client given one endpoint learns the others.
  */
 class LeaderRoutingClientTest {
   private static final Duration WAIT = Duration.ofSeconds(10);
-
-  /** A fake node: counts calls, answers with the hint it is set to, and can hang its grants. */
-  static final class FakeNode {
-    final String id;
-    final Server server;
-    final AtomicInteger grants = new AtomicInteger();
-    final AtomicInteger reads = new AtomicInteger();
-    final AtomicInteger keepAlives = new AtomicInteger();
-    final AtomicInteger statuses = new AtomicInteger();
-    final AtomicInteger memberLists = new AtomicInteger();
-    volatile LeaderRouting.Hint hint;
-    volatile boolean hangGrants;
-    volatile List<Member> members = List.of();
-
-    FakeNode(String id) throws Exception {
-      this.id = id;
-      ServerInterceptor headers = new ServerInterceptor() {
-        @Override
-        public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata h,
-                                                           ServerCallHandler<Q, R> next) {
-          return next.startCall(new SimpleForwardingServerCall<>(call) {
-            boolean sent;
-
-            @Override
-            public void sendHeaders(Metadata md) {
-              sent = true;
-              write(md);
-              super.sendHeaders(md);
-            }
-
-            @Override
-            public void close(Status status, Metadata trailers) {
-              if (!sent) {
-                write(trailers);
-              }
-              super.close(status, trailers);
-            }
-          }, h);
-        }
-      };
-      LeaseGrpc.LeaseImplBase lease = new LeaseGrpc.LeaseImplBase() {
-        @Override
-        public void grant(LeaseGrantRequest req, StreamObserver<LeaseGrantResponse> obs) {
-          grants.incrementAndGet();
-          if (!hangGrants) {
-            obs.onNext(LeaseGrantResponse.newBuilder().setId(grants.get()).build());
-            obs.onCompleted();
-          }
-        }
-
-        @Override
-        public void timeToLive(LeaseTimeToLiveRequest req, StreamObserver<LeaseTimeToLiveResponse> obs) {
-          reads.incrementAndGet();
-          obs.onNext(LeaseTimeToLiveResponse.newBuilder().setId(req.getId()).build());
-          obs.onCompleted();
-        }
-
-        @Override
-        public void keepAlive(LeaseKeepAliveRequest req, StreamObserver<LeaseKeepAliveResponse> obs) {
-          keepAlives.incrementAndGet();
-          obs.onNext(LeaseKeepAliveResponse.newBuilder().setTtlMs(1_000).build());
-          obs.onCompleted();
-        }
-      };
-      ClusterGrpc.ClusterImplBase cluster = new ClusterGrpc.ClusterImplBase() {
-        @Override
-        public void status(StatusRequest req, StreamObserver<StatusResponse> obs) {
-          statuses.incrementAndGet();
-          obs.onNext(StatusResponse.newBuilder().setNode(FakeNode.this.id).build());
-          obs.onCompleted();
-        }
-
-        @Override
-        public void memberList(MemberListRequest req, StreamObserver<MemberListResponse> obs) {
-          memberLists.incrementAndGet();
-          obs.onNext(MemberListResponse.newBuilder().addAllMembers(members).build());
-          obs.onCompleted();
-        }
-      };
-      this.server = NettyServerBuilder.forAddress(new InetSocketAddress("127.0.0.1", 0))
-          .addService(ServerInterceptors.intercept(lease, headers))
-          .addService(ServerInterceptors.intercept(cluster, headers)).build().start();
-    }
-
-    String endpoint() {
-      return "127.0.0.1:" + server.getPort();
-    }
-
-    void write(Metadata md) {
-      LeaderRouting.Hint h = hint;
-      if (h == null) {
-        return;
-      }
-      md.put(LeaderMetadata.NODE, id);
-      md.put(LeaderMetadata.TERM, Long.toString(h.term()));
-      if (h.leaderId() != null) {
-        md.put(LeaderMetadata.LEADER_ID, h.leaderId());
-      }
-      if (h.leaderApi() != null) {
-        md.put(LeaderMetadata.LEADER, h.leaderApi());
-      }
-    }
-  }
 
   final List<FakeNode> nodes = new ArrayList<>();
   final List<RegentClient> clients = new ArrayList<>();
@@ -248,19 +119,20 @@ class LeaderRoutingClientTest {
   }
 
   @Test
-  void aGrantThatTimedOutAtTheLeaderIsNotResentAndTheNextCallGoesToAnother() throws Exception {
+  void aGrantThatTimedOutAtTheLeaderIsResentToAnotherWithItsRequestIdAndTheNextCallGoesThere() throws Exception {
     start(3);
     lead(2, 5);
     RegentClient c = client(RegentClient.builder().endpoints(nodes.stream().map(FakeNode::endpoint).toList())
-        .callTimeout(Duration.ofMillis(500)));
+        .callTimeout(Duration.ofMillis(2_000)).attemptTimeout(Duration.ofMillis(300)));
     c.leases().timeToLive(1);
-    nodes.get(2).hangGrants = true;
-    assertThatThrownBy(() -> c.leases().grant(1_000)).isInstanceOfSatisfying(StatusRuntimeException.class,
-        e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.DEADLINE_EXCEEDED));
+    nodes.get(2).mutations = FakeNode.Mutations.HANG;
+    assertThat(c.leases().grant(1_000)).isEqualTo(1); // n2 hung; n0, the endpoint after it, answered
     assertThat(nodes.get(2).grants).hasValue(1);
-    assertThat(nodes.get(0).grants.get() + nodes.get(1).grants.get()).as("not re-sent").isZero();
-    c.leases().grant(1_000); // the endpoint after the hung one, n0
     assertThat(nodes.get(0).grants).hasValue(1);
+    assertThat(nodes.get(0).requestIds).as("the same request").containsExactlyElementsOf(nodes.get(2).requestIds);
+    c.leases().grant(1_000); // n2 is suspect until a new term: n0 again
+    assertThat(nodes.get(0).grants).hasValue(2);
+    assertThat(nodes.get(2).grants).hasValue(1);
   }
 
   @Test
