@@ -64,13 +64,13 @@ final class CampaignAllRule {
     List<NameRecord> recs = new ArrayList<>();
     names.forEach(n -> recs.add(orEmpty(n)));
     if (recs.stream().allMatch(r -> r.hasHolder() && r.getHolder().getLeaseId() == c.getLeaseId())) {
-      return result(recs, true); // a retry after the grant
+      return result(withAttempt(recs, c), true); // a retry after the grant: its attempt becomes the current one
     }
     List<String> mine = lease.getNamesList().stream().filter(names::contains).toList();
     if (!mine.isEmpty()) {
       boolean sameCandidacy = recs.stream().allMatch(r -> r.getCandidatesList().stream()
           .anyMatch(x -> x.getLeaseId() == c.getLeaseId() && x.getAllNamesList().equals(List.copyOf(names))));
-      return sameCandidacy ? result(recs, false) : error(Code.FAILED_PRECONDITION, "lease " + c.getLeaseId()
+      return sameCandidacy ? result(withAttempt(recs, c), false) : error(Code.FAILED_PRECONDITION, "lease " + c.getLeaseId()
           + " already holds or waits for " + mine + " on its own");
     }
     long fresh = recs.stream().filter(CampaignAllRule::unused).count();
@@ -87,12 +87,12 @@ final class CampaignAllRule {
       NameRecord next;
       if (allFree) {
         Holder h = Holder.newBuilder().setLeaseId(c.getLeaseId()).setValue(c.getValue()).setToken(index)
-            .setSinceIndex(index).build();
+            .setSinceIndex(index).setAttempt(c.getAttempt()).build();
         next = r.toBuilder().setHolder(h).build();
         effects.event(new ChangeEvent(Kind.ELECTED, r.getName(), h, index, c.getLeaseId()));
       } else {
         next = r.toBuilder().addCandidates(Candidate.newBuilder().setLeaseId(c.getLeaseId()).setValue(c.getValue())
-            .setRegisteredIndex(index).addAllAllNames(names)).build();
+            .setRegisteredIndex(index).addAllAllNames(names).setAttempt(c.getAttempt())).build();
       }
       txn.putName(next);
       after.add(next);
@@ -121,7 +121,7 @@ final class CampaignAllRule {
       others.add(o);
     }
     Holder h = Holder.newBuilder().setLeaseId(c.getLeaseId()).setValue(c.getValue()).setToken(index)
-        .setSinceIndex(index).build();
+        .setSinceIndex(index).setAttempt(c.getAttempt()).build();
     for (NameRecord o : others) {
       txn.putName(o.toBuilder().setHolder(h).removeCandidates(0).build());
     }
@@ -129,6 +129,35 @@ final class CampaignAllRule {
       effects.event(new ChangeEvent(Kind.ELECTED, n, h, index, c.getLeaseId()));
     }
     return rec.toBuilder().setHolder(h).removeCandidates(0).build();
+  }
+
+  /**
+   * {@code recs} with {@code c}'s attempt on the lease's holders or candidacies where it is newer (docs/api.md
+   * "Attempts"), stored; unchanged for a campaign without one.
+   */
+  private List<NameRecord> withAttempt(List<NameRecord> recs, CampaignAll c) {
+    if (c.getAttempt().isEmpty()) {
+      return recs;
+    }
+    List<NameRecord> out = new ArrayList<>();
+    for (NameRecord r : recs) {
+      NameRecord.Builder b = r.toBuilder();
+      if (b.hasHolder() && b.getHolder().getLeaseId() == c.getLeaseId()
+          && b.getHolder().getAttempt().compareTo(c.getAttempt()) < 0) {
+        b.getHolderBuilder().setAttempt(c.getAttempt());
+      }
+      for (Candidate.Builder x : b.getCandidatesBuilderList()) {
+        if (x.getLeaseId() == c.getLeaseId() && x.getAttempt().compareTo(c.getAttempt()) < 0) {
+          x.setAttempt(c.getAttempt());
+        }
+      }
+      NameRecord next = b.build();
+      if (!next.equals(r)) {
+        txn.putName(next);
+      }
+      out.add(next);
+    }
+    return out;
   }
 
   private static boolean sameCandidate(Candidate a, Candidate b) {

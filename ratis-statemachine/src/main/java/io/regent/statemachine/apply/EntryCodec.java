@@ -17,7 +17,7 @@ public final class EntryCodec {
   public static final int BATCH_VERSION = 2;
   /**
    * Request ids and attempts (docs/api.md "Request ids"): a single entry of version 3 may carry
-   * {@code request_id}, {@code request_digest} and the {@code attempt} of Campaign, Withdraw and Resign; a batch of
+   * {@code request_id}, {@code request_digest} and the {@code attempt} of Campaign, CampaignAll, Withdraw and Resign; a batch of
    * version 3 holds operations of version 3.
    */
   public static final int REQUEST_ID_VERSION = 3;
@@ -58,6 +58,7 @@ public final class EntryCodec {
       case CAMPAIGN -> op.getCampaignBuilder().clearAttempt();
       case WITHDRAW -> op.getWithdrawBuilder().clearAttempt();
       case RESIGN -> op.getResignBuilder().clearAttempt();
+      case CAMPAIGN_ALL -> op.getCampaignAllBuilder().clearAttempt();
       default -> {
       }
     }
@@ -67,7 +68,8 @@ public final class EntryCodec {
     return !op.getRequestId().isEmpty() || !op.getRequestDigest().isEmpty()
         || (op.hasCampaign() && !op.getCampaign().getAttempt().isEmpty())
         || (op.hasWithdraw() && !op.getWithdraw().getAttempt().isEmpty())
-        || (op.hasResign() && !op.getResign().getAttempt().isEmpty());
+        || (op.hasResign() && !op.getResign().getAttempt().isEmpty())
+        || (op.hasCampaignAll() && !op.getCampaignAll().getAttempt().isEmpty());
   }
 
   /**

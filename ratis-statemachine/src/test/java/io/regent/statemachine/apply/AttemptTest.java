@@ -104,4 +104,29 @@ class AttemptTest {
       assertThat(r.name("jobs")).isNull();
     }
   }
+
+  @Test
+  void aCampaignAllElectedByItsReSendKeepsEveryNameWhenTheStrandedCallCleansUp() {
+    try (Replica r = Replica.open(dir)) {
+      long a = r.grantLease();
+      long c = r.grantLease();
+      r.apply(Entries.campaign("x", a, "a"));
+      r.apply(campaignAll(c, OLD, "x", "y"));
+      r.apply(campaignAll(c, NEW, "x", "y")); // the re-send: same candidacy, newer attempt
+      r.apply(Entries.resign("x", r.name("x").getHolder().getToken())); // c takes x and y together
+      long token = r.name("x").getHolder().getToken();
+      assertThat(r.name("y").getHolder().getAttempt()).isEqualTo(NEW);
+      assertThat(r.apply(withdraw("x", c, OLD)).result().getElected()).isTrue();
+      assertThat(r.apply(resign("x", token, OLD)).result().getCode()).isEqualTo(Code.FAILED_PRECONDITION);
+      assertThat(r.apply(resign("y", token, OLD)).result().getCode()).isEqualTo(Code.FAILED_PRECONDITION);
+      assertThat(r.name("x").getHolder().getLeaseId()).isEqualTo(c);
+      assertThat(r.name("y").getHolder().getLeaseId()).isEqualTo(c);
+    }
+  }
+
+  private static LogEntry campaignAll(long lease, String attempt, String... names) {
+    return Entries.logged(LogEntry.newBuilder().setCampaignAll(io.regent.statemachine.proto.CampaignAll.newBuilder()
+        .addAllNames(java.util.List.of(names)).setLeaseId(lease).setValue(ByteString.copyFromUtf8("c"))
+        .setAttempt(attempt)));
+  }
 }

@@ -86,9 +86,9 @@ public final class ApiServer implements AutoCloseable {
     StateReader reader = new StateReader(confirmer, sm, blocking);
     LeaseQuota quota = new LeaseQuota(limits.maxLeasesPerConnection());
     LeaseGrants grants = new LeaseGrants(minTtlMs, limits, quota, admission.leaseQuota(), admission.nameQuota(), sm);
+    Attempts attempts = new Attempts(System::currentTimeMillis, unsafeCleanupAnyAttempt);
     Campaigns campaigns = new Campaigns(proposer, sm.hub(), unsafeLocalGrants ? new UnsafeLocalGrants(sm) : null,
-        limits, grants, admission.nameQuota(), blocking,
-        new Attempts(System::currentTimeMillis, unsafeCleanupAnyAttempt));
+        limits, grants, admission.nameQuota(), blocking, attempts);
     sm.hub().listen(quota);
     sm.hub().listen(admission.leaseQuota());
     sm.hub().listen(admission.nameQuota());
@@ -115,7 +115,7 @@ public final class ApiServer implements AutoCloseable {
             }, System::nanoTime, STARTED_MS)),
         new ElectionService(campaigns, new ObserveStreams(reader, sm.hub(), blocking, limits.observeBuffer(),
             limits.maxObservers()), reader, proposer, new CampaignAllCall(proposer, sm.hub(), limits,
-            admission.nameQuota(), blocking)),
+            admission.nameQuota(), blocking, attempts)),
         new LockService(campaigns, proposer),
         new GroupService(proposer, reader, sm, blocking, minTtlMs, limits.maxObservers()),
         new ClusterService(cluster, confirmer),

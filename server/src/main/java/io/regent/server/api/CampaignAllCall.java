@@ -36,13 +36,18 @@ final class CampaignAllCall {
   private final ServerLimits limits;
   private final NameQuota names;
   private final Executor executor;
+  private final Attempts attempts;
 
   /**
    * @param limits the names limit, stamped on each CampaignAll entry and judged at apply
    * @param names names held per identity: a campaign that would take an identity past its limit is refused (§7.2)
    * @param executor where a waiting campaign is answered, off the apply thread (the node's blocking pool)
+   * @param attempts names each call's attempt: its cleanup acts only while the candidacy or holders bear it
+   *     (docs/api.md "Attempts")
    */
-  CampaignAllCall(Proposer proposer, EventHub hub, ServerLimits limits, NameQuota names, Executor executor) {
+  CampaignAllCall(Proposer proposer, EventHub hub, ServerLimits limits, NameQuota names, Executor executor,
+                  Attempts attempts) {
+    this.attempts = attempts;
     this.proposer = proposer;
     this.names = names;
     this.hub = hub;
@@ -59,16 +64,17 @@ final class CampaignAllCall {
     Validation.lease(req.getLease());
     names.check(Admission.IDENTITY.get(), req.getNamesCount());
     String first = req.getNames(0);
+    String attempt = attempts.next();
     CampaignWaiter waiter = new CampaignWaiter(hub, first, req.getLease(), executor);
     AtomicBoolean answered = new AtomicBoolean();
     obs.setOnCancelHandler(() -> {
       waiter.close();
       if (answered.compareAndSet(false, true)) {
-        giveUp(req.getNamesList(), req.getLease());
+        giveUp(req.getNamesList(), req.getLease(), attempts.cleanupAttempt(attempt));
       }
     });
     proposer.propose(LogEntry.newBuilder().setCampaignAll(CampaignAll.newBuilder().addAllNames(req.getNamesList())
-        .setLeaseId(req.getLease()).setValue(req.getValue()).setMaxNames(limits.maxNames())))
+        .setLeaseId(req.getLease()).setValue(req.getValue()).setMaxNames(limits.maxNames()).setAttempt(attempt)))
         .whenComplete((r, err) -> {
           if (err != null || r.getElected() || r.getCode() != Code.OK) {
             waiter.close();
@@ -98,9 +104,13 @@ final class CampaignAllCall {
     return r.getAllNames(0).getHolder().getToken();
   }
 
-  /** Withdraws the candidacy (from every name at once); resigns every name if it was elected first. */
-  private void giveUp(List<String> names, long lease) {
-    proposer.propose(LogEntry.newBuilder().setWithdraw(Withdraw.newBuilder().setName(names.get(0)).setLeaseId(lease)))
+  /**
+   * Withdraws the candidacy of {@code attempt} (from every name at once); resigns every name if it was elected first —
+   * each only while the candidacy or holder still bears {@code attempt} (empty: whatever it is).
+   */
+  private void giveUp(List<String> names, long lease, String attempt) {
+    proposer.propose(LogEntry.newBuilder().setWithdraw(Withdraw.newBuilder().setName(names.get(0)).setLeaseId(lease)
+            .setAttempt(attempt)))
         .thenCompose(r -> {
           if (!r.getName().hasHolder() || r.getName().getHolder().getLeaseId() != lease) {
             return CompletableFuture.completedFuture(r);
@@ -109,7 +119,7 @@ final class CampaignAllCall {
           CompletableFuture<Result> all = CompletableFuture.completedFuture(r);
           for (String n : names) {
             all = all.thenCompose(x -> proposer.propose(LogEntry.newBuilder().setResign(Resign.newBuilder()
-                .setName(n).setToken(token))));
+                .setName(n).setToken(token).setAttempt(attempt))));
           }
           return all;
         })
