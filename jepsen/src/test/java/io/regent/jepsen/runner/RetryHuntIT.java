@@ -22,7 +22,7 @@ class RetryHuntIT {
   static final long SEED = 34;
   static final int SECONDS = 40;
   /** Eight holders on two names: several wait on the paused node, some still hold when it resumes. */
-  static final int CLIENTS = 8;
+  static final int CLIENTS = 12;
 
   private static RunOptions options(boolean negativeControl) {
     RunOptions o = ItSupport.options("retry", SECONDS, List.of("pause-serving"), negativeControl, SEED);
