@@ -75,10 +75,9 @@ public final class SharedClusterUp implements ParameterResolver {
 
     static Running start() {
       Path dir = null;
-      try {
+      try (PortBlock ports = PortBlock.reserve()) {
         dir = Files.createTempDirectory("regent-shared-cluster-");
-        return new Running(dir, ClusterUpCommand.up(dir.resolve("cluster"), 3, ProcessCluster.freeBasePort(),
-            quiet()).cluster());
+        return new Running(dir, ClusterUpCommand.up(dir.resolve("cluster"), 3, ports.base(), quiet()).cluster());
       } catch (Exception e) {
         // up() stops what it started when it fails; only the directory is left
         if (dir != null) {
