@@ -27,7 +27,6 @@ import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.stream.Stream;
 import picocli.CommandLine;
 
 /**
@@ -356,23 +355,6 @@ public final class ProcessCluster {
   /** The variables {@code regent server} reads: a node must not inherit this process's values of them. */
   private static Set<String> serverVariables() {
     return ServerSettings.serverVariables(new CommandLine(new ServerCommand()).getCommandSpec());
-  }
-
-  /**
-   * First base port from 27000 (in steps of 400) whose twelve ports of a 3-node cluster are free.
-   *
-   * @throws IllegalStateException if none below 40000 is
-   */
-  public static int freeBasePort() {
-    // a node uses base + i, + 100 + i, + 200 + i and + 300 + i (Raft, API, metrics, etcd-compatible)
-    for (int base = 27_000; base < 40_000; base += 400) {
-      final int b = base;
-      if (Stream.of(1, 2, 3, 101, 102, 103, 201, 202, 203, 301, 302, 303)
-          .allMatch(i -> portFree(b + i))) {
-        return base;
-      }
-    }
-    throw new IllegalStateException("no free ports between 27000 and 40000");
   }
 
   /** Whether {@code port} can be bound on {@link #HOST} now (it may be taken a moment later). */

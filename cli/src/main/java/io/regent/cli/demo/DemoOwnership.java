@@ -5,7 +5,7 @@ import io.regent.api.v1.LedgerEntry;
 import io.regent.api.v1.PartitionOwner;
 import io.regent.cli.cluster.ClusterUpCommand;
 import io.regent.cli.cluster.Launcher;
-import io.regent.cli.cluster.ProcessCluster;
+import io.regent.cli.cluster.PortBlock;
 import io.regent.cli.output.ExitCodes;
 import io.regent.client.GroupClient;
 import io.regent.client.LedgerClient;
@@ -52,12 +52,16 @@ final class DemoOwnership implements DemoCommand.Script {
 
   @Override
   public void run() throws Exception {
-    int base = ProcessCluster.freeBasePort();
-    n.say("[1/6] Starting 3 `regent server` processes in %s (API ports %d-%d) and a fenced ledger.", dir, base + 101,
-        base + 103);
-    DemoProcess ledgerServer = processes.start("ledger", l -> l.startsWith("ledger "),
-        List.of("ledger", "serve", "--port", "0", "--data-dir", dir.resolve("ledger").toString()));
-    ClusterUpCommand.Up up = processes.clusterUp(dir, 3, base);
+    DemoProcess ledgerServer;
+    ClusterUpCommand.Up up;
+    try (PortBlock ports = PortBlock.reserve()) { // no other process takes the ports until the nodes have bound them
+      int base = ports.base();
+      n.say("[1/6] Starting 3 `regent server` processes in %s (API ports %d-%d) and a fenced ledger.", dir,
+          base + 101, base + 103);
+      ledgerServer = processes.start("ledger", l -> l.startsWith("ledger "),
+          List.of("ledger", "serve", "--port", "0", "--data-dir", dir.resolve("ledger").toString()));
+      up = processes.clusterUp(dir, 3, base);
+    }
     String endpoints = up.cluster().endpoints();
     String ledger = ledgerServer.await(l -> l.startsWith("ledger serving on "), DemoScript.WAIT_MS, "its address")
         .split(" ")[3];

@@ -5,6 +5,7 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.regent.api.v1.LedgerAppendResponse;
 import io.regent.cli.cluster.ClusterUpCommand;
+import io.regent.cli.cluster.PortBlock;
 import io.regent.cli.cluster.ProcessCluster;
 import io.regent.cli.output.Format;
 import io.regent.client.LeaderElection;
@@ -41,12 +42,16 @@ final class DemoScript implements DemoCommand.Script {
 
   @Override
   public void run() throws Exception {
-    int base = ProcessCluster.freeBasePort();
-    n.say("[1/8] Starting 3 `regent server` processes in %s (Raft ports %d-%d, API ports %d-%d) and a fenced ledger.",
-        dir, base + 1, base + 3, base + 101, base + 103);
-    DemoProcess ledgerServer = start("ledger", l -> l.startsWith("ledger "), // not its log lines
-        List.of("ledger", "serve", "--port", "0", "--data-dir", dir.resolve("ledger").toString()));
-    ClusterUpCommand.Up up = processes.clusterUp(dir, 3, base);
+    DemoProcess ledgerServer;
+    ClusterUpCommand.Up up;
+    try (PortBlock ports = PortBlock.reserve()) { // no other process takes the ports until the nodes have bound them
+      int base = ports.base();
+      n.say("[1/8] Starting 3 `regent server` processes in %s (Raft ports %d-%d, API ports %d-%d) and a fenced "
+          + "ledger.", dir, base + 1, base + 3, base + 101, base + 103);
+      ledgerServer = start("ledger", l -> l.startsWith("ledger "), // not its log lines
+          List.of("ledger", "serve", "--port", "0", "--data-dir", dir.resolve("ledger").toString()));
+      up = processes.clusterUp(dir, 3, base);
+    }
     cluster = up.cluster();
     String endpoints = cluster.endpoints();
     n.say("      Ready in %d ms: node %s is the Raft leader (term %d).", up.millis(), up.status().getLeader(),

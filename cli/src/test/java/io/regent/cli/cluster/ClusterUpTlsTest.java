@@ -39,8 +39,10 @@ class ClusterUpTlsTest {
   void onlyClientsWithACertificateFromTheCaAreServed() throws Exception {
     Path certs = dir.resolve("certs");
     assertThat(run("certs", "init", "--dir", certs.toString(), "--clients", "admin").code()).isZero();
-    cluster = ClusterUpCommand.up(dir.resolve("cluster"), 3, ProcessCluster.freeBasePort(), certs,
-        new PrintWriter(PrintWriter.nullWriter())).cluster();
+    try (PortBlock ports = PortBlock.reserve()) {
+      cluster = ClusterUpCommand.up(dir.resolve("cluster"), 3, ports.base(), certs,
+          new PrintWriter(PrintWriter.nullWriter())).cluster();
+    }
     String endpoints = cluster.endpoints();
     String ca = certs.resolve("ca.crt").toString();
     assertThat(dir.resolve("cluster").resolve(ClusterUpCommand.ETCD_ENDPOINTS_FILE))

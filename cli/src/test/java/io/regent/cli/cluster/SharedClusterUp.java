@@ -16,12 +16,12 @@ import org.junit.jupiter.api.extension.ParameterContext;
 import org.junit.jupiter.api.extension.ParameterResolver;
 
 /**
- * The cli module's one shared {@code regent cluster up}: 3 {@code regent server} processes with default settings,
- * as a JUnit extension. The first test class that asks for it starts it (a {@code cluster up} costs about 10 s of
- * two busy cores), every later class of the same test run gets the same cluster, and it is stopped (SIGTERM, then
- * SIGKILL after {@link ClusterDownCommand#GRACE_MS}) and its directory removed when the run ends; the nodes' logs
- * are kept in {@code target/shared-cluster-up/}, since a failure in one class may come from the cluster's past. It
- * is kept in JUnit's root store, which outlives every class.
+ * The cli module's shared {@code regent cluster up}, one per test JVM: 3 {@code regent server} processes with
+ * default settings, as a JUnit extension. The first test class of the JVM that asks for it starts it (a
+ * {@code cluster up} costs about 10 s of two busy cores), every later class in that JVM gets the same cluster, and
+ * it is stopped (SIGTERM, then SIGKILL after {@link ClusterDownCommand#GRACE_MS}) and its directory removed when
+ * the run ends; the nodes' logs are kept in {@code target/shared-cluster-up/<pid of the test JVM>/}, since a failure
+ * in one class may come from the cluster's past. It is kept in JUnit's root store, which outlives every class.
  *
  * <p>Only for test classes whose subject is not the cluster's fate: they neither stop, pause nor cut a node
  * (pausing a client process is fine), need no setting of their own (TLS, timeouts), and use names no other class
@@ -37,8 +37,12 @@ import org.junit.jupiter.api.extension.ParameterResolver;
 public final class SharedClusterUp implements ParameterResolver {
   private static final Namespace NAMESPACE = Namespace.create(SharedClusterUp.class);
   private static final AtomicLong NAMES = new AtomicLong();
-  /** Where the nodes' logs are copied at the end of the run (surefire runs in the module's directory). */
-  private static final Path LOGS = Path.of("target", "shared-cluster-up");
+  /**
+   * Where the nodes' logs are copied at the end of the run (surefire runs in the module's directory): a directory
+   * per test JVM, named by its pid, since each of the module's two JVMs starts a cluster of its own.
+   */
+  private static final Path LOGS =
+      Path.of("target", "shared-cluster-up", String.valueOf(ProcessHandle.current().pid()));
 
   /** Resolves a {@link ProcessCluster} parameter (of a test, a {@code @BeforeAll} or {@code @BeforeEach}) to it. */
   @Override
@@ -75,10 +79,9 @@ public final class SharedClusterUp implements ParameterResolver {
 
     static Running start() {
       Path dir = null;
-      try {
+      try (PortBlock ports = PortBlock.reserve()) {
         dir = Files.createTempDirectory("regent-shared-cluster-");
-        return new Running(dir, ClusterUpCommand.up(dir.resolve("cluster"), 3, ProcessCluster.freeBasePort(),
-            quiet()).cluster());
+        return new Running(dir, ClusterUpCommand.up(dir.resolve("cluster"), 3, ports.base(), quiet()).cluster());
       } catch (Exception e) {
         // up() stops what it started when it fails; only the directory is left
         if (dir != null) {

@@ -61,8 +61,10 @@ class TypeScriptClientTest {
   @Test
   void theTypeScriptClientsTestsPassAgainstARealClusterAndLedger() throws Exception {
     PrintWriter quiet = new PrintWriter(PrintWriter.nullWriter());
-    ProcessCluster cluster = ClusterUpCommand.up(dir.resolve("cluster"), 3, ProcessCluster.freeBasePort(), quiet)
-        .cluster();
+    ProcessCluster cluster;
+    try (PortBlock ports = PortBlock.reserve()) {
+      cluster = ClusterUpCommand.up(dir.resolve("cluster"), 3, ports.base(), quiet).cluster();
+    }
     try (LedgerServer ledger = LedgerServer.start(0, dir.resolve("ledger"), LedgerMode.MONOTONE)) {
       run(Map.of(), 3, "npm", "ci", "--no-audit", "--no-fund");
       String out = run(Map.of("REGENT_ENDPOINTS", cluster.endpoints(),

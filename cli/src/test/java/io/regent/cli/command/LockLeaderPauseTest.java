@@ -7,6 +7,7 @@ import io.regent.api.v1.StatusResponse;
 import io.regent.cli.cluster.ClusterDownCommand;
 import io.regent.cli.cluster.ClusterUpCommand;
 import io.regent.cli.cluster.Launcher;
+import io.regent.cli.cluster.PortBlock;
 import io.regent.cli.cluster.ProcessCluster;
 import io.regent.cli.holder.ExecChildTest;
 import io.regent.client.RegentClient;
@@ -47,7 +48,9 @@ class LockLeaderPauseTest {
   @BeforeEach
   void startCluster() throws Exception {
     dir = Files.createTempDirectory("regent-lock-pause-");
-    cluster = ClusterUpCommand.up(dir.resolve("cluster"), 3, ProcessCluster.freeBasePort(), quiet()).cluster();
+    try (PortBlock ports = PortBlock.reserve()) {
+      cluster = ClusterUpCommand.up(dir.resolve("cluster"), 3, ports.base(), quiet()).cluster();
+    }
   }
 
   @AfterEach

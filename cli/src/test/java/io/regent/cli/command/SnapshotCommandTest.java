@@ -169,7 +169,9 @@ public class SnapshotCommandTest {
   }
 
   /**
-   * Next port in 20000–31999 (below the ephemeral range; see server tests' FreePorts for why) that is free.
+   * Next port in 20000–26999 that is free: below the ephemeral range (see server tests' FreePorts for why) and
+   * below the blocks {@link io.regent.cli.cluster.PortBlock} reserves for process clusters, which another test JVM
+   * may be starting at the same moment.
    *
    * @throws IOException if none is
    */
@@ -180,10 +182,10 @@ public class SnapshotCommandTest {
         return port;
       }
     }
-    throw new IOException("no free port in 20000..31999");
+    throw new IOException("no free port in 20000..26999");
   }
 
-  private static final int PORT_SPAN = 12_000;
+  private static final int PORT_SPAN = 7_000;
   private static final AtomicInteger NEXT_PORT =
       new AtomicInteger((int) (ProcessHandle.current().pid() * 7919 % PORT_SPAN));
 }

@@ -5,8 +5,9 @@ import java.net.ServerSocket;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Ports for the servers a test starts, taken from 20000–31999, below Linux's ephemeral range (32768–60999 by
- * default).
+ * Ports for the servers a test starts, taken from 20000–26999, below Linux's ephemeral range (32768–60999 by
+ * default) and below the blocks from 27000 that the cli's process clusters reserve ({@code PortBlock}), which a
+ * build running beside this one may be starting.
  *
  * <p>Why not {@code new ServerSocket(0)}: that port comes from the ephemeral range and is free only until the
  * socket closes; an outgoing connection (the test JVM holds hundreds) can take it before the node binds it,
@@ -16,7 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class FreePorts {
   private static final int LOW = 20_000;
-  private static final int SPAN = 12_000;
+  private static final int SPAN = 7_000;
   private static final AtomicInteger NEXT = new AtomicInteger((int) (ProcessHandle.current().pid() * 7919 % SPAN));
 
   private FreePorts() {
