@@ -8,6 +8,7 @@ import io.regent.api.v1.StatusResponse;
 import io.regent.cli.cluster.ClusterDownCommand;
 import io.regent.cli.cluster.ClusterUpCommand;
 import io.regent.cli.cluster.Launcher;
+import io.regent.cli.cluster.PortBlock;
 import io.regent.cli.cluster.ProcessCluster;
 import io.regent.client.RegentClient;
 import io.regent.process.ChildProcess;
@@ -57,7 +58,9 @@ class LockStrandedCampaignTest {
   @BeforeEach
   void startCluster() throws Exception {
     dir = Files.createTempDirectory("regent-lock-stranded-");
-    cluster = ClusterUpCommand.up(dir.resolve("cluster"), 3, ProcessCluster.freeBasePort(), quiet()).cluster();
+    try (PortBlock ports = PortBlock.reserve()) {
+      cluster = ClusterUpCommand.up(dir.resolve("cluster"), 3, ports.base(), quiet()).cluster();
+    }
   }
 
   @AfterEach
