@@ -4,23 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.regent.api.v1.StatusResponse;
-import io.regent.cli.cluster.ClusterDownCommand;
-import io.regent.cli.cluster.ClusterUpCommand;
 import io.regent.cli.cluster.Launcher;
-import io.regent.cli.cluster.PortBlock;
 import io.regent.cli.cluster.ProcessCluster;
 import io.regent.cli.holder.ExecChildTest;
 import io.regent.client.RegentClient;
 import io.regent.process.ChildProcess;
-import java.io.PrintWriter;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
@@ -40,33 +32,24 @@ class LockLeaderPauseTest {
   /** The minimum TTL with the default election timeouts (1.5 x 1 200 ms). */
   private static final Duration TTL = Duration.ofMillis(1_800);
 
-  private Path dir;
   private ProcessCluster cluster;
   private ChildProcess lock;
-  private long frozen;
+  private PausableCluster paused;
 
   @BeforeEach
   void startCluster() throws Exception {
-    dir = Files.createTempDirectory("regent-lock-pause-");
-    try (PortBlock ports = PortBlock.reserve()) {
-      cluster = ClusterUpCommand.up(dir.resolve("cluster"), 3, ports.base(), quiet()).cluster();
-    }
+    paused = PausableCluster.start("regent-lock-pause-");
+    cluster = paused.cluster();
   }
 
   @AfterEach
   void stopAll() throws Exception {
     try {
-      if (frozen != 0) {
-        ChildProcess.kill("CONT", List.of(frozen));
-      }
       if (lock != null) {
         lock.close();
       }
-      cluster.stop(ClusterDownCommand.GRACE_MS, quiet());
     } finally {
-      try (Stream<Path> files = Files.walk(dir)) {
-        files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-      }
+      paused.close();
     }
   }
 
@@ -87,13 +70,11 @@ class LockLeaderPauseTest {
     ProcessHandle sleep = await().atMost(WAIT).until(() -> lock.handle().children().findFirst(),
         Optional::isPresent).orElseThrow();
 
-    frozen = cluster.process(leader).orElseThrow().pid();
-    ChildProcess.kill("STOP", List.of(frozen));
+    paused.pause(leader);
     // the pause itself: for three TTLs the holder must neither be lost nor lose its command
     await().during(TTL.multipliedBy(3)).atMost(TTL.multipliedBy(3).plusSeconds(5))
         .until(() -> lock.alive() && sleep.isAlive() && lost().isEmpty());
-    ChildProcess.kill("CONT", List.of(frozen));
-    frozen = 0;
+    paused.resume();
 
     // suspended during the failover at most, and resumed by now: the command runs again
     await().atMost(WAIT).until(() -> !lastSuspensionLine().startsWith("suspended ")
@@ -114,7 +95,4 @@ class LockLeaderPauseTest {
         .reduce((a, b) -> b).orElse("");
   }
 
-  private static PrintWriter quiet() {
-    return new PrintWriter(PrintWriter.nullWriter());
-  }
 }

@@ -5,26 +5,19 @@ import static org.awaitility.Awaitility.await;
 
 import io.regent.api.v1.LeaderKey;
 import io.regent.api.v1.StatusResponse;
-import io.regent.cli.cluster.ClusterDownCommand;
-import io.regent.cli.cluster.ClusterUpCommand;
 import io.regent.cli.cluster.Launcher;
-import io.regent.cli.cluster.PortBlock;
 import io.regent.cli.cluster.ProcessCluster;
 import io.regent.client.RegentClient;
 import io.regent.process.ChildProcess;
-import java.io.PrintWriter;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
-import java.util.stream.Stream;
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -50,31 +43,22 @@ class LockStrandedCampaignTest {
   /** How long C's holding is watched once the old leader serves again: its cleanup runs within a second. */
   private static final Duration WATCH = Duration.ofSeconds(8);
 
-  private Path dir;
   private ProcessCluster cluster;
   private final List<ChildProcess> locks = new ArrayList<>();
-  private long frozen;
+  private PausableCluster paused;
 
   @BeforeEach
   void startCluster() throws Exception {
-    dir = Files.createTempDirectory("regent-lock-stranded-");
-    try (PortBlock ports = PortBlock.reserve()) {
-      cluster = ClusterUpCommand.up(dir.resolve("cluster"), 3, ports.base(), quiet()).cluster();
-    }
+    paused = PausableCluster.start("regent-lock-stranded-");
+    cluster = paused.cluster();
   }
 
   @AfterEach
   void stopAll() throws Exception {
     try {
-      if (frozen != 0) {
-        ChildProcess.kill("CONT", List.of(frozen));
-      }
       locks.forEach(ChildProcess::close);
-      cluster.stop(ClusterDownCommand.GRACE_MS, quiet());
     } finally {
-      try (Stream<Path> files = Files.walk(dir)) {
-        files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-      }
+      paused.close();
     }
   }
 
@@ -96,8 +80,7 @@ class LockStrandedCampaignTest {
       ChildProcess lockD = lock("D", "10s", endpoints);
       await("C and D queued on the leader").atMost(WAIT).until(() -> candidatesWaiting(leaderIdx) == 2);
 
-      frozen = cluster.process(leader).orElseThrow().pid();
-      ChildProcess.kill("STOP", List.of(frozen));
+      paused.pause(leader);
       await("a new leader").atMost(WAIT).ignoreExceptions().until(() -> c.cluster().status(),
           r -> !r.getLeader().isEmpty() && !r.getLeader().equals(leader.id()));
       assertThat(a.terminate(WAIT)).as("A's exit code after SIGTERM").isZero();
@@ -105,8 +88,7 @@ class LockStrandedCampaignTest {
       long leaseC = Long.parseLong(locked.substring(locked.indexOf(" lease=") + " lease=".length()).trim());
       assertThat(holderLease(c)).as("the cluster's holder once C printed locked").contains(leaseC);
 
-      ChildProcess.kill("CONT", List.of(frozen));
-      frozen = 0;
+      paused.resume();
       try (RegentClient viaOld = RegentClient.connect(leader.apiAddress())) {
         await("the old leader serving again").atMost(WAIT).ignoreExceptions()
             .until(() -> viaOld.cluster().status().getCommitIndex() > 0);
@@ -162,14 +144,11 @@ class LockStrandedCampaignTest {
 
   /** {@code regent_candidates_waiting} on node {@code i}'s /metrics (its LMDB state, cached for a second). */
   private int candidatesWaiting(int i) throws Exception {
-    String url = Files.readAllLines(dir.resolve("cluster").resolve("metrics")).get(i);
+    String url = Files.readAllLines(paused.dir().resolve("cluster").resolve("metrics")).get(i);
     String body = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(url)).build(),
         HttpResponse.BodyHandlers.ofString()).body();
     return body.lines().filter(l -> l.startsWith("regent_candidates_waiting"))
         .mapToInt(l -> (int) Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).findFirst().orElse(-1);
   }
 
-  private static PrintWriter quiet() {
-    return new PrintWriter(PrintWriter.nullWriter());
-  }
 }

@@ -17,6 +17,11 @@ public final class Probe {
   private Probe() {
   }
 
+  /** The Raft leader's node, as {@link #raftLeader}, when it is one of {@code cluster}'s nodes. */
+  public static Optional<Node> raftLeaderNode(Cluster cluster) {
+    return raftLeader(cluster).flatMap(id -> cluster.nodes().stream().filter(n -> n.id().equals(id)).findFirst());
+  }
+
   /** The Raft leader's node id as the first answering live node sees it, if any. */
   public static Optional<String> raftLeader(Cluster cluster) {
     for (Node n : cluster.nodes()) {

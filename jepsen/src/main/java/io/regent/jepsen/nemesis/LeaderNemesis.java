@@ -32,11 +32,11 @@ final class LeaderNemesis implements Nemesis {
 
   @Override
   public Object start(Random random) {
-    Optional<String> leader = Probe.raftLeader(cluster);
-    if (leader.isEmpty() || cluster.nodes().stream().noneMatch(n -> n.id().equals(leader.get()))) {
+    Optional<Node> leader = Probe.raftLeaderNode(cluster);
+    if (leader.isEmpty()) {
       return null;
     }
-    target = cluster.node(leader.get());
+    target = leader.get();
     int choices = cluster.netns().isPresent() ? 3 : 2;
     action = List.of("kill", "pause", "isolate").get(random.nextInt(choices));
     switch (action) {

@@ -31,11 +31,11 @@ final class PauseServingNemesis implements Nemesis {
 
   @Override
   public Object start(Random random) {
-    Optional<String> leader = Probe.raftLeader(cluster);
-    if (leader.isEmpty() || cluster.nodes().stream().noneMatch(n -> n.id().equals(leader.get()))) {
+    Optional<Node> leader = Probe.raftLeaderNode(cluster);
+    if (leader.isEmpty()) {
       return null;
     }
-    target = cluster.node(leader.get());
+    target = leader.get();
     target.pause();
     return target.id();
   }

@@ -2,15 +2,12 @@ package io.regent.server.ratis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.proto.MemberTiming;
 import io.regent.statemachine.replica.ReplicaView;
 import io.regent.statemachine.store.RegentStore;
-import io.regent.statemachine.store.StateTxn;
 import java.nio.file.Path;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -28,17 +25,7 @@ class ClusterTimingTest {
   @BeforeEach
   void open(@TempDir Path dir) {
     store = RegentStore.open(dir);
-    ReplicaView replica = new ReplicaView() {
-      @Override
-      public <T> T read(Function<StateTxn, T> body) {
-        return store.read(body);
-      }
-
-      @Override
-      public EventHub hub() {
-        throw new UnsupportedOperationException();
-      }
-    };
+    ReplicaView replica = StoreReplica.of(store);
     timing = new ClusterTiming("n1", new RaftTiming(600, 1200, true), voters::get, replica);
   }
 

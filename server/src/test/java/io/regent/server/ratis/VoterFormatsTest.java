@@ -3,15 +3,12 @@ package io.regent.server.ratis;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.regent.statemachine.apply.EntryCodec;
-import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.proto.MemberTiming;
 import io.regent.statemachine.replica.ReplicaView;
 import io.regent.statemachine.store.RegentStore;
-import io.regent.statemachine.store.StateTxn;
 import java.nio.file.Path;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicReference;
-import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -29,17 +26,7 @@ class VoterFormatsTest {
   @BeforeEach
   void open(@TempDir Path dir) {
     store = RegentStore.open(dir);
-    ReplicaView replica = new ReplicaView() {
-      @Override
-      public <T> T read(Function<StateTxn, T> body) {
-        return store.read(body);
-      }
-
-      @Override
-      public EventHub hub() {
-        throw new UnsupportedOperationException();
-      }
-    };
+    ReplicaView replica = StoreReplica.of(store);
     formats = new VoterFormats("n1", voters::get, replica);
   }
 
