@@ -6,6 +6,9 @@ import static org.awaitility.Awaitility.await;
 import com.google.protobuf.ByteString;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
+import io.regent.api.v1.ElectionGrpc;
+import io.regent.api.v1.LeaderKey;
+import io.regent.api.v1.LeaderRequest;
 import io.regent.api.v1.LeaseGrantRequest;
 import io.regent.api.v1.LeaseGrpc;
 import io.regent.api.v1.LeaseLeasesRequest;
@@ -15,6 +18,7 @@ import io.regent.statemachine.apply.EntryCodec;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -91,20 +95,34 @@ class EntryFormatClusterTest {
     }
   }
 
-  /** Every replica, read on its own at one applied index, holds the same leases and names. */
+  /**
+   * Every replica, read on its own at one applied index, holds the same leases, the same names for each and the same
+   * holder (lease, value, token) of each name.
+   */
   private static void awaitIdenticalReplicas(LocalCluster cluster) {
     await("the replicas agree").atMost(Duration.ofSeconds(30)).ignoreExceptions().untilAsserted(() -> {
       List<LeaseLeasesResponse> seen = new ArrayList<>();
+      List<List<LeaderKey>> holders = new ArrayList<>();
       for (int i = 0; i < cluster.size(); i++) {
         ManagedChannel ch = ManagedChannelBuilder.forTarget(cluster.endpoint(i)).usePlaintext().build();
         try {
-          seen.add(LeaseGrpc.newBlockingStub(ch).leases(LeaseLeasesRequest.newBuilder().setSerializable(true).build()));
+          LeaseLeasesResponse leases = LeaseGrpc.newBlockingStub(ch)
+              .leases(LeaseLeasesRequest.newBuilder().setSerializable(true).build());
+          seen.add(leases);
+          List<LeaderKey> keys = new ArrayList<>();
+          for (String name : new TreeSet<>(leases.getLeasesList().stream().flatMap(l -> l.getNamesList().stream())
+              .toList())) {
+            keys.add(ElectionGrpc.newBlockingStub(ch).leader(LeaderRequest.newBuilder().setName(name)
+                .setSerializable(true).build()).getLeader());
+          }
+          holders.add(keys);
         } finally {
           ch.shutdownNow();
         }
       }
       assertThat(seen).extracting(LeaseLeasesResponse::getAppliedIndex).containsOnly(seen.get(0).getAppliedIndex());
       assertThat(seen).extracting(LeaseLeasesResponse::getLeasesList).containsOnly(seen.get(0).getLeasesList());
+      assertThat(holders).containsOnly(holders.get(0));
     });
   }
 }
