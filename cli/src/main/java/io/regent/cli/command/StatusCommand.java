@@ -16,7 +16,11 @@ import picocli.CommandLine.Spec;
         "Prints the members, the Raft leader, the term and the commit and applied indexes, as seen by "
         + "the first reachable endpoint (after a leadership confirmation).",
         "-w json prints one object: node, role, leader, term, commit_index, applied_index, members [{id, address, "
-            + "api_address, role}], console_url (the answering node's web console, null when it serves none), etcd_address (its etcd-compatible services, null when it serves none).",
+            + "api_address, role, match_index, lag_entries, lag_seconds}] (the three lag fields from the Raft leader "
+            + "only, null in a follower's answer), degraded (the leader's \"degraded: n3 behind 5000 entries for "
+            + "60 s\" when a follower lags, else null), console_url (the answering node's web console, null when it serves none), etcd_address (its etcd-compatible services, null when it serves none).",
+        "Only the Raft leader knows each follower's match index and lag (docs/operations.md, \"Follower lag\"): "
+            + "a follower's answer names the leader to ask instead.",
         "Exits 3 when the answering node knows no Raft leader."})
 public final class StatusCommand implements Callable<Integer> {
   @Spec
