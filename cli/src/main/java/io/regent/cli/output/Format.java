@@ -80,9 +80,9 @@ public final class Format {
         "term     " + s.getTerm(),
         "commit   " + s.getCommitIndex(),
         "applied  " + s.getAppliedIndex(),
-        "members  " + members) + (s.getConsoleUrl().isEmpty() ? ""
+        "members  " + members) + lag(s) + (s.getConsoleUrl().isEmpty() ? ""
         : System.lineSeparator() + "console  " + s.getConsoleUrl()) + (s.getEtcdAddress().isEmpty() ? ""
-        : System.lineSeparator() + "etcd     " + s.getEtcdAddress()) + lag(s);
+        : System.lineSeparator() + "etcd     " + s.getEtcdAddress());
   }
 
   /**
