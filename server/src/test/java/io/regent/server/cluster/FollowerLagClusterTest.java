@@ -44,12 +44,15 @@ class FollowerLagClusterTest {
         m -> m.hasLagEntries() && m.getLagEntries() == 0);
 
     cluster.isolate(lagging);
+    long isolated = System.nanoTime();
     for (int i = 0; i < WRITES; i++) {
       c.leases().grant(60_000);
     }
     StatusResponse s = await().atMost(WAIT).until(() -> c.cluster().status(),
         r -> member(r, id).getLagSeconds() >= FollowerLag.STALLED_SECONDS);
     Member m = member(s, id);
+    System.out.printf("%s degraded %d ms after it was cut off: %s%n", id, (System.nanoTime() - isolated) / 1_000_000,
+        s.getDegraded());
     assertThat(m.getLagEntries()).as("entries %s trails by", id).isGreaterThanOrEqualTo(WRITES);
     assertThat(m.getMatchIndex()).isEqualTo(member(s, LocalCluster.id(leader)).getMatchIndex() - m.getLagEntries());
     assertThat(member(s, LocalCluster.id(other)).getLagEntries()).isLessThan(WRITES);
@@ -68,9 +71,11 @@ class FollowerLagClusterTest {
     assertThat(fromFollower.getDegraded()).isEmpty();
 
     cluster.heal(); // the leader may change on the way back: ask whichever node leads
+    long healed = System.nanoTime();
     RegentClient[] each = {cluster.clientOf(0), cluster.clientOf(1), cluster.clientOf(2)};
     await().atMost(WAIT).until(() -> leaderStatus(each),
         r -> r != null && r.getDegraded().isEmpty() && member(r, id).getLagEntries() == 0);
+    System.out.printf("%s caught up %d ms after it was reconnected%n", id, (System.nanoTime() - healed) / 1_000_000);
   }
 
   /** The Status of the node that answers as leader, or null when none does now. */
