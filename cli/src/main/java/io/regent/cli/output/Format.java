@@ -86,20 +86,21 @@ public final class Format {
   }
 
   /**
-   * The followers' lines of a leader's Status ({@code lag     n2 match=1203 behind=0 entries, 0.0 s}, one per member
-   * but the leader) and its {@code degraded: ...} line; from a follower, which knows no match index, a line naming
-   * the leader to ask.
+   * The followers' lines of the leader's figures ({@code lag      n2 match=1203 behind=0 entries, 0.0 s}, one per
+   * member but the leader) and its {@code degraded: ...} line; without them (a follower answered, and the leader
+   * could not be asked), a line naming the leader to ask.
    */
   private static String lag(StatusResponse s) {
     StringBuilder out = new StringBuilder();
     for (Member m : s.getMembersList()) {
-      if (m.hasLagEntries() && !m.getId().equals(s.getNode())) {
+      if (m.hasLagEntries() && !m.getId().equals(s.getLeader())) {
         out.append(System.lineSeparator()).append("lag      ").append(m.getId()).append(" match=")
             .append(m.getMatchIndex()).append(" behind=").append(m.getLagEntries()).append(" entries, ")
             .append(String.format(Locale.ROOT, "%.1f s", m.getLagSeconds()));
       }
     }
-    if (out.length() == 0 && !s.getLeader().isEmpty() && !s.getLeader().equals(s.getNode())) {
+    boolean fromLeader = s.getMembersList().stream().anyMatch(Member::hasLagEntries);
+    if (!fromLeader && !s.getLeader().isEmpty() && !s.getLeader().equals(s.getNode())) {
       out.append(System.lineSeparator()).append("lag      known on the leader only: ask ").append(s.getLeader());
     }
     if (!s.getDegraded().isEmpty()) {
