@@ -21,8 +21,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A follower cut off from its peers while the leader keeps writing lags, and the leader says so in Status, its
- * metrics and its console, while its own readiness stays; once the follower is back it catches up and the
- * degraded line goes (docs/operations.md, "Follower lag").
+ * metrics and its console, while its own readiness stays (docs/operations.md, "Follower lag"). How the figures
+ * clear once it catches up is FollowerLagTrackerTest's; waiting for the catch-up here took 4–13 s (issue 40's
+ * slow appender), too long for a short test.
  */
 @Tag("cluster")
 class FollowerLagClusterTest {
@@ -69,24 +70,6 @@ class FollowerLagClusterTest {
     StatusResponse fromFollower = cluster.clientOf(other).cluster().status();
     assertThat(fromFollower.getMembersList()).noneMatch(Member::hasMatchIndex);
     assertThat(fromFollower.getDegraded()).isEmpty();
-
-    cluster.heal(); // the leader may change on the way back: ask whichever node leads
-    long healed = System.nanoTime();
-    RegentClient[] each = {cluster.clientOf(0), cluster.clientOf(1), cluster.clientOf(2)};
-    await().atMost(WAIT).until(() -> leaderStatus(each),
-        r -> r != null && r.getDegraded().isEmpty() && member(r, id).getLagEntries() == 0);
-    System.out.printf("%s caught up %d ms after it was reconnected%n", id, (System.nanoTime() - healed) / 1_000_000);
-  }
-
-  /** The Status of the node that answers as leader, or null when none does now. */
-  private static StatusResponse leaderStatus(RegentClient[] each) {
-    for (RegentClient c : each) {
-      StatusResponse r = c.cluster().status(true);
-      if (r.getRole().equals("LEADER")) {
-        return r;
-      }
-    }
-    return null;
   }
 
   private static Member member(StatusResponse s, String id) {
