@@ -12,6 +12,7 @@ import io.regent.server.console.Console;
 import io.regent.server.etcd.EtcdGateway;
 import io.regent.server.lease.Lessor;
 import io.regent.server.limits.Admission;
+import io.regent.server.membership.FollowerLag;
 import io.regent.server.metrics.MetricsHttpServer;
 import io.regent.server.metrics.RegentMetrics;
 import io.regent.server.ratis.ApiAddressPublisher;
@@ -36,6 +37,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.RaftPeerId;
@@ -59,6 +61,8 @@ public final class RegentServer implements AutoCloseable {
   static final int BATCH_MAX_BYTES = 1 << 20;
   /** Entries of client operations unanswered at once before operations wait to be batched. */
   static final int BATCH_IN_FLIGHT = 2;
+  /** How often the followers' lag is sampled, ms: the error of a reported {@code lag_seconds}. */
+  static final long FOLLOWER_LAG_SAMPLE_MS = 200;
   /**
    * Exit code of {@code regent server} when its Raft division stopped for good, e.g. on a full data directory
    * (docs/operations.md, "Disk full"): a supervisor restarts it and it catches up.
@@ -137,12 +141,29 @@ public final class RegentServer implements AutoCloseable {
       metrics.bindLiveness(divisionWatch::notLiveReason);
       raft.clockRates().ifPresent(metrics::bindClockRates);
     }
+    executors.timers().scheduleWithFixedDelay(() -> sampleFollowerLag(clusterView), FOLLOWER_LAG_SAMPLE_MS,
+        FOLLOWER_LAG_SAMPLE_MS, TimeUnit.MILLISECONDS); // ends when close() shuts the timers down
     if (config.confirm().unsafe()) {
       LOG.warn("UNSAFE: --unsafe-leadership-lease-factor {}: this node may answer as leader after another leader "
           + "was elected (negative control)", config.confirm().leaseFactor());
     }
     if (config.unsafeLocalGrants()) {
       LOG.warn("UNSAFE: --unsafe-local-grants is on; this node grants names without Raft (negative control)");
+    }
+  }
+
+  /**
+   * Samples the followers' lag for Status, the console and the metrics: how long a follower's match index has not
+   * moved is known to within one sample (docs/operations.md, "Follower lag").
+   */
+  private void sampleFollowerLag(RaftClusterView view) {
+    try {
+      Map<String, FollowerLag> lag = view.followerLag();
+      if (metrics != null) {
+        metrics.followerLag(lag);
+      }
+    } catch (RuntimeException e) {
+      LOG.debug("follower lag sample failed; the next one retries", e); // a closing division, say
     }
   }
 

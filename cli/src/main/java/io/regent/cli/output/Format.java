@@ -8,6 +8,7 @@ import io.regent.api.v1.Member;
 import io.regent.api.v1.ObserveResponse;
 import io.regent.api.v1.StatusResponse;
 import java.util.List;
+import java.util.Locale;
 
 /** Text and JSON renderings of API messages; each method returns one line unless noted. */
 public final class Format {
@@ -56,13 +57,17 @@ public final class Format {
     if (json) {
       List<Json> members = s.getMembersList().stream()
           .map(m -> Json.obj().put("id", m.getId()).put("address", m.getAddress())
-              .put("api_address", m.getApiAddress().isEmpty() ? null : m.getApiAddress()).put("role", role(m)))
+              .put("api_address", m.getApiAddress().isEmpty() ? null : m.getApiAddress()).put("role", role(m))
+              .put("match_index", m.hasMatchIndex() ? m.getMatchIndex() : null)
+              .put("lag_entries", m.hasLagEntries() ? m.getLagEntries() : null)
+              .put("lag_seconds", m.hasLagSeconds() ? m.getLagSeconds() : null))
           .toList();
       return Json.obj().put("node", s.getNode()).put("role", s.getRole()).put("leader", leader)
           .put("term", s.getTerm()).put("commit_index", s.getCommitIndex())
           .put("applied_index", s.getAppliedIndex()).put("members", members)
           .put("console_url", s.getConsoleUrl().isEmpty() ? null : s.getConsoleUrl())
-          .put("etcd_address", s.getEtcdAddress().isEmpty() ? null : s.getEtcdAddress()).toString();
+          .put("etcd_address", s.getEtcdAddress().isEmpty() ? null : s.getEtcdAddress())
+          .put("degraded", s.getDegraded().isEmpty() ? null : s.getDegraded()).toString();
     }
     StringBuilder members = new StringBuilder();
     for (Member m : s.getMembersList()) {
@@ -75,9 +80,33 @@ public final class Format {
         "term     " + s.getTerm(),
         "commit   " + s.getCommitIndex(),
         "applied  " + s.getAppliedIndex(),
-        "members  " + members) + (s.getConsoleUrl().isEmpty() ? ""
+        "members  " + members) + lag(s) + (s.getConsoleUrl().isEmpty() ? ""
         : System.lineSeparator() + "console  " + s.getConsoleUrl()) + (s.getEtcdAddress().isEmpty() ? ""
         : System.lineSeparator() + "etcd     " + s.getEtcdAddress());
+  }
+
+  /**
+   * The followers' lines of the leader's figures ({@code lag      n2 match=1203 behind=0 entries, 0.0 s}, one per
+   * member but the leader) and its {@code degraded: ...} line; without them (a follower answered, and the leader
+   * could not be asked), a line naming the leader to ask.
+   */
+  private static String lag(StatusResponse s) {
+    StringBuilder out = new StringBuilder();
+    for (Member m : s.getMembersList()) {
+      if (m.hasLagEntries() && !m.getId().equals(s.getLeader())) {
+        out.append(System.lineSeparator()).append("lag      ").append(m.getId()).append(" match=")
+            .append(m.getMatchIndex()).append(" behind=").append(m.getLagEntries()).append(" entries, ")
+            .append(String.format(Locale.ROOT, "%.1f s", m.getLagSeconds()));
+      }
+    }
+    boolean fromLeader = s.getMembersList().stream().anyMatch(Member::hasLagEntries);
+    if (!fromLeader && !s.getLeader().isEmpty() && !s.getLeader().equals(s.getNode())) {
+      out.append(System.lineSeparator()).append("lag      known on the leader only: ask ").append(s.getLeader());
+    }
+    if (!s.getDegraded().isEmpty()) {
+      out.append(System.lineSeparator()).append(s.getDegraded());
+    }
+    return out.toString();
   }
 
   /**

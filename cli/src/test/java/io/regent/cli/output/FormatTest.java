@@ -60,19 +60,41 @@ class FormatTest {
 
     assertThat(Format.status(s, true)).isEqualTo("{\"node\":\"n1\",\"role\":\"FOLLOWER\",\"leader\":\"n2\",\"term\":3,"
         + "\"commit_index\":45,\"applied_index\":44,\"members\":[{\"id\":\"n1\",\"address\":\"127.0.0.1:7001\","
-        + "\"api_address\":\"127.0.0.1:7101\",\"role\":\"voter\"},"
-        + "{\"id\":\"n2\",\"address\":\"127.0.0.1:7002\",\"api_address\":null,\"role\":\"learner\"}],"
-        + "\"console_url\":null,\"etcd_address\":null}");
+        + "\"api_address\":\"127.0.0.1:7101\",\"role\":\"voter\",\"match_index\":null,\"lag_entries\":null,\"lag_seconds\":null},"
+        + "{\"id\":\"n2\",\"address\":\"127.0.0.1:7002\",\"api_address\":null,\"role\":\"learner\","
+        + "\"match_index\":null,\"lag_entries\":null,\"lag_seconds\":null}],"
+        + "\"console_url\":null,\"etcd_address\":null,\"degraded\":null}");
     StatusResponse withConsole = s.toBuilder().setConsoleUrl("http://127.0.0.1:7201/console/").build();
     assertThat(Format.status(withConsole, true)).endsWith(",\"console_url\":\"http://127.0.0.1:7201/console/\","
-        + "\"etcd_address\":null}");
+        + "\"etcd_address\":null,\"degraded\":null}");
     StatusResponse withEtcd = s.toBuilder().setEtcdAddress("127.0.0.1:7301").build();
-    assertThat(Format.status(withEtcd, true)).endsWith(",\"etcd_address\":\"127.0.0.1:7301\"}");
+    assertThat(Format.status(withEtcd, true)).endsWith(",\"etcd_address\":\"127.0.0.1:7301\",\"degraded\":null}");
     assertThat(Format.status(withEtcd, false)).endsWith("etcd     127.0.0.1:7301");
     assertThat(Format.status(withConsole, false)).endsWith("console  http://127.0.0.1:7201/console/");
     assertThat(Format.status(s, false)).doesNotContain("console");
     assertThat(Format.status(s.toBuilder().setLeader("").build(), true)).contains("\"leader\":null");
     assertThat(Format.status(s, false)).contains("leader   n2").contains("members  n1=127.0.0.1:7001 n2=127.0.0.1:7002*");
+  }
+
+  @Test
+  void aLeadersStatusShowsEachFollowersLagAndWhetherTheClusterIsDegraded() {
+    Member.Builder n1 = Member.newBuilder().setId("n1").setAddress("127.0.0.1:7001");
+    Member.Builder n3 = Member.newBuilder().setId("n3").setAddress("127.0.0.1:7003");
+    StatusResponse leader = StatusResponse.newBuilder().setNode("n1").setRole("LEADER").setLeader("n1")
+        .addMembers(n1.clone().setMatchIndex(5200).setLagEntries(0).setLagSeconds(0))
+        .addMembers(n3.clone().setMatchIndex(200).setLagEntries(5000).setLagSeconds(60.04))
+        .setDegraded("degraded: n3 behind 5000 entries for 60 s").build();
+
+    assertThat(Format.status(leader, true)).contains("{\"id\":\"n3\",\"address\":\"127.0.0.1:7003\","
+        + "\"api_address\":null,\"role\":\"voter\",\"match_index\":200,\"lag_entries\":5000,\"lag_seconds\":60.04}")
+        .endsWith("\"degraded\":\"degraded: n3 behind 5000 entries for 60 s\"}");
+    assertThat(Format.status(leader, false)).contains(String.join(System.lineSeparator(),
+        "lag      n3 match=200 behind=5000 entries, 60.0 s", "degraded: n3 behind 5000 entries for 60 s"))
+        .doesNotContain("lag      n1");
+    StatusResponse follower = StatusResponse.newBuilder().setNode("n3").setRole("FOLLOWER").setLeader("n1")
+        .addMembers(n1).addMembers(n3).build();
+    assertThat(Format.status(follower, false)).endsWith("lag      known on the leader only: ask n1")
+        .doesNotContain("degraded");
   }
 
   @Test

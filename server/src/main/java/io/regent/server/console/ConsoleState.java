@@ -84,12 +84,16 @@ final class ConsoleState {
           "apiAddress", m.getApiAddress().isEmpty() ? null : m.getApiAddress(),
           "role", m.getRole() == Member.Role.LEARNER ? "learner" : "voter",
           "leader", m.getId().equals(s.getLeader()), "self", m.getId().equals(s.getNode()),
-          "lastContactMs", contact.get(m.getId())));
+          "lastContactMs", contact.get(m.getId()),
+          "matchIndex", m.hasMatchIndex() ? m.getMatchIndex() : null,
+          "lagEntries", m.hasLagEntries() ? m.getLagEntries() : null,
+          "lagSeconds", m.hasLagSeconds() ? m.getLagSeconds() : null));
     }
     return obj("node", s.getNode(), "role", s.getRole(), "leader", s.getLeader().isEmpty() ? null : s.getLeader(),
         "term", s.getTerm(), "commitIndex", s.getCommitIndex(), "appliedIndex", s.getAppliedIndex(),
         "version", s.getVersion(), "dbSizeBytes", s.getDbSizeBytes(), "ready", reason.isEmpty(),
-        "notReady", reason.orElse(null), "members", members);
+        "notReady", reason.orElse(null), "degraded", s.getDegraded().isEmpty() ? null : s.getDegraded(),
+        "members", members);
   }
 
   /**

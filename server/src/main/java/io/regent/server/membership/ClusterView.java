@@ -27,6 +27,14 @@ public interface ClusterView {
     return Map.of();
   }
 
+  /**
+   * Each follower's lag behind this node, by id, while this node is the Raft leader; empty otherwise (only the
+   * leader knows match indexes) and the default. Each call is also a sample of the lag tracker.
+   */
+  default Map<String, FollowerLag> followerLag() {
+    return Map.of();
+  }
+
   /** How the cluster's membership changes; {@link Membership#FIXED} unless the node runs Raft. */
   default Membership membership() {
     return Membership.FIXED;

@@ -4,6 +4,7 @@ import io.grpc.ServerInterceptor;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.regent.server.confirm.ClockRateCheck;
+import io.regent.server.membership.FollowerLag;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.binder.jvm.ClassLoaderMetrics;
@@ -44,6 +45,8 @@ import org.apache.ratis.server.RaftServer;
  *   <li>Raft ({@link RaftMetrics}): {@code regent_raft_term}, {@code regent_raft_commit_index},
  *       {@code regent_raft_applied_index}, {@code regent_raft_is_leader}, {@code regent_raft_has_leader},
  *       {@code regent_raft_leader_changes_total};
+ *   <li>followers, on the leader only ({@link FollowerLagMetrics}): {@code regent_follower_lag_entries{follower}},
+ *       {@code regent_follower_lag_seconds{follower}};
  *   <li>snapshots ({@link RaftMetrics}): {@code regent_snapshot_index}, {@code regent_snapshot_size_bytes},
  *       {@code regent_snapshots_taken_total}, {@code regent_snapshot_duration_seconds} (mean of recent ones),
  *       {@code regent_snapshot_duration_max_seconds};
@@ -68,6 +71,7 @@ public final class RegentMetrics implements AutoCloseable {
   private final Timer keepAlive;
   private final Map<ChangeEvent.Kind, Counter> ownership = new EnumMap<>(ChangeEvent.Kind.class);
   private final JvmGcMetrics gc = new JvmGcMetrics();
+  private final FollowerLagMetrics followerLag;
   private volatile RaftMetrics raft;
   private volatile StateCounts counts;
   private volatile Supplier<Optional<String>> notLive = Optional::empty;
@@ -84,6 +88,7 @@ public final class RegentMetrics implements AutoCloseable {
     new UptimeMetrics().bindTo(registry);
     new FileDescriptorMetrics().bindTo(registry);
     this.applies = new ApplyMetrics(registry);
+    this.followerLag = new FollowerLagMetrics(registry);
     for (ChangeEvent.Kind k : ChangeEvent.Kind.values()) {
       if (k.isOwnershipChange()) {
         ownership.put(k, Counter.builder("regent.ownership.changes")
@@ -166,6 +171,14 @@ public final class RegentMetrics implements AutoCloseable {
     rates.onNewPeer(peer -> Gauge.builder("regent.peer.clock.rate", () -> rates.rate(peer))
         .description("A peer's clock rate relative to this node's (1.0: equal), from the clock probes; NaN while "
             + "unknown or stale").tag("peer", peer).register(registry));
+  }
+
+  /**
+   * Exports {@code lag}, each follower's lag by id as this node sampled it now (empty when it does not lead), as
+   * {@code regent_follower_lag_entries{follower}} and {@code regent_follower_lag_seconds{follower}}.
+   */
+  public void followerLag(Map<String, FollowerLag> lag) {
+    followerLag.update(lag);
   }
 
   /** Sets what says why this node is not live ({@code /healthz}); until set, it always is. */

@@ -1,9 +1,12 @@
 package io.regent.server.ratis;
 
+import io.regent.api.v1.Member;
 import io.regent.api.v1.StatusResponse;
 import io.regent.client.RegentVersion;
 import io.regent.server.membership.RaftLeader;
 import io.regent.server.membership.ClusterView;
+import io.regent.server.membership.FollowerLag;
+import io.regent.server.membership.FollowerLagTracker;
 import io.regent.server.membership.Membership;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -22,6 +25,7 @@ public final class RaftClusterView implements ClusterView {
   private final RaftServer server;
   private final RaftMembership membership;
   private final Path stateFile;
+  private final FollowerLagTracker lagTracker = new FollowerLagTracker(System::nanoTime);
   private volatile String consoleUrl = "";
   private volatile String etcdAddress = "";
 
@@ -53,6 +57,9 @@ public final class RaftClusterView implements ClusterView {
     try {
       var division = server.getDivision(RaftSetup.GROUP_ID);
       DivisionInfo info = division.getInfo();
+      Map<String, FollowerLag> lag = followerLag();
+      long lastIndex = division.getRaftLog().getNextIndex() - 1;
+      String self = server.getId().toString();
       return StatusResponse.newBuilder()
           .setNode(server.getId().toString())
           .setLeader(info.getLeaderId() == null ? "" : info.getLeaderId().toString())
@@ -60,7 +67,8 @@ public final class RaftClusterView implements ClusterView {
           .setCommitIndex(division.getRaftLog().getLastCommittedIndex())
           .setAppliedIndex(info.getLastAppliedIndex())
           .setRole(info.getCurrentRole().name())
-          .addAllMembers(membership.members())
+          .addAllMembers(membership.members().stream().map(m -> withLag(m, self, lag, lastIndex)).toList())
+          .setDegraded(FollowerLag.degraded(lag))
           .setVersion(RegentVersion.current())
           .setDbSizeBytes(stateBytes())
           .setConsoleUrl(consoleUrl)
@@ -68,6 +76,32 @@ public final class RaftClusterView implements ClusterView {
           .build();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
+    }
+  }
+
+  /**
+   * {@code m} with its replication progress when this node leads ({@code lag} not empty): a follower's from
+   * {@code lag}, this node's own its last log index and no lag; {@code m} unchanged otherwise.
+   */
+  private static Member withLag(Member m, String self, Map<String, FollowerLag> lag, long lastIndex) {
+    FollowerLag l = m.getId().equals(self) && !lag.isEmpty() ? new FollowerLag(lastIndex, 0, 0) : lag.get(m.getId());
+    return l == null ? m : m.toBuilder().setMatchIndex(l.matchIndex()).setLagEntries(l.lagEntries())
+        .setLagSeconds(l.lagSeconds()).build();
+  }
+
+  @Override
+  public Map<String, FollowerLag> followerLag() {
+    try {
+      var division = server.getDivision(RaftSetup.GROUP_ID);
+      long lastIndex = division.getRaftLog().getNextIndex() - 1;
+      Map<String, Long> match = FollowerMatchIndexes.of(division.getInfo());
+      if (match == null) {
+        lagTracker.reset(); // a later term's leader starts its own record
+        return Map.of();
+      }
+      return lagTracker.sample(match, lastIndex);
+    } catch (IOException e) {
+      return Map.of(); // not started yet, or closed
     }
   }
 

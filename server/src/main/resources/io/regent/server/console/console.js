@@ -53,6 +53,12 @@
     if (e) { box.textContent = String(e.message || e); box.hidden = false; } else { box.hidden = true; }
   }
 
+  // a follower's lag, known on the leader only: "n entries, s s" since its match index last moved
+  function lag(m) {
+    if (m.lagEntries === null || m.lagEntries === undefined) return '';
+    return m.lagEntries === 0 ? 'caught up' : m.lagEntries + ' entries, ' + m.lagSeconds.toFixed(1) + ' s';
+  }
+
   function renderCluster(c) {
     setText('node', c.node);
     setText('role', c.role);
@@ -62,17 +68,19 @@
     setText('commit', c.commitIndex);
     setText('applied', c.appliedIndex);
     const h = $('health');
-    h.textContent = c.ready ? 'ready' : 'not ready: ' + c.notReady;
-    h.className = 'badge ' + (c.ready ? 'ok' : 'bad');
+    h.textContent = (c.ready ? 'ready' : 'not ready: ' + c.notReady) + (c.degraded ? ' · ' + c.degraded : '');
+    h.className = 'badge ' + (c.ready ? (c.degraded ? 'warn' : 'ok') : 'bad');
     const rows = c.members.map((m) => {
       const contact = m.self ? '' : ms(m.lastContactMs);
       const late = m.lastContactMs === null || m.lastContactMs === undefined ? '' : m.lastContactMs > 5000 ? 'dead' : m.lastContactMs > 1000 ? 'late' : '';
       return el('tr', { class: m.self ? 'self' : '', 'data-member': m.id },
         el('td', {}, m.id, m.leader ? el('span', { class: 'badge leader', title: 'Raft leader' }, 'leader') : null),
         el('td', {}, m.role), el('td', {}, m.address), el('td', {}, m.apiAddress || 'not published'),
-        el('td', { class: 'num ' + late }, contact));
+        el('td', { class: 'num ' + late }, contact),
+        el('td', { class: 'num' }, m.matchIndex === null || m.matchIndex === undefined ? '' : String(m.matchIndex)),
+        el('td', { class: 'num ' + (m.lagEntries > 0 && m.lagSeconds >= 10 ? 'late' : '') }, lag(m)));
     });
-    replace($('members').tBodies[0], rows, 'no members', 5);
+    replace($('members').tBodies[0], rows, 'no members', 7);
   }
 
   function renderNames(n) {
