@@ -20,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A client whose node hangs (frozen: its API and Raft links accept connections but pass no byte, as under
- * SIGSTOP) moves to the other nodes: a held name survives, a timed-out grant is not re-sent.
+ * SIGSTOP) moves to the other nodes: a held name survives, a timed-out grant is re-sent with its request id.
  */
 @Tag("cluster")
 class ClientFailoverTest {
