@@ -142,6 +142,7 @@ public final class RatisProposer implements Proposer, LeaderQuery {
       // chain on the future (the Confirmer's rounds) always see an outcome
       sent = CompletableFuture.failedFuture(e);
     }
+    sent = unlessReplaced(client, sent);
     long left = deadline - System.nanoTime();
     // Off Ratis's thread at once: everything after a reply may send again (see NodeExecutors#replies).
     return sent.orTimeout(Math.max(1, left), TimeUnit.NANOSECONDS).handleAsync((reply, err) -> {
@@ -153,6 +154,29 @@ public final class RatisProposer implements Proposer, LeaderQuery {
       }
       return err == null ? CompletableFuture.completedFuture(reply) : CompletableFuture.<RaftClientReply>failedFuture(err);
     }, replies).thenCompose(f -> f);
+  }
+
+  /**
+   * {@code sent}, or an {@link AlreadyClosedException} as soon as {@code client} is replaced, so that the caller
+   * resends the proposal through the replacement. Why: proposals sent to a leader that was then frozen (paused,
+   * cut off) wait in the replaced client until the proposal timeout, and the batcher's next entries and the
+   * Confirmer's rounds wait for them; the resend reaches the new leader in one round trip (issue #40: 8.4-8.9 s
+   * after the new leader was ready before, for a write behind 6 or 20 stuck ones). The first copy may still
+   * apply, later; the resend carries the same request id, so the state machine applies it once (DESIGN §4c).
+   */
+  private CompletableFuture<RaftClientReply> unlessReplaced(RaftClient client, CompletableFuture<RaftClientReply> sent) {
+    CompletableFuture<RaftClientReply> raced = new CompletableFuture<>();
+    Runnable unwatch = clients.whenReplaced(client, () -> raced.completeExceptionally(
+        new AlreadyClosedException("its Ratis client was replaced (a new leader, or a failed proposal)")));
+    sent.whenComplete((reply, err) -> {
+      unwatch.run();
+      if (err != null) {
+        raced.completeExceptionally(err);
+      } else {
+        raced.complete(reply);
+      }
+    });
+    return raced;
   }
 
   private static boolean closed(Throwable err) {
