@@ -36,7 +36,9 @@ import org.slf4j.LoggerFactory;
  * off, each attempt waits out the request timeout (3 s) and closing its channel blocks another 3 s before
  * the client tries the next peer, although this node may have learnt the new leader long before (a pause of
  * the leader: 9.4 s for one grant through a follower, measured). {@link #followLeader} replaces every client
- * with one that starts at the new leader, so proposals made after the change go straight to it.
+ * with one that starts at the new leader, so proposals made after the change go straight to it, and the
+ * proposals in flight on a replaced client are resent through its replacement ({@link #whenReplaced};
+ * docs/ratis.md §10).
  */
 public final class RaftClientPool implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RaftClientPool.class);
