@@ -62,6 +62,20 @@ class RatisProposerLeaderChangeTest {
     }
   }
 
+  @Test
+  void anEntryWrittenWithoutRequestIdsIsNotResentOnALeaderChangeForItCouldApplyTwice() {
+    try (RaftClientPool pool = new RaftClientPool(1, leader -> client(sent.isEmpty()), 60_000, executors)) {
+      RatisProposer proposer = new RatisProposer(pool, 60_000, 10_000, executors.replies(),
+          () -> EntryCodec.REQUEST_ID_VERSION - 1); // a voter on a release without request ids
+      CompletableFuture<Result> answer = proposer.propose(LogEntry.newBuilder().setResign(Resign.newBuilder()
+          .setName("a")));
+      pool.followLeader(RaftPeerId.valueOf("n2"));
+      assertThat(sent).hasSize(2);
+      assertThat(sent.get(1)).isEmpty();
+      assertThat(answer).isNotDone();
+    }
+  }
+
   /** A client that records what it is sent and answers it at once, or never when {@code frozen}. */
   private RaftClient client(boolean frozen) {
     List<Message> mine = new ArrayList<>();
