@@ -5,6 +5,7 @@ import io.regent.server.concurrent.NodeExecutors;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.RejectedExecutionException;
@@ -35,7 +36,9 @@ import org.slf4j.LoggerFactory;
  * off, each attempt waits out the request timeout (3 s) and closing its channel blocks another 3 s before
  * the client tries the next peer, although this node may have learnt the new leader long before (a pause of
  * the leader: 9.4 s for one grant through a follower, measured). {@link #followLeader} replaces every client
- * with one that starts at the new leader, so proposals made after the change go straight to it.
+ * with one that starts at the new leader, so proposals made after the change go straight to it, and the
+ * proposals in flight on a replaced client are resent through its replacement ({@link #whenReplaced};
+ * docs/ratis.md §10).
  */
 public final class RaftClientPool implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RaftClientPool.class);
@@ -56,6 +59,8 @@ public final class RaftClientPool implements AutoCloseable {
   private final long closeWaitMs;
   /** Replaced clients not closed yet: {@link #close} closes them at once. */
   private final Set<RaftClient> retired = ConcurrentHashMap.newKeySet();
+  /** Per client in a slot: what {@link #whenReplaced} runs when it is replaced (the entry goes with it). */
+  private final Map<RaftClient, Set<Runnable>> onReplaced = new ConcurrentHashMap<>();
 
   /**
    * @param size number of clients, at least 1
@@ -82,7 +87,9 @@ public final class RaftClientPool implements AutoCloseable {
     this.closeWaitMs = closeWaitMs;
     this.clients = new AtomicReferenceArray<>(size);
     for (int i = 0; i < size; i++) {
-      clients.set(i, factory.apply(null));
+      RaftClient c = factory.apply(null);
+      onReplaced.put(c, ConcurrentHashMap.newKeySet());
+      clients.set(i, c);
     }
   }
 
@@ -94,6 +101,28 @@ public final class RaftClientPool implements AutoCloseable {
   /** The client in {@code slot} now. */
   RaftClient client(int slot) {
     return clients.get(slot);
+  }
+
+  /**
+   * Runs {@code action} once when {@code client} is replaced (a new leader, or a failure), at once if it already
+   * was, unless the returned handle is run first. For the proposals in flight on it: a client aimed at a frozen
+   * leader holds them until the proposal timeout (10 s) although the new leader answers at once (issue #40).
+   *
+   * @param action must not block: it runs on the thread that replaces the client
+   * @return cancels the action (for a proposal answered meanwhile, so no action stays behind on a long-lived client)
+   */
+  Runnable whenReplaced(RaftClient client, Runnable action) {
+    Set<Runnable> actions = onReplaced.get(client);
+    if (actions == null) {
+      action.run();
+      return () -> { };
+    }
+    actions.add(action);
+    // replaced between the get and the add: the replacement's drain may have missed it; whoever removes it runs it
+    if (!onReplaced.containsKey(client) && actions.remove(action)) {
+      action.run();
+    }
+    return () -> actions.remove(action);
   }
 
   /**
@@ -140,10 +169,20 @@ public final class RaftClientPool implements AutoCloseable {
       LOG.warn("cannot build a Ratis client; keeping the failed one for now", e);
       return;
     }
+    onReplaced.put(fresh, ConcurrentHashMap.newKeySet());
     if (clients.compareAndSet(slot, failed, fresh)) {
       retired.add(failed);
       closeLater(failed);
+      Set<Runnable> actions = onReplaced.remove(failed);
+      if (actions != null) {
+        for (Runnable a : actions) {
+          if (actions.remove(a)) {
+            a.run();
+          }
+        }
+      }
     } else {
+      onReplaced.remove(fresh);
       closeQuietly(fresh);
     }
   }

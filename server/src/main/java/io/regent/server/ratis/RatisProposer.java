@@ -69,14 +69,15 @@ public final class RatisProposer implements Proposer, LeaderQuery {
   @Override
   public CompletableFuture<Result> propose(LogEntry.Builder entry) {
     Message msg;
+    int version = format.writable();
     try {
-      msg = Message.valueOf(UnsafeByteOperations.unsafeWrap(EntryCodec.encode(entry, format.writable())));
+      msg = Message.valueOf(UnsafeByteOperations.unsafeWrap(EntryCodec.encode(entry, version)));
     } catch (IllegalArgumentException e) {
       // a batch cut just before a voter that applies no batches joined: its operations are answered UNAVAILABLE
       return CompletableFuture.failedFuture(new UnavailableException(e.getMessage(), e));
     }
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-    return send(msg, deadline, MAX_RESENDS).handle((reply, err) -> {
+    return send(msg, deadline, MAX_RESENDS, version >= EntryCodec.REQUEST_ID_VERSION).handle((reply, err) -> {
       if (err != null) {
         throw new CompletionException(new UnavailableException("no quorum: " + rootMessage(err), err));
       }
@@ -130,8 +131,12 @@ public final class RatisProposer implements Proposer, LeaderQuery {
    * ({@link AlreadyClosedException}, which {@link ProposalRetries} does not let Ratis retry), sends it again
    * through the fresh client that replaced it, while {@code deadline} (System.nanoTime) has not passed. Ratis
    * itself would resend it too, with the same call id, but to a random other peer.
+   *
+   * @param onReplacement whether to resend it as soon as its client is replaced, too ({@link #unlessReplaced}):
+   *     only an entry written with request ids, which applies once however often it is sent; below that version
+   *     (a voter on an older build) a resend may apply twice (docs/operations.md "Upgrades")
    */
-  private CompletableFuture<RaftClientReply> send(Message msg, long deadline, int resends) {
+  private CompletableFuture<RaftClientReply> send(Message msg, long deadline, int resends, boolean onReplacement) {
     int slot = clients.nextSlot();
     RaftClient client = clients.client(slot);
     CompletableFuture<RaftClientReply> sent;
@@ -142,6 +147,9 @@ public final class RatisProposer implements Proposer, LeaderQuery {
       // chain on the future (the Confirmer's rounds) always see an outcome
       sent = CompletableFuture.failedFuture(e);
     }
+    if (onReplacement) {
+      sent = unlessReplaced(client, sent);
+    }
     long left = deadline - System.nanoTime();
     // Off Ratis's thread at once: everything after a reply may send again (see NodeExecutors#replies).
     return sent.orTimeout(Math.max(1, left), TimeUnit.NANOSECONDS).handleAsync((reply, err) -> {
@@ -149,10 +157,33 @@ public final class RatisProposer implements Proposer, LeaderQuery {
         clients.replace(slot, client);
       }
       if (err != null && resends > 0 && closed(err) && deadline - System.nanoTime() > 0) {
-        return send(msg, deadline, resends - 1);
+        return send(msg, deadline, resends - 1, onReplacement);
       }
       return err == null ? CompletableFuture.completedFuture(reply) : CompletableFuture.<RaftClientReply>failedFuture(err);
     }, replies).thenCompose(f -> f);
+  }
+
+  /**
+   * {@code sent}, or an {@link AlreadyClosedException} as soon as {@code client} is replaced, so that the caller
+   * resends the proposal through the replacement. Why: proposals sent to a leader that was then frozen (paused,
+   * cut off) wait in the replaced client until the proposal timeout, and the batcher's next entries and the
+   * Confirmer's rounds wait for them; the resend reaches the new leader in one round trip (issue #40: 8.4-8.9 s
+   * after the new leader was ready before, for a write behind 6 or 20 stuck ones). The first copy may still
+   * apply, later; the resend carries the same request id, so the state machine applies it once (DESIGN §4c; docs/ratis.md §10).
+   */
+  private CompletableFuture<RaftClientReply> unlessReplaced(RaftClient client, CompletableFuture<RaftClientReply> sent) {
+    CompletableFuture<RaftClientReply> raced = new CompletableFuture<>();
+    Runnable unwatch = clients.whenReplaced(client, () -> raced.completeExceptionally(
+        new AlreadyClosedException("its Ratis client was replaced (a new leader, or a failed proposal)")));
+    sent.whenComplete((reply, err) -> {
+      unwatch.run();
+      if (err != null) {
+        raced.completeExceptionally(err);
+      } else {
+        raced.complete(reply);
+      }
+    });
+    return raced;
   }
 
   private static boolean closed(Throwable err) {

@@ -132,4 +132,23 @@ class RaftClientPoolTest {
       unblock.countDown();
     }
   }
+
+  @Test
+  void aWatchOnAClientRunsOnceWhenItIsReplacedUnlessCancelledAndAtOnceWhenItAlreadyWas() {
+    try (RaftClientPool pool = new RaftClientPool(1, this::fake, 60_000, executors)) {
+      RaftClient first = pool.client(0);
+      List<String> ran = new ArrayList<>();
+      pool.whenReplaced(first, () -> ran.add("watched"));
+      Runnable cancel = pool.whenReplaced(first, () -> ran.add("cancelled"));
+      cancel.run();
+      assertThat(ran).isEmpty();
+      pool.followLeader(RaftPeerId.valueOf("n2"));
+      pool.replace(0, first); // a late failure report on the same client runs nothing twice
+      assertThat(ran).containsExactly("watched");
+      pool.whenReplaced(first, () -> ran.add("late"));
+      assertThat(ran).as("a watch on a client already replaced runs at once").containsExactly("watched", "late");
+      pool.whenReplaced(pool.client(0), () -> ran.add("current"));
+      assertThat(ran).as("the replacement is watched anew").hasSize(2);
+    }
+  }
 }
