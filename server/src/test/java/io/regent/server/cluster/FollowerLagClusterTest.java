@@ -60,9 +60,13 @@ class FollowerLagClusterTest {
     assertThat(s.getDegraded()).startsWith("degraded: " + id + " behind " + m.getLagEntries() + " entries for ");
 
     RegentServer l = cluster.node(leader);
-    String metrics = get(l, "/metrics").body();
-    assertThat(gauge(metrics, "regent_follower_lag_entries", id)).isGreaterThanOrEqualTo(WRITES);
-    assertThat(gauge(metrics, "regent_follower_lag_seconds", id)).isGreaterThanOrEqualTo(FollowerLag.STALLED_SECONDS);
+    // the gauges come from the node's own sampling, every 200 ms: the Status call above may have seen it first
+    await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+      String metrics = get(l, "/metrics").body();
+      assertThat(gauge(metrics, "regent_follower_lag_entries", id)).isGreaterThanOrEqualTo(WRITES);
+      assertThat(gauge(metrics, "regent_follower_lag_seconds", id))
+          .isGreaterThanOrEqualTo(FollowerLag.STALLED_SECONDS);
+    });
     String console = get(l, "/console/api/cluster").body();
     assertThat(console).contains("\"degraded\":\"degraded: " + id + " behind ")
         .containsPattern("\"id\":\"" + id + "\"[^}]*\"matchIndex\":\\d+,\"lagEntries\":[1-9]\\d*,\"lagSeconds\":");

@@ -62,6 +62,7 @@ class FrozenLeaderWritesTest {
   @ValueSource(ints = {6, 20})
   void aWriteAfterTheElectionIsNotHeldByWritesStuckOnTheFrozenLeader(int stuck) throws Exception {
     LocalCluster cluster = clusters.start(3);
+    RequestIdsWritten.in(cluster); // the stuck writes are re-sent only when they carry request ids
     int frozen = cluster.awaitLeader();
     int via = (frozen + 1) % cluster.size();
     RegentClient client = cluster.clientOf(via);
