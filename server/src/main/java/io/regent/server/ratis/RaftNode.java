@@ -92,7 +92,7 @@ public final class RaftNode implements AutoCloseable {
     this.clients = new RaftClientPool(RAFT_CLIENTS,
         leader -> division.proposalClient(props, params, leader, config.requestTimeoutMs()),
         config.requestTimeoutMs(), executors);
-    this.entryFormat = new VoterFormats(config.nodeId(), division::voterIds, sm);
+    this.entryFormat = new VoterFormats(config.nodeId(), config.maxEntryVersion(), division::voterIds, sm);
     this.proposer = new RatisProposer(clients, config.requestTimeoutMs(), config.electionTimeoutMinMs(),
         executors.replies(), entryFormat);
     this.probeClients = g -> RaftClient.newBuilder().setProperties(props).setParameters(params)

@@ -11,23 +11,27 @@ import java.util.function.Supplier;
 /**
  * The entry format every current voter applies (DESIGN §4d; docs/operations.md "Upgrades"), from the versions the
  * members published with their timing ({@link TimingPublisher}, {@code MemberTiming.max_entry_version}): the
- * smallest among the voters, this node's own build counted as {@link EntryCodec#MAX_VERSION}. A voter that published
+ * smallest among the voters, this node counted as the version it applies itself. A voter that published
  * nothing, or runs a build from before the field, counts as version 1: during a rolling upgrade the cluster keeps
  * writing version 1 until every voter runs the new build and has said so.
  */
 public final class VoterFormats implements EntryFormat {
   private final String self;
+  private final int own;
   private final Supplier<Set<String>> voters;
   private final ReplicaView replica;
 
   /**
    * @param self this node's id
+   * @param own the highest version this node applies ({@link EntryCodec#MAX_VERSION} but in the rolling-upgrade
+   *     test, where a node plays an older build)
    * @param voters ids of the voters of the current configuration, old and new during a change
    *     ({@link LocalDivision#voterIds})
    * @param replica this node's replicated state, which holds the published versions
    */
-  public VoterFormats(String self, Supplier<Set<String>> voters, ReplicaView replica) {
+  public VoterFormats(String self, int own, Supplier<Set<String>> voters, ReplicaView replica) {
     this.self = self;
+    this.own = own;
     this.voters = voters;
     this.replica = replica;
   }
@@ -39,7 +43,7 @@ public final class VoterFormats implements EntryFormat {
       return EntryCodec.VERSION;
     }
     Map<String, MemberTiming> published = replica.read(txn -> txn.memberTimings());
-    int min = EntryCodec.MAX_VERSION;
+    int min = Math.min(own, EntryCodec.MAX_VERSION);
     for (String id : ids) {
       if (id.equals(self)) {
         continue;

@@ -45,6 +45,9 @@ class EntryFormatClusterTest {
     LocalCluster cluster = clusters.startEach(3, i -> i == 2
         ? b -> b.maxEntryVersion(old.get() ? EntryCodec.VERSION : EntryCodec.MAX_VERSION) : UnaryOperator.identity());
     cluster.awaitLeader();
+    // the old replica leads: it must write only what it applies itself (it stopped applying when it did not)
+    await().atMost(Duration.ofSeconds(30)).ignoreExceptions()
+        .until(() -> cluster.client().cluster().transferLeadership(LocalCluster.id(2)).equals(LocalCluster.id(2)));
     load(cluster.client(), "before");
     awaitIdenticalReplicas(cluster);
     String id = UUID.randomUUID().toString();

@@ -27,7 +27,7 @@ class VoterFormatsTest {
   void open(@TempDir Path dir) {
     store = RegentStore.open(dir);
     ReplicaView replica = StoreReplica.of(store);
-    formats = new VoterFormats("n1", voters::get, replica);
+    formats = new VoterFormats("n1", EntryCodec.MAX_VERSION, voters::get, replica);
   }
 
   @AfterEach
@@ -72,5 +72,13 @@ class VoterFormatsTest {
   void aNodeThatKnowsNoVotersWritesVersion1() {
     voters.set(Set.of());
     assertThat(formats.writable()).isEqualTo(EntryCodec.VERSION);
+  }
+
+  @Test
+  void aLeaderOnAnOlderBuildWritesItsOwnVersion() {
+    publish("n2", EntryCodec.MAX_VERSION);
+    publish("n3", EntryCodec.MAX_VERSION);
+    ReplicaView replica = StoreReplica.of(store);
+    assertThat(new VoterFormats("n1", EntryCodec.VERSION, voters::get, replica).writable()).isEqualTo(EntryCodec.VERSION);
   }
 }
