@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * A waiting {@code regent lock} keeps the lock it is told it holds when the node that served its first blocking
- * campaign comes back (issue #34, first scenario; DESIGN §4c "a cleanup acts only on its own attempt").
+ * campaign comes back (issue #34, first scenario; docs/api.md "Attempts").
  *
  * <p>A holds {@code jobs}; C and D wait for it, their blocking campaigns on the Raft leader (their endpoint lists
  * start there). The leader is stopped with SIGSTOP; the clients' channel keepalive (10 s + 5 s, not settable from

@@ -5,7 +5,7 @@ import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.LogEntryOrBuilder;
 
 /**
- * Encodes and decodes Regent log entries, and names their format versions (DESIGN §4d; docs/operations.md
+ * Encodes and decodes Regent log entries, and names their format versions (docs/operations.md
  * "Upgrades"). A node writes a version only when every voter of the current configuration publishes that it
  * understands it ({@code MemberTiming.max_entry_version}); a replica that meets a version above
  * {@link #MAX_VERSION} stops applying ({@link UnknownEntryVersionException}) instead of skipping it.

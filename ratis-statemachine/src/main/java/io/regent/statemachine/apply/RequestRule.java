@@ -10,7 +10,7 @@ import io.regent.statemachine.proto.Result;
 import java.util.function.Supplier;
 
 /**
- * Exactly-once requests (DESIGN §4c; docs/api.md "Request ids"): an operation of version 3 with a request id is
+ * Exactly-once requests (docs/api.md "Request ids"): an operation of version 3 with a request id is
  * applied once; its answer is stored with its effect, in the same transaction, and a repeat of the id is answered
  * from that record, unchanged and marked {@code replayed}, on every replica alike. The same id with another
  * digest of the arguments is refused with {@link Code#INVALID_ARGUMENT} and changes nothing.

@@ -3,7 +3,7 @@ package io.regent.statemachine.apply;
 /**
  * A log entry of a format version this build does not apply (above {@link EntryCodec#MAX_VERSION}). Apply throws
  * it rather than answer a refusal: the other replicas apply the entry, and one that skipped it would diverge from
- * them silently (DESIGN §4d). Ratis then stops this replica's division; it needs a newer build.
+ * them silently (docs/operations.md "Upgrades"). Ratis then stops this replica's division; it needs a newer build.
  */
 public final class UnknownEntryVersionException extends IllegalStateException {
   /**

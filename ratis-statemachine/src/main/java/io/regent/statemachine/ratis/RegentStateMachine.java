@@ -182,7 +182,8 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
 
   /**
    * TESTS ONLY (the rolling-upgrade test): apply entries up to {@code version} and stop at a higher one, as a build
-   * of an older release would refuse it (DESIGN §4d); {@link EntryCodec#MAX_VERSION} unless set. Call before start.
+   * of an older release would refuse it (docs/operations.md "Upgrades"); {@link EntryCodec#MAX_VERSION} unless set.
+   * Call before start.
    */
   public void setMaxEntryVersion(int version) {
     this.maxEntryVersion = version;

@@ -8,7 +8,7 @@ import org.lmdbjava.Dbi;
 import org.lmdbjava.Txn;
 
 /**
- * The stored answers to request ids (DESIGN §4c; docs/api.md "Request ids"): the {@code requests} database holds a
+ * The stored answers to request ids (docs/api.md "Request ids"): the {@code requests} database holds a
  * {@link RequestRecord} by id, {@code request-order} the id stored at each place of the retention order, and the
  * meta table three counters (next place, oldest live place, bytes of the live records) beside the applied index,
  * whose page every apply writes anyway. Records are never replaced, only pruned oldest first, so the live ones are

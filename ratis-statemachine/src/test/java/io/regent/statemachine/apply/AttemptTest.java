@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A cleanup acts only on its own attempt (DESIGN §4c; docs/api.md "Attempts"): the stranded call of a blocking
+ * A cleanup acts only on its own attempt (docs/api.md "Attempts"): the stranded call of a blocking
  * campaign that was re-sent elsewhere must not withdraw or resign what the re-send now owns.
  */
 class AttemptTest {

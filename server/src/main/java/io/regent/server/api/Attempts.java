@@ -5,7 +5,7 @@ import java.util.HexFormat;
 import java.util.function.LongSupplier;
 
 /**
- * Names the attempts of blocking campaigns (DESIGN §4c; docs/api.md "Attempts"): every call that arrives is an
+ * Names the attempts of blocking campaigns (docs/api.md "Attempts"): every call that arrives is an
  * attempt of its own, whose id the Campaign stores on the candidacy (and on the holder it becomes), so that the
  * cleanup of a cancelled call acts only while the candidacy is still its own.
  *

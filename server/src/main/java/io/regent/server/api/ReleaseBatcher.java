@@ -60,7 +60,8 @@ final class ReleaseBatcher {
     batch.forEach(p -> entry.addSets(p.set));
     CompletableFuture<Result> proposed;
     try {
-      // one entry for many requests: an id of this node's own, so that its re-submission applies once (DESIGN §4c)
+      // one entry for many requests: an id of this node's own, so that its re-submission applies once (docs/api.md
+      // "Request ids")
       proposed = proposer.propose(RequestId.own().stamp(LogEntry.newBuilder().setGroupRelease(entry)));
     } catch (RuntimeException e) {
       proposed = CompletableFuture.failedFuture(e); // a round must end, or later releases would wait forever

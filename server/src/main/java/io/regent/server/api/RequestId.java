@@ -13,7 +13,7 @@ import java.util.Arrays;
 import java.util.HexFormat;
 
 /**
- * The request id a mutating call's log entry carries (DESIGN §4c; docs/api.md "Request ids"): the client's
+ * The request id a mutating call's log entry carries (docs/api.md "Request ids"): the client's
  * {@code request_id} with a digest of the request's other fields, or — when the client sent none — one this node
  * makes up before it first proposes the entry, so that its own re-submissions of the entry apply once.
  *

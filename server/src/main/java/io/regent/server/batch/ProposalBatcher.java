@@ -45,7 +45,7 @@ public final class ProposalBatcher implements Proposer {
    * @param maxBytes encoded bytes of the operations of one batch, about (one larger operation still goes, alone)
    * @param maxInFlight entries of this batcher unanswered at once before operations wait to be batched (at least 1)
    * @param format the entry version every voter applies: below {@link EntryCodec#BATCH_VERSION} (a voter on a build
-   *     without batches, during a rolling upgrade) every operation goes alone (DESIGN §4d)
+   *     without batches, during a rolling upgrade) every operation goes alone (docs/operations.md "Upgrades")
    * @throws IllegalArgumentException when a bound is out of range
    */
   public ProposalBatcher(Proposer next, int maxOps, int maxBytes, int maxInFlight, EntryFormat format) {

@@ -44,7 +44,7 @@ import java.util.regex.Pattern;
  *     "etcd's clients"); -1 (the default) serves none, 0 picks a free port; plaintext only
  * @param maxEntryVersion TESTS ONLY (the rolling-upgrade test): this node publishes and applies log-entry versions up
  *     to this one, as a build of an older release would (1..{@link EntryCodec#MAX_VERSION}, the default); it stops
- *     applying at a higher one (DESIGN §4d)
+ *     applying at a higher one (docs/operations.md "Upgrades")
  */
 public record ServerConfig(String nodeId, Map<String, String> peers, String apiHost, int apiPort, Path dataDir,
                            long electionTimeoutMinMs, long electionTimeoutMaxMs, long snapshotThreshold,

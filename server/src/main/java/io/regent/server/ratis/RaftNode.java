@@ -149,7 +149,10 @@ public final class RaftNode implements AutoCloseable {
     return proposer;
   }
 
-  /** The entry version every voter applies now (DESIGN §4d): the proposer writes it, the batcher batches from 2. */
+  /**
+   * The entry version every voter applies now (docs/operations.md "Upgrades"): the proposer writes it, the batcher
+   * batches from 2.
+   */
   public EntryFormat entryFormat() {
     return entryFormat;
   }

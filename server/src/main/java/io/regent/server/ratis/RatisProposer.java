@@ -50,7 +50,8 @@ public final class RatisProposer implements Proposer, LeaderQuery {
    *     not-ready reply retried elsewhere by Ratis) would hold all of them, where a round would have answered;
    *     a leader that holds its lease answers in one round trip, one without it after one round.
    * @param replies where every continuation after a Ratis reply runs, never a Ratis thread ({@code NodeExecutors#replies})
-   * @param format the entry version every voter applies, which each proposal is written in (DESIGN §4d)
+   * @param format the entry version every voter applies, which each proposal is written in (docs/operations.md
+   * "Upgrades")
    */
   public RatisProposer(RaftClientPool clients, long timeoutMs, long questionTimeoutMs, Executor replies,
                        EntryFormat format) {
@@ -64,7 +65,8 @@ public final class RatisProposer implements Proposer, LeaderQuery {
   /**
    * Proposes {@code entry}; completes with the leader's apply result once it is committed and applied, or
    * with {@link UnavailableException} (never throws). The entry is encoded once: every re-send below carries the
-   * same bytes, request id included, so the state machine applies it once however often it arrives (DESIGN §4c).
+   * same bytes, request id included, so the state machine applies it once however often it arrives (docs/api.md
+   * "Request ids").
    */
   @Override
   public CompletableFuture<Result> propose(LogEntry.Builder entry) {
@@ -169,7 +171,8 @@ public final class RatisProposer implements Proposer, LeaderQuery {
    * cut off) wait in the replaced client until the proposal timeout, and the batcher's next entries and the
    * Confirmer's rounds wait for them; the resend reaches the new leader in one round trip (issue #40: 8.4-8.9 s
    * after the new leader was ready before, for a write behind 6 or 20 stuck ones). The first copy may still
-   * apply, later; the resend carries the same request id, so the state machine applies it once (DESIGN §4c; docs/ratis.md §10).
+   * apply, later; the resend carries the same request id, so the state machine applies it once (docs/api.md "Request
+   * ids"; docs/ratis.md §10).
    */
   private CompletableFuture<RaftClientReply> unlessReplaced(RaftClient client, CompletableFuture<RaftClientReply> sent) {
     CompletableFuture<RaftClientReply> raced = new CompletableFuture<>();

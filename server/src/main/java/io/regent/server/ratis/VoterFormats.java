@@ -9,7 +9,7 @@ import java.util.Set;
 import java.util.function.Supplier;
 
 /**
- * The entry format every current voter applies (DESIGN §4d; docs/operations.md "Upgrades"), from the versions the
+ * The entry format every current voter applies (docs/operations.md "Upgrades"), from the versions the
  * members published with their timing ({@link TimingPublisher}, {@code MemberTiming.max_entry_version}): the
  * smallest among the voters, this node counted as the version it applies itself. A voter that published
  * nothing, or runs a build from before the field, counts as version 1: during a rolling upgrade the cluster keeps

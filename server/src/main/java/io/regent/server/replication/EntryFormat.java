@@ -1,7 +1,7 @@
 package io.regent.server.replication;
 
 /**
- * The entry format a node may write now (DESIGN §4d; docs/operations.md "Upgrades"): the highest log-entry version
+ * The entry format a node may write now (docs/operations.md "Upgrades"): the highest log-entry version
  * that every voter of the current configuration — old and new during a change — publishes that it applies.
  */
 @FunctionalInterface

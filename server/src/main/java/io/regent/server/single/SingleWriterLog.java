@@ -67,7 +67,7 @@ public final class SingleWriterLog implements Proposer, ReplicaView, AutoCloseab
 
   @Override
   public CompletableFuture<Result> propose(LogEntry.Builder entry) {
-    // one writer, one build: the newest format, request ids included (DESIGN §4c)
+    // one writer, one build: the newest format, request ids included (docs/api.md "Request ids")
     LogEntry e = EntryCodec.decode(EntryCodec.encode(entry, EntryCodec.MAX_VERSION));
     return CompletableFuture.supplyAsync(() -> {
       if (closed) {

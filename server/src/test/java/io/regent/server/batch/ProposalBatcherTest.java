@@ -109,7 +109,7 @@ class ProposalBatcherTest {
 
   @Test
   void whileAVoterAppliesNoBatchesEveryOperationGoesAlone() {
-    writable = EntryCodec.VERSION; // a voter still on a build from before batch entries (DESIGN §4d)
+    writable = EntryCodec.VERSION; // a voter still on a build from before batch entries (docs/operations.md "Upgrades")
     batcher.propose(campaign("a", 1));
     batcher.propose(campaign("b", 2));
     batcher.propose(campaign("c", 3));

@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
- * A rolling upgrade (DESIGN §4d; docs/operations.md "Upgrades"): while one replica runs a build that applies only
+ * A rolling upgrade (docs/operations.md "Upgrades"): while one replica runs a build that applies only
  * version-1 entries, the others write nothing newer — no batch, no request id — under a load that batches, and the
  * three replicas stay identical with the old one applying every entry (it stops at any newer version). Once that
  * replica runs the new build and publishes it, the newer format follows by itself: request ids are stored.

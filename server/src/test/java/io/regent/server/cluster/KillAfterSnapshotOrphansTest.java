@@ -35,7 +35,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A request is applied once, whatever happens to the node it was forwarded through (issue #34, second scenario;
- * DESIGN §4c): three node processes snapshotting every {@link #THRESHOLD} entries, workers whose calls are never
+ * docs/api.md "Request ids"): three node processes snapshotting every {@link #THRESHOLD} entries, workers whose calls
+ * are never
  * re-sent by any client (raw stubs, one call each, sent to a follower) — campaigns with a TTL on names used once,
  * grants each followed by a blocking campaign, revokes — while the Raft leader is {@code kill -9}ed right after
  * each snapshot it takes, then restarted on its data directory.

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A node writes the newest entry version only when every voter of the current configuration published that it
- * applies it (DESIGN §4d; docs/operations.md "Upgrades").
+ * applies it (docs/operations.md "Upgrades").
  */
 class VoterFormatsTest {
   private RegentStore store;
