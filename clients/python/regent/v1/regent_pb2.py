@@ -19,7 +19,7 @@ DESCRIPTOR = _descriptor.FileDescriptor(
   name='regent/v1/regent.proto',
   package='regent.v1',
   syntax='proto3',
-  serialized_pb=_b('\n\x16regent/v1/regent.proto\x12\tregent.v1\"F\n\tLeaderKey\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x0c\x12\r\n\x05token\x18\x03 \x01(\x03\x12\r\n\x05lease\x18\x04 \x01(\x03\"7\n\x11LeaseGrantRequest\x12\x0e\n\x06ttl_ms\x18\x01 \x01(\x03\x12\x12\n\nrequest_id\x18\x0f \x01(\t\"0\n\x12LeaseGrantResponse\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x02 \x01(\x03\"4\n\x12LeaseRevokeRequest\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x12\n\nrequest_id\x18\x0f \x01(\t\"$\n\x13LeaseRevokeResponse\x12\r\n\x05index\x18\x01 \x01(\x03\"0\n\x15LeaseKeepAliveRequest\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0b\n\x03tag\x18\x02 \x01(\x03\"\x9e\x01\n\x16LeaseKeepAliveResponse\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x02 \x01(\x03\x12\x0c\n\x04\x63ode\x18\x03 \x01(\x05\x12\x0f\n\x07message\x18\x04 \x01(\t\x12\x0b\n\x03tag\x18\x05 \x01(\x03\x12\x15\n\rnode_clock_ms\x18\x06 \x01(\x03\x12\x0c\n\x04node\x18\x07 \x01(\t\x12\x17\n\x0fnode_started_ms\x18\x08 \x01(\x03\"(\n\x19LeaseKeepAliveManyRequest\x12\x0b\n\x03ids\x18\x01 \x03(\x03\"P\n\x1aLeaseKeepAliveManyResponse\x12\x32\n\x07results\x18\x01 \x03(\x0b\x32!.regent.v1.LeaseKeepAliveResponse\"$\n\x16LeaseTimeToLiveRequest\x12\n\n\x02id\x18\x01 \x01(\x03\"Z\n\x17LeaseTimeToLiveResponse\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x02 \x01(\x03\x12\x14\n\x0cremaining_ms\x18\x03 \x01(\x03\x12\r\n\x05names\x18\x04 \x03(\t\"*\n\x12LeaseLeasesRequest\x12\x14\n\x0cserializable\x18\x01 \x01(\x08\"R\n\x13LeaseLeasesResponse\x12$\n\x06leases\x18\x01 \x03(\x0b\x32\x14.regent.v1.LeaseInfo\x12\x15\n\rapplied_index\x18\x02 \x01(\x03\"6\n\tLeaseInfo\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x02 \x01(\x03\x12\r\n\x05names\x18\x03 \x03(\t\"\x89\x01\n\x0f\x43\x61mpaignRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05lease\x18\x02 \x01(\x03\x12\r\n\x05value\x18\x03 \x01(\x0c\x12\x0f\n\x07no_wait\x18\x04 \x01(\x08\x12\x15\n\rlock_delay_ms\x18\x05 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x06 \x01(\x03\x12\x12\n\nrequest_id\x18\x0f \x01(\t\"X\n\x10\x43\x61mpaignResponse\x12\x0f\n\x07\x65lected\x18\x01 \x01(\x08\x12$\n\x06leader\x18\x02 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\r\n\x05lease\x18\x03 \x01(\x03\"U\n\x12\x43\x61mpaignAllRequest\x12\r\n\x05names\x18\x01 \x03(\t\x12\r\n\x05lease\x18\x02 \x01(\x03\x12\r\n\x05value\x18\x03 \x01(\x0c\x12\x12\n\nrequest_id\x18\x0f \x01(\t\"<\n\x13\x43\x61mpaignAllResponse\x12%\n\x07leaders\x18\x01 \x03(\x0b\x32\x14.regent.v1.LeaderKey\"Z\n\x0fProclaimRequest\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\r\n\x05value\x18\x02 \x01(\x0c\x12\x12\n\nrequest_id\x18\x0f \x01(\t\"8\n\x10ProclaimResponse\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\"_\n\rResignRequest\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\x14\n\x0crevoke_lease\x18\x02 \x01(\x08\x12\x12\n\nrequest_id\x18\x0f \x01(\t\"\x1f\n\x0eResignResponse\x12\r\n\x05index\x18\x01 \x01(\x03\"3\n\rLeaderRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x14\n\x0cserializable\x18\x02 \x01(\x08\"M\n\x0eLeaderResponse\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\x15\n\rapplied_index\x18\x02 \x01(\x03\"M\n\x11\x46reshTokenRequest\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\x12\n\nrequest_id\x18\x0f \x01(\t\":\n\x12\x46reshTokenResponse\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\"3\n\x0eObserveRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x61\x66ter_index\x18\x02 \x01(\x03\"\x85\x02\n\x0fObserveResponse\x12-\n\x04kind\x18\x01 \x01(\x0e\x32\x1f.regent.v1.ObserveResponse.Kind\x12\x0c\n\x04name\x18\x02 \x01(\t\x12$\n\x06leader\x18\x03 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\r\n\x05index\x18\x04 \x01(\x03\x12\x11\n\tcompacted\x18\x05 \x01(\x08\"m\n\x04Kind\x12\x0b\n\x07\x43URRENT\x10\x00\x12\x0b\n\x07\x45LECTED\x10\x01\x12\x0e\n\nPROCLAIMED\x10\x02\x12\x0c\n\x08RESIGNED\x10\x03\x12\x0b\n\x07\x45XPIRED\x10\x04\x12\x0b\n\x07REVOKED\x10\x05\x12\x13\n\x0fTOKEN_REFRESHED\x10\x06\"t\n\x0bLockRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05lease\x18\x02 \x01(\x03\x12\r\n\x05owner\x18\x03 \x01(\x0c\x12\x15\n\rlock_delay_ms\x18\x04 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x05 \x01(\x03\x12\x12\n\nrequest_id\x18\x0f \x01(\t\"@\n\x0cLockResponse\x12!\n\x03key\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\r\n\x05lease\x18\x02 \x01(\x03\"\\\n\rUnlockRequest\x12!\n\x03key\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\x14\n\x0crevoke_lease\x18\x02 \x01(\x08\x12\x12\n\nrequest_id\x18\x0f \x01(\t\"\x1f\n\x0eUnlockResponse\x12\r\n\x05index\x18\x01 \x01(\x03\"%\n\rStatusRequest\x12\x14\n\x0cserializable\x18\x01 \x01(\x08\"\x80\x01\n\x06Member\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07\x61\x64\x64ress\x18\x02 \x01(\t\x12\x13\n\x0b\x61pi_address\x18\x03 \x01(\t\x12$\n\x04role\x18\x04 \x01(\x0e\x32\x16.regent.v1.Member.Role\"\x1e\n\x04Role\x12\t\n\x05VOTER\x10\x00\x12\x0b\n\x07LEARNER\x10\x01\"\xee\x01\n\x0eStatusResponse\x12\x0c\n\x04node\x18\x01 \x01(\t\x12\x0e\n\x06leader\x18\x02 \x01(\t\x12\x0c\n\x04term\x18\x03 \x01(\x03\x12\x14\n\x0c\x63ommit_index\x18\x04 \x01(\x03\x12\x15\n\rapplied_index\x18\x05 \x01(\x03\x12\"\n\x07members\x18\x06 \x03(\x0b\x32\x11.regent.v1.Member\x12\x0c\n\x04role\x18\x07 \x01(\t\x12\x0f\n\x07version\x18\x08 \x01(\t\x12\x15\n\rdb_size_bytes\x18\t \x01(\x03\x12\x13\n\x0b\x63onsole_url\x18\n \x01(\t\x12\x14\n\x0c\x65tcd_address\x18\x0b \x01(\t\"\x13\n\x11MemberListRequest\"H\n\x12MemberListResponse\x12\"\n\x07members\x18\x01 \x03(\x0b\x32\x11.regent.v1.Member\x12\x0e\n\x06leader\x18\x02 \x01(\t\"I\n\x10MemberAddRequest\x12\n\n\x02id\x18\x01 \x01(\t\x12\x14\n\x0craft_address\x18\x02 \x01(\t\x12\x13\n\x0b\x61pi_address\x18\x03 \x01(\t\"7\n\x11MemberAddResponse\x12\"\n\x07members\x18\x01 \x03(\x0b\x32\x11.regent.v1.Member\"\"\n\x14MemberPromoteRequest\x12\n\n\x02id\x18\x01 \x01(\t\";\n\x15MemberPromoteResponse\x12\"\n\x07members\x18\x01 \x03(\x0b\x32\x11.regent.v1.Member\"!\n\x13MemberRemoveRequest\x12\n\n\x02id\x18\x01 \x01(\t\":\n\x14MemberRemoveResponse\x12\"\n\x07members\x18\x01 \x03(\x0b\x32\x11.regent.v1.Member\"\'\n\x19TransferLeadershipRequest\x12\n\n\x02to\x18\x01 \x01(\t\",\n\x1aTransferLeadershipResponse\x12\x0e\n\x06leader\x18\x01 \x01(\t\"Y\n\x13LedgerAppendRequest\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\x03\x12\r\n\x05\x65ntry\x18\x03 \x01(\x0c\x12\x17\n\x0fidempotency_key\x18\x04 \x01(\t\":\n\x14LedgerAppendResponse\x12\x10\n\x08position\x18\x01 \x01(\x03\x12\x10\n\x08replayed\x18\x02 \x01(\x08\" \n\x11LedgerReadRequest\x12\x0b\n\x03key\x18\x01 \x01(\t\"=\n\x0bLedgerEntry\x12\x10\n\x08position\x18\x01 \x01(\x03\x12\r\n\x05token\x18\x02 \x01(\x03\x12\r\n\x05\x65ntry\x18\x03 \x01(\x0c\"=\n\x12LedgerReadResponse\x12\'\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x16.regent.v1.LedgerEntry\"\x11\n\x0fSnapshotRequest\"Y\n\rSnapshotChunk\x12\x0c\n\x04\x64\x61ta\x18\x01 \x01(\x0c\x12\x15\n\rapplied_index\x18\x02 \x01(\x03\x12\x13\n\x0btotal_bytes\x18\x03 \x01(\x03\x12\x0e\n\x06sha256\x18\x04 \x01(\x0c\x32\xc0\x04\n\x05Lease\x12\x44\n\x05Grant\x12\x1c.regent.v1.LeaseGrantRequest\x1a\x1d.regent.v1.LeaseGrantResponse\x12G\n\x06Revoke\x12\x1d.regent.v1.LeaseRevokeRequest\x1a\x1e.regent.v1.LeaseRevokeResponse\x12P\n\tKeepAlive\x12 .regent.v1.LeaseKeepAliveRequest\x1a!.regent.v1.LeaseKeepAliveResponse\x12\\\n\rKeepAliveMany\x12$.regent.v1.LeaseKeepAliveManyRequest\x1a%.regent.v1.LeaseKeepAliveManyResponse\x12Z\n\x0fKeepAliveStream\x12 .regent.v1.LeaseKeepAliveRequest\x1a!.regent.v1.LeaseKeepAliveResponse(\x01\x30\x01\x12S\n\nTimeToLive\x12!.regent.v1.LeaseTimeToLiveRequest\x1a\".regent.v1.LeaseTimeToLiveResponse\x12G\n\x06Leases\x12\x1d.regent.v1.LeaseLeasesRequest\x1a\x1e.regent.v1.LeaseLeasesResponse2\xef\x03\n\x08\x45lection\x12\x43\n\x08\x43\x61mpaign\x12\x1a.regent.v1.CampaignRequest\x1a\x1b.regent.v1.CampaignResponse\x12\x43\n\x08Proclaim\x12\x1a.regent.v1.ProclaimRequest\x1a\x1b.regent.v1.ProclaimResponse\x12=\n\x06Resign\x12\x18.regent.v1.ResignRequest\x1a\x19.regent.v1.ResignResponse\x12=\n\x06Leader\x12\x18.regent.v1.LeaderRequest\x1a\x19.regent.v1.LeaderResponse\x12\x42\n\x07Observe\x12\x19.regent.v1.ObserveRequest\x1a\x1a.regent.v1.ObserveResponse0\x01\x12I\n\nFreshToken\x12\x1c.regent.v1.FreshTokenRequest\x1a\x1d.regent.v1.FreshTokenResponse\x12L\n\x0b\x43\x61mpaignAll\x12\x1d.regent.v1.CampaignAllRequest\x1a\x1e.regent.v1.CampaignAllResponse2~\n\x04Lock\x12\x37\n\x04Lock\x12\x16.regent.v1.LockRequest\x1a\x17.regent.v1.LockResponse\x12=\n\x06Unlock\x12\x18.regent.v1.UnlockRequest\x1a\x19.regent.v1.UnlockResponse2\xe3\x03\n\x07\x43luster\x12=\n\x06Status\x12\x18.regent.v1.StatusRequest\x1a\x19.regent.v1.StatusResponse\x12I\n\nMemberList\x12\x1c.regent.v1.MemberListRequest\x1a\x1d.regent.v1.MemberListResponse\x12\x46\n\tMemberAdd\x12\x1b.regent.v1.MemberAddRequest\x1a\x1c.regent.v1.MemberAddResponse\x12R\n\rMemberPromote\x12\x1f.regent.v1.MemberPromoteRequest\x1a .regent.v1.MemberPromoteResponse\x12O\n\x0cMemberRemove\x12\x1e.regent.v1.MemberRemoveRequest\x1a\x1f.regent.v1.MemberRemoveResponse\x12\x61\n\x12TransferLeadership\x12$.regent.v1.TransferLeadershipRequest\x1a%.regent.v1.TransferLeadershipResponse2\x98\x01\n\x06Ledger\x12I\n\x06\x41ppend\x12\x1e.regent.v1.LedgerAppendRequest\x1a\x1f.regent.v1.LedgerAppendResponse\x12\x43\n\x04Read\x12\x1c.regent.v1.LedgerReadRequest\x1a\x1d.regent.v1.LedgerReadResponse2Q\n\x0bMaintenance\x12\x42\n\x08Snapshot\x12\x1a.regent.v1.SnapshotRequest\x1a\x18.regent.v1.SnapshotChunk0\x01\x42\x36\n\x10io.regent.api.v1P\x01Z regent.io/api/regent/v1;regentv1b\x06proto3')
+  serialized_pb=_b('\n\x16regent/v1/regent.proto\x12\tregent.v1\"F\n\tLeaderKey\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x0c\x12\r\n\x05token\x18\x03 \x01(\x03\x12\r\n\x05lease\x18\x04 \x01(\x03\"7\n\x11LeaseGrantRequest\x12\x0e\n\x06ttl_ms\x18\x01 \x01(\x03\x12\x12\n\nrequest_id\x18\x0f \x01(\t\"0\n\x12LeaseGrantResponse\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x02 \x01(\x03\"4\n\x12LeaseRevokeRequest\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x12\n\nrequest_id\x18\x0f \x01(\t\"$\n\x13LeaseRevokeResponse\x12\r\n\x05index\x18\x01 \x01(\x03\"0\n\x15LeaseKeepAliveRequest\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0b\n\x03tag\x18\x02 \x01(\x03\"\x9e\x01\n\x16LeaseKeepAliveResponse\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x02 \x01(\x03\x12\x0c\n\x04\x63ode\x18\x03 \x01(\x05\x12\x0f\n\x07message\x18\x04 \x01(\t\x12\x0b\n\x03tag\x18\x05 \x01(\x03\x12\x15\n\rnode_clock_ms\x18\x06 \x01(\x03\x12\x0c\n\x04node\x18\x07 \x01(\t\x12\x17\n\x0fnode_started_ms\x18\x08 \x01(\x03\"(\n\x19LeaseKeepAliveManyRequest\x12\x0b\n\x03ids\x18\x01 \x03(\x03\"P\n\x1aLeaseKeepAliveManyResponse\x12\x32\n\x07results\x18\x01 \x03(\x0b\x32!.regent.v1.LeaseKeepAliveResponse\"$\n\x16LeaseTimeToLiveRequest\x12\n\n\x02id\x18\x01 \x01(\x03\"Z\n\x17LeaseTimeToLiveResponse\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x02 \x01(\x03\x12\x14\n\x0cremaining_ms\x18\x03 \x01(\x03\x12\r\n\x05names\x18\x04 \x03(\t\"*\n\x12LeaseLeasesRequest\x12\x14\n\x0cserializable\x18\x01 \x01(\x08\"R\n\x13LeaseLeasesResponse\x12$\n\x06leases\x18\x01 \x03(\x0b\x32\x14.regent.v1.LeaseInfo\x12\x15\n\rapplied_index\x18\x02 \x01(\x03\"6\n\tLeaseInfo\x12\n\n\x02id\x18\x01 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x02 \x01(\x03\x12\r\n\x05names\x18\x03 \x03(\t\"\x89\x01\n\x0f\x43\x61mpaignRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05lease\x18\x02 \x01(\x03\x12\r\n\x05value\x18\x03 \x01(\x0c\x12\x0f\n\x07no_wait\x18\x04 \x01(\x08\x12\x15\n\rlock_delay_ms\x18\x05 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x06 \x01(\x03\x12\x12\n\nrequest_id\x18\x0f \x01(\t\"X\n\x10\x43\x61mpaignResponse\x12\x0f\n\x07\x65lected\x18\x01 \x01(\x08\x12$\n\x06leader\x18\x02 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\r\n\x05lease\x18\x03 \x01(\x03\"U\n\x12\x43\x61mpaignAllRequest\x12\r\n\x05names\x18\x01 \x03(\t\x12\r\n\x05lease\x18\x02 \x01(\x03\x12\r\n\x05value\x18\x03 \x01(\x0c\x12\x12\n\nrequest_id\x18\x0f \x01(\t\"<\n\x13\x43\x61mpaignAllResponse\x12%\n\x07leaders\x18\x01 \x03(\x0b\x32\x14.regent.v1.LeaderKey\"Z\n\x0fProclaimRequest\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\r\n\x05value\x18\x02 \x01(\x0c\x12\x12\n\nrequest_id\x18\x0f \x01(\t\"8\n\x10ProclaimResponse\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\"_\n\rResignRequest\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\x14\n\x0crevoke_lease\x18\x02 \x01(\x08\x12\x12\n\nrequest_id\x18\x0f \x01(\t\"\x1f\n\x0eResignResponse\x12\r\n\x05index\x18\x01 \x01(\x03\"3\n\rLeaderRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x14\n\x0cserializable\x18\x02 \x01(\x08\"M\n\x0eLeaderResponse\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\x15\n\rapplied_index\x18\x02 \x01(\x03\"M\n\x11\x46reshTokenRequest\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\x12\n\nrequest_id\x18\x0f \x01(\t\":\n\x12\x46reshTokenResponse\x12$\n\x06leader\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\"J\n\x0eObserveRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x61\x66ter_index\x18\x02 \x01(\x03\x12\x15\n\rafter_ordinal\x18\x03 \x01(\x05\"\x96\x02\n\x0fObserveResponse\x12-\n\x04kind\x18\x01 \x01(\x0e\x32\x1f.regent.v1.ObserveResponse.Kind\x12\x0c\n\x04name\x18\x02 \x01(\t\x12$\n\x06leader\x18\x03 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\r\n\x05index\x18\x04 \x01(\x03\x12\x11\n\tcompacted\x18\x05 \x01(\x08\x12\x0f\n\x07ordinal\x18\x06 \x01(\x05\"m\n\x04Kind\x12\x0b\n\x07\x43URRENT\x10\x00\x12\x0b\n\x07\x45LECTED\x10\x01\x12\x0e\n\nPROCLAIMED\x10\x02\x12\x0c\n\x08RESIGNED\x10\x03\x12\x0b\n\x07\x45XPIRED\x10\x04\x12\x0b\n\x07REVOKED\x10\x05\x12\x13\n\x0fTOKEN_REFRESHED\x10\x06\"t\n\x0bLockRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\r\n\x05lease\x18\x02 \x01(\x03\x12\r\n\x05owner\x18\x03 \x01(\x0c\x12\x15\n\rlock_delay_ms\x18\x04 \x01(\x03\x12\x0e\n\x06ttl_ms\x18\x05 \x01(\x03\x12\x12\n\nrequest_id\x18\x0f \x01(\t\"@\n\x0cLockResponse\x12!\n\x03key\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\r\n\x05lease\x18\x02 \x01(\x03\"\\\n\rUnlockRequest\x12!\n\x03key\x18\x01 \x01(\x0b\x32\x14.regent.v1.LeaderKey\x12\x14\n\x0crevoke_lease\x18\x02 \x01(\x08\x12\x12\n\nrequest_id\x18\x0f \x01(\t\"\x1f\n\x0eUnlockResponse\x12\r\n\x05index\x18\x01 \x01(\x03\"%\n\rStatusRequest\x12\x14\n\x0cserializable\x18\x01 \x01(\x08\"\xad\x01\n\x06Member\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0f\n\x07\x61\x64\x64ress\x18\x02 \x01(\t\x12\x13\n\x0b\x61pi_address\x18\x03 \x01(\t\x12$\n\x04role\x18\x04 \x01(\x0e\x32\x16.regent.v1.Member.Role\x12+\n\x0breplication\x18\x05 \x01(\x0b\x32\x16.regent.v1.Replication\"\x1e\n\x04Role\x12\t\n\x05VOTER\x10\x00\x12\x0b\n\x07LEARNER\x10\x01\"L\n\x0bReplication\x12\x13\n\x0bmatch_index\x18\x01 \x01(\x03\x12\x13\n\x0blag_entries\x18\x02 \x01(\x03\x12\x13\n\x0blag_seconds\x18\x03 \x01(\x01\"\x80\x02\n\x0eStatusResponse\x12\x0c\n\x04node\x18\x01 \x01(\t\x12\x0e\n\x06leader\x18\x02 \x01(\t\x12\x0c\n\x04term\x18\x03 \x01(\x03\x12\x14\n\x0c\x63ommit_index\x18\x04 \x01(\x03\x12\x15\n\rapplied_index\x18\x05 \x01(\x03\x12\"\n\x07members\x18\x06 \x03(\x0b\x32\x11.regent.v1.Member\x12\x0c\n\x04role\x18\x07 \x01(\t\x12\x0f\n\x07version\x18\x08 \x01(\t\x12\x15\n\rdb_size_bytes\x18\t \x01(\x03\x12\x13\n\x0b\x63onsole_url\x18\n \x01(\t\x12\x14\n\x0c\x65tcd_address\x18\x0b \x01(\t\x12\x10\n\x08\x64\x65graded\x18\x0c \x01(\t\"\x13\n\x11MemberListRequest\"H\n\x12MemberListResponse\x12\"\n\x07members\x18\x01 \x03(\x0b\x32\x11.regent.v1.Member\x12\x0e\n\x06leader\x18\x02 \x01(\t\"I\n\x10MemberAddRequest\x12\n\n\x02id\x18\x01 \x01(\t\x12\x14\n\x0craft_address\x18\x02 \x01(\t\x12\x13\n\x0b\x61pi_address\x18\x03 \x01(\t\"7\n\x11MemberAddResponse\x12\"\n\x07members\x18\x01 \x03(\x0b\x32\x11.regent.v1.Member\"\"\n\x14MemberPromoteRequest\x12\n\n\x02id\x18\x01 \x01(\t\";\n\x15MemberPromoteResponse\x12\"\n\x07members\x18\x01 \x03(\x0b\x32\x11.regent.v1.Member\"!\n\x13MemberRemoveRequest\x12\n\n\x02id\x18\x01 \x01(\t\":\n\x14MemberRemoveResponse\x12\"\n\x07members\x18\x01 \x03(\x0b\x32\x11.regent.v1.Member\"\'\n\x19TransferLeadershipRequest\x12\n\n\x02to\x18\x01 \x01(\t\",\n\x1aTransferLeadershipResponse\x12\x0e\n\x06leader\x18\x01 \x01(\t\"Y\n\x13LedgerAppendRequest\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\x03\x12\r\n\x05\x65ntry\x18\x03 \x01(\x0c\x12\x17\n\x0fidempotency_key\x18\x04 \x01(\t\":\n\x14LedgerAppendResponse\x12\x10\n\x08position\x18\x01 \x01(\x03\x12\x10\n\x08replayed\x18\x02 \x01(\x08\" \n\x11LedgerReadRequest\x12\x0b\n\x03key\x18\x01 \x01(\t\"=\n\x0bLedgerEntry\x12\x10\n\x08position\x18\x01 \x01(\x03\x12\r\n\x05token\x18\x02 \x01(\x03\x12\r\n\x05\x65ntry\x18\x03 \x01(\x0c\"=\n\x12LedgerReadResponse\x12\'\n\x07\x65ntries\x18\x01 \x03(\x0b\x32\x16.regent.v1.LedgerEntry\"\x11\n\x0fSnapshotRequest\"Y\n\rSnapshotChunk\x12\x0c\n\x04\x64\x61ta\x18\x01 \x01(\x0c\x12\x15\n\rapplied_index\x18\x02 \x01(\x03\x12\x13\n\x0btotal_bytes\x18\x03 \x01(\x03\x12\x0e\n\x06sha256\x18\x04 \x01(\x0c\x32\xc0\x04\n\x05Lease\x12\x44\n\x05Grant\x12\x1c.regent.v1.LeaseGrantRequest\x1a\x1d.regent.v1.LeaseGrantResponse\x12G\n\x06Revoke\x12\x1d.regent.v1.LeaseRevokeRequest\x1a\x1e.regent.v1.LeaseRevokeResponse\x12P\n\tKeepAlive\x12 .regent.v1.LeaseKeepAliveRequest\x1a!.regent.v1.LeaseKeepAliveResponse\x12\\\n\rKeepAliveMany\x12$.regent.v1.LeaseKeepAliveManyRequest\x1a%.regent.v1.LeaseKeepAliveManyResponse\x12Z\n\x0fKeepAliveStream\x12 .regent.v1.LeaseKeepAliveRequest\x1a!.regent.v1.LeaseKeepAliveResponse(\x01\x30\x01\x12S\n\nTimeToLive\x12!.regent.v1.LeaseTimeToLiveRequest\x1a\".regent.v1.LeaseTimeToLiveResponse\x12G\n\x06Leases\x12\x1d.regent.v1.LeaseLeasesRequest\x1a\x1e.regent.v1.LeaseLeasesResponse2\xef\x03\n\x08\x45lection\x12\x43\n\x08\x43\x61mpaign\x12\x1a.regent.v1.CampaignRequest\x1a\x1b.regent.v1.CampaignResponse\x12\x43\n\x08Proclaim\x12\x1a.regent.v1.ProclaimRequest\x1a\x1b.regent.v1.ProclaimResponse\x12=\n\x06Resign\x12\x18.regent.v1.ResignRequest\x1a\x19.regent.v1.ResignResponse\x12=\n\x06Leader\x12\x18.regent.v1.LeaderRequest\x1a\x19.regent.v1.LeaderResponse\x12\x42\n\x07Observe\x12\x19.regent.v1.ObserveRequest\x1a\x1a.regent.v1.ObserveResponse0\x01\x12I\n\nFreshToken\x12\x1c.regent.v1.FreshTokenRequest\x1a\x1d.regent.v1.FreshTokenResponse\x12L\n\x0b\x43\x61mpaignAll\x12\x1d.regent.v1.CampaignAllRequest\x1a\x1e.regent.v1.CampaignAllResponse2~\n\x04Lock\x12\x37\n\x04Lock\x12\x16.regent.v1.LockRequest\x1a\x17.regent.v1.LockResponse\x12=\n\x06Unlock\x12\x18.regent.v1.UnlockRequest\x1a\x19.regent.v1.UnlockResponse2\xe3\x03\n\x07\x43luster\x12=\n\x06Status\x12\x18.regent.v1.StatusRequest\x1a\x19.regent.v1.StatusResponse\x12I\n\nMemberList\x12\x1c.regent.v1.MemberListRequest\x1a\x1d.regent.v1.MemberListResponse\x12\x46\n\tMemberAdd\x12\x1b.regent.v1.MemberAddRequest\x1a\x1c.regent.v1.MemberAddResponse\x12R\n\rMemberPromote\x12\x1f.regent.v1.MemberPromoteRequest\x1a .regent.v1.MemberPromoteResponse\x12O\n\x0cMemberRemove\x12\x1e.regent.v1.MemberRemoveRequest\x1a\x1f.regent.v1.MemberRemoveResponse\x12\x61\n\x12TransferLeadership\x12$.regent.v1.TransferLeadershipRequest\x1a%.regent.v1.TransferLeadershipResponse2\x98\x01\n\x06Ledger\x12I\n\x06\x41ppend\x12\x1e.regent.v1.LedgerAppendRequest\x1a\x1f.regent.v1.LedgerAppendResponse\x12\x43\n\x04Read\x12\x1c.regent.v1.LedgerReadRequest\x1a\x1d.regent.v1.LedgerReadResponse2Q\n\x0bMaintenance\x12\x42\n\x08Snapshot\x12\x1a.regent.v1.SnapshotRequest\x1a\x18.regent.v1.SnapshotChunk0\x01\x42\x36\n\x10io.regent.api.v1P\x01Z regent.io/api/regent/v1;regentv1b\x06proto3')
 )
 
 
@@ -61,8 +61,8 @@ _OBSERVERESPONSE_KIND = _descriptor.EnumDescriptor(
   ],
   containing_type=None,
   options=None,
-  serialized_start=2093,
-  serialized_end=2202,
+  serialized_start=2133,
+  serialized_end=2242,
 )
 _sym_db.RegisterEnumDescriptor(_OBSERVERESPONSE_KIND)
 
@@ -83,8 +83,8 @@ _MEMBER_ROLE = _descriptor.EnumDescriptor(
   ],
   containing_type=None,
   options=None,
-  serialized_start=2653,
-  serialized_end=2683,
+  serialized_start=2738,
+  serialized_end=2768,
 )
 _sym_db.RegisterEnumDescriptor(_MEMBER_ROLE)
 
@@ -1182,6 +1182,13 @@ _OBSERVEREQUEST = _descriptor.Descriptor(
       message_type=None, enum_type=None, containing_type=None,
       is_extension=False, extension_scope=None,
       options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='after_ordinal', full_name='regent.v1.ObserveRequest.after_ordinal', index=2,
+      number=3, type=5, cpp_type=1, label=1,
+      has_default_value=False, default_value=0,
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
   ],
   extensions=[
   ],
@@ -1195,7 +1202,7 @@ _OBSERVEREQUEST = _descriptor.Descriptor(
   oneofs=[
   ],
   serialized_start=1887,
-  serialized_end=1938,
+  serialized_end=1961,
 )
 
 
@@ -1241,6 +1248,13 @@ _OBSERVERESPONSE = _descriptor.Descriptor(
       message_type=None, enum_type=None, containing_type=None,
       is_extension=False, extension_scope=None,
       options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='ordinal', full_name='regent.v1.ObserveResponse.ordinal', index=5,
+      number=6, type=5, cpp_type=1, label=1,
+      has_default_value=False, default_value=0,
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
   ],
   extensions=[
   ],
@@ -1254,8 +1268,8 @@ _OBSERVERESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=1941,
-  serialized_end=2202,
+  serialized_start=1964,
+  serialized_end=2242,
 )
 
 
@@ -1320,8 +1334,8 @@ _LOCKREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2204,
-  serialized_end=2320,
+  serialized_start=2244,
+  serialized_end=2360,
 )
 
 
@@ -1358,8 +1372,8 @@ _LOCKRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2322,
-  serialized_end=2386,
+  serialized_start=2362,
+  serialized_end=2426,
 )
 
 
@@ -1403,8 +1417,8 @@ _UNLOCKREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2388,
-  serialized_end=2480,
+  serialized_start=2428,
+  serialized_end=2520,
 )
 
 
@@ -1434,8 +1448,8 @@ _UNLOCKRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2482,
-  serialized_end=2513,
+  serialized_start=2522,
+  serialized_end=2553,
 )
 
 
@@ -1465,8 +1479,8 @@ _STATUSREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2515,
-  serialized_end=2552,
+  serialized_start=2555,
+  serialized_end=2592,
 )
 
 
@@ -1505,6 +1519,13 @@ _MEMBER = _descriptor.Descriptor(
       message_type=None, enum_type=None, containing_type=None,
       is_extension=False, extension_scope=None,
       options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='replication', full_name='regent.v1.Member.replication', index=4,
+      number=5, type=11, cpp_type=10, label=1,
+      has_default_value=False, default_value=None,
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
   ],
   extensions=[
   ],
@@ -1518,8 +1539,53 @@ _MEMBER = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2555,
-  serialized_end=2683,
+  serialized_start=2595,
+  serialized_end=2768,
+)
+
+
+_REPLICATION = _descriptor.Descriptor(
+  name='Replication',
+  full_name='regent.v1.Replication',
+  filename=None,
+  file=DESCRIPTOR,
+  containing_type=None,
+  fields=[
+    _descriptor.FieldDescriptor(
+      name='match_index', full_name='regent.v1.Replication.match_index', index=0,
+      number=1, type=3, cpp_type=2, label=1,
+      has_default_value=False, default_value=0,
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='lag_entries', full_name='regent.v1.Replication.lag_entries', index=1,
+      number=2, type=3, cpp_type=2, label=1,
+      has_default_value=False, default_value=0,
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='lag_seconds', full_name='regent.v1.Replication.lag_seconds', index=2,
+      number=3, type=1, cpp_type=5, label=1,
+      has_default_value=False, default_value=float(0),
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
+  ],
+  extensions=[
+  ],
+  nested_types=[],
+  enum_types=[
+  ],
+  options=None,
+  is_extendable=False,
+  syntax='proto3',
+  extension_ranges=[],
+  oneofs=[
+  ],
+  serialized_start=2770,
+  serialized_end=2846,
 )
 
 
@@ -1607,6 +1673,13 @@ _STATUSRESPONSE = _descriptor.Descriptor(
       message_type=None, enum_type=None, containing_type=None,
       is_extension=False, extension_scope=None,
       options=None, file=DESCRIPTOR),
+    _descriptor.FieldDescriptor(
+      name='degraded', full_name='regent.v1.StatusResponse.degraded', index=11,
+      number=12, type=9, cpp_type=9, label=1,
+      has_default_value=False, default_value=_b("").decode('utf-8'),
+      message_type=None, enum_type=None, containing_type=None,
+      is_extension=False, extension_scope=None,
+      options=None, file=DESCRIPTOR),
   ],
   extensions=[
   ],
@@ -1619,8 +1692,8 @@ _STATUSRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2686,
-  serialized_end=2924,
+  serialized_start=2849,
+  serialized_end=3105,
 )
 
 
@@ -1643,8 +1716,8 @@ _MEMBERLISTREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2926,
-  serialized_end=2945,
+  serialized_start=3107,
+  serialized_end=3126,
 )
 
 
@@ -1681,8 +1754,8 @@ _MEMBERLISTRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=2947,
-  serialized_end=3019,
+  serialized_start=3128,
+  serialized_end=3200,
 )
 
 
@@ -1726,8 +1799,8 @@ _MEMBERADDREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3021,
-  serialized_end=3094,
+  serialized_start=3202,
+  serialized_end=3275,
 )
 
 
@@ -1757,8 +1830,8 @@ _MEMBERADDRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3096,
-  serialized_end=3151,
+  serialized_start=3277,
+  serialized_end=3332,
 )
 
 
@@ -1788,8 +1861,8 @@ _MEMBERPROMOTEREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3153,
-  serialized_end=3187,
+  serialized_start=3334,
+  serialized_end=3368,
 )
 
 
@@ -1819,8 +1892,8 @@ _MEMBERPROMOTERESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3189,
-  serialized_end=3248,
+  serialized_start=3370,
+  serialized_end=3429,
 )
 
 
@@ -1850,8 +1923,8 @@ _MEMBERREMOVEREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3250,
-  serialized_end=3283,
+  serialized_start=3431,
+  serialized_end=3464,
 )
 
 
@@ -1881,8 +1954,8 @@ _MEMBERREMOVERESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3285,
-  serialized_end=3343,
+  serialized_start=3466,
+  serialized_end=3524,
 )
 
 
@@ -1912,8 +1985,8 @@ _TRANSFERLEADERSHIPREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3345,
-  serialized_end=3384,
+  serialized_start=3526,
+  serialized_end=3565,
 )
 
 
@@ -1943,8 +2016,8 @@ _TRANSFERLEADERSHIPRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3386,
-  serialized_end=3430,
+  serialized_start=3567,
+  serialized_end=3611,
 )
 
 
@@ -1995,8 +2068,8 @@ _LEDGERAPPENDREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3432,
-  serialized_end=3521,
+  serialized_start=3613,
+  serialized_end=3702,
 )
 
 
@@ -2033,8 +2106,8 @@ _LEDGERAPPENDRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3523,
-  serialized_end=3581,
+  serialized_start=3704,
+  serialized_end=3762,
 )
 
 
@@ -2064,8 +2137,8 @@ _LEDGERREADREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3583,
-  serialized_end=3615,
+  serialized_start=3764,
+  serialized_end=3796,
 )
 
 
@@ -2109,8 +2182,8 @@ _LEDGERENTRY = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3617,
-  serialized_end=3678,
+  serialized_start=3798,
+  serialized_end=3859,
 )
 
 
@@ -2140,8 +2213,8 @@ _LEDGERREADRESPONSE = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3680,
-  serialized_end=3741,
+  serialized_start=3861,
+  serialized_end=3922,
 )
 
 
@@ -2164,8 +2237,8 @@ _SNAPSHOTREQUEST = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3743,
-  serialized_end=3760,
+  serialized_start=3924,
+  serialized_end=3941,
 )
 
 
@@ -2216,8 +2289,8 @@ _SNAPSHOTCHUNK = _descriptor.Descriptor(
   extension_ranges=[],
   oneofs=[
   ],
-  serialized_start=3762,
-  serialized_end=3851,
+  serialized_start=3943,
+  serialized_end=4032,
 )
 
 _LEASEKEEPALIVEMANYRESPONSE.fields_by_name['results'].message_type = _LEASEKEEPALIVERESPONSE
@@ -2236,6 +2309,7 @@ _OBSERVERESPONSE_KIND.containing_type = _OBSERVERESPONSE
 _LOCKRESPONSE.fields_by_name['key'].message_type = _LEADERKEY
 _UNLOCKREQUEST.fields_by_name['key'].message_type = _LEADERKEY
 _MEMBER.fields_by_name['role'].enum_type = _MEMBER_ROLE
+_MEMBER.fields_by_name['replication'].message_type = _REPLICATION
 _MEMBER_ROLE.containing_type = _MEMBER
 _STATUSRESPONSE.fields_by_name['members'].message_type = _MEMBER
 _MEMBERLISTRESPONSE.fields_by_name['members'].message_type = _MEMBER
@@ -2277,6 +2351,7 @@ DESCRIPTOR.message_types_by_name['UnlockRequest'] = _UNLOCKREQUEST
 DESCRIPTOR.message_types_by_name['UnlockResponse'] = _UNLOCKRESPONSE
 DESCRIPTOR.message_types_by_name['StatusRequest'] = _STATUSREQUEST
 DESCRIPTOR.message_types_by_name['Member'] = _MEMBER
+DESCRIPTOR.message_types_by_name['Replication'] = _REPLICATION
 DESCRIPTOR.message_types_by_name['StatusResponse'] = _STATUSRESPONSE
 DESCRIPTOR.message_types_by_name['MemberListRequest'] = _MEMBERLISTREQUEST
 DESCRIPTOR.message_types_by_name['MemberListResponse'] = _MEMBERLISTRESPONSE
@@ -2535,6 +2610,13 @@ Member = _reflection.GeneratedProtocolMessageType('Member', (_message.Message,),
   ))
 _sym_db.RegisterMessage(Member)
 
+Replication = _reflection.GeneratedProtocolMessageType('Replication', (_message.Message,), dict(
+  DESCRIPTOR = _REPLICATION,
+  __module__ = 'regent.v1.regent_pb2'
+  # @@protoc_insertion_point(class_scope:regent.v1.Replication)
+  ))
+_sym_db.RegisterMessage(Replication)
+
 StatusResponse = _reflection.GeneratedProtocolMessageType('StatusResponse', (_message.Message,), dict(
   DESCRIPTOR = _STATUSRESPONSE,
   __module__ = 'regent.v1.regent_pb2'
@@ -2671,8 +2753,8 @@ _LEASE = _descriptor.ServiceDescriptor(
   file=DESCRIPTOR,
   index=0,
   options=None,
-  serialized_start=3854,
-  serialized_end=4430,
+  serialized_start=4035,
+  serialized_end=4611,
   methods=[
   _descriptor.MethodDescriptor(
     name='Grant',
@@ -2749,8 +2831,8 @@ _ELECTION = _descriptor.ServiceDescriptor(
   file=DESCRIPTOR,
   index=1,
   options=None,
-  serialized_start=4433,
-  serialized_end=4928,
+  serialized_start=4614,
+  serialized_end=5109,
   methods=[
   _descriptor.MethodDescriptor(
     name='Campaign',
@@ -2827,8 +2909,8 @@ _LOCK = _descriptor.ServiceDescriptor(
   file=DESCRIPTOR,
   index=2,
   options=None,
-  serialized_start=4930,
-  serialized_end=5056,
+  serialized_start=5111,
+  serialized_end=5237,
   methods=[
   _descriptor.MethodDescriptor(
     name='Lock',
@@ -2860,8 +2942,8 @@ _CLUSTER = _descriptor.ServiceDescriptor(
   file=DESCRIPTOR,
   index=3,
   options=None,
-  serialized_start=5059,
-  serialized_end=5542,
+  serialized_start=5240,
+  serialized_end=5723,
   methods=[
   _descriptor.MethodDescriptor(
     name='Status',
@@ -2929,8 +3011,8 @@ _LEDGER = _descriptor.ServiceDescriptor(
   file=DESCRIPTOR,
   index=4,
   options=None,
-  serialized_start=5545,
-  serialized_end=5697,
+  serialized_start=5726,
+  serialized_end=5878,
   methods=[
   _descriptor.MethodDescriptor(
     name='Append',
@@ -2962,8 +3044,8 @@ _MAINTENANCE = _descriptor.ServiceDescriptor(
   file=DESCRIPTOR,
   index=5,
   options=None,
-  serialized_start=5699,
-  serialized_end=5780,
+  serialized_start=5880,
+  serialized_end=5961,
   methods=[
   _descriptor.MethodDescriptor(
     name='Snapshot',

@@ -67,8 +67,7 @@ public final class StatusCommand implements Callable<Integer> {
     StatusResponse.Builder out = s.toBuilder().setDegraded(leader.getDegraded()).clearMembers();
     for (Member m : s.getMembersList()) {
       Member l = lag.get(m.getId());
-      out.addMembers(l == null || !l.hasLagEntries() ? m : m.toBuilder().setMatchIndex(l.getMatchIndex())
-          .setLagEntries(l.getLagEntries()).setLagSeconds(l.getLagSeconds()).build());
+      out.addMembers(l == null || !l.hasReplication() ? m : m.toBuilder().setReplication(l.getReplication()).build());
     }
     return out.build();
   }

@@ -58,9 +58,9 @@ public final class Format {
       List<Json> members = s.getMembersList().stream()
           .map(m -> Json.obj().put("id", m.getId()).put("address", m.getAddress())
               .put("api_address", m.getApiAddress().isEmpty() ? null : m.getApiAddress()).put("role", role(m))
-              .put("match_index", m.hasMatchIndex() ? m.getMatchIndex() : null)
-              .put("lag_entries", m.hasLagEntries() ? m.getLagEntries() : null)
-              .put("lag_seconds", m.hasLagSeconds() ? m.getLagSeconds() : null))
+              .put("match_index", m.hasReplication() ? m.getReplication().getMatchIndex() : null)
+              .put("lag_entries", m.hasReplication() ? m.getReplication().getLagEntries() : null)
+              .put("lag_seconds", m.hasReplication() ? m.getReplication().getLagSeconds() : null))
           .toList();
       return Json.obj().put("node", s.getNode()).put("role", s.getRole()).put("leader", leader)
           .put("term", s.getTerm()).put("commit_index", s.getCommitIndex())
@@ -93,13 +93,13 @@ public final class Format {
   private static String lag(StatusResponse s) {
     StringBuilder out = new StringBuilder();
     for (Member m : s.getMembersList()) {
-      if (m.hasLagEntries() && !m.getId().equals(s.getLeader())) {
+      if (m.hasReplication() && !m.getId().equals(s.getLeader())) {
         out.append(System.lineSeparator()).append("lag      ").append(m.getId()).append(" match=")
-            .append(m.getMatchIndex()).append(" behind=").append(m.getLagEntries()).append(" entries, ")
-            .append(String.format(Locale.ROOT, "%.1f s", m.getLagSeconds()));
+            .append(m.getReplication().getMatchIndex()).append(" behind=").append(m.getReplication().getLagEntries()).append(" entries, ")
+            .append(String.format(Locale.ROOT, "%.1f s", m.getReplication().getLagSeconds()));
       }
     }
-    boolean fromLeader = s.getMembersList().stream().anyMatch(Member::hasLagEntries);
+    boolean fromLeader = s.getMembersList().stream().anyMatch(Member::hasReplication);
     if (!fromLeader && !s.getLeader().isEmpty() && !s.getLeader().equals(s.getNode())) {
       out.append(System.lineSeparator()).append("lag      known on the leader only: ask ").append(s.getLeader());
     }

@@ -81,8 +81,9 @@ class FormatTest {
     Member.Builder n1 = Member.newBuilder().setId("n1").setAddress("127.0.0.1:7001");
     Member.Builder n3 = Member.newBuilder().setId("n3").setAddress("127.0.0.1:7003");
     StatusResponse leader = StatusResponse.newBuilder().setNode("n1").setRole("LEADER").setLeader("n1")
-        .addMembers(n1.clone().setMatchIndex(5200).setLagEntries(0).setLagSeconds(0))
-        .addMembers(n3.clone().setMatchIndex(200).setLagEntries(5000).setLagSeconds(60.04))
+        .addMembers(n1.clone().setReplication(io.regent.api.v1.Replication.newBuilder().setMatchIndex(5200)))
+        .addMembers(n3.clone().setReplication(io.regent.api.v1.Replication.newBuilder().setMatchIndex(200)
+            .setLagEntries(5000).setLagSeconds(60.04)))
         .setDegraded("degraded: n3 behind 5000 entries for 60 s").build();
 
     assertThat(Format.status(leader, true)).contains("{\"id\":\"n3\",\"address\":\"127.0.0.1:7003\","

@@ -85,9 +85,9 @@ final class ConsoleState {
           "role", m.getRole() == Member.Role.LEARNER ? "learner" : "voter",
           "leader", m.getId().equals(s.getLeader()), "self", m.getId().equals(s.getNode()),
           "lastContactMs", contact.get(m.getId()),
-          "matchIndex", m.hasMatchIndex() ? m.getMatchIndex() : null,
-          "lagEntries", m.hasLagEntries() ? m.getLagEntries() : null,
-          "lagSeconds", m.hasLagSeconds() ? m.getLagSeconds() : null));
+          "matchIndex", m.hasReplication() ? m.getReplication().getMatchIndex() : null,
+          "lagEntries", m.hasReplication() ? m.getReplication().getLagEntries() : null,
+          "lagSeconds", m.hasReplication() ? m.getReplication().getLagSeconds() : null));
     }
     return obj("node", s.getNode(), "role", s.getRole(), "leader", s.getLeader().isEmpty() ? null : s.getLeader(),
         "term", s.getTerm(), "commitIndex", s.getCommitIndex(), "appliedIndex", s.getAppliedIndex(),

@@ -85,8 +85,8 @@ public final class RaftClusterView implements ClusterView {
    */
   private static Member withLag(Member m, String self, Map<String, FollowerLag> lag, long lastIndex) {
     FollowerLag l = m.getId().equals(self) && !lag.isEmpty() ? new FollowerLag(lastIndex, 0, 0) : lag.get(m.getId());
-    return l == null ? m : m.toBuilder().setMatchIndex(l.matchIndex()).setLagEntries(l.lagEntries())
-        .setLagSeconds(l.lagSeconds()).build();
+    return l == null ? m : m.toBuilder().setReplication(io.regent.api.v1.Replication.newBuilder()
+        .setMatchIndex(l.matchIndex()).setLagEntries(l.lagEntries()).setLagSeconds(l.lagSeconds())).build();
   }
 
   @Override

@@ -42,7 +42,7 @@ class FollowerLagClusterTest {
     String id = LocalCluster.id(lagging);
     RegentClient c = cluster.clientOf(leader);
     await().atMost(WAIT).until(() -> member(c.cluster().status(), id),
-        m -> m.hasLagEntries() && m.getLagEntries() == 0);
+        m -> m.hasReplication() && m.getReplication().getLagEntries() == 0);
 
     cluster.isolate(lagging);
     long isolated = System.nanoTime();
@@ -50,14 +50,15 @@ class FollowerLagClusterTest {
       c.leases().grant(60_000);
     }
     StatusResponse s = await().atMost(WAIT).until(() -> c.cluster().status(),
-        r -> member(r, id).getLagSeconds() >= FollowerLag.STALLED_SECONDS);
+        r -> member(r, id).getReplication().getLagSeconds() >= FollowerLag.STALLED_SECONDS);
     Member m = member(s, id);
     System.out.printf("%s degraded %d ms after it was cut off: %s%n", id, (System.nanoTime() - isolated) / 1_000_000,
         s.getDegraded());
-    assertThat(m.getLagEntries()).as("entries %s trails by", id).isGreaterThanOrEqualTo(WRITES);
-    assertThat(m.getMatchIndex()).isEqualTo(member(s, LocalCluster.id(leader)).getMatchIndex() - m.getLagEntries());
-    assertThat(member(s, LocalCluster.id(other)).getLagEntries()).isLessThan(WRITES);
-    assertThat(s.getDegraded()).startsWith("degraded: " + id + " behind " + m.getLagEntries() + " entries for ");
+    assertThat(m.getReplication().getLagEntries()).as("entries %s trails by", id).isGreaterThanOrEqualTo(WRITES);
+    assertThat(m.getReplication().getMatchIndex()).isEqualTo(
+        member(s, LocalCluster.id(leader)).getReplication().getMatchIndex() - m.getReplication().getLagEntries());
+    assertThat(member(s, LocalCluster.id(other)).getReplication().getLagEntries()).isLessThan(WRITES);
+    assertThat(s.getDegraded()).startsWith("degraded: " + id + " behind " + m.getReplication().getLagEntries() + " entries for ");
 
     RegentServer l = cluster.node(leader);
     // the gauges come from the node's own sampling, every 200 ms: the Status call above may have seen it first
@@ -72,7 +73,7 @@ class FollowerLagClusterTest {
         .containsPattern("\"id\":\"" + id + "\"[^}]*\"matchIndex\":\\d+,\"lagEntries\":[1-9]\\d*,\"lagSeconds\":");
     assertThat(get(l, "/readyz").statusCode()).as("the leader stays ready").isEqualTo(200);
     StatusResponse fromFollower = cluster.clientOf(other).cluster().status();
-    assertThat(fromFollower.getMembersList()).noneMatch(Member::hasMatchIndex);
+    assertThat(fromFollower.getMembersList()).noneMatch(Member::hasReplication);
     assertThat(fromFollower.getDegraded()).isEmpty();
   }
 
