@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -99,6 +100,31 @@ public final class StateTxn implements StateView {
   /** Records the index of the entry whose effects this transaction holds. */
   public void setAppliedIndex(long index) {
     meta.put(txn, APPLIED_INDEX, longKey(index));
+  }
+
+  /**
+   * SHA-256, in 64 hex digits, over every key and value of every table of this state, in each table's key order:
+   * the byte-level identity of a replica. Two replicas at the same {@link #appliedIndex()} must answer the same
+   * digest — apply is a pure function of the log (docs/architecture.md §2.2) and nothing node-local is stored in
+   * these tables. LMDB's files themselves differ between replicas (page layout follows each one's history), so
+   * this, not a file checksum, is what "byte-identical replicas" means (docs/operations.md "Upgrades").
+   */
+  public String contentDigest() {
+    MessageDigest sha = sha256();
+    List<Dbi<byte[]>> all = List.of(tables.meta(), tables.leases(), tables.names(), tables.requests(),
+        tables.requestOrder());
+    for (Dbi<byte[]> dbi : all) {
+      sha.update(dbi.getName());
+      try (CursorIterable<byte[]> it = dbi.iterate(txn)) {
+        for (CursorIterable.KeyVal<byte[]> kv : it) {
+          // lengths first, so that no two different sequences of keys and values hash the same bytes
+          sha.update(ByteBuffer.allocate(8).putInt(kv.key().length).putInt(kv.val().length).array());
+          sha.update(kv.key());
+          sha.update(kv.val());
+        }
+      }
+    }
+    return HexFormat.of().formatHex(sha.digest());
   }
 
   /** Records the public API address of member {@code id}; an empty address forgets it. */
@@ -255,8 +281,12 @@ public final class StateTxn implements StateView {
   }
 
   private static byte[] nameKey(String name) {
+    return sha256().digest(name.getBytes(StandardCharsets.UTF_8));
+  }
+
+  private static MessageDigest sha256() {
     try {
-      return MessageDigest.getInstance("SHA-256").digest(name.getBytes(StandardCharsets.UTF_8));
+      return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is required by every Java platform", e);
     }

@@ -43,6 +43,7 @@ class DeterminismTest {
 
       gen.entries().forEach(e -> b.applyAt(e.index(), e.term(), e.entry()));
       assertThat(b.dump()).as("replica b, seed %d", seed).isEqualTo(a.dump());
+      assertThat(b.digest()).as("replica b, every table byte for byte, seed %d", seed).isEqualTo(a.digest());
 
       try (Replica c = Replica.restore(tmp.resolve("c"), snapshot)) {
         assertThat(c.appliedIndex()).as("seed %d", seed).isEqualTo(HALF);
@@ -50,6 +51,7 @@ class DeterminismTest {
             .count();
         assertThat(skipped).as("replayed entries skipped, seed %d", seed).isEqualTo(HALF);
         assertThat(c.dump()).as("replica c from snapshot, seed %d", seed).isEqualTo(a.dump());
+        assertThat(c.digest()).as("replica c from snapshot, byte for byte, seed %d", seed).isEqualTo(a.digest());
       }
     }
   }

@@ -104,6 +104,11 @@ public final class Replica implements AutoCloseable {
     return store.read(StateDump::of);
   }
 
+  /** SHA-256 over every table's keys and values (see {@link StateTxn#contentDigest()}). */
+  public String digest() {
+    return store.read(StateTxn::contentDigest);
+  }
+
   /** The canonical dump of the lease and name tables (without the applied index). */
   public String tables() {
     return store.read(StateDump::tables);
