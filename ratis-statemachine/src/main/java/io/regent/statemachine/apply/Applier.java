@@ -69,8 +69,7 @@ public final class Applier {
     for (LogEntry op : b.getEntriesList()) {
       Result[] result = new Result[1];
       at.txn().nested(child -> {
-        if (!EntryCodec.batchable(op) || (op.getVersion() != EntryCodec.VERSION
-            && op.getVersion() != Math.min(entry.getVersion(), EntryCodec.REQUEST_ID_VERSION))) {
+        if (!EntryCodec.batchable(op) || !opVersionFits(op.getVersion(), entry.getVersion())) {
           result[0] = error(Code.INVALID_ARGUMENT, "a " + op.getCommandCase() + " entry of version "
               + op.getVersion() + " cannot be part of a batch").setIndex(index).build();
           return false;
@@ -93,6 +92,12 @@ public final class Applier {
     return out;
   }
 
+  /** Whether a batch of version {@code batch} may hold an operation of version {@code op}: 1, 3 or 4, none above it. */
+  private static boolean opVersionFits(int op, int batch) {
+    return op == EntryCodec.VERSION || op == Math.min(batch, EntryCodec.REQUEST_ID_VERSION)
+        || (op == EntryCodec.ATTEMPT_ID_VERSION && batch >= EntryCodec.ATTEMPT_ID_VERSION);
+  }
+
   /** The names given this entry's index as their token, and the groups whose partitions moved, by {@code events}. */
   private static Set<String> tokensGiven(List<ChangeEvent> events) {
     Set<String> given = new HashSet<>();
@@ -108,17 +113,18 @@ public final class Applier {
   }
 
   /**
-   * Applies one operation (a single entry, or one of a batch's) once per request id ({@link RequestRule}); the
-   * answer carries this entry's index, or a repeat's first index.
+   * Applies one operation (a single entry, or one of a batch's) once per request id ({@link RequestRule}) and once
+   * per attempt ({@link AttemptRule}); the answer carries this entry's index, or a repeat's first index.
    */
   private static Result.Builder once(ApplyContext at, LogEntry e) {
-    Result.Builder r = RequestRule.once(at, e, () -> dispatch(at, e));
+    Result.Builder r = RequestRule.once(at, e, () -> AttemptRule.once(at, e, () -> dispatch(at, e)));
     return r.getReplayed() ? r : r.setIndex(at.index());
   }
 
   /** Applies one operation by the rules of its subject. */
   private static Result.Builder dispatch(ApplyContext at, LogEntry e) {
-    if (e.getVersion() != EntryCodec.VERSION && e.getVersion() != EntryCodec.REQUEST_ID_VERSION) {
+    if (e.getVersion() != EntryCodec.VERSION && e.getVersion() != EntryCodec.REQUEST_ID_VERSION
+        && e.getVersion() != EntryCodec.ATTEMPT_ID_VERSION) {
       return error(Code.INVALID_ARGUMENT, "an entry of version " + e.getVersion() + " must be a batch");
     }
     return switch (e.getCommandCase()) {
@@ -141,7 +147,7 @@ public final class Applier {
       case GROUP_LEAVE -> at.groups().leave(e.getGroupLeave());
       case GROUP_RELEASE -> at.groups().release(e.getGroupRelease());
       case BATCH -> error(Code.INVALID_ARGUMENT, "a batch entry must have version " + EntryCodec.BATCH_VERSION
-          + " or " + EntryCodec.REQUEST_ID_VERSION + " and may not hold another batch");
+          + " to " + EntryCodec.MAX_VERSION + " and may not hold another batch");
       case COMMAND_NOT_SET -> error(Code.INVALID_ARGUMENT, "log entry has no command");
     };
   }

@@ -21,8 +21,15 @@ public final class EntryCodec {
    * version 3 holds operations of version 3.
    */
   public static final int REQUEST_ID_VERSION = 3;
+  /**
+   * Attempts apply once (docs/api.md "Attempts"): a Campaign with a lease, or a CampaignAll, of version 4 applies
+   * once per attempt, and a Withdraw or Resign of version 4 closes its attempt to any copy of that campaign still to
+   * come ({@link AttemptRule}). Version 3 applied every copy, so a copy committing after its own attempt's cleanup
+   * (a Ratis re-send, a re-send through a replaced client) brought the candidacy back with nobody waiting on it.
+   */
+  public static final int ATTEMPT_ID_VERSION = 4;
   /** The highest version this build applies, which it publishes as its own. */
-  public static final int MAX_VERSION = REQUEST_ID_VERSION;
+  public static final int MAX_VERSION = ATTEMPT_ID_VERSION;
 
   private EntryCodec() {
   }
@@ -47,10 +54,14 @@ public final class EntryCodec {
     return entry.build().toByteArray();
   }
 
-  /** Version 3 when the cluster writes it and the operation carries what needs it, else version 1 without it. */
+  /**
+   * The version of {@code op} as the cluster writes it at {@code level}: 4 when it names an attempt and the cluster
+   * writes 4, 3 when it carries what version 3 added, else 1 — below 3 without those fields.
+   */
   private static void stamp(LogEntry.Builder op, int level) {
     if (level >= REQUEST_ID_VERSION) {
-      op.setVersion(hasVersion3Fields(op) ? REQUEST_ID_VERSION : VERSION);
+      op.setVersion(level >= ATTEMPT_ID_VERSION && !AttemptRule.attempt(op).isEmpty() ? ATTEMPT_ID_VERSION
+          : hasVersion3Fields(op) ? REQUEST_ID_VERSION : VERSION);
       return;
     }
     op.clearRequestId().clearRequestDigest().setVersion(VERSION);
@@ -65,11 +76,7 @@ public final class EntryCodec {
   }
 
   private static boolean hasVersion3Fields(LogEntryOrBuilder op) {
-    return !op.getRequestId().isEmpty() || !op.getRequestDigest().isEmpty()
-        || (op.hasCampaign() && !op.getCampaign().getAttempt().isEmpty())
-        || (op.hasWithdraw() && !op.getWithdraw().getAttempt().isEmpty())
-        || (op.hasResign() && !op.getResign().getAttempt().isEmpty())
-        || (op.hasCampaignAll() && !op.getCampaignAll().getAttempt().isEmpty());
+    return !op.getRequestId().isEmpty() || !op.getRequestDigest().isEmpty() || !AttemptRule.attempt(op).isEmpty();
   }
 
   /**

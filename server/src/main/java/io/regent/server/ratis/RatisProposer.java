@@ -6,6 +6,7 @@ import io.regent.server.replication.EntryFormat;
 import io.regent.server.replication.Proposer;
 import com.google.protobuf.InvalidProtocolBufferException;
 import io.regent.statemachine.apply.EntryCodec;
+import io.regent.statemachine.apply.Repeats;
 import io.regent.statemachine.proto.Confirm;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.Result;
@@ -65,8 +66,8 @@ public final class RatisProposer implements Proposer, LeaderQuery {
   /**
    * Proposes {@code entry}; completes with the leader's apply result once it is committed and applied, or
    * with {@link UnavailableException} (never throws). The entry is encoded once: every re-send below carries the
-   * same bytes, request id included, so the state machine applies it once however often it arrives (docs/api.md
-   * "Request ids").
+   * same bytes, request id and attempt included, so the state machine applies it once however often it arrives
+   * (docs/api.md "Request ids", "Attempts").
    */
   @Override
   public CompletableFuture<Result> propose(LogEntry.Builder entry) {
@@ -79,7 +80,7 @@ public final class RatisProposer implements Proposer, LeaderQuery {
       return CompletableFuture.failedFuture(new UnavailableException(e.getMessage(), e));
     }
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-    return send(msg, deadline, MAX_RESENDS, version >= EntryCodec.REQUEST_ID_VERSION).handle((reply, err) -> {
+    return send(msg, deadline, MAX_RESENDS, Repeats.harmless(entry)).handle((reply, err) -> {
       if (err != null) {
         throw new CompletionException(new UnavailableException("no quorum: " + rootMessage(err), err));
       }
@@ -131,12 +132,14 @@ public final class RatisProposer implements Proposer, LeaderQuery {
   /**
    * Sends {@code msg} through the next client; when the client's stream to the leader was closed under it
    * ({@link AlreadyClosedException}, which {@link ProposalRetries} does not let Ratis retry), sends it again
-   * through the fresh client that replaced it, while {@code deadline} (System.nanoTime) has not passed. Ratis
-   * itself would resend it too, with the same call id, but to a random other peer.
+   * through the fresh client that replaced it, while {@code deadline} (System.nanoTime) has not passed — only when
+   * {@code onReplacement}: the closed stream may have carried the first copy to the leader already. Ratis itself
+   * would resend it too, with the same call id, but to a random other peer.
    *
    * @param onReplacement whether to resend it as soon as its client is replaced, too ({@link #unlessReplaced}):
-   *     only an entry written with request ids, which applies once however often it is sent; below that version
-   *     (a voter on an older build) a resend may apply twice (docs/operations.md "Upgrades")
+   *     only an entry whose later copies change nothing ({@link Repeats#harmless}: request ids, attempts of
+   *     version 4, and the few entries idempotent by their own guards); any other waits for its first copy's outcome
+   *     (docs/api.md "Request ids", "Attempts")
    */
   private CompletableFuture<RaftClientReply> send(Message msg, long deadline, int resends, boolean onReplacement) {
     int slot = clients.nextSlot();
@@ -158,7 +161,7 @@ public final class RatisProposer implements Proposer, LeaderQuery {
       if (err != null || !reply.isSuccess()) {
         clients.replace(slot, client);
       }
-      if (err != null && resends > 0 && closed(err) && deadline - System.nanoTime() > 0) {
+      if (err != null && onReplacement && resends > 0 && closed(err) && deadline - System.nanoTime() > 0) {
         return send(msg, deadline, resends - 1, onReplacement);
       }
       return err == null ? CompletableFuture.completedFuture(reply) : CompletableFuture.<RaftClientReply>failedFuture(err);
@@ -171,8 +174,8 @@ public final class RatisProposer implements Proposer, LeaderQuery {
    * cut off) wait in the replaced client until the proposal timeout, and the batcher's next entries and the
    * Confirmer's rounds wait for them; the resend reaches the new leader in one round trip (issue #40: 8.4-8.9 s
    * after the new leader was ready before, for a write behind 6 or 20 stuck ones). The first copy may still
-   * apply, later; the resend carries the same request id, so the state machine applies it once (docs/api.md "Request
-   * ids"; docs/ratis.md §10).
+   * apply, later; only entries whose later copies change nothing are sent this way ({@link Repeats#harmless};
+   * docs/api.md "Request ids"; docs/ratis.md §10).
    */
   private CompletableFuture<RaftClientReply> unlessReplaced(RaftClient client, CompletableFuture<RaftClientReply> sent) {
     CompletableFuture<RaftClientReply> raced = new CompletableFuture<>();

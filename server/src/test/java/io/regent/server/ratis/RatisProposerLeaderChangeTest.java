@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.regent.server.concurrent.NodeExecutors;
 import io.regent.statemachine.apply.EntryCodec;
+import io.regent.statemachine.proto.Checkpoint;
+import io.regent.statemachine.proto.LeaseCheckpoint;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.Resign;
 import io.regent.statemachine.proto.Result;
@@ -41,8 +43,7 @@ class RatisProposerLeaderChangeTest {
     // the first client never answers (its leader is frozen); every later one answers at once
     try (RaftClientPool pool = new RaftClientPool(1, leader -> client(sent.isEmpty()), 60_000, executors)) {
       RatisProposer proposer = new RatisProposer(pool, 60_000, 10_000, executors.replies(), () -> EntryCodec.MAX_VERSION);
-      CompletableFuture<Result> answer = proposer.propose(LogEntry.newBuilder().setResign(Resign.newBuilder()
-          .setName("a")));
+      CompletableFuture<Result> answer = proposer.propose(resign());
       assertThat(answer).isNotDone();
       pool.followLeader(RaftPeerId.valueOf("n2"));
       assertThat(answer.get(5, TimeUnit.SECONDS)).isEqualTo(Result.getDefaultInstance());
@@ -67,13 +68,32 @@ class RatisProposerLeaderChangeTest {
     try (RaftClientPool pool = new RaftClientPool(1, leader -> client(sent.isEmpty()), 60_000, executors)) {
       RatisProposer proposer = new RatisProposer(pool, 60_000, 10_000, executors.replies(),
           () -> EntryCodec.REQUEST_ID_VERSION - 1); // a voter on a release without request ids
-      CompletableFuture<Result> answer = proposer.propose(LogEntry.newBuilder().setResign(Resign.newBuilder()
-          .setName("a")));
+      CompletableFuture<Result> answer = proposer.propose(resign());
       pool.followLeader(RaftPeerId.valueOf("n2"));
       assertThat(sent).hasSize(2);
       assertThat(sent.get(1)).isEmpty();
       assertThat(answer).isNotDone();
     }
+  }
+
+  @Test
+  void anEntryALaterCopyWouldChangeIsNotResentOnALeaderChange() {
+    try (RaftClientPool pool = new RaftClientPool(1, leader -> client(sent.isEmpty()), 60_000, executors)) {
+      RatisProposer proposer = new RatisProposer(pool, 60_000, 10_000, executors.replies(), () -> EntryCodec.MAX_VERSION);
+      // a late copy of a checkpoint would restore an older remaining TTL (Repeats#harmless)
+      CompletableFuture<Result> answer = proposer.propose(LogEntry.newBuilder().setLeaseCheckpoint(
+          LeaseCheckpoint.newBuilder().setProposerTerm(2).addCheckpoints(Checkpoint.newBuilder().setLeaseId(7)
+              .setRemainingMs(9_000).setRenewedIndex(5))));
+      pool.followLeader(RaftPeerId.valueOf("n2"));
+      assertThat(sent).hasSize(2);
+      assertThat(sent.get(1)).isEmpty();
+      assertThat(answer).isNotDone();
+    }
+  }
+
+  /** A client's Resign, with its request id: a later copy is answered from the first's record. */
+  private static LogEntry.Builder resign() {
+    return LogEntry.newBuilder().setRequestId("r-1").setResign(Resign.newBuilder().setName("a").setToken(3));
   }
 
   /** A client that records what it is sent and answers it at once, or never when {@code frozen}. */
