@@ -24,7 +24,8 @@ public final class EntryCodec {
   /**
    * Attempts apply once (docs/api.md "Attempts"): a Campaign with a lease, or a CampaignAll, of version 4 applies
    * once per attempt, and a Withdraw or Resign of version 4 closes its attempt to any copy of that campaign still to
-   * come ({@link AttemptRule}). Version 3 applied every copy, so a copy committing after its own attempt's cleanup
+   * come ({@link AttemptRule}); and a re-send whose record may have been pruned is refused
+   * ({@code request_seen_index}, {@link RequestRule}). Version 3 applied every copy, so a copy committing after its own attempt's cleanup
    * (a Ratis re-send, a re-send through a replaced client) brought the candidacy back with nobody waiting on it.
    */
   public static final int ATTEMPT_ID_VERSION = 4;
@@ -55,16 +56,20 @@ public final class EntryCodec {
   }
 
   /**
-   * The version of {@code op} as the cluster writes it at {@code level}: 4 when it names an attempt and the cluster
-   * writes 4, 3 when it carries what version 3 added, else 1 — below 3 without those fields.
+   * The version of {@code op} as the cluster writes it at {@code level}: 4 when it names an attempt or a seen index
+   * and the cluster writes 4, 3 when it carries what version 3 added, else 1 — each without the fields of versions
+   * the cluster does not write.
    */
   private static void stamp(LogEntry.Builder op, int level) {
     if (level >= REQUEST_ID_VERSION) {
-      op.setVersion(level >= ATTEMPT_ID_VERSION && !AttemptRule.attempt(op).isEmpty() ? ATTEMPT_ID_VERSION
+      if (level < ATTEMPT_ID_VERSION) {
+        op.clearRequestSeenIndex();
+      }
+      op.setVersion(level >= ATTEMPT_ID_VERSION && hasVersion4Fields(op) ? ATTEMPT_ID_VERSION
           : hasVersion3Fields(op) ? REQUEST_ID_VERSION : VERSION);
       return;
     }
-    op.clearRequestId().clearRequestDigest().setVersion(VERSION);
+    op.clearRequestId().clearRequestDigest().clearRequestSeenIndex().setVersion(VERSION);
     switch (op.getCommandCase()) {
       case CAMPAIGN -> op.getCampaignBuilder().clearAttempt();
       case WITHDRAW -> op.getWithdrawBuilder().clearAttempt();
@@ -73,6 +78,10 @@ public final class EntryCodec {
       default -> {
       }
     }
+  }
+
+  private static boolean hasVersion4Fields(LogEntryOrBuilder op) {
+    return !AttemptRule.attempt(op).isEmpty() || op.getRequestSeenIndex() > 0;
   }
 
   private static boolean hasVersion3Fields(LogEntryOrBuilder op) {

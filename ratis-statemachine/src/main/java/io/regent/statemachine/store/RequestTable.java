@@ -41,9 +41,10 @@ public final class RequestTable {
   /** The record of request {@code id}, or {@code null} when there is none (never stored, or pruned). */
   public RequestRecord get(String id) {
     byte[] v = records.get(txn, idKey(id));
-    if (v == null) {
-      return null;
-    }
+    return v == null ? null : parse(v, id);
+  }
+
+  private static RequestRecord parse(byte[] v, String id) {
     try {
       return RequestRecord.parseFrom(v);
     } catch (InvalidProtocolBufferException e) {
@@ -78,6 +79,23 @@ public final class RequestTable {
       setCounter(OLDEST, oldest);
     }
     setCounter(BYTES, bytes);
+  }
+
+  /**
+   * Whether a record of a request applied above log index {@code seenIndex} may have been pruned: records are pruned
+   * oldest first, so every pruned one applied below the oldest record kept. False when none was ever pruned.
+   */
+  public boolean mayHavePrunedAbove(long seenIndex) {
+    long oldest = counter(OLDEST);
+    if (oldest == 0) {
+      return false;
+    }
+    byte[] id = order.get(txn, seqKey(oldest));
+    if (id == null) {
+      return true; // nothing kept at all: every record so far was pruned
+    }
+    long oldestIndex = parse(records.get(txn, id), "oldest").getAnswer().getIndex();
+    return seenIndex + 1 < oldestIndex;
   }
 
   /** Number of records kept. */

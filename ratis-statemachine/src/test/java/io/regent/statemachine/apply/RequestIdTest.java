@@ -133,6 +133,37 @@ class RequestIdTest {
   }
 
   @Test
+  void aReSendWhoseRecordMayHaveBeenPrunedIsRefusedAndChangesNothing() {
+    try (Replica r = Replica.open(dir)) {
+      r.applyNext((txn, i) -> {
+        for (int n = 0; n < 5; n++) { // records of requests applied at indexes 100..104; 100 and 101 are pruned
+          txn.requests().put("r-" + n, RequestRecord.newBuilder().setDigest(DIGEST)
+              .setAnswer(Result.newBuilder().setIndex(100 + n)).build(), 3, Long.MAX_VALUE);
+        }
+        return null;
+      });
+      // first sent after index 100: had it applied, its record (above 100) might be one of those pruned
+      Result refused = r.apply(Entries.logged(grant("g-9", DIGEST).toBuilder().setRequestSeenIndex(100))).result();
+      assertThat(refused.getCode()).isEqualTo(Code.FAILED_PRECONDITION);
+      assertThat(refused.getMessage()).contains("pruned").contains("g-9");
+      assertThat(r.leases()).isEmpty();
+      assertThat(record(r, "g-9")).isNull();
+      // first sent after index 101: every record above it is kept, so no record means it never applied
+      Result applied = r.apply(Entries.logged(grant("g-9", DIGEST).toBuilder().setRequestSeenIndex(101))).result();
+      assertThat(applied.getCode()).isEqualTo(Code.OK);
+      assertThat(r.leases()).hasSize(1);
+    }
+  }
+
+  @Test
+  void withNothingPrunedAReSendWithoutRecordApplies() {
+    try (Replica r = Replica.open(dir)) {
+      Result applied = r.apply(Entries.logged(grant("g-9", DIGEST).toBuilder().setRequestSeenIndex(1))).result();
+      assertThat(applied.getCode()).isEqualTo(Code.OK);
+    }
+  }
+
+  @Test
   void belowVersion3TheIdIsLeftOutAndNothingIsRecorded() {
     LogEntry.Builder b = LogEntry.newBuilder().setRequestId("g-1").setRequestDigest(DIGEST)
         .setGrant(Grant.newBuilder().setTtlMs(5_000));
