@@ -34,9 +34,10 @@ import java.util.function.Supplier;
  *
  * <p>Every mutating call builds its request once, with a request id of its own ({@link RequestIds}), before the
  * first send: each re-send carries the same bytes, so a call that applied before its answer was lost is answered
- * from the server's record of it (the first lease, the first token) and applied once. A campaign with a lease is
- * the exception the server makes: each send is a new attempt there (docs/api.md "Attempts"), idempotent by name
- * and lease, and its id changes nothing. Which call takes which way:
+ * from the server's record of it (the first lease, the first token) and applied once; a re-send also tells the node
+ * the highest applied index seen before the first send ({@link SeenIndex}), so that a record pruned meanwhile is
+ * refused rather than applied again. A campaign with a lease is the exception the server makes: each send is a new
+ * attempt there (docs/api.md "Attempts"), and its id changes nothing. Which call takes which way:
  *
  * <ul>
  *   <li>{@link #call(Function)} — re-sent after UNAVAILABLE and DEADLINE_EXCEEDED, starting at the leader:
@@ -168,6 +169,7 @@ final class Calls {
       overall = outer;
     }
     StatusRuntimeException last = null;
+    long seen = endpoints.seenIndex(); // before the first send: what a re-send tells the node (SeenIndex)
     int n = endpoints.channels().size(); // endpoints learnt during the call are tried by the next one
     for (int pass = 0; pass < retry.rounds(); pass++) {
       for (int i = 0; i < n; i++) {
@@ -182,7 +184,8 @@ final class Calls {
               TimeUnit.MILLISECONDS);
         }
         try {
-          return attempt(attempt, () -> rpc.apply(chs.get(idx)));
+          Long resend = pass == 0 && i == 0 ? null : seen;
+          return attempt(attempt, resend, () -> rpc.apply(chs.get(idx)));
         } catch (StatusRuntimeException e) {
           Status.Code code = e.getStatus().getCode();
           boolean hung = code == Status.Code.DEADLINE_EXCEEDED;
@@ -204,9 +207,13 @@ final class Calls {
     throw last;
   }
 
-  /** Runs one attempt with {@code deadline} in its gRPC context (gRPC takes the earlier of it and the stub's). */
-  private <T> T attempt(Deadline deadline, Supplier<T> body) {
-    Context.CancellableContext ctx = Context.current().withDeadline(deadline, deadlines);
+  /**
+   * Runs one attempt with {@code deadline} in its gRPC context (gRPC takes the earlier of it and the stub's) and,
+   * for a re-send, the index seen before the first send ({@link SeenIndex#RESEND}; null for the first send).
+   */
+  private <T> T attempt(Deadline deadline, Long resend, Supplier<T> body) {
+    Context.CancellableContext ctx = Context.current().withValue(SeenIndex.RESEND, resend)
+        .withDeadline(deadline, deadlines);
     try {
       return ctx.call(body::get);
     } catch (StatusRuntimeException e) {

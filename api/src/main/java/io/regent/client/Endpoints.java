@@ -45,6 +45,8 @@ final class Endpoints {
   /** Whether the member list should be read (again): at first, after a new term, after an incomplete list. */
   private volatile boolean syncWanted;
   private final AtomicBoolean syncing = new AtomicBoolean();
+  /** The highest applied index the replies showed, for re-sends (one for all endpoints). */
+  private final SeenIndex seenIndex = new SeenIndex();
   private volatile long nextSyncNanos = System.nanoTime();
   /** The connection of its own that a member-list read in flight uses (closed with the client). */
   private volatile ManagedChannel syncChannel;
@@ -110,7 +112,7 @@ final class Endpoints {
         .keepAliveTime(keepAliveTime.toMillis(), TimeUnit.MILLISECONDS)
         .keepAliveTimeout(keepAliveTimeout.toMillis(), TimeUnit.MILLISECONDS);
     if (index >= 0) {
-      nb.intercept(new LeaderHintInterceptor(index, this::hint));
+      nb.intercept(new LeaderHintInterceptor(index, this::hint), seenIndex);
     }
     if (executor != null) {
       nb.executor(executor);
@@ -202,6 +204,11 @@ final class Endpoints {
         syncing.set(false);
       }
     }, MoreExecutors.directExecutor());
+  }
+
+  /** The highest applied index the replies of every endpoint have shown so far; 0 before any. */
+  long seenIndex() {
+    return seenIndex.highest();
   }
 
   /** The endpoints ({@code host:port}) in order: those given, then those learnt; the list only grows. */

@@ -24,6 +24,18 @@ public final class LeaderMetadata {
    */
   public static final Metadata.Key<String> LEADER = key("regent-leader");
 
+  /**
+   * The applied index of the node that answered, a decimal number, at the moment it answered: a client keeps the
+   * highest it has seen, for {@link #SEEN_INDEX}.
+   */
+  public static final Metadata.Key<String> APPLIED_INDEX = key("regent-applied-index");
+  /**
+   * Request metadata of a re-sent mutating call: the highest applied index the client had seen before it first sent
+   * the request, a decimal number. A node refuses the re-send (FAILED_PRECONDITION) when its request id has no
+   * record while a record of a request applied after that index may have been pruned (docs/api.md "Request ids").
+   */
+  public static final Metadata.Key<String> SEEN_INDEX = key("regent-seen-index");
+
   private LeaderMetadata() {
   }
 

@@ -53,6 +53,13 @@ final class FakeNode {
   final AtomicInteger memberLists = new AtomicInteger();
   /** The request id of every mutating call that reached this node, in order. */
   final Queue<String> requestIds = new ConcurrentLinkedQueue<>();
+  /**
+   * Each call's method (bare name) and the {@link LeaderMetadata#SEEN_INDEX} it carried ("-" when none), in
+   * arrival order.
+   */
+  final Queue<String> seenIndexes = new ConcurrentLinkedQueue<>();
+  /** The applied index this node's replies name; 0: none. */
+  volatile long appliedIndex;
   volatile LeaderRouting.Hint hint;
   volatile Mutations mutations = Mutations.ANSWER;
   volatile List<Member> members = List.of();
@@ -63,6 +70,8 @@ final class FakeNode {
       @Override
       public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata h,
                                                          ServerCallHandler<Q, R> next) {
+        String seen = h.get(LeaderMetadata.SEEN_INDEX);
+        seenIndexes.add(call.getMethodDescriptor().getBareMethodName() + "=" + (seen == null ? "-" : seen));
         return next.startCall(new SimpleForwardingServerCall<>(call) {
           boolean sent;
 
@@ -161,6 +170,9 @@ final class FakeNode {
     }
     md.put(LeaderMetadata.NODE, id);
     md.put(LeaderMetadata.TERM, Long.toString(h.term()));
+    if (appliedIndex > 0) {
+      md.put(LeaderMetadata.APPLIED_INDEX, Long.toString(appliedIndex));
+    }
     if (h.leaderId() != null) {
       md.put(LeaderMetadata.LEADER_ID, h.leaderId());
     }

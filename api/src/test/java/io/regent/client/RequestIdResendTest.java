@@ -73,6 +73,17 @@ class RequestIdResendTest {
   }
 
   @Test
+  void aReSendTellsTheNodeTheHighestAppliedIndexSeenBeforeTheFirstSend() {
+    nodes.get(0).appliedIndex = 40;
+    client.leases().timeToLive(1); // the client has now seen index 40
+    nodes.get(0).appliedIndex = 55; // the first send's own reply shows more: not what the re-send names
+    nodes.get(0).mutations = FakeNode.Mutations.UNAVAILABLE_AFTER_APPLY;
+    client.leases().grant(10_000);
+    assertThat(nodes.get(0).seenIndexes).contains("Grant=-").doesNotContain("Grant=40", "Grant=55");
+    assertThat(nodes.get(1).seenIndexes).as("the re-send").containsExactly("Grant=40");
+  }
+
+  @Test
   void everyMutatingCallOfTheFacesCarriesAValidIdOfItsOwn() {
     LeaderKey key = LeaderKey.newBuilder().setName("jobs").setLease(7).setToken(9).build();
     client.leases().grant(10_000);

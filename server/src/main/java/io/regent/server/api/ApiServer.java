@@ -103,7 +103,8 @@ public final class ApiServer implements AutoCloseable {
         .addTransportFilter(limiter)
         .intercept(new MalformedRequests()) // first: the innermost, see its javadoc
         .intercept(limiter)
-        .intercept(admission); // before the per-connection limits: a shed call costs as little as possible
+        .intercept(admission) // before the per-connection limits: a shed call costs as little as possible
+        .intercept(new SeenIndexHeader());
     java.util.Arrays.stream(interceptors).forEach(builder::intercept);
     // Last, so outermost: every reply names the leader, the refusals of the limits and permission checks too.
     LeaderHeaders leaderHeaders = new LeaderHeaders(cluster, sm, System::nanoTime);

@@ -17,8 +17,8 @@ import java.util.function.LongSupplier;
 
 /**
  * Names the Raft leader in every reply of the public API, as etcd's {@code ResponseHeader} names the member and
- * the term: the {@link LeaderMetadata} keys — this node's id, its term, the leader's id and the leader's
- * published API address — go into the response headers, or into the trailers of a reply that sends no headers
+ * the term: the {@link LeaderMetadata} keys — this node's id, its term, its applied index, the leader's id and the
+ * leader's published API address — go into the response headers, or into the trailers of a reply that sends no headers
  * (an error: a follower's refusal, a limit, a permission check) and into the trailers of a stream that fails
  * after its headers, so that a client learns the leader from any answer (docs/api.md, "Leader metadata"). The values are those at the moment the reply is sent.
  *
@@ -93,6 +93,7 @@ final class LeaderHeaders implements ServerInterceptor {
     Cached c = cached(now);
     md.put(LeaderMetadata.NODE, now.node());
     md.put(LeaderMetadata.TERM, c.termText());
+    md.put(LeaderMetadata.APPLIED_INDEX, Long.toString(replica.appliedIndex()));
     if (now.leader() != null) {
       md.put(LeaderMetadata.LEADER_ID, now.leader());
       if (c.api() != null) {

@@ -20,8 +20,10 @@ import java.util.HexFormat;
  * @param id the request id, 1..{@link Limits#MAX_REQUEST_ID_CHARS} characters
  * @param digest the first 16 bytes of the SHA-256 of the request's type name and its bytes without the id (empty
  *     for an id this node made: nobody else can send it)
+ * @param seenIndex for a client's re-send, the highest applied index it had seen before its first send
+ *     ({@link SeenIndexHeader}); 0 otherwise
  */
-record RequestId(String id, ByteString digest) {
+record RequestId(String id, ByteString digest, long seenIndex) {
   private static final SecureRandom RANDOM = new SecureRandom();
   private static final int DIGEST_BYTES = 16;
 
@@ -44,7 +46,8 @@ record RequestId(String id, ByteString digest) {
       MessageDigest sha = MessageDigest.getInstance("SHA-256");
       sha.update(request.getDescriptorForType().getFullName().getBytes(StandardCharsets.UTF_8));
       sha.update(request.toBuilder().clearField(field).build().toByteArray());
-      return new RequestId(id, ByteString.copyFrom(Arrays.copyOf(sha.digest(), DIGEST_BYTES)));
+      return new RequestId(id, ByteString.copyFrom(Arrays.copyOf(sha.digest(), DIGEST_BYTES)),
+          SeenIndexHeader.current());
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is required by every Java platform", e);
     }
@@ -54,11 +57,11 @@ record RequestId(String id, ByteString digest) {
   static RequestId own() {
     byte[] r = new byte[12];
     RANDOM.nextBytes(r);
-    return new RequestId("s-" + HexFormat.of().formatHex(r), ByteString.EMPTY);
+    return new RequestId("s-" + HexFormat.of().formatHex(r), ByteString.EMPTY, 0);
   }
 
-  /** Sets this id and digest on {@code entry}; returns it. */
+  /** Sets this id, digest and seen index on {@code entry}; returns it. */
   LogEntry.Builder stamp(LogEntry.Builder entry) {
-    return entry.setRequestId(id).setRequestDigest(digest);
+    return entry.setRequestId(id).setRequestDigest(digest).setRequestSeenIndex(seenIndex);
   }
 }
