@@ -103,8 +103,19 @@ public final class Elections {
    * and its lease, never a second lease (docs/api.md "Request ids").
    */
   public CampaignResponse campaignWithTtl(String name, long ttlMs, ByteString value, long lockDelayMs) {
+    return campaignWithTtl(name, ttlMs, value, lockDelayMs, RequestIds.next());
+  }
+
+  /**
+   * {@link #campaignWithTtl(String, long, ByteString, long)} under {@code requestId} ({@link RequestIds#next}), for a
+   * caller that sends the same logical campaign again itself after this call gave up (UNAVAILABLE: no node answered
+   * within the call timeout): with the same id, a campaign that did apply answers with its first answer and lease.
+   * INVALID_ARGUMENT also for an id outside 1..64 characters of {@code [A-Za-z0-9._:-]} (docs/api.md "Request ids").
+   */
+  public CampaignResponse campaignWithTtl(String name, long ttlMs, ByteString value, long lockDelayMs,
+                                          String requestId) {
     CampaignRequest req = CampaignRequest.newBuilder().setName(name).setTtlMs(ttlMs).setValue(value)
-        .setLockDelayMs(lockDelayMs).setRequestId(RequestIds.next()).build();
+        .setLockDelayMs(lockDelayMs).setRequestId(requestId).build();
     return calls.call(ch -> ElectionGrpc.newBlockingStub(ch)
         .withDeadlineAfter(calls.callTimeoutMs(), TimeUnit.MILLISECONDS).campaign(req));
   }

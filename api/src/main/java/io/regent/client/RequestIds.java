@@ -11,15 +11,18 @@ import java.util.Base64;
  * {@code [A-Za-z0-9._:-]}): two requests of any number of clients share one only by chance of 2^-64 after 2^32
  * ids, and a request refused as "first used with other arguments" names a bug, never a collision.
  */
-final class RequestIds {
+public final class RequestIds {
   private static final SecureRandom RANDOM = new SecureRandom();
   private static final Base64.Encoder ENCODER = Base64.getUrlEncoder().withoutPadding();
 
   private RequestIds() {
   }
 
-  /** A new request id, 22 characters. */
-  static String next() {
+  /**
+   * A new request id, 22 characters: for a caller that re-sends a logical call itself once the client's own re-sends
+   * gave up (e.g. {@link Elections#campaignWithTtl(String, long, com.google.protobuf.ByteString, long, String)}).
+   */
+  public static String next() {
     byte[] b = new byte[16];
     RANDOM.nextBytes(b);
     return ENCODER.encodeToString(b);

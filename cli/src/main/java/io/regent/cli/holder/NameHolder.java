@@ -8,6 +8,7 @@ import io.regent.api.v1.LeaderKey;
 import io.regent.cli.output.NotAcquiredException;
 import io.regent.client.LeaseKeeper;
 import io.regent.client.RegentClient;
+import io.regent.client.RequestIds;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -37,6 +38,9 @@ final class NameHolder {
 
   /** How long releasing may take before the lease is left to expire on its own, ms. */
   static final long RELEASE_TIMEOUT_MS = 5_000;
+
+  /** Pause between two first campaigns while no node answers, ms (each already tried every endpoint). */
+  private static final long RETRY_PAUSE_MS = 200;
 
   private final String name;
   private final PrintWriter err;
@@ -154,7 +158,8 @@ final class NameHolder {
     long start = System.nanoTime();
     try {
       long sent = System.nanoTime();
-      CampaignResponse first = c.elections().campaignWithTtl(name, ttlMs, value, lockDelayMs);
+      CampaignResponse first = firstCampaign(c, ttlMs, value, lockDelayMs,
+          timeout == null ? -1 : start + timeout.toNanos());
       leaseId = first.getLease();
       keeper = LeaseKeeper.adopt(c, first.getLease(), ttlMs, sent, this::lose, keeperOptions);
       key = first.getElected() ? first.getLeader() : noWait ? notElected(first)
@@ -170,6 +175,40 @@ final class NameHolder {
       }
     }
     return end.get() == null ? key : null;
+  }
+
+  /**
+   * The first campaign (with its own lease), sent again under one request id while no node answers — as
+   * {@code consul lock} and {@code etcdctl lock} keep trying — until {@code deadlineNanos} (on
+   * {@link System#nanoTime}; negative: no limit) has passed or the holding ended (a signal); then the last
+   * UNAVAILABLE is thrown (exit 5). One line on stderr says it is still trying. Why one id: a campaign that applied
+   * but whose answer was lost must not leave a second lease queued behind the first (docs/api.md "Request ids").
+   */
+  private CampaignResponse firstCampaign(RegentClient c, long ttlMs, ByteString value, long lockDelayMs,
+                                         long deadlineNanos) {
+    String requestId = RequestIds.next();
+    boolean told = false;
+    while (true) {
+      try {
+        return c.elections().campaignWithTtl(name, ttlMs, value, lockDelayMs, requestId);
+      } catch (StatusRuntimeException e) {
+        boolean unreachable = e.getStatus().getCode() == Status.Code.UNAVAILABLE;
+        if (!unreachable || end.get() != null || (deadlineNanos >= 0 && System.nanoTime() - deadlineNanos >= 0)) {
+          throw e;
+        }
+        if (!told) {
+          err.println("no node answers yet (" + e.getStatus().getDescription() + "); trying "
+              + (deadlineNanos < 0 ? "until one does" : "until --timeout"));
+          err.flush();
+          told = true;
+        }
+        try {
+          Thread.sleep(RETRY_PAUSE_MS); // a pause between passes over the endpoints, not a synchronisation
+        } catch (InterruptedException ie) {
+          throw Status.CANCELLED.withDescription("interrupted").asRuntimeException();
+        }
+      }
+    }
   }
 
   /** With --no-wait: the first campaign did not elect; says who holds the name (its lease is revoked on release). */

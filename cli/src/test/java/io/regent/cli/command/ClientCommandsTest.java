@@ -141,6 +141,31 @@ class ClientCommandsTest {
   }
 
   @Test
+  void lockStartedWhileNoNodeAnswersKeepsTryingUntilItsTimeoutThenExitsFive() {
+    long start = System.nanoTime();
+    Run lock = run("lock", "jobs", "--timeout", "2s", "--endpoints", "127.0.0.1:1", "--dial-timeout", "200ms",
+        "--", "true");
+    assertThat(lock.code()).isEqualTo(ExitCodes.UNAVAILABLE);
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(Duration.ofSeconds(2));
+    assertThat(lock.err()).startsWith("no node answers yet (").contains("trying until --timeout");
+  }
+
+  @Test
+  void lockStartedBeforeItsNodeKeepsTryingAndLocksOnceTheNodeAnswers() throws Exception {
+    int apiPort = freePort();
+    List<String> cmd = new java.util.ArrayList<>(Launcher.javaCommand(Launcher.CLIENT_JVM));
+    cmd.addAll(List.of("lock", "late", "--timeout", "60s", "--endpoints", "127.0.0.1:" + apiPort, "--", "true"));
+    try (ChildProcess lock = ChildProcess.builder("lock", cmd).captureOutput(line -> { }).start()) {
+      lock.awaitLine(l -> l.startsWith("no node answers yet"), WAIT);
+      try (RegentServer late = RegentServer.start(ServerConfig.of("s2", Map.of("s2", "127.0.0.1:" + freePort()),
+          apiPort, dir.resolve("s2")))) {
+        lock.awaitLine(l -> l.startsWith("locked late "), WAIT);
+        assertThat(lock.awaitExit(WAIT)).isZero();
+      }
+    }
+  }
+
+  @Test
   void leaderPrintsTheIndexItsAnswerReflectsAlsoWhenSerializable() {
     LeaderKey held = client.elections().campaign("jobs", client.leases().grant(60_000), ByteString.copyFromUtf8("a"));
     assertReflectsTheGrant(run("leader", "jobs", "--serializable", "-w", "json", "--endpoints", endpoint), held);
