@@ -35,6 +35,11 @@ class LeaderHeadersTest {
     }
 
     @Override
+    public long appliedIndex() {
+      return 42; // as the state machine answers it: from memory, no table read
+    }
+
+    @Override
     public EventHub hub() {
       throw new UnsupportedOperationException();
     }
@@ -65,6 +70,7 @@ class LeaderHeadersTest {
     Metadata md = written();
     assertThat(md.get(LeaderMetadata.NODE)).isEqualTo("n1");
     assertThat(md.get(LeaderMetadata.TERM)).isEqualTo("4");
+    assertThat(md.get(LeaderMetadata.APPLIED_INDEX)).isEqualTo("42");
     assertThat(md.get(LeaderMetadata.LEADER_ID)).isEqualTo("n0");
     assertThat(md.get(LeaderMetadata.LEADER)).isEqualTo("10.0.0.1:7100");
   }
