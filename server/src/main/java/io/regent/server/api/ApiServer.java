@@ -83,7 +83,9 @@ public final class ApiServer implements AutoCloseable {
                    ServerInterceptor... interceptors) {
     this.executors = executors;
     var blocking = executors.blocking();
-    StateReader reader = new StateReader(confirmer, sm, blocking);
+    HealthStatusManager health = new HealthStatusManager();
+    this.health = new HealthReporter(cluster, health);
+    StateReader reader = new StateReader(confirmer, sm, blocking, this.health);
     LeaseQuota quota = new LeaseQuota(limits.maxLeasesPerConnection());
     LeaseGrants grants = new LeaseGrants(minTtlMs, limits, quota, admission.leaseQuota(), admission.nameQuota(), sm);
     Attempts attempts = new Attempts(System::currentTimeMillis, unsafeCleanupAnyAttempt);
@@ -93,7 +95,6 @@ public final class ApiServer implements AutoCloseable {
     sm.hub().listen(admission.leaseQuota());
     sm.hub().listen(admission.nameQuota());
     ConnectionLimiter limiter = new ConnectionLimiter(limits, System::nanoTime, quota::forget);
-    HealthStatusManager health = new HealthStatusManager();
     NettyServerBuilder builder = NettyServerBuilder.forAddress(address, credentials)
         .maxInboundMessageSize(limits.maxMessageBytes())
         .maxConcurrentCallsPerConnection(limits.maxCallsPerConnection() + STREAM_HEADROOM)
@@ -129,7 +130,6 @@ public final class ApiServer implements AutoCloseable {
     }
     this.server = builder.build();
     MethodRules.requireDeclared(server.getServices()); // each method's lane and right, before any call comes
-    this.health = new HealthReporter(cluster, health);
   }
 
   /** Starts serving. */

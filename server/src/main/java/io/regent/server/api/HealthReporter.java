@@ -22,7 +22,7 @@ import org.slf4j.LoggerFactory;
  * NOT_SERVING before (a node catching up would answer serializable reads from old state and make every
  * linearizable call wait) and while it knows no leader (its calls would fail or wait for an election).
  */
-final class HealthReporter implements AutoCloseable {
+final class HealthReporter implements AutoCloseable, StateReader.Replay {
   /** How often readiness is re-evaluated, ms. */
   static final long PERIOD_MS = 100;
   /** The services whose status follows readiness, besides the overall {@code ""}. */
@@ -37,6 +37,11 @@ final class HealthReporter implements AutoCloseable {
   // happens-before the next, on whichever timer thread it runs).
   private long catchUpTarget = -1;
   private boolean caughtUp;
+  /** The commit index of this node's first view: what Ratis restored from its log, so was committed before. */
+  private long startTarget = -1;
+  /** The index serializable reads wait for, -1 before the first evaluation; see {@link #replayed}. */
+  private volatile long replayTarget = -1;
+  private volatile boolean replayed;
   private Boolean serving;
 
   HealthReporter(ClusterView view, HealthStatusManager health) {
@@ -68,13 +73,37 @@ final class HealthReporter implements AutoCloseable {
   /** Whether {@code s} (this node's own view) shows a known leader and a finished start-up catch-up. */
   boolean ready(StatusResponse s) {
     boolean hasLeader = !s.getLeader().isEmpty();
+    if (startTarget < 0) {
+      startTarget = s.getCommitIndex();
+    }
     if (hasLeader && catchUpTarget < 0) {
       catchUpTarget = s.getCommitIndex();
+    }
+    replayTarget = Math.max(startTarget, catchUpTarget);
+    if (s.getAppliedIndex() >= replayTarget) {
+      replayed = true;
     }
     if (catchUpTarget >= 0 && s.getAppliedIndex() >= catchUpTarget) {
       caughtUp = true;
     }
     return hasLeader && caughtUp;
+  }
+
+  /**
+   * Whether this node, since it started, has applied at least what was committed before it could answer: the commit
+   * index Ratis restored from its log at start and, once it learnt of a leader, that leader's commit index then.
+   * Until then serializable reads are refused (docs/operations.md "Restarts"): they would answer from a state older
+   * than what this node may have answered before it stopped (its state replayed from a snapshot). Stays true.
+   */
+  @Override
+  public boolean replayed() {
+    return replayed;
+  }
+
+  /** The index {@link #replayed} waits for; -1 before the first evaluation. */
+  @Override
+  public long replayTarget() {
+    return replayTarget;
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.regent.server.api;
 
+import io.grpc.Status;
 import io.regent.server.confirm.Confirmer;
 import io.regent.statemachine.proto.Holder;
 import io.regent.statemachine.proto.NameHolder;
@@ -20,18 +21,29 @@ import java.util.function.Supplier;
  * (local, possibly stale).
  */
 final class StateReader {
+  /** Where serializable reads ask whether this node has replayed what was committed before it started. */
+  interface Replay {
+    /** {@link HealthReporter#replayed}. */
+    boolean replayed();
+
+    /** {@link HealthReporter#replayTarget}. */
+    long replayTarget();
+  }
+
   private final Confirmer confirmer;
   private final ReplicaView stateMachine;
   private final Executor blocking;
+  private final Replay replay;
 
   /**
    * @param blocking the node's blocking pool: local LMDB reads run there, neither on the caller's gRPC thread
    *     nor on the apply thread that completes the wait for an index
    */
-  StateReader(Confirmer confirmer, ReplicaView stateMachine, Executor blocking) {
+  StateReader(Confirmer confirmer, ReplicaView stateMachine, Executor blocking, Replay replay) {
     this.confirmer = confirmer;
     this.stateMachine = stateMachine;
     this.blocking = blocking;
+    this.replay = replay;
   }
 
   /** Reads with {@code body} after a confirmation round, or at once when {@code serializable}. */
@@ -76,8 +88,17 @@ final class StateReader {
   record AtIndex<T>(T value, long index) {
   }
 
-  /** Runs {@code read} on the blocking pool; a full pool fails the future (RESOURCE_EXHAUSTED), never the caller. */
+  /**
+   * Runs the serializable {@code read} on the blocking pool; a full pool fails the future (RESOURCE_EXHAUSTED), never
+   * the caller. Until this node has replayed what was committed before it started ({@link Replay}), fails it with
+   * UNAVAILABLE "replaying …" instead: the client tries the next node (docs/operations.md "Restarts").
+   */
   private <T> CompletableFuture<T> onPool(Supplier<T> read) {
+    if (!replay.replayed()) {
+      return CompletableFuture.failedFuture(Status.UNAVAILABLE.withDescription("replaying: this node has applied "
+          + "index " + stateMachine.appliedIndex() + " of the " + Math.max(0, replay.replayTarget()) + " committed "
+          + "before it started, and answers serializable reads once it has").asRuntimeException());
+    }
     try {
       return CompletableFuture.supplyAsync(read, blocking);
     } catch (RejectedExecutionException e) {
