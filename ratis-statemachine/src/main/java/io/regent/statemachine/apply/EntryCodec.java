@@ -21,8 +21,14 @@ public final class EntryCodec {
    * version 3 holds operations of version 3.
    */
   public static final int REQUEST_ID_VERSION = 3;
+  /**
+   * etcd's KV on the etcd port (docs/migrating.md "etcd's KV"): {@code kv_put}, {@code kv_delete_range},
+   * {@code kv_txn} and {@code kv_compact}, each alone in an entry of this version (with a request id or not). A
+   * batch of version 4 holds operations of version 1 or 3, as one of version 3 does.
+   */
+  public static final int KV_VERSION = 4;
   /** The highest version this build applies, which it publishes as its own. */
-  public static final int MAX_VERSION = REQUEST_ID_VERSION;
+  public static final int MAX_VERSION = KV_VERSION;
 
   private EntryCodec() {
   }
@@ -32,10 +38,17 @@ public final class EntryCodec {
    * understand {@code writable} (at least 1), and serializes it. Below version 3 the request id, digest and
    * attempts are left out: a replica that does not know them would apply the entry without them, differently.
    *
-   * @throws IllegalArgumentException for a batch when {@code writable} is 1 (the proposer must not batch then)
+   * @throws IllegalArgumentException for a batch when {@code writable} is 1 (the proposer must not batch then), and
+   *     for a KV operation when {@code writable} is below {@link #KV_VERSION} (the etcd port refuses those first)
    */
   public static byte[] encode(LogEntry.Builder entry, int writable) {
     int level = Math.min(writable, MAX_VERSION);
+    if (isKv(entry)) {
+      if (level < KV_VERSION) {
+        throw new IllegalArgumentException("etcd's KV needs every voter on entry version " + KV_VERSION);
+      }
+      return entry.setVersion(KV_VERSION).build().toByteArray();
+    }
     if (entry.hasBatch()) {
       if (level < BATCH_VERSION) {
         throw new IllegalArgumentException("a batch entry needs every voter on version " + BATCH_VERSION);
@@ -81,6 +94,14 @@ public final class EntryCodec {
   public static boolean batchable(LogEntryOrBuilder op) {
     return switch (op.getCommandCase()) {
       case GRANT, REVOKE, CAMPAIGN, PROCLAIM, RESIGN, WITHDRAW -> true;
+      default -> false;
+    };
+  }
+
+  /** Whether {@code op} is an operation on etcd's keyspace, which only an entry of {@link #KV_VERSION} carries. */
+  public static boolean isKv(LogEntryOrBuilder op) {
+    return switch (op.getCommandCase()) {
+      case KV_PUT, KV_DELETE_RANGE, KV_TXN, KV_COMPACT -> true;
       default -> false;
     };
   }
