@@ -2,6 +2,7 @@ package io.regent.server;
 
 import io.grpc.ServerInterceptor;
 import io.regent.server.api.ApiServer;
+import io.regent.server.api.StateReader;
 import io.regent.server.batch.ProposalBatcher;
 import io.regent.server.concurrent.NodeExecutors;
 import io.regent.server.config.ServerConfig;
@@ -10,6 +11,7 @@ import io.regent.server.confirm.Confirmer;
 import io.regent.server.confirm.LeadershipLease;
 import io.regent.server.console.Console;
 import io.regent.server.etcd.EtcdGateway;
+import io.regent.server.etcd.EtcdKv;
 import io.regent.server.lease.Lessor;
 import io.regent.server.limits.Admission;
 import io.regent.server.membership.FollowerLag;
@@ -82,6 +84,8 @@ public final class RegentServer implements AutoCloseable {
   private ApiAddressPublisher publisher;
   private TimingPublisher timingPublisher;
   private EtcdGateway etcd;
+  /** What the etcd port's KV uses of this node: its client proposer, entry format and read path. */
+  private final EtcdKv etcdKv;
   private final DivisionWatch divisionWatch;
   private Consumer<String> onDivisionStopped; // guarded by this, as stoppedReason
   private String stoppedReason;
@@ -127,6 +131,7 @@ public final class RegentServer implements AutoCloseable {
     this.console = metrics != null && config.console()
         ? new Console(clusterView, sm, confirmer, metrics::notReadyReason) : null;
     Admission admission = new Admission(config.limits().admission(), ClientIdentity::of, System::nanoTime);
+    this.etcdKv = new EtcdKv(operations, raft.entryFormat(), new StateReader(confirmer, sm, executors.blocking()));
     this.api = new ApiServer(new InetSocketAddress(config.apiHost(), config.apiPort()), sec.apiCredentials(),
         clusterView, sm, operations, confirmer,
         config.minTtlMs(),
@@ -252,7 +257,7 @@ public final class RegentServer implements AutoCloseable {
       String loopback = ApiAddressPublisher.advertised(config.apiHost(), s.api.port(), "127.0.0.1:0");
       try {
         s.etcd = EtcdGateway.start(new InetSocketAddress(config.apiHost(), config.etcdPort()), loopback,
-            s.raft.clusterView()::raftLeader, config.minTtlMs(), config.limits().maxMessageBytes());
+            s.raft.clusterView()::raftLeader, config.minTtlMs(), config.limits().maxMessageBytes(), s.etcdKv);
       } catch (IOException e) {
         IOException failed = new IOException("etcd port " + config.etcdPort() + ": " + e.getMessage(), e);
         try {
@@ -264,7 +269,7 @@ public final class RegentServer implements AutoCloseable {
       }
       String etcdAddress = ApiAddressPublisher.advertised(config.apiHost(), s.etcd.port(), raftAddress);
       s.raft.clusterView().setEtcdAddress(etcdAddress);
-      LOG.info("node {} serving etcd's Lease, Election and Lock services on {}", config.nodeId(), etcdAddress);
+      LOG.info("node {} serving etcd's Lease, Election, Lock and KV services on {}", config.nodeId(), etcdAddress);
     }
     LOG.info("node {} serving the API on {}:{}, Raft on {}", config.nodeId(), config.apiHost(), s.api.port(),
         config.peers().get(config.nodeId()));

@@ -1,8 +1,10 @@
 package io.regent.statemachine.kv;
 
+import com.google.protobuf.ByteString;
 import io.regent.statemachine.proto.Code;
 import io.regent.statemachine.proto.KvAnswer;
 import io.regent.statemachine.proto.KvCompact;
+import io.regent.statemachine.proto.KvCompare;
 import io.regent.statemachine.proto.KvDeleteRange;
 import io.regent.statemachine.proto.KvOp;
 import io.regent.statemachine.proto.KvPut;
@@ -47,10 +49,8 @@ public final class KvRules {
 
   /** Deletes the keys of a range ({@link KvDeleteRange}); INVALID_ARGUMENT for an empty key. */
   public Result.Builder deleteRange(KvDeleteRange d) {
-    if (d.getKey().isEmpty()) {
-      return error(Code.INVALID_ARGUMENT, KvErrors.EMPTY_KEY);
-    }
-    return ok(deleteNow(txn.kv(), d));
+    Result.Builder bad = refuseKey(d.getKey());
+    return bad != null ? bad : ok(deleteNow(txn.kv(), d));
   }
 
   /**
@@ -58,6 +58,12 @@ public final class KvRules {
    * one op is refused (a put's lease is not live) none applies and the refusal is the answer.
    */
   public Result.Builder txn(KvTxn t) {
+    for (KvCompare c : t.getComparesList()) {
+      Result.Builder bad = refuseKey(c.getKey());
+      if (bad != null) {
+        return bad;
+      }
+    }
     boolean succeeded = t.getComparesList().stream().allMatch(c -> KvCompares.holds(txn.kv(), c));
     List<KvOp> ops = succeeded ? t.getSuccessList() : t.getFailureList();
     KvAnswer.Builder out = KvAnswer.newBuilder().setSucceeded(succeeded);
@@ -67,9 +73,8 @@ public final class KvRules {
       for (KvOp op : ops) {
         Result.Builder bad = switch (op.getOpCase()) {
           case PUT -> refusePut(child, op.getPut());
-          case RANGE -> op.getRange().getKey().isEmpty() ? error(Code.INVALID_ARGUMENT, KvErrors.EMPTY_KEY) : null;
-          case DELETE_RANGE -> op.getDeleteRange().getKey().isEmpty()
-              ? error(Code.INVALID_ARGUMENT, KvErrors.EMPTY_KEY) : null;
+          case RANGE -> refuseKey(op.getRange().getKey());
+          case DELETE_RANGE -> refuseKey(op.getDeleteRange().getKey());
           case OP_NOT_SET -> error(Code.INVALID_ARGUMENT, "etcdserver: a txn operation has no request");
         };
         if (bad != null) {
@@ -113,13 +118,22 @@ public final class KvRules {
     }
   }
 
-  private static Result.Builder refusePut(StateTxn txn, KvPut p) {
-    if (p.getKey().isEmpty()) {
+  /** Why {@code key} cannot be looked up (empty, or longer than LMDB keys may be), or {@code null}. */
+  private static Result.Builder refuseKey(ByteString key) {
+    if (key.isEmpty()) {
       return error(Code.INVALID_ARGUMENT, KvErrors.EMPTY_KEY);
     }
-    if (p.getKey().size() > KvTable.MAX_KEY_BYTES) {
-      return error(Code.INVALID_ARGUMENT, "etcdserver: key is too long (" + p.getKey().size() + " bytes; at most "
+    if (key.size() > KvTable.MAX_KEY_BYTES) {
+      return error(Code.INVALID_ARGUMENT, "etcdserver: key is too long (" + key.size() + " bytes; at most "
           + KvTable.MAX_KEY_BYTES + ")");
+    }
+    return null;
+  }
+
+  private static Result.Builder refusePut(StateTxn txn, KvPut p) {
+    Result.Builder bad = refuseKey(p.getKey());
+    if (bad != null) {
+      return bad;
     }
     if (p.getLease() != 0 && !p.getIgnoreLease() && txn.lease(p.getLease()) == null) {
       return error(Code.NOT_FOUND, KvErrors.LEASE_NOT_FOUND);

@@ -21,7 +21,7 @@ import java.util.HexFormat;
  * @param digest the first 16 bytes of the SHA-256 of the request's type name and its bytes without the id (empty
  *     for an id this node made: nobody else can send it)
  */
-record RequestId(String id, ByteString digest) {
+public record RequestId(String id, ByteString digest) {
   private static final SecureRandom RANDOM = new SecureRandom();
   private static final int DIGEST_BYTES = 16;
 
@@ -51,14 +51,14 @@ record RequestId(String id, ByteString digest) {
   }
 
   /** An id this node makes up for an entry of its own or a request that came without one. */
-  static RequestId own() {
+  public static RequestId own() {
     byte[] r = new byte[12];
     RANDOM.nextBytes(r);
     return new RequestId("s-" + HexFormat.of().formatHex(r), ByteString.EMPTY);
   }
 
   /** Sets this id and digest on {@code entry}; returns it. */
-  LogEntry.Builder stamp(LogEntry.Builder entry) {
+  public LogEntry.Builder stamp(LogEntry.Builder entry) {
     return entry.setRequestId(id).setRequestDigest(digest);
   }
 }
