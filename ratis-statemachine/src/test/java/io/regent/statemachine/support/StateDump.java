@@ -7,7 +7,8 @@ import io.regent.statemachine.store.StateTxn;
 
 /**
  * Canonical text of a replica's state: the applied index, then every lease in id order, then every name
- * (holder and FIFO candidates) in key order, groups, and etcd's keys in key order with the compaction point. Two replicas hold the same state iff their dumps are equal.
+ * (holder and FIFO candidates) in key order, groups, and etcd's keys in key order with the compaction point.
+ * Two replicas hold the same state iff their dumps are equal.
  */
 public final class StateDump {
   private StateDump() {
