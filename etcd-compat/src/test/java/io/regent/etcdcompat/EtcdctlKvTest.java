@@ -16,8 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * etcd's own command line, {@code etcdctl} 3.4 ({@link Etcdctl}), on Regent's KV through a follower's etcd port of
  * a 3-node cluster (docs/migrating.md "etcd's KV"): put and get with prefix, limit and sort, del, txn with compares
- * on create, mod and value, and a key attached to a lease that goes when the lease is revoked. Keys under
- * {@code ctl/} (the module's cluster is shared).
+ * on create, mod and value, a key attached to a lease that goes when the lease is revoked, and an uncontended
+ * {@code etcdctl lock}. Keys under {@code ctl/} and {@code ctl-lock/} (the module's cluster is shared).
  */
 @ExtendWith(EtcdCompatCluster.Shared.class)
 @Tag("cluster")
@@ -99,5 +99,17 @@ class EtcdctlKvTest {
     assertThat(unknown.exit()).isNotZero();
     assertThat(unknown.out()).contains("etcdserver: requested lease not found");
     assertThat(ok("get", "ctl/lease/k").out()).isEmpty();
+  }
+
+  /**
+   * {@code etcdctl lock NAME COMMAND} without a contender: Go's {@code concurrency.Mutex} takes the lock by a Txn on
+   * create_revision 0 and a first-created range, compares the header revision with its key's create_revision, runs
+   * the command, and deletes its key and revokes its session's lease. (A contender would wait with Watch, not served
+   * yet.)
+   */
+  @Test
+  void etcdctlLockWithoutAContenderRunsItsCommandAndLeavesNoKey() throws Exception {
+    assertThat(ok("lock", "ctl-lock", "echo", "held").out()).isEqualTo("held");
+    assertThat(ok("get", "--prefix", "ctl-lock/").out()).isEmpty();
   }
 }
