@@ -38,7 +38,10 @@ public final class KvRules {
     this.index = index;
   }
 
-  /** Sets a key ({@link KvPut}); NOT_FOUND for a lease that is not live, INVALID_ARGUMENT for a bad key. */
+  /**
+   * Sets a key ({@link KvPut}); NOT_FOUND for a lease that is not live, INVALID_ARGUMENT for a bad key and for
+   * ignore_value or ignore_lease on a key that does not exist (etcd's "key not found").
+   */
   public Result.Builder put(KvPut p) {
     Result.Builder bad = refusePut(txn, p);
     if (bad != null) {
@@ -138,7 +141,7 @@ public final class KvRules {
     if (p.getLease() != 0 && !p.getIgnoreLease() && txn.lease(p.getLease()) == null) {
       return error(Code.NOT_FOUND, KvErrors.LEASE_NOT_FOUND);
     }
-    if (p.getIgnoreValue() && txn.kv().get(p.getKey().toByteArray()) == null) {
+    if ((p.getIgnoreValue() || p.getIgnoreLease()) && txn.kv().get(p.getKey().toByteArray()) == null) {
       return error(Code.INVALID_ARGUMENT, KvErrors.KEY_NOT_FOUND);
     }
     return null;

@@ -93,6 +93,8 @@ class KvRulesTest {
       assertThat(r.apply(putEntry(put("", "w"))).result().getMessage()).isEqualTo("etcdserver: key is not provided");
       assertThat(r.apply(putEntry(put("nokey", "").setIgnoreValue(true))).result().getMessage())
           .isEqualTo("etcdserver: key not found");
+      assertThat(r.apply(putEntry(put("nokey", "v").setIgnoreLease(true))).result().getMessage())
+          .isEqualTo("etcdserver: key not found");
       assertThat(r.tables()).isEqualTo(before);
     }
   }
