@@ -2,13 +2,9 @@ package io.regent.etcdcompat;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.regent.etcdcompat.Etcdctl.Run;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
@@ -18,8 +14,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * etcd's own command line, {@code etcdctl} (Debian's etcd-client; {@code .ci/run} installs it), on Regent's
- * etcd-compatible services of a 3-node cluster: every lease command it has. Fails, never skips, without etcdctl.
+ * etcd's own command line, {@code etcdctl} ({@link Etcdctl}), on Regent's etcd-compatible services of a 3-node
+ * cluster: every lease command it has. Fails, never skips, without etcdctl.
  */
 @ExtendWith(EtcdCompatCluster.Shared.class)
 @Tag("cluster")
@@ -35,28 +31,8 @@ class EtcdctlTest {
     cluster = shared;
   }
 
-  /** etcdctl's output, stdout then stderr, and its exit code. */
-  record Run(int exit, String out) {
-  }
-
   private static Run etcdctl(String... args) throws IOException, InterruptedException {
-    List<String> cmd = new ArrayList<>(List.of("etcdctl", "--endpoints=" + cluster.endpoints(),
-        "--dial-timeout=10s", "--command-timeout=20s"));
-    cmd.addAll(List.of(args));
-    Path out = Files.createTempFile(dir, "etcdctl", ".out");
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile());
-    pb.environment().put("ETCDCTL_API", "3");
-    Process p;
-    try {
-      p = pb.start();
-    } catch (IOException e) {
-      throw new IllegalStateException("etcdctl is not installed: apt-get install etcd-client", e);
-    }
-    if (!p.waitFor(60, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      throw new IllegalStateException("etcdctl " + String.join(" ", args) + " did not end in 60 s");
-    }
-    return new Run(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8).trim());
+    return Etcdctl.run(dir, cluster.endpoints(), null, args);
   }
 
   @Test

@@ -13,9 +13,9 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The state machine's packages form the layers of docs/architecture.md §1: the Ratis adapter on top, the
- * Ratis-free replica effects below it, then apply and its group rules, events, and the store and contract
- * limits at the bottom; no package cycle, no arrow up, every package placed. The generated log-entry protobuf
- * ({@code proto}) is used by all and uses none.
+ * Ratis-free replica effects below it, then apply and its group and etcd-keyspace ({@code kv}) rules, events,
+ * and the store and contract limits at the bottom; no package cycle, no arrow up, every package placed. The
+ * generated log-entry protobuf ({@code proto}) is used by all and uses none.
  */
 class PackageRulesTest {
   static JavaClasses main;
@@ -48,7 +48,7 @@ class PackageRulesTest {
         .layer("Ratis").definedBy("io.regent.statemachine.ratis..")
         .layer("Replica").definedBy("io.regent.statemachine.replica..")
         .layer("Upper").definedBy("io.regent.statemachine." + upper + "..")
-        .layer("Lower").definedBy("io.regent.statemachine." + lower + "..")
+        .layer("Lower").definedBy("io.regent.statemachine." + lower + "..", "io.regent.statemachine.kv..")
         .layer("Events").definedBy("io.regent.statemachine.event..")
         .layer("Base").definedBy("io.regent.statemachine.store..", "io.regent.statemachine.limits..",
             "io.regent.statemachine.proto..")

@@ -10,6 +10,7 @@ import io.regent.server.confirm.Confirmer;
 import io.regent.server.confirm.LeadershipLease;
 import io.regent.server.console.Console;
 import io.regent.server.etcd.EtcdGateway;
+import io.regent.server.etcd.EtcdKv;
 import io.regent.server.lease.Lessor;
 import io.regent.server.limits.Admission;
 import io.regent.server.membership.FollowerLag;
@@ -82,6 +83,8 @@ public final class RegentServer implements AutoCloseable {
   private ApiAddressPublisher publisher;
   private TimingPublisher timingPublisher;
   private EtcdGateway etcd;
+  /** What the etcd port's KV uses of this node: its client proposer, entry format and read path. */
+  private final EtcdKv etcdKv;
   private final DivisionWatch divisionWatch;
   private Consumer<String> onDivisionStopped; // guarded by this, as stoppedReason
   private String stoppedReason;
@@ -132,6 +135,7 @@ public final class RegentServer implements AutoCloseable {
         config.minTtlMs(),
         config.unsafeLocalGrants(), config.unsafeCleanupAnyAttempt(), config.limits(), admission, executors,
         interceptors.toArray(ServerInterceptor[]::new));
+    this.etcdKv = new EtcdKv(operations, raft.entryFormat(), api.reader());
     this.divisionWatch = new DivisionWatch(raft.server(), sm::storageFault, this::divisionStopped);
     if (metrics != null) {
       admission.bindTo(metrics.registry());
@@ -252,7 +256,7 @@ public final class RegentServer implements AutoCloseable {
       String loopback = ApiAddressPublisher.advertised(config.apiHost(), s.api.port(), "127.0.0.1:0");
       try {
         s.etcd = EtcdGateway.start(new InetSocketAddress(config.apiHost(), config.etcdPort()), loopback,
-            s.raft.clusterView()::raftLeader, config.minTtlMs(), config.limits().maxMessageBytes());
+            s.raft.clusterView()::raftLeader, config.minTtlMs(), config.limits().maxMessageBytes(), s.etcdKv);
       } catch (IOException e) {
         IOException failed = new IOException("etcd port " + config.etcdPort() + ": " + e.getMessage(), e);
         try {
@@ -264,7 +268,7 @@ public final class RegentServer implements AutoCloseable {
       }
       String etcdAddress = ApiAddressPublisher.advertised(config.apiHost(), s.etcd.port(), raftAddress);
       s.raft.clusterView().setEtcdAddress(etcdAddress);
-      LOG.info("node {} serving etcd's Lease, Election and Lock services on {}", config.nodeId(), etcdAddress);
+      LOG.info("node {} serving etcd's Lease, Election, Lock and KV services on {}", config.nodeId(), etcdAddress);
     }
     LOG.info("node {} serving the API on {}:{}, Raft on {}", config.nodeId(), config.apiHost(), s.api.port(),
         config.peers().get(config.nodeId()));

@@ -4,6 +4,7 @@ import static io.regent.statemachine.apply.Results.error;
 
 import io.regent.statemachine.event.ChangeEvent;
 import io.regent.statemachine.group.GroupApplier;
+import io.regent.statemachine.kv.KvRules;
 import io.regent.statemachine.proto.Batch;
 import io.regent.statemachine.proto.Code;
 import io.regent.statemachine.proto.LogEntry;
@@ -22,7 +23,8 @@ import java.util.Set;
  * §2.4, §9; Kleppmann, "How to do distributed locking"). Business refusals are results, never exceptions.
  *
  * <p>This class dispatches each entry to the rules of its subject — {@link LeaseRules}, {@link NameRules},
- * {@link CampaignAllRule}, {@link MemberRules} and the ownership groups' {@link GroupApplier} — and runs batch
+ * {@link CampaignAllRule}, {@link MemberRules}, the ownership groups' {@link GroupApplier} and etcd's keyspace's
+ * {@link KvRules} — and runs batch
  * entries; what an entry produced is collected in one {@link Effects}.
  *
  * <p>Not thread-safe: call on Ratis's single apply thread.
@@ -123,6 +125,9 @@ public final class Applier {
 
   /** Applies one operation by the rules of its subject. */
   private static Result.Builder dispatch(ApplyContext at, LogEntry e) {
+    if (EntryCodec.isKv(e)) {
+      return kv(at, e);
+    }
     if (e.getVersion() != EntryCodec.VERSION && e.getVersion() != EntryCodec.REQUEST_ID_VERSION
         && e.getVersion() != EntryCodec.ATTEMPT_ID_VERSION) {
       return error(Code.INVALID_ARGUMENT, "an entry of version " + e.getVersion() + " must be a batch");
@@ -149,6 +154,22 @@ public final class Applier {
       case BATCH -> error(Code.INVALID_ARGUMENT, "a batch entry must have version " + EntryCodec.BATCH_VERSION
           + " to " + EntryCodec.MAX_VERSION + " and may not hold another batch");
       case COMMAND_NOT_SET -> error(Code.INVALID_ARGUMENT, "log entry has no command");
+      default -> error(Code.INVALID_ARGUMENT, "a " + e.getCommandCase() + " entry needs version "
+          + EntryCodec.KV_VERSION);
+    };
+  }
+
+  /** Applies an operation on etcd's keyspace by {@link KvRules}; only in an entry of version 5 (its own format). */
+  private static Result.Builder kv(ApplyContext at, LogEntry e) {
+    if (e.getVersion() != EntryCodec.KV_VERSION) {
+      return error(Code.INVALID_ARGUMENT, "a " + e.getCommandCase() + " entry needs version " + EntryCodec.KV_VERSION);
+    }
+    KvRules rules = new KvRules(at.txn(), at.index());
+    return switch (e.getCommandCase()) {
+      case KV_PUT -> rules.put(e.getKvPut());
+      case KV_DELETE_RANGE -> rules.deleteRange(e.getKvDeleteRange());
+      case KV_TXN -> rules.txn(e.getKvTxn());
+      default -> rules.compact(e.getKvCompact());
     };
   }
 }

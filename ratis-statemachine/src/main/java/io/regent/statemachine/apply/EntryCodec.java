@@ -25,12 +25,19 @@ public final class EntryCodec {
    * Attempts apply once (docs/api.md "Attempts"): a Campaign with a lease, or a CampaignAll, of version 4 applies
    * once per attempt, and a Withdraw or Resign of version 4 closes its attempt to any copy of that campaign still to
    * come ({@link AttemptRule}); and a re-send whose record may have been pruned is refused
-   * ({@code request_seen_index}, {@link RequestRule}). Version 3 applied every copy, so a copy committing after its own attempt's cleanup
-   * (a Ratis re-send, a re-send through a replaced client) brought the candidacy back with nobody waiting on it.
+   * ({@code request_seen_index}, {@link RequestRule}). Version 3 applied every copy, so a copy committing after its
+   * own attempt's cleanup (a Ratis re-send, a re-send through a replaced client) brought the candidacy back with
+   * nobody waiting on it.
    */
   public static final int ATTEMPT_ID_VERSION = 4;
+  /**
+   * etcd's KV on the etcd port (docs/migrating.md "etcd's KV"): {@code kv_put}, {@code kv_delete_range},
+   * {@code kv_txn} and {@code kv_compact}, each alone in an entry of this version (with a request id or not). A
+   * batch of version 5 holds operations of version 1, 3 or 4, as one of version 4 does.
+   */
+  public static final int KV_VERSION = 5;
   /** The highest version this build applies, which it publishes as its own. */
-  public static final int MAX_VERSION = ATTEMPT_ID_VERSION;
+  public static final int MAX_VERSION = KV_VERSION;
 
   private EntryCodec() {
   }
@@ -40,10 +47,17 @@ public final class EntryCodec {
    * understand {@code writable} (at least 1), and serializes it. Below version 3 the request id, digest and
    * attempts are left out: a replica that does not know them would apply the entry without them, differently.
    *
-   * @throws IllegalArgumentException for a batch when {@code writable} is 1 (the proposer must not batch then)
+   * @throws IllegalArgumentException for a batch when {@code writable} is 1 (the proposer must not batch then), and
+   *     for a KV operation when {@code writable} is below {@link #KV_VERSION} (the etcd port refuses those first)
    */
   public static byte[] encode(LogEntry.Builder entry, int writable) {
     int level = Math.min(writable, MAX_VERSION);
+    if (isKv(entry)) {
+      if (level < KV_VERSION) {
+        throw new IllegalArgumentException("etcd's KV needs every voter on entry version " + KV_VERSION);
+      }
+      return entry.setVersion(KV_VERSION).build().toByteArray();
+    }
     if (entry.hasBatch()) {
       if (level < BATCH_VERSION) {
         throw new IllegalArgumentException("a batch entry needs every voter on version " + BATCH_VERSION);
@@ -97,6 +111,14 @@ public final class EntryCodec {
   public static boolean batchable(LogEntryOrBuilder op) {
     return switch (op.getCommandCase()) {
       case GRANT, REVOKE, CAMPAIGN, PROCLAIM, RESIGN, WITHDRAW -> true;
+      default -> false;
+    };
+  }
+
+  /** Whether {@code op} is an operation on etcd's keyspace, which only an entry of {@link #KV_VERSION} carries. */
+  public static boolean isKv(LogEntryOrBuilder op) {
+    return switch (op.getCommandCase()) {
+      case KV_PUT, KV_DELETE_RANGE, KV_TXN, KV_COMPACT -> true;
       default -> false;
     };
   }

@@ -4,6 +4,7 @@ import static io.regent.statemachine.apply.Results.error;
 
 import io.regent.statemachine.event.ChangeEvent;
 import io.regent.statemachine.event.ChangeEvent.Kind;
+import io.regent.statemachine.kv.KvRules;
 import io.regent.statemachine.limits.Limits;
 import io.regent.statemachine.proto.Checkpoint;
 import io.regent.statemachine.proto.Code;
@@ -110,6 +111,7 @@ final class LeaseRules {
    */
   void end(List<LeaseRecord> leases, Kind kind) {
     at.groups().leasesEnded(leases);
+    new KvRules(txn, at.index()).leasesEnded(leases); // etcd's keys of a lease go with it, in this entry
     Succession names = new Succession(at);
     names.withdrawCandidacies(leases);
     for (LeaseRecord lease : leases) {

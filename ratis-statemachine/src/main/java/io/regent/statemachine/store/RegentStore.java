@@ -9,7 +9,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.function.Function;
 import org.lmdbjava.CopyFlags;
-import org.lmdbjava.Dbi;
 import org.lmdbjava.DbiFlags;
 import org.lmdbjava.Env;
 import org.lmdbjava.EnvFlags;
@@ -18,7 +17,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The LMDB environment that holds Regent's replicated state: leases, names and the applied index.
+ * The LMDB environment that holds Regent's replicated state: leases, names, request records, etcd's keyspace
+ * and the applied index. A snapshot ({@link #copyTo}) copies the whole environment, every database of it.
  *
  * <p>Uses lmdbjava's byte-array proxy, so no {@code --add-opens} flags are needed.
  *
@@ -42,11 +42,7 @@ public final class RegentStore implements AutoCloseable {
   private final Path dir;
   private final boolean unsynced;
   private final Env<byte[]> env;
-  private final Dbi<byte[]> meta;
-  private final Dbi<byte[]> leases;
-  private final Dbi<byte[]> names;
-  private final Dbi<byte[]> requests;
-  private final Dbi<byte[]> requestOrder;
+  private final Tables tables;
 
   private RegentStore(Path dir, boolean unsynced, EnvFlags... flags) {
     this.dir = dir;
@@ -59,13 +55,12 @@ public final class RegentStore implements AutoCloseable {
     if (unsynced) {
       UnsyncedMarker.set(dir);
     }
-    this.env = Env.create(PROXY_BA).setMapSize(MAP_SIZE_BYTES).setMaxDbs(6).setMaxReaders(256)
+    this.env = Env.create(PROXY_BA).setMapSize(MAP_SIZE_BYTES).setMaxDbs(8).setMaxReaders(256)
         .open(dir.toFile(), flags);
-    this.meta = env.openDbi("meta", DbiFlags.MDB_CREATE);
-    this.leases = env.openDbi("leases", DbiFlags.MDB_CREATE);
-    this.names = env.openDbi("names", DbiFlags.MDB_CREATE);
-    this.requests = env.openDbi("requests", DbiFlags.MDB_CREATE);
-    this.requestOrder = env.openDbi("request-order", DbiFlags.MDB_CREATE);
+    this.tables = new Tables(env.openDbi("meta", DbiFlags.MDB_CREATE), env.openDbi("leases", DbiFlags.MDB_CREATE),
+        env.openDbi("names", DbiFlags.MDB_CREATE), env.openDbi("requests", DbiFlags.MDB_CREATE),
+        env.openDbi("request-order", DbiFlags.MDB_CREATE), env.openDbi("kv", DbiFlags.MDB_CREATE),
+        env.openDbi("kv-lease", DbiFlags.MDB_CREATE));
   }
 
   /**
@@ -143,14 +138,14 @@ public final class RegentStore implements AutoCloseable {
   /** Runs {@code body} in a read-only transaction and returns its result. */
   public <T> T read(Function<StateTxn, T> body) {
     try (Txn<byte[]> txn = env.txnRead()) {
-      return body.apply(new StateTxn(env, txn, new Tables(meta, leases, names, requests, requestOrder)));
+      return body.apply(new StateTxn(env, txn, tables));
     }
   }
 
   /** Runs {@code body} in a write transaction, commits it (durably unless unsynced), and returns its result. */
   public <T> T write(Function<StateTxn, T> body) {
     try (Txn<byte[]> txn = env.txnWrite()) {
-      T result = body.apply(new StateTxn(env, txn, new Tables(meta, leases, names, requests, requestOrder)));
+      T result = body.apply(new StateTxn(env, txn, tables));
       txn.commit();
       return result;
     }

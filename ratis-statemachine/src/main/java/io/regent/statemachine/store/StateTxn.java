@@ -80,6 +80,11 @@ public final class StateTxn implements StateView {
     return new RequestTable(txn, meta, tables.requests(), tables.requestOrder());
   }
 
+  /** etcd's keyspace (docs/migrating.md "etcd's KV"). */
+  public KvTable kv() {
+    return new KvTable(txn, meta, tables.kv(), tables.kvLease());
+  }
+
   /** The largest lease id granted so far, 0 when none was recorded (docs/architecture.md §2.2). */
   public long lastLeaseId() {
     byte[] v = meta.get(txn, LAST_LEASE_ID);

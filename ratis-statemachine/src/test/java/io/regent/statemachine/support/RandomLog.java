@@ -1,17 +1,26 @@
 package io.regent.statemachine.support;
 
+import com.google.protobuf.ByteString;
 import io.regent.statemachine.apply.ApplyOutcome;
 import io.regent.statemachine.apply.EntryCodec;
 import io.regent.statemachine.limits.Limits;
+import io.regent.statemachine.proto.KvCompact;
+import io.regent.statemachine.proto.KvCompare;
+import io.regent.statemachine.proto.KvDeleteRange;
+import io.regent.statemachine.proto.KvOp;
+import io.regent.statemachine.proto.KvPut;
+import io.regent.statemachine.proto.KvRange;
+import io.regent.statemachine.proto.KvTxn;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.NameRecord;
+import io.regent.statemachine.store.KvTable;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 
 /**
- * A seeded pseudo-random log mixing every command, valid and invalid, across several terms. It is written
- * against a driver replica, like clients that read the state before proposing: tokens and lease ids are
+ * A seeded pseudo-random log mixing every command (etcd's keyspace too), valid and invalid, across several
+ * terms. It is written against a driver replica, like clients that read the state before proposing: tokens and lease ids are
  * mostly current ones, sometimes stale, unknown or out of limits. The driver applies each entry as it is
  * generated; the recorded log can then be replayed on other replicas.
  */
@@ -93,10 +102,42 @@ public final class RandomLog {
     } else if (pick == 97) {
       // ownership groups: their lease ends free partitions in the same applies as the names
       return Entries.groupJoin("group-" + random.nextInt(2), "m" + random.nextInt(4), leaseId(), 16);
+    } else if (pick == 98) {
+      return kv();
     }
     byte[] garbage = new byte[random.nextInt(8)];
     random.nextBytes(garbage);
     return EntryCodec.decode(garbage);
+  }
+
+  /**
+   * An operation on etcd's keyspace: a put (mostly on a lease of this log, live or ended), a delete of a key or a
+   * prefix, a Txn taking a key on create_revision 0, or a compaction to a random revision.
+   */
+  private LogEntry kv() {
+    ByteString key = kvKey();
+    LogEntry.Builder e = LogEntry.newBuilder();
+    switch (random.nextInt(4)) {
+      case 0 -> e.setKvPut(KvPut.newBuilder().setKey(key).setValue(ByteString.copyFromUtf8(value()))
+          .setLease(random.nextBoolean() ? leaseId() : 0).setPrevKv(random.nextBoolean()));
+      case 1 -> e.setKvDeleteRange(KvDeleteRange.newBuilder().setKey(key)
+          .setRangeEnd(random.nextBoolean() ? ByteString.EMPTY : ByteString.copyFromUtf8("kv0")));
+      case 2 -> e.setKvTxn(KvTxn.newBuilder()
+          .addCompares(KvCompare.newBuilder().setKey(key).setTarget(1).setResult(random.nextInt(4)))
+          .addSuccess(KvOp.newBuilder().setPut(KvPut.newBuilder().setKey(key).setLease(leaseId())))
+          .addFailure(KvOp.newBuilder().setRange(KvRange.newBuilder().setKey(key))));
+      default -> e.setKvCompact(KvCompact.newBuilder().setRevision(random.nextInt((int) driver.nextIndex() + 5)));
+    }
+    return Entries.logged(e);
+  }
+
+  /** Mostly a key of a small pool; sometimes empty or one byte over the keyspace's limit. */
+  private ByteString kvKey() {
+    int pick = random.nextInt(20);
+    if (pick == 0) {
+      return ByteString.EMPTY;
+    }
+    return ByteString.copyFromUtf8(pick == 1 ? "k".repeat(KvTable.MAX_KEY_BYTES + 1) : "kv/" + random.nextInt(5));
   }
 
   private long ttl() {

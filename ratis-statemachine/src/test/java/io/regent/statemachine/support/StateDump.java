@@ -7,7 +7,8 @@ import io.regent.statemachine.store.StateTxn;
 
 /**
  * Canonical text of a replica's state: the applied index, then every lease in id order, then every name
- * (holder and FIFO candidates) in key order. Two replicas hold the same state iff their dumps are equal.
+ * (holder and FIFO candidates) in key order, groups, and etcd's keys in key order with the compaction point.
+ * Two replicas hold the same state iff their dumps are equal.
  */
 public final class StateDump {
   private StateDump() {
@@ -28,6 +29,11 @@ public final class StateDump {
       out.append("name ").append(TextFormat.shortDebugString(name)).append('\n');
     }
     txn.allGroups().forEach(g -> out.append("group ").append(TextFormat.shortDebugString(g)).append('\n'));
+    txn.kv().range(new byte[] {0}, null)
+        .forEach(kv -> out.append("kv ").append(TextFormat.shortDebugString(kv)).append('\n'));
+    if (txn.kv().compacted() != 0) {
+      out.append("kv compacted ").append(txn.kv().compacted()).append('\n');
+    }
     return out.toString();
   }
 }

@@ -42,6 +42,7 @@ public final class ApiServer implements AutoCloseable {
 
   private final Server server;
   private final HealthReporter health;
+  private final StateReader reader;
   private final NodeExecutors executors;
 
   /**
@@ -85,7 +86,7 @@ public final class ApiServer implements AutoCloseable {
     var blocking = executors.blocking();
     HealthStatusManager health = new HealthStatusManager();
     this.health = new HealthReporter(cluster, health);
-    StateReader reader = new StateReader(confirmer, sm, blocking, this.health);
+    this.reader = new StateReader(confirmer, sm, blocking, this.health);
     LeaseQuota quota = new LeaseQuota(limits.maxLeasesPerConnection());
     LeaseGrants grants = new LeaseGrants(minTtlMs, limits, quota, admission.leaseQuota(), admission.nameQuota(), sm);
     Attempts attempts = new Attempts(System::currentTimeMillis, unsafeCleanupAnyAttempt);
@@ -137,6 +138,14 @@ public final class ApiServer implements AutoCloseable {
     server.start();
     health.start(executors.timers());
     return this;
+  }
+
+  /**
+   * The reads of this node's state, linearizable or serializable, as the API answers them: serializable ones wait for
+   * the replay after a start (docs/operations.md "Restarts"). The etcd port's KV ranges read through it too.
+   */
+  public StateReader reader() {
+    return reader;
   }
 
   /** The bound port. */

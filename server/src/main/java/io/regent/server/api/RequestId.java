@@ -23,7 +23,7 @@ import java.util.HexFormat;
  * @param seenIndex for a client's re-send, the highest applied index it had seen before its first send
  *     ({@link SeenIndexHeader}); 0 otherwise
  */
-record RequestId(String id, ByteString digest, long seenIndex) {
+public record RequestId(String id, ByteString digest, long seenIndex) {
   private static final SecureRandom RANDOM = new SecureRandom();
   private static final int DIGEST_BYTES = 16;
 
@@ -54,14 +54,14 @@ record RequestId(String id, ByteString digest, long seenIndex) {
   }
 
   /** An id this node makes up for an entry of its own or a request that came without one. */
-  static RequestId own() {
+  public static RequestId own() {
     byte[] r = new byte[12];
     RANDOM.nextBytes(r);
     return new RequestId("s-" + HexFormat.of().formatHex(r), ByteString.EMPTY, 0);
   }
 
   /** Sets this id, digest and seen index on {@code entry}; returns it. */
-  LogEntry.Builder stamp(LogEntry.Builder entry) {
+  public LogEntry.Builder stamp(LogEntry.Builder entry) {
     return entry.setRequestId(id).setRequestDigest(digest).setRequestSeenIndex(seenIndex);
   }
 }

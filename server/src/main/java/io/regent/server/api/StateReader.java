@@ -18,11 +18,12 @@ import java.util.function.Supplier;
 /**
  * Reads of the replicated state from this node: linearizable by default (the leader's leadership lease, or a
  * confirmation round begun after the read arrived, then the local replica caught up to it), or serializable
- * (local, possibly stale).
+ * (local, possibly stale). The API's reads and the etcd port's KV ranges (docs/migrating.md "etcd's KV") both read
+ * through it.
  */
-final class StateReader {
+public final class StateReader {
   /** Where serializable reads ask whether this node has replayed what was committed before it started. */
-  interface Replay {
+  public interface Replay {
     /** {@link HealthReporter#replayed}. */
     boolean replayed();
 
@@ -39,15 +40,18 @@ final class StateReader {
    * @param blocking the node's blocking pool: local LMDB reads run there, neither on the caller's gRPC thread
    *     nor on the apply thread that completes the wait for an index
    */
-  StateReader(Confirmer confirmer, ReplicaView stateMachine, Executor blocking, Replay replay) {
+  public StateReader(Confirmer confirmer, ReplicaView stateMachine, Executor blocking, Replay replay) {
     this.confirmer = confirmer;
     this.stateMachine = stateMachine;
     this.blocking = blocking;
     this.replay = replay;
   }
 
-  /** Reads with {@code body} after a confirmation round, or at once when {@code serializable}. */
-  <T> CompletableFuture<T> read(boolean serializable, Function<StateTxn, T> body) {
+  /**
+   * Reads with {@code body} after a confirmation round, or at once when {@code serializable}. The future fails with
+   * the confirmation's failure (no leader, no quorum) or, for a full blocking pool, a RejectedExecutionException.
+   */
+  public <T> CompletableFuture<T> read(boolean serializable, Function<StateTxn, T> body) {
     if (serializable) {
       return onPool(() -> stateMachine.read(body));
     }

@@ -8,13 +8,16 @@ import io.regent.statemachine.proto.Result;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 
-/** Maps apply results and failures onto the gRPC status codes of docs/architecture.md §7, in one place. */
-final class StatusCodes {
+/**
+ * Maps apply results and failures onto the gRPC status codes of docs/architecture.md §7, in one place, for the API
+ * and for the etcd port's KV.
+ */
+public final class StatusCodes {
   private StatusCodes() {
   }
 
   /** Throws the gRPC error for a refused result; returns it unchanged when OK. */
-  static Result check(Result r) {
+  public static Result check(Result r) {
     if (r.getCode() == Code.OK) {
       return r;
     }
@@ -23,6 +26,7 @@ final class StatusCodes {
       case FAILED_PRECONDITION -> Status.FAILED_PRECONDITION;
       case INVALID_ARGUMENT -> Status.INVALID_ARGUMENT;
       case RESOURCE_EXHAUSTED -> Status.RESOURCE_EXHAUSTED;
+      case OUT_OF_RANGE -> Status.OUT_OF_RANGE;
       default -> Status.INTERNAL;
     };
     throw s.withDescription(r.getMessage()).asRuntimeException();
@@ -34,7 +38,7 @@ final class StatusCodes {
   }
 
   /** The gRPC status for any failure of a call. */
-  static StatusRuntimeException toStatus(Throwable t) {
+  public static StatusRuntimeException toStatus(Throwable t) {
     Throwable c = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
     if (c instanceof StatusRuntimeException sre) {
       return sre;

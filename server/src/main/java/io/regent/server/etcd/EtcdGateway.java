@@ -23,8 +23,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * etcd's {@code Lease}, {@code Election} (v3election) and {@code Lock} (v3lock) gRPC services on a port of their
- * own, as etcd defines them on the wire, so that clients written against etcd (jetcd, etcdctl's lease commands,
+ * etcd's {@code Lease}, {@code Election} (v3election), {@code Lock} (v3lock) and {@code KV} gRPC services on a port of
+ * their own, as etcd defines them on the wire, so that clients written against etcd (jetcd, etcdctl's lease commands,
  * Go's clientv3) use Regent's leases, elections and locks (docs/migrating.md, "etcd's clients").
  *
  * <p>A gateway, not a second implementation: every etcd call becomes a call on this node's own Regent API,
@@ -52,11 +52,12 @@ public final class EtcdGateway implements AutoCloseable {
    * @param leader the Raft leader and term as this node knows them (null when unknown), for each reply's header
    * @param minTtlMs this cluster's smallest lease TTL, ms: etcd raises a smaller TTL to its minimum, and so does this
    * @param maxMessageBytes largest request accepted, bytes (the API's limit)
+   * @param kv the node's proposer, entry format and read path, which etcd's KV uses directly ({@link EtcdKvService})
    * @throws IOException when the port cannot be bound
    * @throws IllegalStateException when a method it serves is not declared in {@link MethodRules}
    */
   public static EtcdGateway start(InetSocketAddress address, String apiTarget, Supplier<RaftLeader> leader,
-                                  long minTtlMs, int maxMessageBytes) throws IOException {
+                                  long minTtlMs, int maxMessageBytes, EtcdKv kv) throws IOException {
     Headers headers = new Headers(leader);
     Server server = NettyServerBuilder.forAddress(address, InsecureServerCredentials.create())
         .maxInboundMessageSize(maxMessageBytes)
@@ -93,8 +94,9 @@ public final class EtcdGateway implements AutoCloseable {
         .addService(EtcdLeaseLeases.addedTo(new EtcdLeaseService(headers, minTtlMs).bindService(), headers))
         .addService(new EtcdElectionService(headers))
         .addService(new EtcdLockService(headers))
+        .addService(new EtcdKvService(headers, kv))
         .build();
-    MethodRules.requireDeclared(server.getServices()); // each etcd method's Regent counterparts
+    MethodRules.requireDeclared(server.getServices()); // each etcd method's Regent counterparts, or its own rule
     return new EtcdGateway(server.start());
   }
 

@@ -1,5 +1,10 @@
 package io.regent.server.rpc;
 
+import com.google.protobuf.ByteString;
+import io.etcd.jetcd.api.DeleteRangeRequest;
+import io.etcd.jetcd.api.KVGrpc;
+import io.etcd.jetcd.api.PutRequest;
+import io.etcd.jetcd.api.RangeRequest;
 import io.grpc.MethodDescriptor;
 import io.grpc.ServerMethodDefinition;
 import io.grpc.ServerServiceDefinition;
@@ -36,6 +41,7 @@ import java.util.stream.Stream;
  * right, the name a request acts on), which admission ({@code io.regent.server.limits.Admission}) and
  * permissions ({@code io.regent.server.security.Authorizer}) both read; for the etcd gateway's methods the
  * Regent methods each call becomes, whose rules then apply (the gateway admits and checks nothing itself).
+ * etcd's KV has no Regent counterpart: the gateway serves it itself and it is declared with a rule of its own.
  * Both servers refuse to start with a method declared nowhere ({@link #requireDeclared}), so a new method is
  * never open, nor in the wrong lane, by accident. Adding an RPC: docs/architecture.md §7.3.
  */
@@ -109,6 +115,17 @@ public final class MethodRules {
     // the owner's token comes from a read, then the release
     relay(io.etcd.jetcd.api.lock.LockGrpc.getUnlockMethod(), ElectionGrpc.getLeaderMethod(),
         LockGrpc.getUnlockMethod());
+    // etcd's etcdserverpb.KV: served by the gateway itself (no Regent counterpart), on the key it names
+    serve(KVGrpc.getRangeMethod(), Lane.BULK, Right.READ, r -> utf8(((RangeRequest) r).getKey()));
+    serve(KVGrpc.getPutMethod(), Lane.BULK, Right.KV, r -> utf8(((PutRequest) r).getKey()));
+    serve(KVGrpc.getDeleteRangeMethod(), Lane.BULK, Right.KV, r -> utf8(((DeleteRangeRequest) r).getKey()));
+    // a Txn's keys are in its compares and operations: like a call that names none, it needs the right everywhere
+    serve(KVGrpc.getTxnMethod(), Lane.BULK, Right.KV, null);
+    serve(KVGrpc.getCompactMethod(), Lane.BULK, Right.KV, null);
+  }
+
+  private static String utf8(ByteString key) {
+    return key.toStringUtf8();
   }
 
   private MethodRules() {

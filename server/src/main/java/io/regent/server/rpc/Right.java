@@ -7,7 +7,9 @@ import java.util.Locale;
  * words of {@code regent server --permissions FILE}, parsed by {@code io.regent.server.security.Permissions}.
  */
 public enum Right {
-  CAMPAIGN, LOCK, READ, LEASE, MEMBER;
+  CAMPAIGN, LOCK, READ, LEASE, MEMBER,
+  /** Writes to etcd's keyspace on the etcd port (docs/migrating.md "etcd's KV"). */
+  KV;
 
   /** The word used in the file. */
   public String word() {

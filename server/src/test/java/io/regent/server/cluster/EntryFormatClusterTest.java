@@ -48,7 +48,7 @@ class EntryFormatClusterTest {
 
     cluster.stopNode(2);
     old.set(false);
-    cluster.startNode(2); // the new build: it publishes version 3 with its timing
+    cluster.startNode(2); // the new build: it publishes its version (EntryCodec.MAX_VERSION) with its timing
     RequestIdsWritten.in(cluster); // once every voter applies version 3
     load(cluster.client(), "after");
     ReplicaDigests.awaitIdentical(cluster);

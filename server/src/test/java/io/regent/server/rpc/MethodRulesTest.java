@@ -14,10 +14,13 @@ import io.regent.api.v1.LeaseGrantRequest;
 import io.regent.api.v1.LeaseGrpc;
 import io.regent.api.v1.LockGrpc;
 import io.regent.server.etcd.EtcdGateway;
+import io.regent.server.etcd.EtcdKv;
+import io.regent.server.replication.EntryFormat;
 import io.regent.server.single.SingleWriterServer;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,8 +37,9 @@ class MethodRulesTest {
 
   @Test
   void everyMethodOfEveryServiceTheEtcdGatewayBindsIsDeclared() {
+    EtcdKv kv = new EtcdKv(entry -> new CompletableFuture<>(), EntryFormat.OLDEST, null);
     assertThatCode(() -> EtcdGateway.start(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1:1", () -> null, 1_000,
-        4 << 20).close()).doesNotThrowAnyException();
+        4 << 20, kv).close()).doesNotThrowAnyException();
   }
 
   /** Negative control: a service with one method declared nowhere is refused, and the refusal names it. */
@@ -64,5 +68,11 @@ class MethodRulesTest {
     assertThat(MethodRules.of(ElectionGrpc.getCampaignMethod().getFullMethodName()).lane()).isEqualTo(Lane.BULK);
     assertThat(MethodRules.of(LockGrpc.getUnlockMethod().getFullMethodName()).right()).isEqualTo(Right.LOCK);
     assertThat(MethodRules.of(HealthGrpc.getCheckMethod().getFullMethodName()).open()).isTrue();
+    MethodRule put = MethodRules.of(io.etcd.jetcd.api.KVGrpc.getPutMethod().getFullMethodName());
+    assertThat(put.right()).as("etcd's KV writes").isEqualTo(Right.KV);
+    assertThat(put.nameOf().apply(io.etcd.jetcd.api.PutRequest.newBuilder()
+        .setKey(com.google.protobuf.ByteString.copyFromUtf8("jobs/a")).build())).isEqualTo("jobs/a");
+    assertThat(MethodRules.of(io.etcd.jetcd.api.KVGrpc.getRangeMethod().getFullMethodName()).right())
+        .isEqualTo(Right.READ);
   }
 }
