@@ -3,19 +3,23 @@
 Run by the cli module's PythonClientTest (in mvn verify), after generate.sh; exits non-zero on failure.
 """
 
+import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import unittest
 from concurrent import futures
+from unittest import mock
 
 import grpc
 
-from regent.v1 import regent_pb2 as pb
-from regent.v1 import regent_pb2_grpc as rpc
+from regent_client.v1 import regent_pb2 as pb
+from regent_client.v1 import regent_pb2_grpc as rpc
 from regent_client import LostLeadership, clock_rate, connect
 from regent_client import client as client_module
+from regent_client import tls
 
 ENDPOINTS = LEDGER = None
 
@@ -204,6 +208,37 @@ class RequestIdTest(unittest.TestCase):
         self.assertEqual(len(b.ids), 2)
         self.assertEqual(b.ids[0], a.ids[0], "the re-send carries the first send's id")
         self.assertNotEqual(b.ids[1], a.ids[0], "a new grant has an id of its own")
+
+
+class TlsTest(unittest.TestCase):
+    """The CLI's rules for --cacert/--cert/--key and $REGENT_CACERT/CERT/KEY (no node needed)."""
+
+    def setUp(self):
+        env = mock.patch.dict(os.environ)  # restored, whatever a test sets, when it ends
+        env.start()
+        self.addCleanup(env.stop)
+        for v in ("REGENT_CACERT", "REGENT_CERT", "REGENT_KEY"):
+            os.environ.pop(v, None)
+
+    def test_arguments_win_over_the_environment_and_an_empty_variable_is_unset(self):
+        os.environ.update(REGENT_CACERT="env-ca.pem", REGENT_CERT="", REGENT_KEY="")
+        self.assertEqual(tls.tls_files(), ("env-ca.pem", None, None))
+        self.assertEqual(tls.tls_files(cacert="ca.pem"), ("ca.pem", None, None))
+        os.environ.update(REGENT_CERT="me.crt", REGENT_KEY="me.key")
+        self.assertEqual(tls.tls_files(), ("env-ca.pem", "me.crt", "me.key"))
+
+    def test_without_a_ca_certificate_the_channel_is_plaintext(self):
+        self.assertIsNone(tls.credentials())
+
+    def test_usage_errors_are_refused_before_any_channel(self):
+        with self.assertRaisesRegex(ValueError, "cert and key go together"):
+            connect("127.0.0.1:1", cacert="ca.pem", cert="me.crt")
+        with self.assertRaisesRegex(ValueError, "cert needs cacert"):
+            connect("127.0.0.1:1", cert="me.crt", key="me.key")
+        missing = os.path.join(tempfile.mkdtemp(), "ca.pem")
+        os.environ["REGENT_CACERT"] = missing
+        with self.assertRaisesRegex(ValueError, "cannot read " + missing):
+            connect("127.0.0.1:1")
 
 
 if __name__ == "__main__":

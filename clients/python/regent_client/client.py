@@ -15,10 +15,11 @@ import time
 
 import grpc
 
+from regent_client import tls
 from regent_client.clock_rate import ClockRate, Sample
 
-from regent.v1 import regent_pb2 as pb
-from regent.v1 import regent_pb2_grpc as rpc
+from regent_client.v1 import regent_pb2 as pb
+from regent_client.v1 import regent_pb2_grpc as rpc
 
 # Status codes after which a call is tried at the next endpoint: every call of this client is safe to repeat
 # (docs/api.md, "Request ids": reads, keepalives, and every write with its request id).
@@ -189,16 +190,22 @@ class Client:
     re-send, so the server applies it once (docs/api.md, "Request ids"); by that section's table every call here
     (keepalives, reads, grant, campaign by lease, resign, revoke) is retried at the next endpoint after
     UNAVAILABLE or DEADLINE_EXCEEDED. Errors are grpc.RpcError with the codes of docs/api.md.
+
+    cacert, cert, key: PEM files for TLS (the servers verified against cacert) and mutual TLS (cert and key, the
+    certificate's CN being the caller's identity), each defaulting to $REGENT_CACERT, $REGENT_CERT, $REGENT_KEY
+    as the regent CLI's --cacert/--cert/--key do (docs/security.md); plaintext without a CA certificate.
+    ValueError for a certificate without its key, a client certificate without a CA, or an unreadable file.
     """
 
-    def __init__(self, endpoints, timeout=15.0, stream_keepalives=True):
+    def __init__(self, endpoints, timeout=15.0, stream_keepalives=True, cacert=None, cert=None, key=None):
         if isinstance(endpoints, str):
             endpoints = [e.strip() for e in endpoints.split(",") if e.strip()]
         if not endpoints:
             raise ValueError("at least one endpoint is required")
         self.endpoints = list(endpoints)
         self.timeout = timeout
-        self._channels = [grpc.insecure_channel(e) for e in self.endpoints]
+        creds = tls.credentials(cacert, cert, key)
+        self._channels = [tls.channel(e, creds) for e in self.endpoints]
         self._current = 0
         self._lock = threading.Lock()
         self._routing = _Routing(self.endpoints)
@@ -514,6 +521,6 @@ def _quietly(call, *args):
         pass  # not the holder any more, or no quorum: the lease then expires on its own
 
 
-def connect(endpoints, timeout=15.0, stream_keepalives=True):
-    """A Client over `endpoints` ("h1:p1,h2:p2" or a list)."""
-    return Client(endpoints, timeout, stream_keepalives)
+def connect(endpoints, timeout=15.0, stream_keepalives=True, cacert=None, cert=None, key=None):
+    """A Client over `endpoints` ("h1:p1,h2:p2" or a list); TLS as Client's cacert, cert, key say."""
+    return Client(endpoints, timeout, stream_keepalives, cacert=cacert, cert=cert, key=key)

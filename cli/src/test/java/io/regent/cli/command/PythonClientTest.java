@@ -27,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
  * routing, streamed keepalives, the ledger example) with that installation against a real 3-node cluster (the
  * module's shared {@code cluster up}, {@link SharedClusterUp}: the Python tests use names of their own, all
  * starting with {@code py-}, and stop no node) and ledger; first checks that the shipped gRPC modules match the
- * proto (generate.sh). Needs Debian's python3-grpcio, python3-grpc-tools, python3-venv and python3-setuptools
+ * proto (generate.sh, with the protoc the api module's build fetched: system property {@code regent.protoc}, set by
+ * this module's pom). Needs Debian's python3-grpcio, python3-grpc-tools, python3-venv and python3-setuptools
  * (.ci/run installs them).
  */
 @Tag("cluster")
@@ -86,11 +87,12 @@ class PythonClientTest {
   void thePythonClientsTestsPassAgainstARealNodeAndLedger(ProcessCluster cluster) throws Exception {
     String python = python();
     Path gen = dir.resolve("gen");
-    run(CLIENT, Map.of("PYTHON", python), "sh", "generate.sh", gen.toString());
-    for (String module : List.of("regent_pb2.py", "regent_pb2_grpc.py")) {
-      assertThat(Files.readString(CLIENT.resolve("regent/v1/" + module)))
-          .as("clients/python/regent/v1/%s is older than the proto: run clients/python/generate.sh", module)
-          .isEqualTo(Files.readString(gen.resolve("regent/v1/" + module)));
+    run(CLIENT, Map.of("PYTHON", python, "PROTOC", System.getProperty("regent.protoc")), "sh", "generate.sh",
+        gen.toString());
+    for (String module : List.of("regent_pb2.py", "regent_pb2.pyi", "regent_pb2_grpc.py")) {
+      assertThat(Files.readString(CLIENT.resolve("regent_client/v1/" + module)))
+          .as("clients/python/regent_client/v1/%s is older than the proto: run clients/python/generate.sh", module)
+          .isEqualTo(Files.readString(gen.resolve("regent_client/v1/" + module)));
     }
     // pip builds in the source directory: install from a copy, so the tree stays clean
     Path src = dir.resolve("src");
