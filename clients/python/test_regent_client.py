@@ -3,19 +3,24 @@
 Run by the cli module's PythonClientTest (in mvn verify), after generate.sh; exits non-zero on failure.
 """
 
+import os
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import unittest
 from concurrent import futures
+from unittest import mock
 
 import grpc
 
-from regent.v1 import regent_pb2 as pb
-from regent.v1 import regent_pb2_grpc as rpc
+from regent_client.v1 import regent_pb2 as pb
+from regent_client.v1 import regent_pb2_grpc as rpc
 from regent_client import LostLeadership, clock_rate, connect
 from regent_client import client as client_module
+from regent_client import tls
+from regent_client.backoff import full_jitter
 
 ENDPOINTS = LEDGER = None
 
@@ -204,6 +209,63 @@ class RequestIdTest(unittest.TestCase):
         self.assertEqual(len(b.ids), 2)
         self.assertEqual(b.ids[0], a.ids[0], "the re-send carries the first send's id")
         self.assertNotEqual(b.ids[1], a.ids[0], "a new grant has an id of its own")
+
+
+class NamespaceTest(unittest.TestCase):
+    def test_a_namespaced_client_sends_its_prefix_and_never_shows_it(self):
+        with connect(ENDPOINTS, namespace="py-ns-a/") as a, connect(ENDPOINTS) as plain, \
+                connect(ENDPOINTS, namespace="py-ns-b/") as b:
+            with a.elect("jobs", ttl=3.0, value=b"a-1") as lead:
+                self.assertEqual(lead.key.name, "jobs")
+                self.assertEqual(a.leader("jobs").name, "jobs")
+                held = plain.leader("py-ns-a/jobs")  # the cluster holds the prefixed name
+                self.assertEqual((held.name, held.token, held.value), ("py-ns-a/jobs", lead.token, b"a-1"))
+                self.assertIsNone(plain.leader("jobs"))
+                self.assertIsNone(b.leader("jobs"), "another namespace's jobs is another name")
+            self.assertIsNone(plain.leader("py-ns-a/jobs"), "resigned through the namespace on leaving the block")
+
+
+class BackoffTest(unittest.TestCase):
+    def test_the_pause_is_uniform_up_to_a_cap_that_doubles_with_each_failure_up_to_the_maximum(self):
+        top = lambda: 1.0  # the largest draw: the cap itself
+        self.assertEqual([full_jitter(n, 0.1, 0.5, top) for n in range(4)], [0.1, 0.2, 0.4, 0.5])
+        self.assertEqual(full_jitter(3, 0.1, 0.5, lambda: 0.0), 0.0)
+        pauses = [full_jitter(2, 0.1, 0.5) for _ in range(200)]
+        self.assertTrue(all(0 <= p <= 0.4 for p in pauses))
+        self.assertGreater(len(set(pauses)), 100, "jittered, not one pause for every client")
+        with self.assertRaises(ValueError):
+            full_jitter(-1, 0.1, 0.5)
+
+
+class TlsTest(unittest.TestCase):
+    """The CLI's rules for --cacert/--cert/--key and $REGENT_CACERT/CERT/KEY (no node needed)."""
+
+    def setUp(self):
+        env = mock.patch.dict(os.environ)  # restored, whatever a test sets, when it ends
+        env.start()
+        self.addCleanup(env.stop)
+        for v in ("REGENT_CACERT", "REGENT_CERT", "REGENT_KEY"):
+            os.environ.pop(v, None)
+
+    def test_arguments_win_over_the_environment_and_an_empty_variable_is_unset(self):
+        os.environ.update(REGENT_CACERT="env-ca.pem", REGENT_CERT="", REGENT_KEY="")
+        self.assertEqual(tls.tls_files(), ("env-ca.pem", None, None))
+        self.assertEqual(tls.tls_files(cacert="ca.pem"), ("ca.pem", None, None))
+        os.environ.update(REGENT_CERT="me.crt", REGENT_KEY="me.key")
+        self.assertEqual(tls.tls_files(), ("env-ca.pem", "me.crt", "me.key"))
+
+    def test_without_a_ca_certificate_the_channel_is_plaintext(self):
+        self.assertIsNone(tls.credentials())
+
+    def test_usage_errors_are_refused_before_any_channel(self):
+        with self.assertRaisesRegex(ValueError, "cert and key go together"):
+            connect("127.0.0.1:1", cacert="ca.pem", cert="me.crt")
+        with self.assertRaisesRegex(ValueError, "cert needs cacert"):
+            connect("127.0.0.1:1", cert="me.crt", key="me.key")
+        missing = os.path.join(tempfile.mkdtemp(), "ca.pem")
+        os.environ["REGENT_CACERT"] = missing
+        with self.assertRaisesRegex(ValueError, "cannot read " + missing):
+            connect("127.0.0.1:1")
 
 
 if __name__ == "__main__":

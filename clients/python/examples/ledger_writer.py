@@ -12,8 +12,8 @@ import sys
 
 import grpc
 
-from regent.v1 import regent_pb2 as pb
-from regent.v1 import regent_pb2_grpc as rpc
+from regent_client.v1 import regent_pb2 as pb
+from regent_client.v1 import regent_pb2_grpc as rpc
 from regent_client import connect
 
 

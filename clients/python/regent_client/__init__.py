@@ -6,7 +6,7 @@
         while lead.valid():
             write_with(lead.token)
 
-The gRPC modules are generated from regent.proto by generate.sh (package regent.v1).
+The gRPC modules are generated from regent.proto by generate.sh (regent_client.v1).
 """
 
 from regent_client.client import Client, Leadership, LostLeadership, StatusError, connect

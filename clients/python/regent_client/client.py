@@ -15,10 +15,13 @@ import time
 
 import grpc
 
+from regent_client import tls
+from regent_client.backoff import full_jitter
 from regent_client.clock_rate import ClockRate, Sample
+from regent_client.namespace import Namespace
 
-from regent.v1 import regent_pb2 as pb
-from regent.v1 import regent_pb2_grpc as rpc
+from regent_client.v1 import regent_pb2 as pb
+from regent_client.v1 import regent_pb2_grpc as rpc
 
 # Status codes after which a call is tried at the next endpoint: every call of this client is safe to repeat
 # (docs/api.md, "Request ids": reads, keepalives, and every write with its request id).
@@ -189,16 +192,27 @@ class Client:
     re-send, so the server applies it once (docs/api.md, "Request ids"); by that section's table every call here
     (keepalives, reads, grant, campaign by lease, resign, revoke) is retried at the next endpoint after
     UNAVAILABLE or DEADLINE_EXCEEDED. Errors are grpc.RpcError with the codes of docs/api.md.
+
+    cacert, cert, key: PEM files for TLS (the servers verified against cacert) and mutual TLS (cert and key, the
+    certificate's CN being the caller's identity), each defaulting to $REGENT_CACERT, $REGENT_CERT, $REGENT_KEY
+    as the regent CLI's --cacert/--cert/--key do (docs/security.md); plaintext without a CA certificate.
+    ValueError for a certificate without its key, a client certificate without a CA, or an unreadable file.
+
+    namespace: a prefix for every name this client sends (campaign, resign, leader, elect), removed from every
+    name it returns (namespace.py), e.g. "team-a/"; default none.
     """
 
-    def __init__(self, endpoints, timeout=15.0, stream_keepalives=True):
+    def __init__(self, endpoints, timeout=15.0, stream_keepalives=True, cacert=None, cert=None, key=None,
+                 namespace=""):
         if isinstance(endpoints, str):
             endpoints = [e.strip() for e in endpoints.split(",") if e.strip()]
         if not endpoints:
             raise ValueError("at least one endpoint is required")
         self.endpoints = list(endpoints)
         self.timeout = timeout
-        self._channels = [grpc.insecure_channel(e) for e in self.endpoints]
+        self._ns = Namespace(namespace)
+        creds = tls.credentials(cacert, cert, key)
+        self._channels = [tls.channel(e, creds) for e in self.endpoints]
         self._current = 0
         self._lock = threading.Lock()
         self._routing = _Routing(self.endpoints)
@@ -320,18 +334,18 @@ class Client:
     def campaign(self, name, lease, value=b"", timeout=3600.0):
         """Blocks until `lease` holds `name` (at most `timeout` s); the LeaderKey (name, value, token, lease)."""
         # each send is an attempt of its own on the server (docs/api.md, "Attempts"); the id changes nothing there
-        return self._call(("Election", "Campaign"), pb.CampaignRequest(name=name, lease=lease, value=value,
-                                                                       request_id=_request_id()),
-                          timeout=timeout).leader
+        request = pb.CampaignRequest(name=self._ns.name(name), lease=lease, value=value, request_id=_request_id())
+        return self._ns.key_out(self._call(("Election", "Campaign"), request, timeout=timeout).leader)
 
     def resign(self, key):
         """Gives the name up; FAILED_PRECONDITION when `key` no longer holds it."""
-        self._call(("Election", "Resign"), pb.ResignRequest(leader=key, request_id=_request_id()))
+        self._call(("Election", "Resign"), pb.ResignRequest(leader=self._ns.key_in(key), request_id=_request_id()))
 
     def leader(self, name):
         """The current holder of `name` (a LeaderKey), read linearizably; None when free."""
         try:
-            return self._call(("Election", "Leader"), pb.LeaderRequest(name=name)).leader
+            answer = self._call(("Election", "Leader"), pb.LeaderRequest(name=self._ns.name(name)))
+            return self._ns.key_out(answer.leader)
         except grpc.RpcError as e:
             if e.code() == grpc.StatusCode.NOT_FOUND:
                 return None
@@ -365,7 +379,7 @@ class Client:
 class _Keeper(threading.Thread):
     """Renews one lease every ttl/3 on its own thread; validity ends 2/3 ttl after the last acked send."""
 
-    RETRY = 0.1  # seconds before retrying a failed keepalive (at most ttl/10)
+    RETRY = 0.1  # seconds: base of the full-jitter pause before retrying a failed keepalive (capped at ttl/10)
 
     def __init__(self, client, lease, ttl, grant_sent, on_lost):
         super().__init__(name="regent-lease-%d" % lease, daemon=True)
@@ -410,6 +424,7 @@ class _Keeper(threading.Thread):
 
     def run(self):
         next_renew = self._last_ack_sent + self.ttl / 3
+        failures = 0  # consecutive failed keepalives: the retry pause grows with them, jittered (backoff.py)
         while True:
             # Wake for the next renewal, or at the deadline to step down (and tell on_lost) on time.
             if self._stopped.wait(max(0.0, min(next_renew, self.deadline()) - time.monotonic())):
@@ -433,12 +448,14 @@ class _Keeper(threading.Thread):
                     if not self._clock_rate_holds_locked(answer, sent, received):
                         return
                 next_renew = sent + self.ttl / 3
+                failures = 0
             except grpc.RpcError as e:
                 if e.code() == grpc.StatusCode.NOT_FOUND:
                     with self._lock:
                         self._lose_locked("lease %d expired or was revoked" % self.lease)
                     return
-                next_renew = time.monotonic() + min(self.RETRY, self.ttl / 10)
+                next_renew = time.monotonic() + full_jitter(failures, self.RETRY, self.ttl / 10)
+                failures += 1
 
     def _clock_rate_holds_locked(self, answer, sent, received):
         """Adds the node's clock reading; steps down when this clock runs certainly below 0.9 of the node's."""
@@ -514,6 +531,6 @@ def _quietly(call, *args):
         pass  # not the holder any more, or no quorum: the lease then expires on its own
 
 
-def connect(endpoints, timeout=15.0, stream_keepalives=True):
-    """A Client over `endpoints` ("h1:p1,h2:p2" or a list)."""
-    return Client(endpoints, timeout, stream_keepalives)
+def connect(endpoints, timeout=15.0, stream_keepalives=True, cacert=None, cert=None, key=None, namespace=""):
+    """A Client over `endpoints` ("h1:p1,h2:p2" or a list); TLS and namespace as Client's arguments say."""
+    return Client(endpoints, timeout, stream_keepalives, cacert=cacert, cert=cert, key=key, namespace=namespace)

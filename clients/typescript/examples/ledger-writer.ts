@@ -9,7 +9,7 @@
 // signal fires. Exit 0 after COUNT admitted appends, 1 when leadership was lost first, 4 after a refusal.
 // --zombie (negative control) goes on writing after the signal fired, as a process that paused between its
 // check and its write would: the ledger refuses those writes, which is what the token is for.
-import { connect, LedgerClient, hasCode, status } from '../src';
+import { connect, LedgerClient, hasCode, status } from 'regent-client';
 
 function usage(msg: string): never {
   console.error(`error: ${msg}\nusage: ledger-writer ENDPOINTS LEDGER NAME [--id ID] [--count N] [--ttl MS] ` +

@@ -9,6 +9,7 @@ import { LeaseKeeper, KeeperOptions } from './keeper';
 import { Holder } from './holder';
 import { observe, ObserveEvent, ObserveOptions } from './observe';
 import { KeepAliveStream } from './stream';
+import { Namespace } from './namespace';
 import { key } from './types';
 import type { CallOptions, ClientOptions, ClusterStatus, LeaderKey, TimeToLive } from './types';
 
@@ -107,6 +108,7 @@ export class RegentClient {
   private readonly attemptTimeoutMs: number;
   private readonly campaignTimeoutMs: number;
   private readonly preferLeader: boolean;
+  private readonly ns: Namespace;
   private current = 0;
   private closed = false;
   private readonly streamKeepalives: boolean;
@@ -125,6 +127,7 @@ export class RegentClient {
     this.attemptTimeoutMs = checkMs(options.attemptTimeoutMs ?? 5_000, 'attemptTimeoutMs');
     this.campaignTimeoutMs = checkMs(options.campaignTimeoutMs ?? 3_600_000, 'campaignTimeoutMs');
     this.preferLeader = options.preferLeader ?? true;
+    this.ns = new Namespace(options.namespace ?? '');
     this.streamKeepalives = options.streamKeepalives ?? true;
     this.discover = options.discoverEndpoints ?? this.addresses.length === 1;
     this.syncWanted = this.discover;
@@ -201,14 +204,16 @@ export class RegentClient {
   async timeToLive(leaseId: number, opts: CallOptions = {}): Promise<TimeToLive> {
     checkId(leaseId, 'leaseId');
     const r = await this.call('Lease', 'TimeToLive', { id: leaseId }, opts, { toLeader: true });
-    return { id: r.id, ttlMs: r.ttl_ms, remainingMs: r.remaining_ms, names: r.names };
+    return { id: r.id, ttlMs: r.ttl_ms, remainingMs: r.remaining_ms,
+      names: r.names.map((n: string) => this.ns.nameOut(n)) };
   }
 
   /** Every live lease: id, TTL (ms) and the names it holds, read linearizably. */
   async leases(opts: CallOptions = {}): Promise<{ id: number; ttlMs: number; names: string[] }[]> {
     const r = await this.call('Lease', 'Leases', {}, opts, { toLeader: true });
     // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    return r.leases.map((l: any) => ({ id: l.id, ttlMs: l.ttl_ms, names: l.names }));
+    return r.leases.map((l: any) => ({ id: l.id, ttlMs: l.ttl_ms,
+      names: l.names.map((n: string) => this.ns.nameOut(n)) }));
   }
 
   // ---- elections and locks ---------------------------------------------------------------------------
@@ -223,19 +228,19 @@ export class RegentClient {
     opts: CallOptions & { value?: string | Uint8Array; lockDelayMs?: number } = {}): Promise<LeaderKey> {
     checkName(name);
     checkId(leaseId, 'leaseId');
-    const req = { name, lease: leaseId, value: toBytes(opts.value, 'value'),
+    const req = { name: this.ns.name(name), lease: leaseId, value: toBytes(opts.value, 'value'),
       lock_delay_ms: checkMs(opts.lockDelayMs ?? 0, 'lockDelayMs', 0), request_id: requestId() };
     const r = await this.call('Election', 'Campaign', req,
       { timeoutMs: opts.timeoutMs ?? this.campaignTimeoutMs, signal: opts.signal },
       { toLeader: true, wholeBudget: true });
-    return key(r.leader);
+    return this.ns.keyOut(key(r.leader));
   }
 
   /** Replaces the holder's value; FAILED_PRECONDITION when `k` no longer holds the name. */
   async proclaim(k: LeaderKey, value: string | Uint8Array, opts: CallOptions = {}): Promise<LeaderKey> {
-    const r = await this.call('Election', 'Proclaim', { leader: k, value: toBytes(value, 'value'),
+    const r = await this.call('Election', 'Proclaim', { leader: this.ns.keyIn(k), value: toBytes(value, 'value'),
       request_id: requestId() }, opts, { toLeader: true });
-    return key(r.leader);
+    return this.ns.keyOut(key(r.leader));
   }
 
   /**
@@ -243,7 +248,7 @@ export class RegentClient {
    * when `k` no longer holds it (nothing changes).
    */
   async resign(k: LeaderKey, opts: CallOptions & { revokeLease?: boolean } = {}): Promise<void> {
-    await this.call('Election', 'Resign', { leader: k, revoke_lease: opts.revokeLease ?? false,
+    await this.call('Election', 'Resign', { leader: this.ns.keyIn(k), revoke_lease: opts.revokeLease ?? false,
       request_id: requestId() }, opts, { toLeader: true });
   }
 
@@ -252,9 +257,9 @@ export class RegentClient {
    * id: a call that applied answers with the token it took, not a second one.
    */
   async freshToken(k: LeaderKey, opts: CallOptions = {}): Promise<LeaderKey> {
-    const r = await this.call('Election', 'FreshToken', { leader: k, request_id: requestId() }, opts,
+    const r = await this.call('Election', 'FreshToken', { leader: this.ns.keyIn(k), request_id: requestId() }, opts,
       { toLeader: true });
-    return key(r.leader);
+    return this.ns.keyOut(key(r.leader));
   }
 
   /**
@@ -264,9 +269,9 @@ export class RegentClient {
   async leader(name: string, opts: CallOptions & { serializable?: boolean } = {}): Promise<LeaderKey | undefined> {
     checkName(name);
     try {
-      const r = await this.call('Election', 'Leader', { name, serializable: opts.serializable ?? false }, opts,
-        { toLeader: !opts.serializable });
-      return key(r.leader);
+      const r = await this.call('Election', 'Leader', { name: this.ns.name(name),
+        serializable: opts.serializable ?? false }, opts, { toLeader: !opts.serializable });
+      return this.ns.keyOut(key(r.leader));
     } catch (e) {
       if (hasCode(e, grpc.status.NOT_FOUND)) return undefined;
       throw e;
@@ -278,16 +283,16 @@ export class RegentClient {
     opts: CallOptions & { owner?: string | Uint8Array; lockDelayMs?: number } = {}): Promise<LeaderKey> {
     checkName(name);
     checkId(leaseId, 'leaseId');
-    const req = { name, lease: leaseId, owner: toBytes(opts.owner, 'owner'),
+    const req = { name: this.ns.name(name), lease: leaseId, owner: toBytes(opts.owner, 'owner'),
       lock_delay_ms: checkMs(opts.lockDelayMs ?? 0, 'lockDelayMs', 0), request_id: requestId() };
     const r = await this.call('Lock', 'Lock', req, { timeoutMs: opts.timeoutMs ?? this.campaignTimeoutMs,
       signal: opts.signal }, { toLeader: true, wholeBudget: true });
-    return key(r.key);
+    return this.ns.keyOut(key(r.key));
   }
 
   /** Releases the lock held with `k` (revokeLease: and its lease); FAILED_PRECONDITION when not the owner. */
   async unlock(k: LeaderKey, opts: CallOptions & { revokeLease?: boolean } = {}): Promise<void> {
-    await this.call('Lock', 'Unlock', { key: k, revoke_lease: opts.revokeLease ?? false, request_id: requestId() },
+    await this.call('Lock', 'Unlock', { key: this.ns.keyIn(k), revoke_lease: opts.revokeLease ?? false, request_id: requestId() },
       opts, { toLeader: true });
   }
 
@@ -349,7 +354,7 @@ export class RegentClient {
   observe(name: string, opts: ObserveOptions = {}): AsyncGenerator<ObserveEvent> {
     checkName(name);
     checkId(opts.after ?? 0, 'after', 0);
-    return observe(this, name, opts);
+    return this.ns.events(observe(this, this.ns.name(name), opts));
   }
 
   /**

@@ -1,13 +1,14 @@
 import { EventEmitter } from 'node:events';
 import { performance } from 'node:perf_hooks';
 import { status } from '@grpc/grpc-js';
+import { fullJitter } from './backoff';
 import { hasCode } from './errors';
 import { checkMs } from './validate';
 import type { CallOptions } from './types';
 
 /** Shortest deadline given to one keepalive call, ms. */
 const MIN_CALL_MS = 50;
-/** Pause before retrying a failed keepalive, ms (at most ttl/10). */
+/** Base of the full-jitter pause before retrying a failed keepalive, ms (its cap: ttl/10). */
 const RETRY_MS = 100;
 /** Shortest default grace of a suspended keeper, ms. */
 const MIN_DEFAULT_GRACE_MS = 10_000;
@@ -59,6 +60,8 @@ export class LeaseKeeper extends EventEmitter {
   private lastAckSent: number;
   private down = false;
   private suspended = false;
+  /** Consecutive failed keepalives: the retry pause grows with them, jittered (backoff.ts). */
+  private failures = 0;
   private renewTimer?: NodeJS.Timeout;
   private watchTimer?: NodeJS.Timeout;
 
@@ -143,13 +146,14 @@ export class LeaseKeeper extends EventEmitter {
     try {
       await this.lessor.keepAlive(this.leaseId, Math.max(MIN_CALL_MS, Math.floor(callMs)));
       if (!this.acknowledged(sent)) return;
+      this.failures = 0;
       next = this.suspended ? Math.min(RETRY_MS, this.ttlMs / 10) : this.ttlMs / 3 - (performance.now() - sent);
     } catch (e) {
       if (hasCode(e, status.NOT_FOUND)) {
         this.stepDown(`lease ${this.leaseId} expired or was revoked`);
         return;
       }
-      next = Math.min(RETRY_MS, this.ttlMs / 10);
+      next = fullJitter(this.failures++, RETRY_MS, this.ttlMs / 10);
     }
     if (!this.down) this.renewTimer = setTimeout(() => void this.renew(), Math.max(0, next));
   }

@@ -1,5 +1,6 @@
 import { status } from '@grpc/grpc-js';
 import type * as grpc from '@grpc/grpc-js';
+import { fullJitter } from './backoff';
 import { hasCode } from './errors';
 import type { ServiceName } from './proto';
 import { key } from './types';
@@ -14,7 +15,7 @@ export interface ObserveClient {
   moveOn(failed: number): void;
 }
 
-/** First pause before reopening a failed stream, ms; doubles up to MAX_BACKOFF_MS. */
+/** Base of the full-jitter pause before reopening a failed stream, ms; its cap doubles up to MAX_BACKOFF_MS. */
 const FIRST_BACKOFF_MS = 100;
 const MAX_BACKOFF_MS = 2_000;
 
@@ -62,7 +63,7 @@ export async function* observe(client: ObserveClient, name: string, opts: Observ
   // whether e comes after the last event delivered
   const later = (e: ObserveEvent): boolean =>
     e.index !== last ? e.index > last : lastOrdinal !== 0 && e.ordinal > lastOrdinal;
-  let backoff = FIRST_BACKOFF_MS;
+  let failures = 0; // consecutive reopenings without an event
   const signal = opts.signal;
   while (!signal?.aborted && !client.isClosed) {
     const idx = client.currentEndpoint();
@@ -91,7 +92,7 @@ export async function* observe(client: ObserveClient, name: string, opts: Observ
           last = e.index;
           lastOrdinal = e.ordinal;
         }
-        backoff = FIRST_BACKOFF_MS;
+        failures = 0;
         yield e;
       }
     } catch (e) {
@@ -103,7 +104,6 @@ export async function* observe(client: ObserveClient, name: string, opts: Observ
       stream.cancel();
     }
     client.moveOn(idx); // a node that shuts down ends its streams
-    await wait(backoff, signal);
-    backoff = Math.min(MAX_BACKOFF_MS, backoff * 2);
+    await wait(fullJitter(failures++, FIRST_BACKOFF_MS, MAX_BACKOFF_MS), signal);
   }
 }

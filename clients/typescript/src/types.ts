@@ -78,6 +78,11 @@ export interface ClientOptions {
    * by default; unary KeepAlive calls for a node without it, or with false. Default true.
    */
   streamKeepalives?: boolean;
+  /**
+   * A prefix for every name this client sends (elect, lock, campaign, leader, observe...), removed from every
+   * name it returns, e.g. 'team-a/' (namespace.ts); default none.
+   */
+  namespace?: string;
 }
 
 /** A LeaderKey from its protobuf message (as @grpc/proto-loader decodes it). */

@@ -370,3 +370,40 @@ test('keepalives go on one KeepAliveStream per endpoint with the unary verdicts;
     d.close();
   }
 });
+
+test('a namespace prefixes every name sent and is removed from every name returned', async () => {
+  const n = await fake({
+    'Lease.Grant': ok({ id: 5, ttl_ms: 3000 }),
+    'Lease.Revoke': ok({ index: 9 }),
+    'Election.Campaign': (call, cb) => cb(null, { elected: true,
+      leader: { name: call.request.name, value: call.request.value, token: 6, lease: call.request.lease } }),
+    'Election.Leader': (call, cb) => cb(null, { leader: { name: call.request.name, token: 6, lease: 5 } }),
+    'Election.Resign': ok({ index: 10 }),
+    'Lease.TimeToLive': ok({ id: 5, ttl_ms: 3000, remaining_ms: 2000, names: ['team-a/jobs', 'team-b/jobs'] }),
+  });
+  const c = connect(n.address, { namespace: 'team-a/' });
+  try {
+    const k = await c.campaign('jobs', 5);
+    assert.equal(k.name, 'jobs');
+    assert.equal((await c.leader('jobs')).name, 'jobs');
+    assert.deepEqual((await c.timeToLive(5)).names, ['jobs', 'team-b/jobs'], 'another namespace\'s name as it is');
+    await c.resign(k);
+    const sent = (method) => n.calls.filter((x) => x.method === method).map((x) => x.request);
+    assert.equal(sent('Election.Campaign')[0].name, 'team-a/jobs');
+    assert.equal(sent('Election.Leader')[0].name, 'team-a/jobs');
+    assert.equal(sent('Election.Resign')[0].leader.name, 'team-a/jobs');
+    assert.throws(() => connect(n.address, { namespace: 7 }), TypeError);
+  } finally {
+    c.close();
+  }
+});
+
+test('full jitter: uniform up to a cap that doubles with each failure, up to the maximum', () => {
+  const { fullJitter } = require('../dist/src/backoff');
+  assert.deepEqual([0, 1, 2, 3].map((f) => fullJitter(f, 100, 500, () => 1)), [100, 200, 400, 500]);
+  assert.equal(fullJitter(3, 100, 500, () => 0), 0);
+  const pauses = Array.from({ length: 200 }, () => fullJitter(2, 100, 500));
+  assert.ok(pauses.every((p) => p >= 0 && p <= 400));
+  assert.ok(new Set(pauses).size > 100, 'jittered, not one pause for every client');
+  assert.throws(() => fullJitter(-1, 100, 500), RangeError);
+});

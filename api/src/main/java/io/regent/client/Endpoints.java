@@ -37,6 +37,8 @@ final class Endpoints {
   private final Duration keepAliveTime;
   private final Duration keepAliveTimeout;
   private final Executor executor;
+  /** The client's namespace prefix, "" for none (NamespaceInterceptor). */
+  private final String namespace;
   private final LeaderRouting routing;
   private final boolean preferLeader;
   private final boolean discover;
@@ -68,6 +70,7 @@ final class Endpoints {
     this.keepAliveTime = b.keepAliveTime;
     this.keepAliveTimeout = b.keepAliveTimeout;
     this.executor = b.executor;
+    this.namespace = b.namespace;
     this.preferLeader = b.preferLeader;
     this.discover = b.discover != null ? b.discover : b.endpoints.size() == 1;
     this.syncWanted = discover;
@@ -113,6 +116,9 @@ final class Endpoints {
         .keepAliveTimeout(keepAliveTimeout.toMillis(), TimeUnit.MILLISECONDS);
     if (index >= 0) {
       nb.intercept(new LeaderHintInterceptor(index, this::hint), seenIndex);
+    }
+    if (!namespace.isEmpty()) {
+      nb.intercept(new NamespaceInterceptor(namespace));
     }
     if (executor != null) {
       nb.executor(executor);

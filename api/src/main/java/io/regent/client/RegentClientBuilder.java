@@ -31,6 +31,7 @@ public final class RegentClientBuilder {
   boolean preferLeader = true;
   boolean streamKeepAlives = true;
   Boolean discover;
+  String namespace = "";
 
   RegentClientBuilder() {
   }
@@ -109,6 +110,19 @@ public final class RegentClientBuilder {
    */
   public RegentClientBuilder discoverEndpoints(boolean discover) {
     this.discover = discover;
+    return this;
+  }
+
+  /**
+   * A namespace: every name this client sends (elections, locks, observers, groups) gets {@code prefix} in front,
+   * and every name it receives loses it, so that teams sharing a cluster keep apart by prefix while their code
+   * says {@code "jobs"} (as Curator's {@code usingNamespace}); per-name permissions (docs/security.md) can grant a
+   * team its prefix. Default none ({@code ""}).
+   *
+   * @throws NullPointerException for a null prefix
+   */
+  public RegentClientBuilder namespace(String prefix) {
+    this.namespace = java.util.Objects.requireNonNull(prefix, "prefix");
     return this;
   }
 

@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.regent.cli.cluster.ProcessCluster;
 import io.regent.cli.cluster.SharedClusterUp;
+import io.regent.cli.cluster.SourceTree;
 import io.regent.client.RegentClient;
 import io.regent.ledger.LedgerMode;
 import io.regent.ledger.LedgerServer;
@@ -15,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -27,7 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  * routing, streamed keepalives, the ledger example) with that installation against a real 3-node cluster (the
  * module's shared {@code cluster up}, {@link SharedClusterUp}: the Python tests use names of their own, all
  * starting with {@code py-}, and stop no node) and ledger; first checks that the shipped gRPC modules match the
- * proto (generate.sh). Needs Debian's python3-grpcio, python3-grpc-tools, python3-venv and python3-setuptools
+ * proto (generate.sh, with the protoc the api module's build fetched: system property {@code regent.protoc}, set by
+ * this module's pom). Needs Debian's python3-grpcio, python3-grpc-tools, python3-venv and python3-setuptools
  * (.ci/run installs them).
  */
 @Tag("cluster")
@@ -53,25 +56,6 @@ class PythonClientTest {
     throw new AssertionError("no python3 with grpc and grpc_tools: apt-get install python3-grpcio python3-grpc-tools");
   }
 
-  /** Copies the tree at {@code from} to {@code to}, without build output and caches. */
-  private static void copy(Path from, Path to) throws IOException {
-    try (var paths = Files.walk(from)) {
-      for (Path p : (Iterable<Path>) paths::iterator) {
-        Path rel = from.relativize(p);
-        String first = rel.getNameCount() == 0 ? "" : rel.getName(0).toString();
-        if (List.of("build", "gen", "__pycache__").contains(first) || first.endsWith(".egg-info")) {
-          continue;
-        }
-        Path target = to.resolve(rel.toString());
-        if (Files.isDirectory(p)) {
-          Files.createDirectories(target);
-        } else {
-          Files.copy(p, target);
-        }
-      }
-    }
-  }
-
   private static String run(Path cwd, Map<String, String> env, String... command) throws Exception {
     ProcessBuilder pb = new ProcessBuilder(command).directory(cwd.toFile()).redirectErrorStream(true);
     pb.environment().putAll(env);
@@ -86,22 +70,23 @@ class PythonClientTest {
   void thePythonClientsTestsPassAgainstARealNodeAndLedger(ProcessCluster cluster) throws Exception {
     String python = python();
     Path gen = dir.resolve("gen");
-    run(CLIENT, Map.of("PYTHON", python), "sh", "generate.sh", gen.toString());
-    for (String module : List.of("regent_pb2.py", "regent_pb2_grpc.py")) {
-      assertThat(Files.readString(CLIENT.resolve("regent/v1/" + module)))
-          .as("clients/python/regent/v1/%s is older than the proto: run clients/python/generate.sh", module)
-          .isEqualTo(Files.readString(gen.resolve("regent/v1/" + module)));
+    run(CLIENT, Map.of("PYTHON", python, "PROTOC", System.getProperty("regent.protoc")), "sh", "generate.sh",
+        gen.toString());
+    for (String module : List.of("regent_pb2.py", "regent_pb2.pyi", "regent_pb2_grpc.py")) {
+      assertThat(Files.readString(CLIENT.resolve("regent_client/v1/" + module)))
+          .as("clients/python/regent_client/v1/%s is older than the proto: run clients/python/generate.sh", module)
+          .isEqualTo(Files.readString(gen.resolve("regent_client/v1/" + module)));
     }
     // pip builds in the source directory: install from a copy, so the tree stays clean
     Path src = dir.resolve("src");
-    copy(CLIENT, src);
+    SourceTree.copy(CLIENT, src, Set.of("build", "gen"));
     Path venv = dir.resolve("venv");
     run(dir, Map.of(), python, "-m", "venv", "--system-site-packages", venv.toString());
     run(dir, Map.of(), venv.resolve("bin/pip").toString(), "install", "-q", "--no-build-isolation", "--no-index",
         src.toString());
     // the tests run beside neither the sources nor the copy: they import the installed package
     Path tests = dir.resolve("run");
-    copy(CLIENT.resolve("examples"), tests.resolve("examples"));
+    SourceTree.copy(CLIENT.resolve("examples"), tests.resolve("examples"), Set.of());
     Files.copy(CLIENT.resolve("test_regent_client.py"), tests.resolve("test_regent_client.py"));
     // Three nodes, so that routing to the leader is something the client must learn.
     String endpoints = cluster.endpoints();

@@ -1,0 +1,234 @@
+package io.regent.cli.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.regent.client.RegentClient;
+import io.regent.ledger.LedgerMode;
+import io.regent.ledger.LedgerServer;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Installs the Python and TypeScript clients as a team outside this repository would, and runs their examples
+ * (a lock around a job, run twice at once; the fenced-ledger writer) against the module's shared 3-node cluster
+ * ({@link SharedClusterUp}; names of its own) and a monotone ledger:
+ *
+ * <ul>
+ *   <li>the Python wheel ({@code pip wheel}) in a fresh virtual environment, with protobuf and grpcio from the
+ *       package index pip is configured with (the current releases), and again in one that sees Debian's
+ *       python3-protobuf and python3-grpcio;
+ *   <li>the tarball {@code npm pack} makes, installed with {@code npm install} into an empty folder outside the
+ *       repository, its examples compiled there against the installed declarations.
+ * </ul>
+ *
+ * <p>Where a registry (the Python package index, npm's) cannot be reached, the case is skipped, its reason saying
+ * so, rather than passed. Each prints the versions it ran with. Needs python3 with venv and Debian's
+ * python3-grpcio, python3-setuptools, Node 20+ and npm (.ci/run installs them).
+ */
+@Tag("cluster")
+@Timeout(300)
+@ExtendWith(SharedClusterUp.class)
+class ClientInstallTest {
+  private static final Path CLIENTS = Path.of("..", "clients").toAbsolutePath().normalize();
+  private static final Path PROTO =
+      Path.of("..", "api", "src", "main", "proto", "regent", "v1", "regent.proto").toAbsolutePath().normalize();
+  private static final Pattern LOCKED = Pattern.compile("locked \\S+ token=(\\d+) at=(\\d+)");
+  private static final Pattern UNLOCKED = Pattern.compile("unlocked \\S+ at=(\\d+)");
+
+  @TempDir
+  static Path dir;
+
+  private static String endpoints;
+  private static LedgerServer ledger;
+
+  @BeforeAll
+  static void join(ProcessCluster shared) throws Exception {
+    endpoints = shared.endpoints();
+    ledger = LedgerServer.start(0, dir.resolve("ledger"), LedgerMode.MONOTONE);
+    try (RegentClient client = RegentClient.connect(endpoints)) {
+      // ready once a leader is known and every node has published its API address (the clients route by it)
+      await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> {
+        var s = client.cluster().status();
+        return !s.getLeader().isEmpty() && s.getMembersList().stream().noneMatch(m -> m.getApiAddress().isEmpty());
+      });
+    }
+  }
+
+  @AfterAll
+  static void stopLedger() throws InterruptedException {
+    if (ledger != null) {
+      ledger.close();
+    }
+  }
+
+  @Test
+  void thePythonWheelRunsItsExamplesWithTheIndexsCurrentProtobufAndGrpcio() throws Exception {
+    Path work = Files.createDirectories(dir.resolve("py-index"));
+    Path venv = work.resolve("venv");
+    // the interpreter a Python team would use: python3 on the PATH
+    CommandRun.run(work, work, Map.of(), 120, "python3", "-m", "venv", venv.toString()).ok();
+    String pip = venv.resolve("bin/pip").toString();
+    CommandRun.Result reach = CommandRun.run(work, work, Map.of(), 120, pip, "download", "--no-deps", "--retries",
+        "1", "-d", work.resolve("probe").toString(), "protobuf");
+    skipUnless(reach.exit() == 0, "the Python package index is not reachable (pip download protobuf failed)", reach);
+    Path wheel = wheel(work, pip);
+    CommandRun.run(work, work, Map.of(), 180, pip, "install", "--retries", "1", wheel.toString()).ok();
+    String versions = pythonVersions(work, venv);
+    System.out.println("Python client from the index: " + versions);
+    assertThat(Integer.parseInt(versions.replaceAll(".*protobuf (\\d+)\\..*", "$1")))
+        .as("a current protobuf (the shipped modules must import on it): %s", versions).isGreaterThanOrEqualTo(5);
+    runPythonExamples(work, venv, "py-index");
+  }
+
+  @Test
+  void thePythonWheelRunsItsExamplesOnDebiansProtobufAndGrpcio() throws Exception {
+    Path work = Files.createDirectories(dir.resolve("py-debian"));
+    Path venv = work.resolve("venv");
+    CommandRun.run(work, work, Map.of(), 120, "/usr/bin/python3", "-m", "venv", "--system-site-packages",
+        venv.toString()).ok();
+    String pip = venv.resolve("bin/pip").toString();
+    Path wheel = wheel(work, pip, "--no-build-isolation", "--no-index");
+    CommandRun.run(work, work, Map.of(), 120, pip, "install", "--no-index", wheel.toString()).ok();
+    String versions = pythonVersions(work, venv);
+    System.out.println("Python client on Debian's packages: " + versions);
+    assertThat(versions).as("protobuf and grpcio must be Debian's (python3-protobuf, python3-grpcio)")
+        .contains("from /usr/lib/python3/dist-packages");
+    runPythonExamples(work, venv, "py-debian");
+  }
+
+  @Test
+  void theTypeScriptTarballRunsItsExamplesInAnEmptyFolder() throws Exception {
+    Path work = Files.createDirectories(dir.resolve("ts"));
+    CommandRun.Result reach = CommandRun.run(work, work, Map.of(), 60, "npm", "view", "@grpc/grpc-js", "version",
+        "--fetch-retries=1", "--fetch-retry-mintimeout=1000", "--fetch-retry-maxtimeout=2000");
+    skipUnless(reach.exit() == 0, "the npm registry is not reachable (npm view @grpc/grpc-js failed)", reach);
+    // the package is built in a copy laid out as the repository is (its build copies the proto from api/)
+    Path repo = work.resolve("repo");
+    Path pkg = repo.resolve("clients/typescript");
+    SourceTree.copy(CLIENTS.resolve("typescript"), pkg, Set.of("node_modules", "dist", "proto"));
+    Files.createDirectories(repo.resolve("api/src/main/proto/regent/v1"));
+    Files.copy(PROTO, repo.resolve("api/src/main/proto/regent/v1/regent.proto"));
+    String[] quiet = {"--no-audit", "--no-fund"};
+    // no scripts: npm pack's own prepare builds the package once
+    CommandRun.run(pkg, work, Map.of(), 180, "npm", "ci", "--ignore-scripts", quiet[0], quiet[1]).ok();
+    Path packed = Files.createDirectories(work.resolve("packed"));
+    CommandRun.run(pkg, work, Map.of(), 120, "npm", "pack", "--pack-destination", packed.toString()).ok();
+    Path tarball = single(packed, ".tgz");
+
+    Path app = Files.createDirectories(work.resolve("app"));
+    Files.writeString(app.resolve("package.json"), "{\"name\": \"a-team-service\", \"version\": \"1.0.0\"}\n");
+    CommandRun.run(app, work, Map.of(), 180, "npm", "install", quiet[0], quiet[1], tarball.toString()).ok();
+    for (String example : List.of("lock-job.ts", "ledger-writer.ts")) {
+      Files.copy(pkg.resolve("examples").resolve(example), app.resolve(example));
+    }
+    // compiled as a user's TypeScript is: against the installed package's declarations, not the sources
+    CommandRun.run(app, work, Map.of(), 120, pkg.resolve("node_modules/.bin/tsc").toString(), "--strict",
+        "--module", "commonjs", "--target", "es2022", "--types", "node", "--typeRoots",
+        pkg.resolve("node_modules/@types").toString(), "--outDir", "out", "lock-job.ts", "ledger-writer.ts").ok();
+    String versions = CommandRun.run(app, work, Map.of(), 30, "node", "-p",
+        "`node ${process.version}, @grpc/grpc-js ${require('@grpc/grpc-js/package.json').version}`").ok().output();
+    System.out.println("TypeScript client from its tarball: " + versions.strip());
+
+    String name = SharedClusterUp.name("ts-install-job");
+    runTwiceAtOnce(app, work, "node", "out/lock-job.js", endpoints, name, "3");
+    String writer = SharedClusterUp.name("ts-install-ledger");
+    String out = CommandRun.run(app, work, Map.of(), 60, "node", "out/ledger-writer.js", endpoints,
+        "127.0.0.1:" + ledger.port(), writer, "--count", "3", "--interval", "50").ok().output();
+    assertThat(out).contains("elected " + writer).containsPattern("(?s)(admitted .*){3}");
+  }
+
+  /** Builds the wheel from a copy of clients/python with {@code pip wheel}; its path. */
+  private static Path wheel(Path work, String pip, String... options) throws Exception {
+    Path src = work.resolve("src");
+    SourceTree.copy(CLIENTS.resolve("python"), src, Set.of("build", "dist", "gen"));
+    List<String> command = new ArrayList<>(List.of(pip, "wheel", "--no-deps", "-w", work.resolve("dist").toString()));
+    command.addAll(List.of(options));
+    command.add(src.toString());
+    CommandRun.run(work, work, Map.of(), 180, command.toArray(String[]::new)).ok();
+    return single(work.resolve("dist"), ".whl");
+  }
+
+  /** "protobuf V from DIR, grpcio V from DIR" of the venv's interpreter. */
+  private static String pythonVersions(Path work, Path venv) throws Exception {
+    return CommandRun.run(work, work, Map.of(), 60, venv.resolve("bin/python").toString(), "-c",
+        "import os, google.protobuf as p, grpc as g; d = lambda m: os.path.dirname(os.path.dirname(m.__file__)); "
+            + "print('protobuf %s from %s, grpcio %s from %s' % (p.__version__, d(p), g.__version__, d(g)))")
+        .ok().output().strip();
+  }
+
+  /** Runs examples/job_lock.py twice at once and examples/ledger_writer.py, from outside any source tree. */
+  private static void runPythonExamples(Path work, Path venv, String prefix) throws Exception {
+    Path run = Files.createDirectories(work.resolve("run"));
+    SourceTree.copy(CLIENTS.resolve("python/examples"), run.resolve("examples"), Set.of());
+    String python = venv.resolve("bin/python").toString();
+    runTwiceAtOnce(run, work, python, "examples/job_lock.py", endpoints, SharedClusterUp.name(prefix + "-job"), "3");
+    String writer = SharedClusterUp.name(prefix + "-ledger");
+    String out = CommandRun.run(run, work, Map.of("PYTHONDONTWRITEBYTECODE", "1"), 60, python,
+        "examples/ledger_writer.py", endpoints, "127.0.0.1:" + ledger.port(), writer, "3").ok().output();
+    assertThat(out).contains("elected " + writer).containsPattern("(?s)(admitted .*){3}");
+  }
+
+  /**
+   * Starts the lock example twice on one name; both must run all their steps, one after the other: the second's
+   * hold starts after the first's ended, with a larger fencing token.
+   */
+  private static void runTwiceAtOnce(Path cwd, Path work, String... command) throws Exception {
+    Map<String, String> env = Map.of("PYTHONDONTWRITEBYTECODE", "1");
+    CommandRun a = CommandRun.start(cwd, work, env, command);
+    CommandRun b = CommandRun.start(cwd, work, env, command);
+    List<long[]> holds = new ArrayList<>();  // token, locked at, unlocked at
+    for (CommandRun r : List.of(a, b)) {
+      String out = r.finish(90).ok().output();
+      assertThat(out).contains("step 3 token=");
+      Matcher locked = LOCKED.matcher(out);
+      Matcher unlocked = UNLOCKED.matcher(out);
+      assertThat(locked.find() && unlocked.find()).as("lock and unlock lines in:%n%s", out).isTrue();
+      holds.add(new long[] {Long.parseLong(locked.group(1)), Long.parseLong(locked.group(2)),
+          Long.parseLong(unlocked.group(1))});
+    }
+    holds.sort((x, y) -> Long.compare(x[1], y[1]));
+    long[] first = holds.get(0);
+    long[] second = holds.get(1);
+    assertThat(second[1]).as("the second holder locked only after the first unlocked").isGreaterThanOrEqualTo(first[2]);
+    assertThat(second[0]).as("the later holder's fencing token").isGreaterThan(first[0]);
+  }
+
+  private static Path single(Path folder, String suffix) throws IOException {
+    try (var files = Files.list(folder)) {
+      List<Path> found = files.filter(p -> p.toString().endsWith(suffix)).toList();
+      assertThat(found).as("one %s in %s", suffix, folder).hasSize(1);
+      return found.get(0);
+    }
+  }
+
+  /**
+   * Skips the calling test unless {@code reachable}: the reason (and the probe's last lines) on standard output,
+   * where the build log shows it, and as the skip's reason in the test report. Never a silent pass.
+   */
+  private static void skipUnless(boolean reachable, String why, CommandRun.Result probe) {
+    if (!reachable) {
+      String[] lines = probe.output().strip().split("\n");
+      String reason = "SKIPPED, NOT PASSED: " + why + ":\n"
+          + String.join("\n", List.of(lines).subList(Math.max(0, lines.length - 3), lines.length));
+      System.out.println(reason);
+      Assumptions.abort(reason);
+    }
+  }
+}

@@ -1,1 +1,0 @@
-"""Generated from api/src/main/proto/regent (generate.sh); do not edit."""
