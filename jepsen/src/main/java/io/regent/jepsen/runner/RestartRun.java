@@ -125,8 +125,11 @@ final class RestartRun {
         Restart r = killAndWatch(victim, progress, row);
         restarts.add(r);
         rows.add(row);
+        Optional<List<String>> lostNow = lostWrites(load, reader);
+        lostNow.ifPresent(lost::addAll);
+        // per restart, so that an interrupted run still tells
+        row.put("lost-writes", lostNow.map(l -> (Object) l.size()).orElse("unchecked: the list failed"));
         System.err.println("jepsen restart " + restarts.size() + ": " + row);
-        lost.addAll(lostWrites(load, reader));
         if (!r.inTime(o.boundMs()) && o.stopAtFirstLate()) {
           break;
         }
@@ -213,7 +216,7 @@ final class RestartRun {
    * linearizable list of every lease but absent from it, or a lease whose revoke was acknowledged before the
    * list but present in it. Empty when the list fails (checked again after the next restart).
    */
-  private static List<String> lostWrites(MixedWrites load, RegentClient reader) {
+  private static Optional<List<String>> lostWrites(MixedWrites load, RegentClient reader) {
     Set<Long> aliveBefore = load.alive();
     Set<Long> revokedBefore = load.revoked();
     Set<Long> listed = new HashSet<>();
@@ -222,7 +225,7 @@ final class RestartRun {
         listed.add(l.getId());
       }
     } catch (StatusRuntimeException e) {
-      return List.of();
+      return Optional.empty();
     }
     Set<Long> aliveAfter = load.alive();
     List<String> lost = new ArrayList<>();
@@ -236,7 +239,7 @@ final class RestartRun {
         lost.add("lease " + id + " revoked (acknowledged) but listed");
       }
     }
-    return lost;
+    return Optional.of(lost);
   }
 
   private static long ms(long nanos) {
