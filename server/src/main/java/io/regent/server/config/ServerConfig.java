@@ -264,6 +264,12 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
       return this;
     }
 
+    /** Applied entries between automatic snapshots (default 10 000), the log segment size unchanged. */
+    public Builder snapshotThreshold(long threshold) {
+      this.snapshotThreshold = threshold;
+      return this;
+    }
+
     /** How long a proposal may take before the API answers UNAVAILABLE, ms (default 10 000). */
     public Builder requestTimeoutMs(long ms) {
       this.requestTimeoutMs = ms;

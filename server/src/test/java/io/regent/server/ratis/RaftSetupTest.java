@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.retry.RetryPolicy;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -29,6 +30,20 @@ class RaftSetupTest {
     assertThat(RaftServerConfigKeys.Log.Appender.waitTimeMin(p).toLong(TimeUnit.MILLISECONDS))
         .isEqualTo(1);
     assertThat(p.get("java.version")).isNull();
+  }
+
+  @Test
+  void theAppenderPausesAtMost50msPerFailedRoundForTenMinutesNotRatisFiveSeconds(@TempDir Path dir) {
+    RaftProperties p = RaftSetup.properties(ServerConfig.of("n1", Map.of("n1", "127.0.0.1:7001"), 0, dir));
+    RetryPolicy policy = RetryPolicy.parse(RaftServerConfigKeys.Log.Appender.retryPolicy(p),
+        RaftServerConfigKeys.Log.Appender.RETRY_POLICY_KEY);
+    for (int errors : new int[] {1, 10, 31, 1000, 12_010}) {
+      // the random pause is drawn around the configured one: at most 1.5 times it
+      assertThat(policy.handleAttemptFailure(() -> errors).getSleepTime().toLong(TimeUnit.MILLISECONDS))
+          .as("pause after %d failed rounds", errors).isLessThanOrEqualTo(75);
+    }
+    assertThat(policy.handleAttemptFailure(() -> 12_011).getSleepTime().toLong(TimeUnit.MILLISECONDS))
+        .as("a follower dead for ten minutes").isBetween(500L, 1500L);
   }
 
   @Test

@@ -147,6 +147,11 @@ public final class ServerCommand implements Callable<Integer> {
           + "cleanup resigns what its lease holds, even what a newer attempt of the campaign won")
   boolean unsafeCleanupAnyAttempt;
 
+  @Option(names = "--snapshot-threshold", hidden = true, paramLabel = "N",
+      description = "TESTS ONLY (Jepsen's restart run, issue #40): applied entries between automatic snapshots "
+          + "(default 10000, docs/operations.md), lower so that a short run takes many snapshots to kill after")
+  Long snapshotThreshold;
+
   @Mixin
   SecurityOptions security;
 
@@ -205,6 +210,12 @@ public final class ServerCommand implements Callable<Integer> {
       ServerConfig.Builder b = ServerConfig.builder(id, dataDir.toAbsolutePath());
       if (electionTimeout != null) {
         b.electionTimeout(electionTimeout);
+      }
+      if (snapshotThreshold != null) {
+        if (snapshotThreshold < 1) {
+          throw usage("--snapshot-threshold must be at least 1, got " + snapshotThreshold, "snapshot-threshold");
+        }
+        b.snapshotThreshold(snapshotThreshold);
       }
       if (peers != null) {
         b.peers(peers);
