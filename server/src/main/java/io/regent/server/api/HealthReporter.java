@@ -35,13 +35,9 @@ final class HealthReporter implements AutoCloseable, StateReader.Replay {
   private ScheduledFuture<?> evaluations;
   // Read and written by one evaluation at a time (a fixed-delay task never overlaps itself, and each run
   // happens-before the next, on whichever timer thread it runs).
-  private long catchUpTarget = -1;
-  private boolean caughtUp;
-  /** The commit index of this node's first view: what Ratis restored from its log, so was committed before. */
-  private long startTarget = -1;
-  /** The index serializable reads wait for, -1 before the first evaluation; see {@link #replayed}. */
-  private volatile long replayTarget = -1;
-  private volatile boolean replayed;
+  // Volatile: serializable reads ask from the API's threads (replayed, replayTarget).
+  private volatile long catchUpTarget = -1;
+  private volatile boolean caughtUp;
   private Boolean serving;
 
   HealthReporter(ClusterView view, HealthStatusManager health) {
@@ -73,15 +69,8 @@ final class HealthReporter implements AutoCloseable, StateReader.Replay {
   /** Whether {@code s} (this node's own view) shows a known leader and a finished start-up catch-up. */
   boolean ready(StatusResponse s) {
     boolean hasLeader = !s.getLeader().isEmpty();
-    if (startTarget < 0) {
-      startTarget = s.getCommitIndex();
-    }
     if (hasLeader && catchUpTarget < 0) {
       catchUpTarget = s.getCommitIndex();
-    }
-    replayTarget = Math.max(startTarget, catchUpTarget);
-    if (s.getAppliedIndex() >= replayTarget) {
-      replayed = true;
     }
     if (catchUpTarget >= 0 && s.getAppliedIndex() >= catchUpTarget) {
       caughtUp = true;
@@ -90,20 +79,21 @@ final class HealthReporter implements AutoCloseable, StateReader.Replay {
   }
 
   /**
-   * Whether this node, since it started, has applied at least what was committed before it could answer: the commit
-   * index Ratis restored from its log at start and, once it learnt of a leader, that leader's commit index then.
-   * Until then serializable reads are refused (docs/operations.md "Restarts"): they would answer from a state older
-   * than what this node may have answered before it stopped (its state replayed from a snapshot). Stays true.
+   * Whether this node, since it started, has learnt of a leader and applied everything committed then — the start-up
+   * catch-up of readiness. Until then serializable reads are refused (docs/operations.md "Restarts"): they would
+   * answer from a state older than what this node may have answered before it stopped (a state rebuilt from a
+   * snapshot). Why a leader's commit index: Ratis does not persist its own (Regent turns its log-metadata entries
+   * off, docs/ratis.md §6), so only a leader says what was committed. Stays true once true.
    */
   @Override
   public boolean replayed() {
-    return replayed;
+    return caughtUp;
   }
 
-  /** The index {@link #replayed} waits for; -1 before the first evaluation. */
+  /** The index {@link #replayed} waits for; -1 while no leader has been learnt since the start. */
   @Override
   public long replayTarget() {
-    return replayTarget;
+    return catchUpTarget;
   }
 
   @Override

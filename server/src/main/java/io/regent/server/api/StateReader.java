@@ -99,9 +99,11 @@ public final class StateReader {
    */
   private <T> CompletableFuture<T> onPool(Supplier<T> read) {
     if (!replay.replayed()) {
+      long target = replay.replayTarget();
       return CompletableFuture.failedFuture(Status.UNAVAILABLE.withDescription("replaying: this node has applied "
-          + "index " + stateMachine.appliedIndex() + " of the " + Math.max(0, replay.replayTarget()) + " committed "
-          + "before it started, and answers serializable reads once it has").asRuntimeException());
+          + "index " + stateMachine.appliedIndex() + (target < 0 ? " and knows no leader yet" : " of the " + target
+          + " committed when it learnt of the leader") + "; it answers serializable reads once it has caught up")
+          .asRuntimeException());
     }
     try {
       return CompletableFuture.supplyAsync(read, blocking);

@@ -63,21 +63,29 @@ class StateReaderTest {
         throw new UnsupportedOperationException();
       }
     };
-    HealthReporter health = new HealthReporter(() -> status(0, 0), new io.grpc.protobuf.services.HealthStatusManager());
-    health.ready(status(82_057, applied[0])); // the commit index Ratis restored from its log, no leader known yet
+    HealthReporter health = new HealthReporter(() -> status("", 0, 0), new io.grpc.protobuf.services.HealthStatusManager());
     StateReader reader = new StateReader(new Confirmer(e -> new CompletableFuture<>()), replica, Runnable::run,
         health);
-    Throwable refused = reader.read(true, txn -> "stale").handle((v, e) -> e).join();
-    assertThat(StatusCodes.toStatus(refused).getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
-    assertThat(refused).hasMessageContaining("replaying").hasMessageContaining("80007").hasMessageContaining("82057");
+    health.ready(status("", 80_007, applied[0])); // what its own log says; no leader known yet
+    assertThat(refusal(reader)).hasMessageContaining("replaying").hasMessageContaining("knows no leader");
+    health.ready(status("n1", 82_057, applied[0])); // the leader's commit index when first learnt
+    assertThat(refusal(reader)).hasMessageContaining("80007").hasMessageContaining("82057");
     assertThat(reader.holder(true, "jobs")).isCompletedExceptionally();
 
     applied[0] = 82_057;
-    health.ready(status(82_057, applied[0]));
+    health.ready(status("n1", 82_100, applied[0]));
     assertThat(health.replayed()).isTrue();
+    health.ready(status("", 82_100, applied[0]));
+    assertThat(health.replayed()).as("caught up once: a later election does not take it back").isTrue();
   }
 
-  private static StatusResponse status(long commit, long applied) {
-    return StatusResponse.newBuilder().setCommitIndex(commit).setAppliedIndex(applied).build();
+  private static Throwable refusal(StateReader reader) {
+    Throwable refused = reader.read(true, txn -> "stale").handle((v, e) -> e).join();
+    assertThat(StatusCodes.toStatus(refused).getStatus().getCode()).isEqualTo(Status.Code.UNAVAILABLE);
+    return refused;
+  }
+
+  private static StatusResponse status(String leader, long commit, long applied) {
+    return StatusResponse.newBuilder().setLeader(leader).setCommitIndex(commit).setAppliedIndex(applied).build();
   }
 }
