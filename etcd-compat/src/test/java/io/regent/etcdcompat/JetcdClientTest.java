@@ -1,6 +1,8 @@
 package io.regent.etcdcompat;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static io.regent.etcdcompat.Jetcd.bytes;
+import static io.regent.etcdcompat.Jetcd.get;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcd.jetcd.ByteSequence;
@@ -34,7 +36,6 @@ import org.junit.jupiter.api.extension.ExtendWith;
 @ExtendWith(EtcdCompatCluster.Shared.class)
 @Tag("cluster")
 class JetcdClientTest {
-  private static final long WAIT_S = 30;
 
   static EtcdCompatCluster cluster;
   static Client client;
@@ -50,14 +51,6 @@ class JetcdClientTest {
     if (client != null) {
       client.close();
     }
-  }
-
-  private static ByteSequence bytes(String s) {
-    return ByteSequence.from(s, StandardCharsets.UTF_8);
-  }
-
-  private static <T> T get(CompletableFuture<T> f) throws Exception {
-    return f.get(WAIT_S, TimeUnit.SECONDS);
   }
 
   @Test
@@ -102,7 +95,7 @@ class JetcdClientTest {
       }
     })) {
       for (int i = 0; i < 3; i++) { // jetcd renews every TTL/3: three renewals span more than one TTL
-        LeaseKeepAliveResponse r = renewals.poll(WAIT_S, TimeUnit.SECONDS);
+        LeaseKeepAliveResponse r = renewals.poll(Jetcd.WAIT_S, TimeUnit.SECONDS);
         assertThat(r).as("renewal %d", i).isNotNull();
         assertThat(r.getTTL()).isEqualTo(3);
       }
@@ -144,7 +137,7 @@ class JetcdClientTest {
       public void onCompleted() {
       }
     });
-    assertThat(observed.poll(WAIT_S, TimeUnit.SECONDS).getKv().getValue().toString(StandardCharsets.UTF_8))
+    assertThat(observed.poll(Jetcd.WAIT_S, TimeUnit.SECONDS).getKv().getValue().toString(StandardCharsets.UTF_8))
         .as("Observe starts with the current leader").isEqualTo("a2");
 
     CompletableFuture<io.etcd.jetcd.election.CampaignResponse> waiting = election.campaign(name, b, bytes("b"));
@@ -152,7 +145,7 @@ class JetcdClientTest {
     LeaderKey second = get(waiting).getLeader();
     assertThat(second.getLease()).isEqualTo(b);
     assertThat(second.getRevision()).as("the next leader's token is larger").isGreaterThan(first.getRevision());
-    assertThat(observed.poll(WAIT_S, TimeUnit.SECONDS).getKv().getValue().toString(StandardCharsets.UTF_8))
+    assertThat(observed.poll(Jetcd.WAIT_S, TimeUnit.SECONDS).getKv().getValue().toString(StandardCharsets.UTF_8))
         .isEqualTo("b");
     assertThatThrownBy(() -> get(election.proclaim(first, bytes("zombie")))).as("the deposed leader")
         .hasCauseInstanceOf(NotLeaderException.class);

@@ -1,6 +1,8 @@
 package io.regent.etcdcompat;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static io.regent.etcdcompat.Jetcd.bytes;
+import static io.regent.etcdcompat.Jetcd.get;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.etcd.jetcd.ByteSequence;
@@ -15,9 +17,6 @@ import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.PutOption;
-import java.nio.charset.StandardCharsets;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -47,14 +46,6 @@ class JetcdKvTest {
     if (client != null) {
       client.close();
     }
-  }
-
-  private static ByteSequence bytes(String s) {
-    return ByteSequence.from(s, StandardCharsets.UTF_8);
-  }
-
-  private static <T> T get(CompletableFuture<T> f) throws Exception {
-    return f.get(30, TimeUnit.SECONDS);
   }
 
   @Test

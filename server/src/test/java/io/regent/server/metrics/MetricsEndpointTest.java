@@ -64,8 +64,8 @@ class MetricsEndpointTest {
       assertThat(value(m, "regent_leases_live")).isEqualTo(2);
       assertThat(value(m, "regent_names_held")).isEqualTo(1);
       assertThat(value(m, "regent_candidates_waiting")).isEqualTo(1);
-      assertThat(value(m, "regent_request_records")).as("one per grant: each got a request id")
-          .isEqualTo(2);
+      assertThat(value(m, "regent_request_records"))
+          .as("one per grant (each got a request id) and one per blocking campaign's attempt").isEqualTo(4);
     });
     String m = get(port, "/metrics").body();
     assertThat(value(m, "regent_lease_grants_total")).isEqualTo(2);
