@@ -36,18 +36,18 @@ public final class RaftSetup {
   }
 
   /**
-   * Ratis server and client properties for this node.
-   *
-   * @throws ServerConfig.InvalidSettingException when the {@code raft.*} JVM properties give timing that breaks
-   *     the leadership lease ({@link RaftTiming#check}, {@link RaftTiming#checkFirstElection})
-   */
-  /**
    * The appender's pause after consecutive failed or INCONSISTENCY replies to a follower ({@code
    * raft.server.log.appender.retry.policy}: pairs of pause and count): 1 ms for the first 10, 50 ms for the next
    * 12 000, then 1 s. Ratis's default is {@code 1ms,10, 1s,20, 5s,1000} (docs/ratis.md §17).
    */
   static final String APPENDER_RETRY_POLICY = "1ms,10, 50ms,12000, 1s,1000000";
 
+  /**
+   * Ratis server and client properties for this node.
+   *
+   * @throws ServerConfig.InvalidSettingException when the {@code raft.*} JVM properties give timing that breaks
+   *     the leadership lease ({@link RaftTiming#check}, {@link RaftTiming#checkFirstElection})
+   */
   public static RaftProperties properties(ServerConfig config) {
     RaftProperties p = new RaftProperties();
     RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
