@@ -193,7 +193,7 @@ final class Calls {
             throw e;
           }
           // The next call starts elsewhere, even when this one is not re-sent.
-          endpoints.failed(idx, chs.size());
+          endpoints.failed(idx, chs.size(), NodeRefusal.answeredUnavailable(e));
           if ((hung && !retryOnTimeout) || overall.isExpired()) {
             throw e;
           }

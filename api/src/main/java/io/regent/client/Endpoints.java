@@ -258,17 +258,22 @@ final class Endpoints {
   }
 
   /**
-   * Endpoint {@code idx} of {@code count} was unreachable or hung: calls for the leader start elsewhere for now,
-   * and the next call starts at the endpoint after it.
+   * Endpoint {@code idx} of {@code count} was unreachable, hung or refused with UNAVAILABLE: the next call starts
+   * at the endpoint after it, and, unless the node answered the refusal itself ({@link NodeRefusal}), calls for
+   * the leader start elsewhere for now.
    */
-  void failed(int idx, int count) {
-    routing.failed(idx);
+  void failed(int idx, int count, boolean nodeAnswered) {
+    if (!nodeAnswered) {
+      routing.failed(idx);
+    }
     current = (idx + 1) % count;
   }
 
-  /** A hedged attempt's endpoint was unreachable or hung: calls for the leader start elsewhere for now. */
-  void hedgeFailed(int idx) {
-    routing.failed(idx);
+  /** A hedged attempt's endpoint failed: as {@link #failed}, moving on unless another call has already. */
+  void hedgeFailed(int idx, boolean nodeAnswered) {
+    if (!nodeAnswered) {
+      routing.failed(idx);
+    }
     moveOn(idx);
   }
 

@@ -34,15 +34,22 @@ final class HedgedCall<T> {
   private final ScheduledExecutorService timer;
   private final BiFunction<ManagedChannel, Deadline, ListenableFuture<T>> rpc;
   private final IntConsumer answered;
-  private final IntConsumer failed;
+  private final Failure failed;
   private final CompletableFuture<T> result = new CompletableFuture<>();
   private final List<ListenableFuture<T>> attempts = new ArrayList<>(); // guarded by this
   private int failures; // guarded by this
   private StatusRuntimeException last; // guarded by this
 
+  /** An attempt that failed with UNAVAILABLE or DEADLINE_EXCEEDED. */
+  @FunctionalInterface
+  interface Failure {
+    /** @param nodeAnswered whether the node itself refused (alive), rather than the transport failing */
+    void failed(int endpoint, boolean nodeAnswered);
+  }
+
   private HedgedCall(List<ManagedChannel> channels, int start, Deadline deadline, long hedgeAfterMs,
                      ScheduledExecutorService timer, BiFunction<ManagedChannel, Deadline, ListenableFuture<T>> rpc,
-                     IntConsumer answered, IntConsumer failed) {
+                     IntConsumer answered, Failure failed) {
     this.channels = channels;
     this.start = start;
     this.deadline = deadline;
@@ -57,13 +64,14 @@ final class HedgedCall<T> {
    * Runs the call and waits for its outcome.
    *
    * @param answered told the index of the endpoint that answered
-   * @param failed told the index of an endpoint that was unreachable or did not answer in time
+   * @param failed told the index of an endpoint that was unreachable, did not answer in time or refused with
+   *     UNAVAILABLE, and whether the node answered that refusal itself ({@link NodeRefusal})
    * @throws StatusRuntimeException the verdict, or the last failure when every endpoint failed, or
    *     DEADLINE_EXCEEDED when the deadline passed
    */
   static <T> T run(List<ManagedChannel> channels, int start, Deadline deadline, long hedgeAfterMs,
                    ScheduledExecutorService timer, BiFunction<ManagedChannel, Deadline, ListenableFuture<T>> rpc,
-                   IntConsumer answered, IntConsumer failed) {
+                   IntConsumer answered, Failure failed) {
     CompletableFuture<T> outcome = start(channels, start, deadline, hedgeAfterMs, timer, rpc, answered, failed);
     try {
       return outcome.get();
@@ -84,7 +92,7 @@ final class HedgedCall<T> {
   static <T> CompletableFuture<T> start(List<ManagedChannel> channels, int start, Deadline deadline,
                                         long hedgeAfterMs, ScheduledExecutorService timer,
                                         BiFunction<ManagedChannel, Deadline, ListenableFuture<T>> rpc,
-                                        IntConsumer answered, IntConsumer failed) {
+                                        IntConsumer answered, Failure failed) {
     HedgedCall<T> call = new HedgedCall<>(channels, start, deadline, hedgeAfterMs, timer, rpc, answered, failed);
     call.startNext();
     ScheduledFuture<?> timeout = timer.schedule(() -> call.result.completeExceptionally(
@@ -126,7 +134,7 @@ final class HedgedCall<T> {
         result.completeExceptionally(s); // a verdict
         return;
       }
-      failed.accept(idx);
+      failed.failed(idx, NodeRefusal.answeredUnavailable(cause));
       boolean allFailed;
       synchronized (this) {
         failures++;

@@ -151,7 +151,7 @@ final class KeepAliveStreams {
       if (r.getCode() == Status.Code.OK.value()) {
         w.answer.set(r);
       } else {
-        w.answer.setException(Status.fromCodeValue(r.getCode()).withDescription(r.getMessage()).asRuntimeException());
+        w.answer.setException(NodeRefusal.inBand(r.getCode(), r.getMessage()));
       }
     }
 

@@ -11,8 +11,9 @@ import java.util.List;
  * <p>The leader of the highest term seen is kept (a hint of a lower term comes from a node that has not heard of
  * the new leader). An endpoint is known to reach the leader when a reply through it came from the leader's
  * member id ({@code regent-node}), which works through proxies and host aliases, or else when its address is
- * the leader's published API address ({@code regent-leader}). When the leader's endpoint fails (UNAVAILABLE,
- * DEADLINE_EXCEEDED) it is <em>suspect</em>: calls start at the client's current endpoint, as with no leader
+ * the leader's published API address ({@code regent-leader}). When the leader's endpoint fails (unreachable or
+ * hung: the transport's UNAVAILABLE, DEADLINE_EXCEEDED; not the node's own refusal, {@link NodeRefusal}) it is
+ * <em>suspect</em>: calls start at the client's current endpoint, as with no leader
  * known, until a hint names a leader of a new term, or a reply from the leader itself shows it answering again
  * — a paused leader is thus tried once, not by every call until the election. Thread-safe; {@link #start} and
  * {@link #observe} of a hint that changes nothing take no lock.

@@ -41,6 +41,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the apply).
  */
 final class FakeNode {
+  /** The status description of {@link Mutations#UNAVAILABLE_AFTER_APPLY}: sent without the node's trailers. */
+  static final String RESET = "connection reset after the apply";
+
   /** What a node does with a mutating call (Grant, Campaign, FreshToken) after recording it. */
   enum Mutations { ANSWER, HANG, UNAVAILABLE_AFTER_APPLY }
 
@@ -63,6 +66,8 @@ final class FakeNode {
   volatile LeaderRouting.Hint hint;
   volatile Mutations mutations = Mutations.ANSWER;
   volatile List<Member> members = List.of();
+  /** How many of the next keepalives on a stream this node refuses in the stream's message, UNAVAILABLE. */
+  final AtomicInteger streamRefusals = new AtomicInteger();
 
   FakeNode(String id) throws Exception {
     this.id = id;
@@ -84,7 +89,7 @@ final class FakeNode {
 
           @Override
           public void close(Status status, Metadata trailers) {
-            if (!sent) {
+            if (!sent && !RESET.equals(status.getDescription())) { // a connection reset carries no trailers
               write(trailers);
             }
             super.close(status, trailers);
@@ -111,6 +116,35 @@ final class FakeNode {
         keepAlives.incrementAndGet();
         obs.onNext(LeaseKeepAliveResponse.newBuilder().setTtlMs(1_000).build());
         obs.onCompleted();
+      }
+
+      @Override
+      public StreamObserver<LeaseKeepAliveRequest> keepAliveStream(StreamObserver<LeaseKeepAliveResponse> obs) {
+        return new StreamObserver<>() {
+          @Override
+          public void onNext(LeaseKeepAliveRequest req) {
+            keepAlives.incrementAndGet();
+            LeaseKeepAliveResponse.Builder b = LeaseKeepAliveResponse.newBuilder().setId(req.getId())
+                .setTag(req.getTag());
+            if (streamRefusals.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+              b.setCode(Status.Code.UNAVAILABLE.value()).setMessage("not confirmed by a ready leader");
+            } else {
+              b.setTtlMs(1_000);
+            }
+            synchronized (this) {
+              obs.onNext(b.build());
+            }
+          }
+
+          @Override
+          public void onError(Throwable t) {
+          }
+
+          @Override
+          public synchronized void onCompleted() {
+            obs.onCompleted();
+          }
+        };
       }
     };
     ElectionGrpc.ElectionImplBase election = new ElectionGrpc.ElectionImplBase() {
@@ -153,7 +187,7 @@ final class FakeNode {
         obs.onNext(answer);
         obs.onCompleted();
       }
-      case UNAVAILABLE_AFTER_APPLY -> obs.onError(Status.UNAVAILABLE.withDescription("connection reset after the apply")
+      case UNAVAILABLE_AFTER_APPLY -> obs.onError(Status.UNAVAILABLE.withDescription(RESET)
           .asRuntimeException());
       case HANG -> { } // never answered: the client's deadline ends it
     }

@@ -118,6 +118,29 @@ class LeaderRoutingClientTest {
     assertThat(c.leaderEndpoint()).contains(nodes.get(0).endpoint());
   }
 
+  /**
+   * A new leader refuses keepalives UNAVAILABLE until it is ready; on a stream the refusal is a message, and no
+   * later message carries reply headers. Before {@link NodeRefusal}, that refusal made the leader suspect, and a
+   * client whose only traffic was its keepalive stream never saw the leader answer again: it renewed through the
+   * followers for good (LeaderRoutingClusterTest caught it, on a timing).
+   */
+  @Test
+  void aLeaderThatRefusesAKeepaliveOnItsStreamStaysTheLeader() throws Exception {
+    start(3);
+    lead(2, 5);
+    RegentClient c = clientOfAll();
+    c.leases().timeToLive(1); // n0's reply names n2
+    nodes.get(2).streamRefusals.set(1);
+    assertThat(c.leases().keepAlive(1, 2_000)).as("n2 refused, n0 answered the hedge").isEqualTo(1_000);
+    assertThat(nodes.get(0).keepAlives).hasValue(1);
+    assertThat(c.leaderEndpoint()).contains(nodes.get(2).endpoint());
+    for (int i = 0; i < 5; i++) {
+      c.leases().keepAlive(1, 2_000);
+    }
+    assertThat(nodes.get(2).keepAlives).as("the refused one, then five").hasValue(6);
+    assertThat(nodes.get(0).keepAlives).hasValue(1);
+  }
+
   @Test
   void aGrantThatTimedOutAtTheLeaderIsResentToAnotherWithItsRequestIdAndTheNextCallGoesThere() throws Exception {
     start(3);

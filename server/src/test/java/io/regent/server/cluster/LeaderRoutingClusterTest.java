@@ -108,7 +108,8 @@ class LeaderRoutingClusterTest {
       try (RegentClient admin = RegentClient.connect(List.of(cluster.endpoint(leader), cluster.endpoint(next)))) {
         admin.cluster().transferLeadership(LocalCluster.id(next));
       }
-      await().atMost(WAIT).until(() -> cluster.currentLeader() == next);
+      // ready to renew: until then the new leader refuses keepalives (NodeRefusal), which would not be counted
+      await().atMost(WAIT).until(() -> cluster.awaitLeaseLeader() == next);
       long[] before = keepAlives(cluster);
       for (int i = 0; i < CALLS; i++) {
         client.leases().keepAlive(id, 20_000);
