@@ -29,8 +29,11 @@ public final class Cluster implements AutoCloseable {
     this.cleanup = cleanup;
   }
 
-  /** Sets up the network, then starts every node (not waiting for them: see {@link Probe}). */
-  public static Cluster start(ClusterSpec spec) throws IOException {
+  /**
+   * Sets up the network in the slot {@code lock} holds, then starts every node (not waiting for them: see
+   * {@link Probe}).
+   */
+  public static Cluster start(ClusterSpec spec, RunLock lock) throws IOException {
     Files.createDirectories(spec.logDir());
     Files.createDirectories(spec.dataRoot());
     Netns netns = null;
@@ -39,8 +42,8 @@ public final class Cluster implements AutoCloseable {
       reason = Netns.unavailableReason().orElse(null);
       if (reason == null) {
         try {
-          Processes.addAction(Netns::cleanupAll);
-          netns = Netns.create(spec.nodes());
+          Processes.addAction(() -> Netns.cleanup(lock.slot()));
+          netns = Netns.create(lock, spec.nodes());
         } catch (RuntimeException e) {
           reason = "could not create network namespaces: " + e.getMessage();
         }
@@ -51,7 +54,7 @@ public final class Cluster implements AutoCloseable {
     } else {
       reason = "--network loopback";
     }
-    List<Node> nodes = netns != null ? netnsNodes(spec) : loopbackNodes(spec);
+    List<Node> nodes = netns != null ? netnsNodes(spec, netns) : loopbackNodes(spec);
     Netns n = netns;
     Runnable cleanup = () -> {
       nodes.forEach(Node::kill);
@@ -72,12 +75,12 @@ public final class Cluster implements AutoCloseable {
     return c;
   }
 
-  private static List<Node> netnsNodes(ClusterSpec spec) {
+  private static List<Node> netnsNodes(ClusterSpec spec, Netns netns) {
     List<String> hosts = new ArrayList<>();
     for (int i = 1; i <= spec.nodes(); i++) {
-      hosts.add(Netns.address(i));
+      hosts.add(netns.address(i));
     }
-    return build(spec, hosts, i -> 7001, i -> 7101, i -> List.of("ip", "netns", "exec", Netns.namespace(i)));
+    return build(spec, hosts, i -> 7001, i -> 7101, i -> List.of("ip", "netns", "exec", netns.namespace(i)));
   }
 
   private static List<Node> loopbackNodes(ClusterSpec spec) throws IOException {

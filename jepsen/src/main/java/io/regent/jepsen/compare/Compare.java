@@ -107,10 +107,10 @@ final class Compare {
       log.say(label + ": starting");
       long s = System.nanoTime();
       d = switch (label) {
-        case "regent-3" -> RegentDeployment.start(label, 3, false, jar, dir);
-        case "regent-5" -> RegentDeployment.start(label, 5, false, jar, dir);
-        case "single-writer" -> RegentDeployment.start(label, 1, true, jar, dir);
-        default -> EtcdDeployment.start(dir);
+        case "regent-3" -> RegentDeployment.start(label, 3, false, jar, dir, lock);
+        case "regent-5" -> RegentDeployment.start(label, 5, false, jar, dir, lock);
+        case "single-writer" -> RegentDeployment.start(label, 1, true, jar, dir, lock);
+        default -> EtcdDeployment.start(dir, lock);
       };
       Optional<String> down = Health.await(d, START);
       if (down.isPresent()) {

@@ -8,6 +8,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
 import io.regent.jepsen.cluster.Netns;
 import io.regent.jepsen.cluster.Node;
 import io.regent.jepsen.cluster.Processes;
+import io.regent.jepsen.cluster.RunLock;
 import io.regent.jepsen.cluster.Shell;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -52,18 +53,18 @@ final class EtcdDeployment implements Deployment {
   }
 
   /** Starts 3 members with data and logs under {@code dir}; returns once they run (see {@link Health}). */
-  static EtcdDeployment start(Path dir) throws IOException {
+  static EtcdDeployment start(Path dir, RunLock lock) throws IOException {
     Files.createDirectories(dir);
     Netns netns = null;
     if (Netns.unavailableReason().isEmpty()) {
-      Processes.addAction(Netns::cleanupAll);
-      netns = Netns.create(NODES);
+      Processes.addAction(() -> Netns.cleanup(lock.slot()));
+      netns = Netns.create(lock, NODES);
     }
     List<String> hosts = new ArrayList<>();
     int[] client = new int[NODES];
     int[] peer = new int[NODES];
     for (int i = 1; i <= NODES; i++) {
-      hosts.add(netns != null ? Netns.address(i) : "127.0.0.1");
+      hosts.add(netns != null ? netns.address(i) : "127.0.0.1");
       client[i - 1] = netns != null ? 2379 : freePort();
       peer[i - 1] = netns != null ? 2380 : freePort();
     }
@@ -76,7 +77,7 @@ final class EtcdDeployment implements Deployment {
     for (int i = 1; i <= NODES; i++) {
       List<String> cmd = new ArrayList<>();
       if (netns != null) {
-        cmd.addAll(List.of("ip", "netns", "exec", Netns.namespace(i)));
+        cmd.addAll(List.of("ip", "netns", "exec", netns.namespace(i)));
       }
       String clientUrl = "http://" + hosts.get(i - 1) + ":" + client[i - 1];
       String peerUrl = "http://" + hosts.get(i - 1) + ":" + peer[i - 1];

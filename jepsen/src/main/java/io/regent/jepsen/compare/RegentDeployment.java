@@ -5,6 +5,7 @@ import io.regent.jepsen.cluster.ClusterSpec;
 import io.regent.jepsen.cluster.Netns;
 import io.regent.jepsen.cluster.Node;
 import io.regent.jepsen.cluster.Probe;
+import io.regent.jepsen.cluster.RunLock;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -24,12 +25,13 @@ final class RegentDeployment implements Deployment {
 
   /**
    * Starts the nodes from {@code jar} with logs and data under {@code dir}, in network namespaces when
-   * possible; returns once they run (not yet healthy: see {@link Health}).
+   * possible (in the slot {@code lock} holds); returns once they run (not yet healthy: see {@link Health}).
    */
-  static RegentDeployment start(String label, int nodes, boolean singleWriter, Path jar, Path dir) throws IOException {
+  static RegentDeployment start(String label, int nodes, boolean singleWriter, Path jar, Path dir, RunLock lock)
+      throws IOException {
     ClusterSpec spec = new ClusterSpec(nodes, singleWriter, "auto", jar, dir, dir.resolve("data"),
         ClusterSpec.DEFAULT_JVM, List.of());
-    return new RegentDeployment(label, Cluster.start(spec), singleWriter);
+    return new RegentDeployment(label, Cluster.start(spec, lock), singleWriter);
   }
 
   @Override

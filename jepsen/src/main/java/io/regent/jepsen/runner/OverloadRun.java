@@ -80,7 +80,7 @@ final class OverloadRun {
       }
       ClusterSpec spec = new ClusterSpec(o.nodes, false, o.cluster.network, jar, dir, data, ClusterSpec.DEFAULT_JVM,
           args);
-      try (Cluster cluster = Cluster.start(spec)) {
+      try (Cluster cluster = Cluster.start(spec, lock)) {
         Optional<String> down = Probe.awaitHealthy(cluster, Duration.ofSeconds(120), true);
         if (down.isPresent()) {
           throw new IllegalStateException("the cluster did not come up: " + down.get());

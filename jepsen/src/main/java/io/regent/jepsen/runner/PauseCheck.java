@@ -78,7 +78,7 @@ final class PauseCheck {
     try (RunLock lock = RunLock.acquire(Duration.ofMinutes(10))) {
       Path jar = Files.copy(jarSource, data.resolve("regent.jar")); // a concurrent build may rewrite the original
       ClusterSpec spec = new ClusterSpec(nodes, false, network, jar, dir, data, ClusterSpec.DEFAULT_JVM, List.of());
-      try (Cluster cluster = Cluster.start(spec)) {
+      try (Cluster cluster = Cluster.start(spec, lock)) {
         Optional<String> down = Probe.awaitHealthy(cluster, Duration.ofSeconds(120), true);
         if (down.isPresent()) {
           throw new IllegalStateException("the cluster did not come up: " + down.get());

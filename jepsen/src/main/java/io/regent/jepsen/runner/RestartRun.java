@@ -92,7 +92,7 @@ final class RestartRun {
       List<String> jvm = new ArrayList<>(ClusterSpec.DEFAULT_JVM);
       jvm.addAll(o.jvmArgs());
       ClusterSpec spec = new ClusterSpec(o.nodes(), false, o.network(), jar, dir, data, jvm, args);
-      try (Cluster cluster = Cluster.start(spec); Progress progress = new Progress(cluster, data)) {
+      try (Cluster cluster = Cluster.start(spec, lock); Progress progress = new Progress(cluster, data)) {
         Optional<String> down = Probe.awaitHealthy(cluster, Duration.ofSeconds(120), true);
         if (down.isPresent()) {
           throw new IllegalStateException("the cluster did not come up: " + down.get());

@@ -53,7 +53,7 @@ public final class TestRun {
     Files.createDirectories(dir);
     RunResults results = new RunResults(o, dir);
     try (RunLock lock = RunLock.acquire(Duration.ofMinutes(10))) {
-      execute(dir, results);
+      execute(dir, results, lock);
     } catch (Exception e) {
       results.crash(e);
       log("run crashed: " + e);
@@ -80,7 +80,7 @@ public final class TestRun {
     return new RunOutcome(results.verdict(), dir, results.summary());
   }
 
-  private void execute(Path dir, RunResults results) throws Exception {
+  private void execute(Path dir, RunResults results, RunLock lock) throws Exception {
     if (!Files.isRegularFile(o.jar())) {
       throw new IllegalStateException("no server jar at " + o.jar() + "; build it: mvn -B -q install -DskipTests");
     }
@@ -97,7 +97,7 @@ public final class TestRun {
       ClusterSpec spec = new ClusterSpec(o.singleWriter() ? 1 : o.nodes(), o.singleWriter(), o.network(), jar,
           dir, data, ClusterSpec.DEFAULT_JVM, serverArgs);
       log("starting " + spec.nodes() + " node(s) " + o.testName() + " -> " + dir);
-      try (Cluster cluster = Cluster.start(spec);
+      try (Cluster cluster = Cluster.start(spec, lock);
            Workload workload = Workloads.create(o.workload(), o.ttlMs(), o.tryCampaign(), data)) {
         cluster.loopbackReason().ifPresent(r -> notes.add("nodes share loopback: " + r));
         results.network(cluster.netns().isPresent() ? "netns" : "loopback");

@@ -6,14 +6,16 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** Namespaces, blackhole partitions and their cleanup (needs root and `ip netns`; skipped otherwise). */
+/** Namespaces, blackhole partitions, slots and their cleanup (needs root and `ip netns`; skipped otherwise). */
 class NetnsTest {
   @Test
   void cutsHealsAndLeavesNothingBehind() throws Exception {
     String why = Netns.unavailableReason().orElse(null);
     assumeTrue(why == null, "network namespaces unavailable: " + why);
-    try (RunLock lock = RunLock.acquire(Duration.ofMinutes(5)); Netns n = Netns.create(3)) {
+    try (RunLock lock = RunLock.acquire(Duration.ofMinutes(5)); Netns n = Netns.create(lock, 3)) {
+      assertThat(lock.slot()).as("the first free slot").isZero();
       assertThat(Netns.existing()).containsExactlyInAnyOrder("regent-j-n1", "regent-j-n2", "regent-j-n3");
+      assertThat(Netns.leftBehind()).as("a held slot's namespaces are not left behind").isEmpty();
       n.cut(1, 3);
       n.cut(1, 3);
       assertThat(n.cutLinks()).isEqualTo(2);
@@ -25,5 +27,25 @@ class NetnsTest {
     }
     assertThat(Netns.existing()).isEmpty();
     assertThat(Shell.check("ip", "-o", "link", "show")).doesNotContain(Netns.PREFIX);
+  }
+
+  /** Two runs at once: the second takes the next slot, with names and a subnet of its own, and cleans up only its own. */
+  @Test
+  void twoSlotsShareTheMachineWithoutSharingANameOrAnAddress() throws Exception {
+    String why = Netns.unavailableReason().orElse(null);
+    assumeTrue(why == null, "network namespaces unavailable: " + why);
+    try (RunLock first = RunLock.acquire(Duration.ofMinutes(5)); Netns a = Netns.create(first, 2);
+         RunLock second = RunLock.acquire(Duration.ofMinutes(5)); Netns b = Netns.create(second, 2)) {
+      assertThat(second.slot()).isEqualTo(1);
+      assertThat(Netns.existing()).containsExactlyInAnyOrder("regent-j-n1", "regent-j-n2", "regent-j1-n1",
+          "regent-j1-n2");
+      assertThat(b.address(2)).isEqualTo("10.77.1.2");
+      assertThat(Shell.check("ip", "-n", b.namespace(2), "addr", "show", "eth0")).contains("10.77.1.2/24");
+      assertThat(Shell.check("ip", "addr", "show", "regent-j1-br")).contains("10.77.1.254/24");
+      b.close();
+      assertThat(Netns.existing()).as("the second slot's cleanup spares the first").containsExactlyInAnyOrder(
+          "regent-j-n1", "regent-j-n2");
+    }
+    assertThat(Netns.existing()).isEmpty();
   }
 }

@@ -72,7 +72,7 @@ class CompareSmokeIT {
     for (String png : List.of("throughput.png", "latency-p99.png", "availability.png", "failover.png")) {
       assertThat(out.resolve(png)).isRegularFile();
     }
-    assertThat(Netns.existing()).as("namespaces left behind").isEmpty();
+    assertThat(Netns.leftBehind()).as("namespaces left behind").isEmpty();
     assertThat(Processes.started().stream().filter(ProcessHandle::isAlive).toList())
         .as("server processes left behind").isEmpty();
   }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.regent.jepsen.cluster.Netns;
 import io.regent.jepsen.cluster.Processes;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,12 +36,12 @@ final class ItSupport {
   }
 
   /** The store holds every output file, and no namespace or node of ours is left behind. */
-  static void assertOutputsAndCleanup(TestRun.RunOutcome out) {
+  static void assertOutputsAndCleanup(TestRun.RunOutcome out) throws IOException {
     for (String f : List.of("history.edn", "results.edn", "results.json", "timeline.html", "latency.png",
         "rate.png", "n1.log", "n2.log", "n3.log")) {
       assertThat(out.dir().resolve(f)).as(f).isRegularFile();
     }
-    assertThat(Netns.existing()).as("namespaces left behind").isEmpty();
+    assertThat(Netns.leftBehind()).as("namespaces left behind").isEmpty();
     assertThat(Processes.started()).as("the run started its nodes").isNotEmpty();
     assertThat(Processes.started().stream().filter(ProcessHandle::isAlive).toList())
         .as("server processes left behind").isEmpty();

@@ -39,7 +39,7 @@ class RestartIT {
       assertThat(dir.resolve(f)).as(f).isRegularFile();
     }
     assertThat(Files.readString(dir.resolve("results.json"))).contains("\"caught-up-ms\"");
-    assertThat(Netns.existing()).as("namespaces left behind").isEmpty();
+    assertThat(Netns.leftBehind()).as("namespaces left behind").isEmpty();
     assertThat(Processes.started().stream().filter(ProcessHandle::isAlive).toList())
         .as("server processes left behind").isEmpty();
   }
