@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import * as grpc from '@grpc/grpc-js';
 import { services, ServiceName } from './proto';
 import { LeaderRouting, hintOf } from './routing';
-import { clientError, hasCode, LeadershipError } from './errors';
+import { answeredUnavailable, clientError, hasCode, LeadershipError } from './errors';
 import { checkId, checkMs, checkName, toBytes } from './validate';
 import { LeaseKeeper, KeeperOptions } from './keeper';
 import { Holder } from './holder';
@@ -393,9 +393,12 @@ export class RegentClient {
     return this.current;
   }
 
-  /** @internal moves on from endpoint `failed`, unless another call already did */
-  moveOn(failed: number): void {
-    this.routing.failed(failed);
+  /**
+   * @internal moves on from endpoint `failed`, unless another call already did; unless the node refused by itself
+   * (`nodeAnswered`: alive, answering), a leader's endpoint is suspect until a newer term or its own answer
+   */
+  moveOn(failed: number, nodeAnswered = false): void {
+    if (!nodeAnswered) this.routing.failed(failed);
     if (this.current === failed) this.current = (failed + 1) % this.addresses.length;
   }
 
@@ -470,7 +473,7 @@ export class RegentClient {
       } catch (e) {
         const code = (e as grpc.ServiceError).code;
         if (code !== grpc.status.UNAVAILABLE && code !== grpc.status.DEADLINE_EXCEEDED) throw e;
-        this.moveOn(idx); // the next call starts elsewhere too
+        this.moveOn(idx, answeredUnavailable(e)); // the next call starts elsewhere too
         if (performance.now() >= end) throw e;
         last = e;
       }
@@ -519,7 +522,7 @@ export class RegentClient {
             finish(settled ? null : e);
             return;
           }
-          this.moveOn(idx);
+          this.moveOn(idx, answeredUnavailable(e));
           if (++failed >= launched && (launched >= n || performance.now() >= end)) finish(e);
           else launch(); // unreachable or out of time: the next one now
         });

@@ -1,5 +1,5 @@
 import * as grpc from '@grpc/grpc-js';
-import { clientError } from './errors';
+import { clientError, nodeRefusal } from './errors';
 
 /** One answer of the stream (proto field names). */
 interface Answer {
@@ -49,7 +49,7 @@ export class KeepAliveStream {
       this.waiting.delete(r.tag);
       clearTimeout(w.timer);
       if (r.code === grpc.status.OK) w.resolve(r.ttl_ms);
-      else w.reject(clientError(r.code, r.message));
+      else w.reject(nodeRefusal(r.code, r.message));
       this.armIdle();
     });
     this.armIdle();

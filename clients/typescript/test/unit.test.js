@@ -371,6 +371,34 @@ test('keepalives go on one KeepAliveStream per endpoint with the unary verdicts;
   }
 });
 
+test('a leader that refuses a keepalive on its stream (not ready yet) stays the leader', async () => {
+  let refusals = 1;
+  let atLeader = 0;
+  const b = await fake({
+    'Lease.KeepAliveStream': (call) => call.on('data', (r) => {
+      atLeader++;
+      call.write(refusals-- > 0
+        ? { id: r.id, ttl_ms: 0, code: status.UNAVAILABLE, message: 'not confirmed by a ready leader', tag: r.tag }
+        : { id: r.id, ttl_ms: 3000, tag: r.tag });
+    }),
+  }, { 'regent-term': '3', 'regent-leader-id': 'n2', 'regent-node': 'n2' });
+  const a = await fake({
+    'Cluster.Status': ok({ node: 'n1' }),
+    'Lease.KeepAliveStream': (call) => call.on('data', (r) => call.write({ id: r.id, ttl_ms: 2000, tag: r.tag })),
+  }, { 'regent-term': '3', 'regent-leader-id': 'n2', 'regent-node': 'n1', 'regent-leader': b.address });
+  const c = connect([a.address, b.address]);
+  try {
+    await c.status(); // n1 names n2, at b's address
+    assert.equal(c.leaderEndpoint(), b.address);
+    assert.equal(await c.keepAlive(7), 2000, 'refused by n2 in the stream, answered by n1');
+    assert.equal(c.leaderEndpoint(), b.address, 'a refusal from a live leader does not make it suspect');
+    for (let i = 0; i < 3; i++) assert.equal(await c.keepAlive(7), 3000);
+    assert.equal(atLeader, 4);
+  } finally {
+    c.close();
+  }
+});
+
 test('a namespace prefixes every name sent and is removed from every name returned', async () => {
   const n = await fake({
     'Lease.Grant': ok({ id: 5, ttl_ms: 3000 }),
