@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import * as grpc from '@grpc/grpc-js';
-import { services, ServiceName } from './proto';
+import { services } from './proto';
+import type { Method, RequestOf, ResponseOf, ServiceName, Stubs } from './proto';
 import { LeaderRouting, hintOf } from './routing';
 import { answeredUnavailable, clientError, hasCode, LeadershipError } from './errors';
 import { checkId, checkMs, checkName, toBytes } from './validate';
@@ -30,6 +31,10 @@ export interface HoldOptions extends KeeperOptions {
   signal?: AbortSignal;
 }
 
+/** A generated stub's unary method, as attempt() calls it. */
+type UnaryMethod<Req, Res> = (req: Req, md: grpc.Metadata, options: grpc.CallOptions,
+  callback: grpc.requestCallback<Res>) => grpc.ClientUnaryCall;
+
 /** Lease TTL of elect() and lock() without a ttl option, ms. */
 const DEFAULT_TTL_MS = 10_000;
 
@@ -46,8 +51,6 @@ interface Route {
   /** One attempt may take the whole budget (a blocking campaign is not moved on for taking long). */
   wholeBudget?: boolean;
 }
-
-type Stubs = Record<ServiceName, grpc.Client>;
 
 /**
  * A new request id (docs/api.md "Request ids"): 128 random bits, base64url (22 characters of [A-Za-z0-9_-]). A
@@ -154,10 +157,14 @@ export class RegentClient {
 
   private open(address: string): void {
     const ch = new grpc.Channel(address, this.creds, this.channelOptions);
-    const s = {} as Stubs;
-    for (const name of Object.keys(services) as ServiceName[]) {
-      s[name] = new services[name](address, this.creds, { channelOverride: ch });
-    }
+    const opts = { channelOverride: ch };
+    const s: Stubs = {
+      Lease: new services.Lease(address, this.creds, opts),
+      Election: new services.Election(address, this.creds, opts),
+      Lock: new services.Lock(address, this.creds, opts),
+      Cluster: new services.Cluster(address, this.creds, opts),
+      Ledger: new services.Ledger(address, this.creds, opts),
+    };
     this.channels.push(ch);
     this.stubs.push(s);
   }
@@ -205,15 +212,13 @@ export class RegentClient {
     checkId(leaseId, 'leaseId');
     const r = await this.call('Lease', 'TimeToLive', { id: leaseId }, opts, { toLeader: true });
     return { id: r.id, ttlMs: r.ttl_ms, remainingMs: r.remaining_ms,
-      names: r.names.map((n: string) => this.ns.nameOut(n)) };
+      names: r.names.map((n) => this.ns.nameOut(n)) };
   }
 
   /** Every live lease: id, TTL (ms) and the names it holds, read linearizably. */
   async leases(opts: CallOptions = {}): Promise<{ id: number; ttlMs: number; names: string[] }[]> {
     const r = await this.call('Lease', 'Leases', {}, opts, { toLeader: true });
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    return r.leases.map((l: any) => ({ id: l.id, ttlMs: l.ttl_ms,
-      names: l.names.map((n: string) => this.ns.nameOut(n)) }));
+    return r.leases.map((l) => ({ id: l.id, ttlMs: l.ttl_ms, names: l.names.map((n) => this.ns.nameOut(n)) }));
   }
 
   // ---- elections and locks ---------------------------------------------------------------------------
@@ -365,8 +370,7 @@ export class RegentClient {
     const r = await this.call('Cluster', 'Status', { serializable: opts.serializable ?? false }, opts,
       { toLeader: false });
     return { node: r.node, leader: r.leader, term: r.term, commitIndex: r.commit_index, appliedIndex: r.applied_index,
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any
-      members: r.members.map((m: any) => ({ id: m.id, address: m.address, apiAddress: m.api_address, role: m.role })),
+      members: r.members.map((m) => ({ id: m.id, address: m.address, apiAddress: m.api_address, role: m.role })),
       role: r.role, version: r.version, dbSizeBytes: r.db_size_bytes };
   }
 
@@ -403,7 +407,7 @@ export class RegentClient {
   }
 
   /** @internal the stub of a service at endpoint i */
-  stub(i: number, service: ServiceName): grpc.Client {
+  stub<S extends ServiceName>(i: number, service: S): Stubs[S] {
     return this.stubs[i][service];
   }
 
@@ -433,13 +437,11 @@ export class RegentClient {
     const now = performance.now();
     if (this.syncing || now < this.nextSync) return;
     this.syncing = true;
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    (this.stubs[i].Cluster as any).MemberList({}, { deadline: Date.now() + this.callTimeoutMs },
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any
-      (err: grpc.ServiceError | null, r: any) => {
+    this.stubs[i].Cluster.MemberList({}, { deadline: Date.now() + this.callTimeoutMs },
+      (err, r) => {
         this.syncing = false;
         this.nextSync = performance.now() + 1_000;
-        if (err) return; // unreachable, no quorum, closed: read again at a later reply
+        if (err || !r) return; // unreachable, no quorum, closed: read again at a later reply
         let complete = true;
         for (const m of r.members) {
           complete &&= m.api_address !== '';
@@ -453,8 +455,8 @@ export class RegentClient {
    * Runs one unary RPC from the leader's (or current) endpoint on: the next endpoint after UNAVAILABLE, and
    * after DEADLINE_EXCEEDED (the same request: its request id too), until the budget is used up.
    */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  private async call(service: ServiceName, method: string, req: object, opts: CallOptions, route: Route): Promise<any> {
+  private async call<S extends ServiceName, M extends Method<S>>(service: S, method: M, req: RequestOf<S, M>,
+    opts: CallOptions, route: Route): Promise<ResponseOf<S, M>> {
     if (this.closed) throw clientError(grpc.status.CANCELLED, 'the client is closed');
     const budget = checkMs(opts.timeoutMs ?? this.callTimeoutMs, 'timeoutMs');
     const end = performance.now() + budget;
@@ -482,8 +484,8 @@ export class RegentClient {
   }
 
   /** Runs a repeatable call on several endpoints at once, staggered (see keepAlive); the first answer wins. */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  private hedged(service: ServiceName, method: string, req: object, opts: CallOptions): Promise<any> {
+  private hedged<S extends ServiceName, M extends Method<S>>(service: S, method: M, req: RequestOf<S, M>,
+    opts: CallOptions): Promise<ResponseOf<S, M>> {
     if (this.closed) return Promise.reject(clientError(grpc.status.CANCELLED, 'the client is closed'));
     const budget = checkMs(opts.timeoutMs ?? this.callTimeoutMs, 'timeoutMs');
     const end = performance.now() + budget;
@@ -493,19 +495,19 @@ export class RegentClient {
     const cancel = new AbortController();
     const stop = (): void => cancel.abort(opts.signal?.reason);
     opts.signal?.addEventListener('abort', stop, { once: true });
-    return new Promise((resolve, reject) => {
+    return new Promise<ResponseOf<S, M>>((resolve, reject) => {
       let launched = 0;
       let failed = 0;
       let settled = false;
       let timer: NodeJS.Timeout | undefined;
-      const finish = (err: unknown, res?: unknown): void => {
+      const finish = (err: unknown, res?: ResponseOf<S, M>): void => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
         opts.signal?.removeEventListener('abort', stop);
         cancel.abort(); // the other attempts
         if (err) reject(err);
-        else resolve(res);
+        else resolve(res as ResponseOf<S, M>);
       };
       const launch = (): void => {
         clearTimeout(timer);
@@ -532,20 +534,25 @@ export class RegentClient {
     });
   }
 
-  /** One keepalive attempt at endpoint idx: on its stream, or unary (no streams, or a node without them). */
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  private async attemptKeepAlive(idx: number, service: ServiceName, method: string, req: any, ms: number,
-    signal: AbortSignal): Promise<any> {
-    if (!this.streamKeepalives || this.unaryOnly.has(idx) || method !== 'KeepAlive') {
+  /**
+   * One attempt of a hedged call at endpoint idx; a keepalive on the endpoint's stream, or unary (no streams, or a
+   * node without them).
+   */
+  private async attemptKeepAlive<S extends ServiceName, M extends Method<S>>(idx: number, service: S, method: M,
+    req: RequestOf<S, M>, ms: number, signal: AbortSignal): Promise<ResponseOf<S, M>> {
+    if (!this.streamKeepalives || this.unaryOnly.has(idx) || service !== 'Lease' || method !== 'KeepAlive') {
       return this.attempt(idx, service, method, req, ms, signal);
     }
+    const id = Number((req as RequestOf<'Lease', 'KeepAlive'>).id);
     let st = this.streams.get(idx);
     if (!st || st.failed) {
       st = new KeepAliveStream(this.stubs[idx].Lease, (md) => this.hint(idx, md));
       this.streams.set(idx, st);
     }
     try {
-      return { id: req.id, ttl_ms: await st.keepAlive(req.id, Math.ceil(ms), signal) };
+      const answer: ResponseOf<'Lease', 'KeepAlive'> = { id, ttl_ms: await st.keepAlive(id, Math.ceil(ms), signal),
+        code: 0, message: '', tag: 0, node_clock_ms: 0, node: '', node_started_ms: 0 };
+      return answer as ResponseOf<S, M>;
     } catch (e) {
       if (!hasCode(e, grpc.status.UNIMPLEMENTED)) throw e;
       this.unaryOnly.add(idx); // a node of an older version: unary keepalives from now on
@@ -553,16 +560,16 @@ export class RegentClient {
     }
   }
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  private attempt(idx: number, service: ServiceName, method: string, req: object, ms: number,
-    signal?: AbortSignal): Promise<any> {
+  /** One attempt of method M of service S at endpoint idx, within `ms`; its hints go to the routing. */
+  private attempt<S extends ServiceName, M extends Method<S>>(idx: number, service: S, method: M,
+    req: RequestOf<S, M>, ms: number, signal?: AbortSignal): Promise<ResponseOf<S, M>> {
     return new Promise((resolve, reject) => {
       if (signal?.aborted) {
         reject(clientError(grpc.status.CANCELLED, `${service}.${method} cancelled: ${String(signal.reason)}`));
         return;
       }
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any
-      const stub = this.stubs[idx][service] as any;
+      // The one dynamic lookup: M is a method of S's stub (Method<S>), called with its request and callback.
+      const stub = this.stubs[idx][service] as unknown as Record<string, UnaryMethod<RequestOf<S, M>, ResponseOf<S, M>>>;
       let seen = false;
       let cancelled = false;
       const onAbort = (): void => {
@@ -570,16 +577,15 @@ export class RegentClient {
         call.cancel();
       };
       const end = performance.now() + ms;
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any
       const call = stub[method](req, new grpc.Metadata(), { deadline: Date.now() + Math.ceil(ms) },
-        (err: grpc.ServiceError | null, res: unknown) => {
+        (err, res) => {
           signal?.removeEventListener('abort', onAbort);
           if (err && err.code === grpc.status.CANCELLED && !cancelled && performance.now() >= end - 20) {
             // the server ended the call at the deadline it was sent (a campaign withdrawn), before our own timer
             reject(clientError(grpc.status.DEADLINE_EXCEEDED, `${service}.${method}: deadline of ${Math.ceil(ms)} ms `
               + `exceeded (${err.details})`));
           } else if (err) reject(err);
-          else resolve(res);
+          else resolve(res as ResponseOf<S, M>);
         });
       call.on('metadata', (md: grpc.Metadata) => {
         seen = true;

@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
 import { services } from './proto';
+import type { Method, RequestOf, ResponseOf, Stubs } from './proto';
 import { checkId, checkMs, checkName, toBytes } from './validate';
 
 /** One entry of a ledger key. */
@@ -15,7 +16,7 @@ export interface LedgerEntry {
  * token and the highest one admitted; nothing is stored.
  */
 export class LedgerClient {
-  private readonly stub: grpc.Client;
+  private readonly stub: Stubs['Ledger'];
   private readonly timeoutMs: number;
 
   /** @param address host:port of the ledger; timeoutMs: deadline of each call (default 5 000) */
@@ -44,8 +45,7 @@ export class LedgerClient {
   async read(key: string): Promise<LedgerEntry[]> {
     checkName(key, 'key');
     const r = await this.unary('Read', { key });
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    return r.entries.map((e: any) => ({ position: e.position, token: e.token, entry: e.entry }));
+    return r.entries.map((e) => ({ position: e.position, token: e.token, entry: e.entry }));
   }
 
   /** Closes the connection. */
@@ -53,12 +53,13 @@ export class LedgerClient {
     this.stub.close();
   }
 
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
-  private unary(method: string, req: object): Promise<any> {
+  private unary<M extends Method<'Ledger'>>(method: M, req: RequestOf<'Ledger', M>): Promise<ResponseOf<'Ledger', M>> {
+    // The one dynamic lookup: M is a method of the Ledger stub (Method<'Ledger'>), called with its request.
+    const stub = this.stub as unknown as Record<string, (req: RequestOf<'Ledger', M>, options: grpc.CallOptions,
+      callback: grpc.requestCallback<ResponseOf<'Ledger', M>>) => grpc.ClientUnaryCall>;
     return new Promise((resolve, reject) => {
-      // eslint-disable-next-line @typescript-eslint/no-explicit-any
-      (this.stub as any)[method](req, { deadline: Date.now() + this.timeoutMs },
-        (err: grpc.ServiceError | null, res: unknown) => (err ? reject(err) : resolve(res)));
+      stub[method](req, { deadline: Date.now() + this.timeoutMs },
+        (err, res) => (err || !res ? reject(err) : resolve(res)));
     });
   }
 }

@@ -2,7 +2,8 @@ import { status } from '@grpc/grpc-js';
 import type * as grpc from '@grpc/grpc-js';
 import { fullJitter } from './backoff';
 import { hasCode } from './errors';
-import type { ServiceName } from './proto';
+import type { ServiceName, Stubs } from './proto';
+import type { ObserveResponse__Output as ObserveResponse } from './generated/regent/v1/ObserveResponse';
 import { key } from './types';
 import type { LeaderKey } from './types';
 
@@ -10,7 +11,7 @@ import type { LeaderKey } from './types';
 export interface ObserveClient {
   readonly isClosed: boolean;
   currentEndpoint(): number;
-  stub(i: number, service: ServiceName): grpc.Client;
+  stub<S extends ServiceName>(i: number, service: S): Stubs[S];
   hint(i: number, md: grpc.Metadata | undefined): void;
   moveOn(failed: number): void;
 }
@@ -67,9 +68,7 @@ export async function* observe(client: ObserveClient, name: string, opts: Observ
   const signal = opts.signal;
   while (!signal?.aborted && !client.isClosed) {
     const idx = client.currentEndpoint();
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    const stub = client.stub(idx, 'Election') as any;
-    const stream: grpc.ClientReadableStream<unknown> = stub.Observe({ name, after_index: last, after_ordinal: lastOrdinal });
+    const stream = client.stub(idx, 'Election').Observe({ name, after_index: last, after_ordinal: lastOrdinal });
     let seen = false;
     stream.on('metadata', (md: grpc.Metadata) => {
       seen = true;
@@ -82,8 +81,7 @@ export async function* observe(client: ObserveClient, name: string, opts: Observ
     signal?.addEventListener('abort', cancel, { once: true });
     try {
       for await (const m of stream) {
-        // eslint-disable-next-line @typescript-eslint/no-explicit-any
-        const r = m as any;
+        const r = m as ObserveResponse;
         const e: ObserveEvent = { kind: r.kind, name: r.name, leader: r.leader ? key(r.leader) : undefined,
           index: r.index, ordinal: r.ordinal ?? 0, compacted: r.compacted };
         const isLater = later(e);

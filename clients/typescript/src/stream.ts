@@ -1,14 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import { clientError, nodeRefusal } from './errors';
-
-/** One answer of the stream (proto field names). */
-interface Answer {
-  id: number;
-  ttl_ms: number;
-  code: number;
-  message: string;
-  tag: number;
-}
+import type { Stubs } from './proto';
+import type { LeaseKeepAliveResponse__Output as LeaseKeepAliveResponse } from './generated/regent/v1/LeaseKeepAliveResponse';
 
 /** How long a keepalive stream with nothing to answer stays open, ms (an open call keeps Node's loop alive). */
 const IDLE_MS = 30_000;
@@ -23,15 +16,14 @@ const IDLE_MS = 30_000;
 export class KeepAliveStream {
   /** Set once the stream has ended: every later keepalive must use a new one. */
   failed?: grpc.ServiceError;
-  private readonly call: grpc.ClientDuplexStream<object, Answer>;
+  private readonly call: ReturnType<Stubs['Lease']['KeepAliveStream']>;
   private readonly waiting = new Map<number, { resolve: (ttl: number) => void; reject: (e: unknown) => void;
     timer: NodeJS.Timeout }>();
   private tag = 0;
   private idle?: NodeJS.Timeout;
 
-  constructor(stub: grpc.Client, onMetadata: (md: grpc.Metadata) => void) {
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    this.call = (stub as any).KeepAliveStream();
+  constructor(stub: Stubs['Lease'], onMetadata: (md: grpc.Metadata) => void) {
+    this.call = stub.KeepAliveStream();
     let seen = false;
     this.call.on('metadata', (md: grpc.Metadata) => {
       seen = true;
@@ -43,7 +35,7 @@ export class KeepAliveStream {
         s.code === grpc.status.OK ? 'keepalive stream ended by the node' : s.details));
     });
     this.call.on('error', (e: grpc.ServiceError) => this.fail(e));
-    this.call.on('data', (r) => {
+    this.call.on('data', (r: LeaseKeepAliveResponse) => {
       const w = this.waiting.get(r.tag);
       if (!w) return; // given up on already
       this.waiting.delete(r.tag);

@@ -1,4 +1,7 @@
+import { status } from '@grpc/grpc-js';
 import type * as grpc from '@grpc/grpc-js';
+import { clientError } from './errors';
+import type { LeaderKey__Output } from './generated/regent/v1/LeaderKey';
 
 // The types that the client's modules share (client, holder, observe): a leaf of the import tree, so that
 // client.ts imports the modules below it and none of them imports client.ts.
@@ -85,8 +88,12 @@ export interface ClientOptions {
   namespace?: string;
 }
 
-/** A LeaderKey from its protobuf message (as @grpc/proto-loader decodes it). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function key(k: any): LeaderKey {
+/**
+ * A LeaderKey from its protobuf message (as @grpc/proto-loader decodes it, defaults filled). A message field a
+ * server left out decodes as null: an answer that must carry a key and does not is an INTERNAL error, not a key
+ * of undefined fields.
+ */
+export function key(k: LeaderKey__Output | null): LeaderKey {
+  if (k === null) throw clientError(status.INTERNAL, 'the answer lacks its leader key');
   return { name: k.name, value: k.value, token: k.token, lease: k.lease };
 }
