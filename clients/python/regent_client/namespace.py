@@ -36,3 +36,14 @@ class Namespace:
         copy.CopyFrom(key)
         copy.name = name
         return copy
+
+    def event_out(self, event):
+        """A copy of an ObserveResponse from the cluster with the caller's names (event and holder)."""
+        if not self.prefix or not event.name.startswith(self.prefix):
+            return event
+        copy = pb.ObserveResponse()
+        copy.CopyFrom(event)
+        copy.name = event.name[len(self.prefix):]
+        if event.HasField("leader"):
+            copy.leader.CopyFrom(self.key_out(event.leader))
+        return copy

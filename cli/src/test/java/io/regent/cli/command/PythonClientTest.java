@@ -25,8 +25,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Installs clients/python as a user would ({@code pip install}, into a virtual environment that sees Debian's
- * grpc) and runs its own tests (test_regent_client.py: elect with its keepalive thread, step-down, failover,
- * routing, streamed keepalives, the ledger example) with that installation against a real 3-node cluster (the
+ * grpc) and runs its own tests with that installation (test_regent_client.py: elect with its keepalive thread,
+ * step-down, failover, routing, streamed keepalives, the ledger example; test_recipes.py: lock contention,
+ * suspension, proclaim, observe resuming after its stream is cut) against a real 3-node cluster (the
  * module's shared {@code cluster up}, {@link SharedClusterUp}: the Python tests use names of their own, all
  * starting with {@code py-}, and stop no node) and ledger; first checks that the shipped gRPC modules match the
  * proto (generate.sh, with the protoc the api module's build fetched: system property {@code regent.protoc}, set by
@@ -87,7 +88,9 @@ class PythonClientTest {
     // the tests run beside neither the sources nor the copy: they import the installed package
     Path tests = dir.resolve("run");
     SourceTree.copy(CLIENT.resolve("examples"), tests.resolve("examples"), Set.of());
-    Files.copy(CLIENT.resolve("test_regent_client.py"), tests.resolve("test_regent_client.py"));
+    for (String script : List.of("test_regent_client.py", "test_recipes.py", "tcp_proxy.py")) {
+      Files.copy(CLIENT.resolve(script), tests.resolve(script));
+    }
     // Three nodes, so that routing to the leader is something the client must learn.
     String endpoints = cluster.endpoints();
     try (LedgerServer ledger = LedgerServer.start(0, dir.resolve("ledger"), LedgerMode.MONOTONE);
@@ -97,9 +100,13 @@ class PythonClientTest {
         var s = client.cluster().status();
         return !s.getLeader().isEmpty() && s.getMembersList().stream().noneMatch(m -> m.getApiAddress().isEmpty());
       });
-      String out = run(tests, Map.of("PYTHONDONTWRITEBYTECODE", "1"), venv.resolve("bin/python").toString(),
-          "test_regent_client.py", endpoints, "127.0.0.1:" + ledger.port());
-      assertThat(out).contains("OK").doesNotContain("FAILED");
+      String py = venv.resolve("bin/python").toString();
+      Map<String, String> env = Map.of("PYTHONDONTWRITEBYTECODE", "1");
+      assertThat(run(tests, env, py, "test_regent_client.py", endpoints, "127.0.0.1:" + ledger.port()))
+          .contains("OK").doesNotContain("FAILED");
+      for (String script : List.of("test_recipes.py")) {
+        assertThat(run(tests, env, py, script, endpoints)).as(script).contains("OK").doesNotContain("FAILED");
+      }
     }
   }
 }
