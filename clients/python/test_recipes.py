@@ -22,6 +22,17 @@ ENDPOINTS = ""
 KIND = pb.ObserveResponse.Kind
 
 
+def next_within(events, seconds=15.0):
+    """The next event, or AssertionError (the observation closed) when none comes within `seconds`."""
+    with futures.ThreadPoolExecutor(1) as pool:
+        pending = pool.submit(next, events)
+        try:
+            return pending.result(seconds)
+        except futures.TimeoutError:
+            events.close()  # ends the next() the pool waits for
+            raise AssertionError("no event within %.1f s" % seconds)
+
+
 class LockTest(unittest.TestCase):
     def test_the_second_holder_gets_the_lock_only_after_the_first_releases_with_a_larger_token(self):
         with connect(ENDPOINTS) as c:
@@ -174,18 +185,18 @@ class FakeError(grpc.RpcError):
 
 
 class ObserveTest(unittest.TestCase):
-    def take(self, it, n):
-        return [next(it) for _ in range(n)]
+    def take(self, events, n):
+        return [next_within(events) for _ in range(n)]
 
     def test_observe_resumes_at_another_node_after_its_stream_is_cut_without_a_gap_or_a_repeat(self):
         proxy = TcpProxy(ENDPOINTS.split(",")[0])
         self.addCleanup(proxy.cut)
         with connect(ENDPOINTS) as c, connect([proxy.endpoint] + ENDPOINTS.split(",")) as watcher:
             with watcher.observe("py-observe") as events:
-                first = next(events)
+                first = next_within(events)
                 self.assertEqual(first.kind, KIND.CURRENT)
                 with c.elect("py-observe", ttl=2.0, value=b"v1") as lead:
-                    elected = next(events)
+                    elected = next_within(events)
                     self.assertEqual((elected.kind, elected.leader.value), (KIND.ELECTED, b"v1"))
                     proxy.cut()  # the stream's node is gone: what follows must come through another
                     lead.proclaim(b"v2")
@@ -193,7 +204,7 @@ class ObserveTest(unittest.TestCase):
                     later = self.take(events, 2)
                 self.assertEqual([(e.kind, e.leader.value) for e in later],
                                  [(KIND.PROCLAIMED, b"v2"), (KIND.PROCLAIMED, b"v3")])
-                resigned = next(events)
+                resigned = next_within(events)
                 self.assertEqual(resigned.kind, KIND.RESIGNED)
                 indexes = [e.index for e in [elected] + later + [resigned]]
                 self.assertEqual(indexes, sorted(set(indexes)), "each event once, in log order")

@@ -193,9 +193,9 @@ class Client:
     def keep_alive_answer(self, lease: int, timeout: float) -> pb.LeaseKeepAliveResponse:
         """keep_alive() with the whole LeaseKeepAliveResponse: the TTL and the answering node's clock reading."""
         unary = self._attempt("Lease", "KeepAlive", pb.LeaseKeepAliveRequest(id=lease))
-        streams = self._streams
-        if streams is None:
+        if self._streams is None:
             return self._failover(unary, timeout, True)
+        streams: Dict[int, KeepAliveStream] = self._streams
 
         def attempt(idx: int, left: float) -> pb.LeaseKeepAliveResponse:
             if idx in self._unary:
@@ -304,7 +304,11 @@ class Client:
     def _hold(self, kind: str, name: str, ttl: float, value: Bytes, timeout: float, lock_delay: float,
               keeper_options: Dict[str, Any]) -> Leadership:
         # checked before the grant, so that bad input grants nothing
-        request = (self._msg.lock if kind == "lock" else self._msg.campaign)(name, 0, value, lock_delay)
+        request: Union[pb.LockRequest, pb.CampaignRequest]
+        if kind == "lock":
+            request = self._msg.lock(name, 0, value, lock_delay)
+        else:
+            request = self._msg.campaign(name, 0, value, lock_delay)
         grant = self._msg.grant(ttl)
         sent = time.monotonic()
         lease = self._call("Lease", "Grant", grant).id

@@ -64,9 +64,10 @@ class KeepAliveStream:
                     self._on_metadata(self._call.initial_metadata())
                     first = False
                 with self._lock:
-                    done, slot = self._waiting.pop(r.tag, (None, None))
-                if done is None:
+                    entry = self._waiting.pop(r.tag, None)
+                if entry is None:
                     continue  # given up on already
+                done, slot = entry
                 if r.code == 0:
                     slot["answer"] = r
                 else:

@@ -60,7 +60,9 @@ def check_name(name: str) -> str:
 
 
 class Messages:
-    """Builds requests in a namespace (names sent prefixed, namespace.py)."""
+    """Builds the request of each verb of the same name (Client.grant, .campaign, .lock_with_lease, ...), its
+    names prefixed with the namespace (namespace.py) and its arguments checked: ValueError or TypeError (see the
+    functions above) before anything is sent."""
 
     def __init__(self, namespace: Namespace) -> None:
         self.ns = namespace

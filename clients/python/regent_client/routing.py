@@ -29,7 +29,8 @@ class LeaderRouting:
 
     def observe(self, idx: int, metadata: Metadata) -> None:
         """Takes the hint of a reply (initial metadata) or refusal (trailers) from endpoint `idx`."""
-        md = dict(metadata or ())
+        # pairs, not dict(metadata): grpc.aio's Metadata has keys() and would be read as a mapping of its own
+        md = {k: v for k, v in (metadata or ())}
         try:
             term = int(md["regent-term"])
         except (KeyError, ValueError):

@@ -27,7 +27,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Installs clients/python as a user would ({@code pip install}, into a virtual environment that sees Debian's
  * grpc) and runs its own tests with that installation (test_regent_client.py: elect with its keepalive thread,
  * step-down, failover, routing, streamed keepalives, the ledger example; test_recipes.py: lock contention,
- * suspension, proclaim, observe resuming after its stream is cut) against a real 3-node cluster (the
+ * suspension, proclaim, observe resuming after its stream is cut; test_aio.py: the same verbs on the asyncio client)
+ * against a real 3-node cluster (the
  * module's shared {@code cluster up}, {@link SharedClusterUp}: the Python tests use names of their own, all
  * starting with {@code py-}, and stop no node) and ledger; first checks that the shipped gRPC modules match the
  * proto (generate.sh, with the protoc the api module's build fetched: system property {@code regent.protoc}, set by
@@ -88,7 +89,7 @@ class PythonClientTest {
     // the tests run beside neither the sources nor the copy: they import the installed package
     Path tests = dir.resolve("run");
     SourceTree.copy(CLIENT.resolve("examples"), tests.resolve("examples"), Set.of());
-    for (String script : List.of("test_regent_client.py", "test_recipes.py", "tcp_proxy.py")) {
+    for (String script : List.of("test_regent_client.py", "test_recipes.py", "test_aio.py", "tcp_proxy.py")) {
       Files.copy(CLIENT.resolve(script), tests.resolve(script));
     }
     // Three nodes, so that routing to the leader is something the client must learn.
@@ -104,7 +105,7 @@ class PythonClientTest {
       Map<String, String> env = Map.of("PYTHONDONTWRITEBYTECODE", "1");
       assertThat(run(tests, env, py, "test_regent_client.py", endpoints, "127.0.0.1:" + ledger.port()))
           .contains("OK").doesNotContain("FAILED");
-      for (String script : List.of("test_recipes.py")) {
+      for (String script : List.of("test_recipes.py", "test_aio.py")) {
         assertThat(run(tests, env, py, script, endpoints)).as(script).contains("OK").doesNotContain("FAILED");
       }
     }
