@@ -27,12 +27,11 @@ import org.junit.jupiter.api.io.TempDir;
  * Installs clients/python as a user would ({@code pip install}, into a virtual environment that sees Debian's
  * grpc) and runs its own tests with that installation (test_regent_client.py: elect with its keepalive thread,
  * step-down, failover, routing, streamed keepalives, the ledger example; test_recipes.py: lock contention,
- * suspension, proclaim, observe resuming after its stream is cut; test_aio.py: the same verbs on the asyncio client)
- * against a real 3-node cluster (the
- * module's shared {@code cluster up}, {@link SharedClusterUp}: the Python tests use names of their own, all
- * starting with {@code py-}, and stop no node) and ledger; first checks that the shipped gRPC modules match the
- * proto (generate.sh, with the protoc the api module's build fetched: system property {@code regent.protoc}, set by
- * this module's pom). Needs Debian's python3-grpcio, python3-grpc-tools, python3-venv and python3-setuptools
+ * suspension, proclaim, observe resuming after its stream is cut; test_aio.py: the same verbs on the asyncio
+ * client) against a real 3-node cluster (the module's shared {@code cluster up}, {@link SharedClusterUp}: the
+ * Python tests use names of their own, all starting with {@code py-}, and stop no node; a cut stream is a TCP
+ * forwarder's, tcp_proxy.py) and ledger; first checks that the shipped gRPC modules match the proto (generate.sh,
+ * with the protoc the api module's build fetched: system property {@code regent.protoc}, set by this module's pom). Needs Debian's python3-grpcio, python3-grpc-tools, python3-venv and python3-setuptools
  * (.ci/run installs them).
  */
 @Tag("cluster")
