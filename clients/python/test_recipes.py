@@ -14,6 +14,7 @@ import grpc
 from regent_client import LostLeadership, connect
 from regent_client.holder import Leadership
 from regent_client.keeper import LeaseKeeper
+from regent_client.resume_point import ResumePoint
 from regent_client.v1 import regent_pb2 as pb
 from regent_client.v1 import regent_pb2_grpc as rpc
 from tcp_proxy import TcpProxy
@@ -238,6 +239,13 @@ class ObserveTest(unittest.TestCase):
         self.assertEqual(got, [(KIND.RESIGNED, 5, 1), (KIND.ELECTED, 5, 2), (KIND.PROCLAIMED, 6, 1)])
         self.assertEqual(requests, [(0, 0), (5, 1)])
 
+    def test_a_namespaced_observation_shows_the_callers_names(self):
+        with connect(ENDPOINTS, namespace="py-ns-observe/") as c, c.observe("jobs") as events:
+            self.assertEqual(next_within(events).name, "jobs")
+            with c.elect("jobs", ttl=2.0, value=b"x"):
+                elected = next_within(events)
+        self.assertEqual((elected.kind, elected.name, elected.leader.name), (KIND.ELECTED, "jobs", "jobs"))
+
     def test_a_closed_observation_ends_and_a_bad_after_is_refused(self):
         with connect(ENDPOINTS) as c:
             events = c.observe("py-observe-close")
@@ -247,6 +255,26 @@ class ObserveTest(unittest.TestCase):
                 next(events)
             with self.assertRaises(ValueError):
                 c.observe("py-observe-close", after=-1)
+
+
+class ResumePointTest(unittest.TestCase):
+    def test_each_event_is_admitted_once_in_order_and_a_compacted_state_moves_nothing_back(self):
+        point = ResumePoint(0)
+
+        def event(index, ordinal, compacted=False):
+            return pb.ObserveResponse(index=index, ordinal=ordinal, compacted=compacted)
+
+        self.assertTrue(point.admit(event(4, 0)))  # CURRENT: the whole entry 4
+        self.assertFalse(point.admit(event(4, 1)))
+        self.assertTrue(point.admit(event(5, 1)))
+        self.assertFalse(point.admit(event(5, 1)), "a repeat after a reopen")
+        self.assertTrue(point.admit(event(5, 2)))
+        self.assertEqual(point.request("n"), pb.ObserveRequest(name="n", after_index=5, after_ordinal=2))
+        self.assertTrue(point.admit(event(3, 0, compacted=True)), "a node behind sends its current state")
+        self.assertEqual((point.index, point.ordinal), (5, 2))
+        for bad in (-1, 1.5, True):
+            with self.assertRaises(ValueError):
+                ResumePoint(bad)
 
 
 if __name__ == "__main__":

@@ -20,8 +20,8 @@ import grpc
 from regent_client import tls
 from regent_client.aio_keeper import AsyncLeaseKeeper
 from regent_client.aio_observe import AsyncObservation
-from regent_client.client import CAMPAIGN_TIMEOUT, DEFAULT_TTL, FAILOVER, STUBS, Endpoints, default_owner, \
-    parse_endpoints
+from regent_client.client import CAMPAIGN_TIMEOUT, DEFAULT_TTL, default_owner
+from regent_client.endpoints import FAILOVER, STUBS, Endpoints, attempt_budget, parse_endpoints
 from regent_client.holder import Held
 from regent_client.keeper import Callback
 from regent_client.messages import Bytes, Messages
@@ -127,9 +127,8 @@ class AsyncClient:
             left = deadline - time.monotonic()
             if left <= 0:
                 break
-            if i < n - 1 and not whole_budget:
-                left = max(0.05, left / 2)
-            call = getattr(STUBS[service](self._channels[idx]), method)(request, timeout=left)
+            call = getattr(STUBS[service](self._channels[idx]), method)(
+                request, timeout=attempt_budget(left, i, n, whole_budget))
             try:
                 response = await call
             except grpc.RpcError as e:

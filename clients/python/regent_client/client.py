@@ -9,11 +9,12 @@ import os
 import socket
 import threading
 import time
-from typing import Any, Callable, Dict, List, Optional, Sequence, Set, Union
+from typing import Any, Callable, Dict, Optional, Set, Union
 
 import grpc
 
 from regent_client import tls
+from regent_client.endpoints import FAILOVER, STUBS, Endpoints, attempt_budget, parse_endpoints
 from regent_client.holder import Leadership
 from regent_client.keeper import Callback, LeaseKeeper
 from regent_client.keepalive_stream import KeepAliveStream
@@ -22,26 +23,9 @@ from regent_client.namespace import Namespace
 from regent_client.observe import Observation
 from regent_client.routing import LeaderRouting, Metadata
 from regent_client.v1 import regent_pb2 as pb
-from regent_client.v1 import regent_pb2_grpc as rpc
 
-# Status codes after which a call is tried at the next endpoint: every call of this client is safe to repeat
-# (docs/api.md, "Request ids": reads, keepalives, and every write with its request id).
-FAILOVER = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 DEFAULT_TTL = 10.0  # seconds: lease TTL of elect() and lock() without one (as `regent elect --ttl`)
 CAMPAIGN_TIMEOUT = 3600.0  # seconds: how long elect(), lock() and campaign() wait by default
-STUBS: Dict[str, Callable[[grpc.Channel], Any]] = {
-    "Lease": rpc.LeaseStub, "Election": rpc.ElectionStub, "Lock": rpc.LockStub, "Cluster": rpc.ClusterStub}
-Endpoints = Union[str, Sequence[str]]
-
-
-def parse_endpoints(endpoints: Endpoints) -> List[str]:
-    """"h1:p1,h2:p2" or a list of host:port; ValueError for none."""
-    if isinstance(endpoints, str):
-        endpoints = [e.strip() for e in endpoints.split(",")]
-    out = [e for e in endpoints if e]
-    if not out:
-        raise ValueError("at least one endpoint (host:port) is required")
-    return out
 
 
 def default_owner() -> str:
@@ -165,10 +149,8 @@ class Client:
             left = deadline - time.monotonic()
             if left <= 0:
                 break
-            if i < n - 1 and not whole_budget:
-                left = max(0.05, left / 2)
             try:
-                return attempt(idx, left)
+                return attempt(idx, attempt_budget(left, i, n, whole_budget))
             except grpc.RpcError as e:
                 if e.code() not in FAILOVER:
                     raise
