@@ -31,8 +31,9 @@ import org.junit.jupiter.api.io.TempDir;
  * client) against a real 3-node cluster (the module's shared {@code cluster up}, {@link SharedClusterUp}: the
  * Python tests use names of their own, all starting with {@code py-}, and stop no node; a cut stream is a TCP
  * forwarder's, tcp_proxy.py) and ledger; first checks that the shipped gRPC modules match the proto (generate.sh,
- * with the protoc the api module's build fetched: system property {@code regent.protoc}, set by this module's pom). Needs Debian's python3-grpcio, python3-grpc-tools, python3-venv and python3-setuptools
- * (.ci/run installs them).
+ * with the protoc the api module's build fetched: system property {@code regent.protoc}, set by this module's pom)
+ * and that the package's type hints pass mypy. Needs Debian's python3-grpcio, python3-grpc-tools, python3-venv,
+ * python3-setuptools and python3-mypy (.ci/run installs them).
  */
 @Tag("cluster")
 @ExtendWith(SharedClusterUp.class)
@@ -81,6 +82,8 @@ class PythonClientTest {
     // pip builds in the source directory: install from a copy, so the tree stays clean
     Path src = dir.resolve("src");
     SourceTree.copy(CLIENT, src, Set.of("build", "gen"));
+    // the package ships py.typed: its type hints must hold (pyproject.toml's [tool.mypy])
+    assertThat(run(src, Map.of(), python, "-m", "mypy")).contains("Success: no issues found");
     Path venv = dir.resolve("venv");
     run(dir, Map.of(), python, "-m", "venv", "--system-site-packages", venv.toString());
     run(dir, Map.of(), venv.resolve("bin/pip").toString(), "install", "-q", "--no-build-isolation", "--no-index",
