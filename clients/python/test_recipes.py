@@ -257,6 +257,41 @@ class ObserveTest(unittest.TestCase):
                 c.observe("py-observe-close", after=-1)
 
 
+class CampaignAttemptTest(unittest.TestCase):
+    """A blocking campaign waits out its whole timeout at one node, moved on from a dead node only (fake nodes)."""
+
+    class Election(rpc.ElectionServicer):
+        def __init__(self, dead):
+            self.dead = dead
+            self.calls = []  # (request id, seconds the call had left when it arrived)
+
+        def Campaign(self, request, context):
+            self.calls.append((request.request_id, context.time_remaining()))
+            if self.dead:
+                context.abort(grpc.StatusCode.UNAVAILABLE, "node stopping")
+            ended = threading.Event()
+            context.add_callback(ended.set)  # the client's deadline ends the call: never elected here
+            ended.wait()
+            return pb.CampaignResponse()
+
+    def test_one_attempt_takes_the_whole_timeout_after_a_dead_node_and_carries_the_first_sends_id(self):
+        dead, waiting, spare = self.Election(True), self.Election(False), self.Election(False)
+        endpoints = []
+        for node in (dead, waiting, spare):
+            server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+            rpc.add_ElectionServicer_to_server(node, server)
+            endpoints.append("127.0.0.1:%d" % server.add_insecure_port("127.0.0.1:0"))
+            server.start()
+            self.addCleanup(server.stop, None)
+        with connect(endpoints) as c, self.assertRaises(grpc.RpcError) as e:
+            c.campaign("n", 7, timeout=2.0)
+        self.assertEqual(e.exception.code(), grpc.StatusCode.DEADLINE_EXCEEDED)
+        self.assertEqual((len(dead.calls), len(waiting.calls), spare.calls), (1, 1, []),
+                         "a campaign is not moved on for taking long")
+        self.assertGreater(waiting.calls[0][1], 1.5, "the attempt after the dead node had the whole timeout")
+        self.assertEqual(waiting.calls[0][0], dead.calls[0][0], "the re-send carries the first send's id")
+
+
 class ResumePointTest(unittest.TestCase):
     def test_each_event_is_admitted_once_in_order_and_a_compacted_state_moves_nothing_back(self):
         point = ResumePoint(0)
