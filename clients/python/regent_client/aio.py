@@ -132,8 +132,8 @@ class AsyncClient:
             try:
                 response = await call
             except grpc.RpcError as e:
-                self.hint(idx, e.trailing_metadata())  # type: ignore[attr-defined]
-                if e.code() not in FAILOVER:  # type: ignore[attr-defined]
+                self.hint(idx, e.trailing_metadata())
+                if e.code() not in FAILOVER:
                     raise
                 self.move_on(idx)
                 last = e
@@ -188,7 +188,7 @@ class AsyncClient:
             answer = await self._call("Election", "Leader", self._msg.leader(name, serializable),
                                       to_leader=not serializable)
         except grpc.RpcError as e:
-            if e.code() == grpc.StatusCode.NOT_FOUND:  # type: ignore[attr-defined]
+            if e.code() == grpc.StatusCode.NOT_FOUND:
                 return None
             raise
         return self.ns.key_out(answer.leader)

@@ -56,8 +56,8 @@ class AsyncObservation:
             except grpc.RpcError as e:
                 if self._closed.is_set():
                     break
-                self._client.hint(idx, e.trailing_metadata())  # type: ignore[attr-defined]
-                if e.code() == grpc.StatusCode.INVALID_ARGUMENT:  # type: ignore[attr-defined]
+                self._client.hint(idx, e.trailing_metadata())
+                if e.code() == grpc.StatusCode.INVALID_ARGUMENT:
                     self.close()
                     raise
             self._call = None

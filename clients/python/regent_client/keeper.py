@@ -12,7 +12,7 @@ import grpc
 from regent_client.lease_validity import LeaseValidity
 from regent_client.v1 import regent_pb2 as pb
 
-Callback = Optional[Callable[[str], None]]
+Callback = Optional[Callable[[Optional[str]], None]]  # told the reason (None for on_resumed)
 
 
 class Lessor(Protocol):
@@ -92,6 +92,6 @@ def tell(validity: LeaseValidity, callbacks: Dict[str, Callback]) -> None:
         if callback is None:
             continue
         try:
-            callback(reason)  # type: ignore[arg-type]
+            callback(reason)
         except Exception:  # a failing callback must not stop the renewals
             logging.getLogger("regent_client").exception("lease %d: the %s callback failed", validity.lease, kind)
