@@ -50,7 +50,7 @@ class AsyncClientTest(unittest.IsolatedAsyncioTestCase):
             self.assertIsNone(await c.leader("py-aio-elect"))
             await lead.close()
 
-    async def test_bad_input_is_refused_before_anything_is_sent(self):
+    async def test_bad_input_is_refused_and_grants_nothing(self):
         async with aio.connect(ENDPOINTS) as c:
             with self.assertRaises(ValueError):
                 await c.lock("py-aio-bad", ttl=-1)
