@@ -18,7 +18,7 @@ import grpc
 from regent_client.v1 import regent_pb2 as pb
 from regent_client.v1 import regent_pb2_grpc as rpc
 from regent_client import LostLeadership, clock_rate, connect
-from regent_client import client as client_module
+from regent_client.keeper import LeaseKeeper
 from regent_client import tls
 from regent_client.backoff import full_jitter
 
@@ -166,13 +166,13 @@ class KeeperClockTest(unittest.TestCase):
 
         lost = threading.Event()
         reasons = []
-        keeper = client_module._Keeper(Fake(), 7, 0.6, start, lambda r: (reasons.append(r), lost.set()))
+        keeper = LeaseKeeper(Fake(), 7, 0.6, start, on_lost=lambda r: (reasons.append(r), lost.set()))
         try:
             # renewals every 0.2 s of the client's clock, 2 s of the node's: the fourth spans 6 s of it
             self.assertTrue(lost.wait(5.0), "a client at 0.1 of the node's rate kept its lease")
             self.assertTrue(reasons[0].startswith("client clock runs at 0.10 of node n1's"), reasons)
             self.assertFalse(keeper.valid())
-            self.assertTrue(keeper.estimate.slow())
+            self.assertTrue(keeper.validity.clock_rate().slow())
         finally:
             keeper.stop()
 

@@ -2,15 +2,13 @@
 
     python3 examples/job_lock.py ENDPOINTS NAME [STEPS]
 
-An election on NAME is the lock: elect() waits until this process holds it, keeps its lease alive on a thread,
-and gives it up on leaving the with block (so the next waiter gets it, with a larger fencing token). Prints
+lock() waits until this process holds lock NAME, keeps its lease alive on a thread, and releases it (unlock and
+revoke the lease) on leaving the with block, so the next waiter gets it, with a larger fencing token. Prints
 'locked NAME token=T at=MS', 'step I token=T' per step and 'unlocked NAME at=MS' (MS: wall clock,
 milliseconds). Exit 0 after STEPS steps (default 3), 1 when the lock was lost first. TLS from
 $REGENT_CACERT/$REGENT_CERT/$REGENT_KEY, as for the regent CLI.
 """
 
-import os
-import socket
 import sys
 import time
 
@@ -22,9 +20,8 @@ def now_ms():
 
 
 def main(endpoints, name, steps=3):
-    me = "%s:%d" % (socket.gethostname(), os.getpid())
     with connect(endpoints) as client:
-        with client.elect(name, ttl=5.0, value=me.encode()) as lock:
+        with client.lock(name, ttl=5.0) as lock:  # publishes host:pid as the owner (`regent leader NAME`)
             print("locked %s token=%d at=%d" % (name, lock.token, now_ms()), flush=True)
             try:
                 for i in range(1, steps + 1):

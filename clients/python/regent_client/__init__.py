@@ -1,14 +1,18 @@
-"""A Python client of Regent: leases, elections with fencing tokens, and the fenced demo ledger.
+"""A Python client of Regent: leases, elections and locks with fencing tokens, resumable observe, asyncio.
 
     from regent_client import connect
 
-    with connect("127.0.0.1:7101,127.0.0.1:7102") as c, c.elect("jobs", ttl=5.0, value=b"worker-1") as lead:
-        while lead.valid():
-            write_with(lead.token)
+    with connect("127.0.0.1:7101,127.0.0.1:7102") as c, c.lock("jobs", ttl=5.0) as lock:
+        while lock.valid():
+            write_with(lock.token)
 
-The gRPC modules are generated from regent.proto by generate.sh (regent_client.v1).
+regent_client.aio has the same verbs on grpc.aio. The gRPC modules are generated from regent.proto by
+generate.sh (regent_client.v1).
 """
 
-from regent_client.client import Client, Leadership, LostLeadership, StatusError, connect
+from regent_client.client import Client, connect
+from regent_client.errors import LostLeadership, StatusError
+from regent_client.holder import Leadership
+from regent_client.observe import Observation
 
-__all__ = ["Client", "Leadership", "LostLeadership", "StatusError", "connect"]
+__all__ = ["Client", "Leadership", "LostLeadership", "Observation", "StatusError", "connect"]

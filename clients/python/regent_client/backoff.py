@@ -6,10 +6,13 @@ jitter"; the Java client's RetryPolicy uses equal jitter between its passes over
 at the same instants against the new leader.
 """
 
+from __future__ import annotations
+
 import random
+from typing import Callable
 
 
-def full_jitter(failures, base, cap, rand=random.random):
+def full_jitter(failures: int, base: float, cap: float, rand: Callable[[], float] = random.random) -> float:
     """The pause, seconds, after `failures` consecutive failures (0 for the first): uniform over
     [0, min(cap, base * 2**failures)]. base and cap in seconds, not negative; rand() uniform over [0, 1)."""
     if failures < 0 or base < 0 or cap < 0:

@@ -7,7 +7,10 @@ two samples a and b at least MIN_SPAN_MS of the node's time apart the client's r
 another node, or of another process of the same node, restart the window.
 """
 
+from __future__ import annotations
+
 import collections
+from typing import Deque, List, Optional, Tuple
 
 # A client clock certainly slower than this against the node's steps the holder down (the 2/3-TTL rule
 # tolerates >= 2/3; 0.9 leaves room for an answering follower within +-10 % of the leader and is far outside
@@ -25,16 +28,16 @@ Sample = collections.namedtuple("Sample", "sent received node_ms")  # sent, rece
 class Estimate(collections.namedtuple("Estimate", "node low high span_ms")):
     """The client's rate against `node`'s clock (1 = the same), certainly within [low, high], over span_ms."""
 
-    def rate(self):
+    def rate(self) -> float:
         return (self.low + self.high) / 2
 
-    def slow(self):
+    def slow(self) -> bool:
         return self.high < SLOW_BELOW
 
-    def fast(self):
+    def fast(self) -> bool:
         return self.low > FAST_ABOVE
 
-    def describe(self):
+    def describe(self) -> str:
         who = "node %s's" % self.node if self.node else "the node's"
         return "client clock runs at %.2f of %s (%.2f to %.2f over %.1f s)" % (
             self.rate(), who, self.low, self.high, self.span_ms / 1000.0)
@@ -43,11 +46,11 @@ class Estimate(collections.namedtuple("Estimate", "node low high span_ms")):
 class ClockRate:
     """The window of one node's samples; add() returns the most telling estimate, or None. Not thread-safe."""
 
-    def __init__(self):
-        self._window = collections.deque()  # in the node's time order
-        self._clock = None  # (node, node_started_ms) of the window's samples
+    def __init__(self) -> None:
+        self._window: Deque[Sample] = collections.deque()  # in the node's time order
+        self._clock: Optional[Tuple[str, int]] = None  # (node, node_started_ms) of the window's samples
 
-    def add(self, node, node_started_ms, sample):
+    def add(self, node: str, node_started_ms: int, sample: Sample) -> Optional[Estimate]:
         if sample.received < sample.sent:
             return None
         if (node, node_started_ms) != self._clock or (self._window and sample.node_ms < self._window[-1].node_ms):
@@ -63,8 +66,8 @@ class ClockRate:
             self._window[-1] = sample
         return estimate
 
-    def _estimate(self, node, b):
-        found = []
+    def _estimate(self, node: str, b: Sample) -> Optional[Estimate]:
+        found: List[Estimate] = []
         for a in self._window:
             span = b.node_ms - a.node_ms
             if span < MIN_SPAN_MS:

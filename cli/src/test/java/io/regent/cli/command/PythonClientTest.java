@@ -25,13 +25,15 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Installs clients/python as a user would ({@code pip install}, into a virtual environment that sees Debian's
- * grpc) and runs its own tests (test_regent_client.py: elect with its keepalive thread, step-down, failover,
- * routing, streamed keepalives, the ledger example) with that installation against a real 3-node cluster (the
- * module's shared {@code cluster up}, {@link SharedClusterUp}: the Python tests use names of their own, all
- * starting with {@code py-}, and stop no node) and ledger; first checks that the shipped gRPC modules match the
- * proto (generate.sh, with the protoc the api module's build fetched: system property {@code regent.protoc}, set by
- * this module's pom). Needs Debian's python3-grpcio, python3-grpc-tools, python3-venv and python3-setuptools
- * (.ci/run installs them).
+ * grpc) and runs its own tests with that installation (test_regent_client.py: elect with its keepalive thread,
+ * step-down, failover, routing, streamed keepalives, the ledger example; test_recipes.py: lock contention,
+ * suspension, proclaim, observe resuming after its stream is cut; test_aio.py: the same verbs on the asyncio
+ * client) against a real 3-node cluster (the module's shared {@code cluster up}, {@link SharedClusterUp}: the
+ * Python tests use names of their own, all starting with {@code py-}, and stop no node; a cut stream is a TCP
+ * forwarder's, tcp_proxy.py) and ledger; first checks that the shipped gRPC modules match the proto (generate.sh,
+ * with the protoc the api module's build fetched: system property {@code regent.protoc}, set by this module's pom)
+ * and that the package's type hints pass mypy. Needs Debian's python3-grpcio, python3-grpc-tools, python3-venv,
+ * python3-setuptools and python3-mypy (.ci/run installs them).
  */
 @Tag("cluster")
 @ExtendWith(SharedClusterUp.class)
@@ -80,6 +82,8 @@ class PythonClientTest {
     // pip builds in the source directory: install from a copy, so the tree stays clean
     Path src = dir.resolve("src");
     SourceTree.copy(CLIENT, src, Set.of("build", "gen"));
+    // the package ships py.typed: its type hints must hold (pyproject.toml's [tool.mypy])
+    assertThat(run(src, Map.of(), python, "-m", "mypy")).contains("Success: no issues found");
     Path venv = dir.resolve("venv");
     run(dir, Map.of(), python, "-m", "venv", "--system-site-packages", venv.toString());
     run(dir, Map.of(), venv.resolve("bin/pip").toString(), "install", "-q", "--no-build-isolation", "--no-index",
@@ -87,7 +91,9 @@ class PythonClientTest {
     // the tests run beside neither the sources nor the copy: they import the installed package
     Path tests = dir.resolve("run");
     SourceTree.copy(CLIENT.resolve("examples"), tests.resolve("examples"), Set.of());
-    Files.copy(CLIENT.resolve("test_regent_client.py"), tests.resolve("test_regent_client.py"));
+    for (String script : List.of("test_regent_client.py", "test_recipes.py", "test_aio.py", "tcp_proxy.py")) {
+      Files.copy(CLIENT.resolve(script), tests.resolve(script));
+    }
     // Three nodes, so that routing to the leader is something the client must learn.
     String endpoints = cluster.endpoints();
     try (LedgerServer ledger = LedgerServer.start(0, dir.resolve("ledger"), LedgerMode.MONOTONE);
@@ -97,9 +103,13 @@ class PythonClientTest {
         var s = client.cluster().status();
         return !s.getLeader().isEmpty() && s.getMembersList().stream().noneMatch(m -> m.getApiAddress().isEmpty());
       });
-      String out = run(tests, Map.of("PYTHONDONTWRITEBYTECODE", "1"), venv.resolve("bin/python").toString(),
-          "test_regent_client.py", endpoints, "127.0.0.1:" + ledger.port());
-      assertThat(out).contains("OK").doesNotContain("FAILED");
+      String py = venv.resolve("bin/python").toString();
+      Map<String, String> env = Map.of("PYTHONDONTWRITEBYTECODE", "1");
+      assertThat(run(tests, env, py, "test_regent_client.py", endpoints, "127.0.0.1:" + ledger.port()))
+          .contains("OK").doesNotContain("FAILED");
+      for (String script : List.of("test_recipes.py", "test_aio.py")) {
+        assertThat(run(tests, env, py, script, endpoints)).as(script).contains("OK").doesNotContain("FAILED");
+      }
     }
   }
 }

@@ -1,0 +1,108 @@
+"""The requests of the client's verbs, built and checked once for the thread client and the asyncio one.
+
+Every mutating request gets a request id of its own here, before its first send; the clients re-send the very
+message, so every re-send carries that id (docs/api.md, "Request ids: exactly-once mutating calls").
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+from typing import Union
+
+from regent_client.namespace import Namespace
+from regent_client.v1 import regent_pb2 as pb
+
+Bytes = Union[bytes, str]  # a value or owner: bytes, or a str sent as UTF-8
+
+MAX_LOCK_DELAY = 3600.0  # seconds: docs/api.md, "Election" (lock_delay_ms 0..3 600 000)
+
+
+def request_id() -> str:
+    """A new request id: 128 random bits in base64url (22 characters of [A-Za-z0-9_-], within the server's 1..64
+    of [A-Za-z0-9._:-]), so two requests share one only by chance."""
+    return secrets.token_urlsafe(16)
+
+
+def seconds_to_ms(seconds: float, what: str) -> int:
+    """`seconds` in whole ms; ValueError (naming `what`) unless a finite number >= 0."""
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not math.isfinite(seconds) \
+            or seconds < 0:
+        raise ValueError("%s must be a finite number of seconds >= 0, not %r" % (what, seconds))
+    return int(round(seconds * 1000))
+
+
+def ttl_ms(ttl: float) -> int:
+    """A lease TTL in ms; ValueError unless at least 1 ms. The cluster refuses one below 1.5 x its max election
+    timeout or above 3 600 s with INVALID_ARGUMENT (docs/api.md, "Lease")."""
+    if seconds_to_ms(ttl, "ttl") <= 0:
+        raise ValueError("ttl must be > 0 seconds, not %r" % (ttl,))
+    return seconds_to_ms(ttl, "ttl")
+
+
+def to_bytes(value: Bytes, what: str) -> bytes:
+    """bytes as they are, a str as UTF-8; TypeError otherwise."""
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    if isinstance(value, (bytes, bytearray)):
+        return bytes(value)
+    raise TypeError("%s must be bytes or str, not %s" % (what, type(value).__name__))
+
+
+def check_name(name: str) -> str:
+    """`name` when a non-empty str; TypeError or ValueError otherwise (the cluster checks the rest, docs/api.md
+    "Names")."""
+    if not isinstance(name, str):
+        raise TypeError("name must be a str, not %s" % type(name).__name__)
+    if not name:
+        raise ValueError("name must not be empty")
+    return name
+
+
+class Messages:
+    """Builds the request of each verb of the same name (Client.grant, .campaign, .lock_with_lease, ...), its
+    names prefixed with the namespace (namespace.py) and its arguments checked: ValueError or TypeError (see the
+    functions above) before anything is sent."""
+
+    def __init__(self, namespace: Namespace) -> None:
+        self.ns = namespace
+
+    @staticmethod
+    def grant(ttl: float) -> pb.LeaseGrantRequest:
+        return pb.LeaseGrantRequest(ttl_ms=ttl_ms(ttl), request_id=request_id())
+
+    @staticmethod
+    def revoke(lease: int) -> pb.LeaseRevokeRequest:
+        return pb.LeaseRevokeRequest(id=lease, request_id=request_id())
+
+    @staticmethod
+    def time_to_live(lease: int) -> pb.LeaseTimeToLiveRequest:
+        return pb.LeaseTimeToLiveRequest(id=lease)
+
+    def campaign(self, name: str, lease: int, value: Bytes, lock_delay: float) -> pb.CampaignRequest:
+        # each send is an attempt of its own on the server (docs/api.md, "Attempts"); the id changes nothing there
+        return pb.CampaignRequest(name=self.ns.name(check_name(name)), lease=lease, value=to_bytes(value, "value"),
+                                  lock_delay_ms=self._lock_delay(lock_delay), request_id=request_id())
+
+    def lock(self, name: str, lease: int, owner: Bytes, lock_delay: float) -> pb.LockRequest:
+        return pb.LockRequest(name=self.ns.name(check_name(name)), lease=lease, owner=to_bytes(owner, "owner"),
+                              lock_delay_ms=self._lock_delay(lock_delay), request_id=request_id())
+
+    def proclaim(self, key: pb.LeaderKey, value: Bytes) -> pb.ProclaimRequest:
+        return pb.ProclaimRequest(leader=self.ns.key_in(key), value=to_bytes(value, "value"), request_id=request_id())
+
+    def resign(self, key: pb.LeaderKey, revoke_lease: bool) -> pb.ResignRequest:
+        return pb.ResignRequest(leader=self.ns.key_in(key), revoke_lease=revoke_lease, request_id=request_id())
+
+    def unlock(self, key: pb.LeaderKey, revoke_lease: bool) -> pb.UnlockRequest:
+        return pb.UnlockRequest(key=self.ns.key_in(key), revoke_lease=revoke_lease, request_id=request_id())
+
+    def leader(self, name: str, serializable: bool) -> pb.LeaderRequest:
+        return pb.LeaderRequest(name=self.ns.name(check_name(name)), serializable=serializable)
+
+    @staticmethod
+    def _lock_delay(seconds: float) -> int:
+        ms = seconds_to_ms(seconds, "lock_delay")
+        if ms > MAX_LOCK_DELAY * 1000:
+            raise ValueError("lock_delay must be at most %d seconds, not %r" % (MAX_LOCK_DELAY, seconds))
+        return ms
