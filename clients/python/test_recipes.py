@@ -292,6 +292,48 @@ class CampaignAttemptTest(unittest.TestCase):
         self.assertEqual(waiting.calls[0][0], dead.calls[0][0], "the re-send carries the first send's id")
 
 
+class RefusingLeaderTest(unittest.TestCase):
+    """A leader that refuses a keepalive UNAVAILABLE itself, in its stream's message (not ready yet after an
+    election), stays the leader: only the transport's UNAVAILABLE makes it suspect (fake nodes)."""
+
+    class Lease(rpc.LeaseServicer):
+        def __init__(self, hints, refusals, ttl_ms):
+            self.hints, self.refusals, self.ttl_ms, self.keepalives = hints, refusals, ttl_ms, 0
+
+        def KeepAliveStream(self, request_iterator, context):
+            context.send_initial_metadata(self.hints())
+            for r in request_iterator:
+                self.keepalives += 1
+                if self.refusals > 0:
+                    self.refusals -= 1
+                    yield pb.LeaseKeepAliveResponse(id=r.id, tag=r.tag, code=grpc.StatusCode.UNAVAILABLE.value[0],
+                                                    message="not confirmed by a ready leader")
+                else:
+                    yield pb.LeaseKeepAliveResponse(id=r.id, tag=r.tag, ttl_ms=self.ttl_ms)
+
+    def test_a_keepalive_refused_in_the_leaders_stream_does_not_make_it_suspect(self):
+        addresses = {}
+        leader = self.Lease(lambda: (("regent-term", "3"), ("regent-leader-id", "n2"), ("regent-node", "n2")), 1, 3000)
+        other = self.Lease(lambda: (("regent-term", "3"), ("regent-leader-id", "n2"), ("regent-node", "n1"),
+                                    ("regent-leader", addresses["n2"])), 0, 2000)
+        endpoints = []
+        for node, name in ((other, "n1"), (leader, "n2")):
+            server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+            rpc.add_LeaseServicer_to_server(node, server)
+            addresses[name] = "127.0.0.1:%d" % server.add_insecure_port("127.0.0.1:0")
+            endpoints.append(addresses[name])
+            server.start()
+            self.addCleanup(server.stop, None)
+        with connect(endpoints) as c:
+            self.assertEqual(c.keep_alive(7, 5.0), 2000, "n1 answers the first and names n2, at its address")
+            self.assertEqual(c.leader_endpoint(), addresses["n2"])
+            self.assertEqual(c.keep_alive(7, 5.0), 2000, "n2 refused in its stream; n1 answered")
+            self.assertEqual(c.leader_endpoint(), addresses["n2"], "a live leader's own refusal: not suspect")
+            for _ in range(3):
+                self.assertEqual(c.keep_alive(7, 5.0), 3000)
+            self.assertEqual(leader.keepalives, 4)
+
+
 class ResumePointTest(unittest.TestCase):
     def test_each_event_is_admitted_once_in_order_and_a_compacted_state_moves_nothing_back(self):
         point = ResumePoint(0)

@@ -22,6 +22,7 @@ from regent_client.aio_keeper import AsyncLeaseKeeper
 from regent_client.aio_observe import AsyncObservation
 from regent_client.client import CAMPAIGN_TIMEOUT, DEFAULT_TTL, default_owner
 from regent_client.endpoints import FAILOVER, STUBS, Endpoints, attempt_budget, parse_endpoints
+from regent_client.errors import answered_unavailable
 from regent_client.holder import Held
 from regent_client.keeper import Callback
 from regent_client.messages import Bytes, Messages
@@ -96,9 +97,12 @@ class AsyncClient:
         """Takes the leader hint of a reply or refusal from endpoint `idx`."""
         self._routing.observe(idx, metadata)
 
-    def move_on(self, idx: int) -> None:
-        """Endpoint `idx` failed: the next call starts at the following one."""
-        self._routing.failed(idx)
+    def move_on(self, idx: int, node_answered: bool = False) -> None:
+        """Endpoint `idx` failed: the next call starts at the following one; unless the node refused by itself
+        (`node_answered`: alive and answering, errors.answered_unavailable), a leader's endpoint is suspect until a
+        newer term or its own answer."""
+        if not node_answered:
+            self._routing.failed(idx)
         if self._current == idx:
             self._current = (idx + 1) % len(self._channels)
 
@@ -135,7 +139,7 @@ class AsyncClient:
                 self.hint(idx, e.trailing_metadata())
                 if e.code() not in FAILOVER:
                     raise
-                self.move_on(idx)
+                self.move_on(idx, answered_unavailable(e))
                 last = e
                 continue
             self.hint(idx, await call.initial_metadata())

@@ -15,6 +15,7 @@ import grpc
 
 from regent_client import tls
 from regent_client.endpoints import FAILOVER, STUBS, Endpoints, attempt_budget, parse_endpoints
+from regent_client.errors import answered_unavailable
 from regent_client.holder import Leadership
 from regent_client.keeper import Callback, LeaseKeeper
 from regent_client.keepalive_stream import KeepAliveStream
@@ -89,9 +90,12 @@ class Client:
         """Takes the leader hint of a reply or refusal from endpoint `idx`."""
         self._routing.observe(idx, metadata)
 
-    def move_on(self, idx: int) -> None:
-        """Endpoint `idx` failed: the next call starts at the following one."""
-        self._routing.failed(idx)
+    def move_on(self, idx: int, node_answered: bool = False) -> None:
+        """Endpoint `idx` failed: the next call starts at the following one; unless the node refused by itself
+        (`node_answered`: alive and answering, errors.answered_unavailable), a leader's endpoint is suspect until a
+        newer term or its own answer."""
+        if not node_answered:
+            self._routing.failed(idx)
         with self._lock:
             if self._current == idx:
                 self._current = (idx + 1) % len(self._channels)
@@ -154,7 +158,7 @@ class Client:
             except grpc.RpcError as e:
                 if e.code() not in FAILOVER:
                     raise
-                self.move_on(idx)
+                self.move_on(idx, answered_unavailable(e))
                 last = e
         if last is None:
             raise TimeoutError("no time left for the call")

@@ -22,15 +22,32 @@ class LostLeadership(Exception):
 
 
 class StatusError(grpc.RpcError):
-    """A refusal that arrived inside a stream's answer (a keepalive's NOT_FOUND): code() and details()."""
+    """A refusal that arrived inside a stream's answer (a keepalive's NOT_FOUND): code() and details().
 
-    def __init__(self, code: grpc.StatusCode, details: str) -> None:
+    `in_band` is True when a node sent it as a stream's message (it is alive and answering), False when the
+    client made it (a deadline used up, a stream that ended)."""
+
+    def __init__(self, code: grpc.StatusCode, details: str, in_band: bool = False) -> None:
         super().__init__(details)
         self._code = code
         self._details = details
+        self.in_band = in_band
 
     def code(self) -> grpc.StatusCode:
         return self._code
 
     def details(self) -> str:
         return self._details
+
+
+def answered_unavailable(e: grpc.RpcError) -> bool:
+    """Whether `e` is an UNAVAILABLE that a Regent node answered itself — a stream's message, or a status whose
+    trailers name the node (`regent-node`) — rather than the transport's (unreachable, connection lost). Only the
+    transport's makes the leader's endpoint suspect: a new leader that refuses keepalives while it becomes ready
+    stays the endpoint calls start at (docs/api.md, "Leader-aware routing")."""
+    if e.code() != grpc.StatusCode.UNAVAILABLE:
+        return False
+    if isinstance(e, StatusError):
+        return e.in_band
+    trailers = e.trailing_metadata() if hasattr(e, "trailing_metadata") else None
+    return any(k == "regent-node" for k, _ in (trailers or ()))

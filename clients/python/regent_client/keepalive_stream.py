@@ -71,7 +71,7 @@ class KeepAliveStream:
                 if r.code == 0:
                     slot["answer"] = r
                 else:
-                    slot["error"] = StatusError(CODES.get(r.code, grpc.StatusCode.UNKNOWN), r.message)
+                    slot["error"] = StatusError(CODES.get(r.code, grpc.StatusCode.UNKNOWN), r.message, in_band=True)
                 done.set()
             error = StatusError(grpc.StatusCode.UNAVAILABLE, "keepalive stream ended by the node")
         except grpc.RpcError as e:
