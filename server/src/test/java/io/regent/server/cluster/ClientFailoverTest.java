@@ -102,7 +102,8 @@ class ClientFailoverTest {
   @Test
   void aGrantThatTimedOutIsResentElsewhereWithItsRequestIdAndGrantsOneLease() {
     try (RegentClient client = RegentClient.builder().endpoints(List.of("127.0.0.1:" + frozenApi.port(),
-        cluster.endpoint((x + 1) % 3))).callTimeout(Duration.ofMillis(500)).build();
+        cluster.endpoint((x + 1) % 3))).callTimeout(Duration.ofSeconds(3)).attemptTimeout(Duration.ofMillis(500))
+        .build();
          RegentClient other = cluster.clientOf((x + 1) % 3)) {
       List<Long> before = other.leases().list().stream().map(LeaseInfo::getId).toList();
       freezeX(true);
