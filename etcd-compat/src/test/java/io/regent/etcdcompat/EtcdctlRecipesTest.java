@@ -17,14 +17,16 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Two {@code etcdctl lock} 3.4 contenders on one name through a follower's etcd port (docs/migrating.md "etcd's
- * Watch"): Go's {@code concurrency.Mutex} queues the second behind the first's key by KV and waits for that key's
- * DELETE by Watch, so the second runs its command only after the first's has ended. The first holds until the test
- * opens a named pipe it reads (a latch, not a pause). Keys under {@code ctl-turns/}.
+ * Go's {@code concurrency} recipes, over KV and Watch, as {@code etcdctl} 3.4 runs them through a follower's etcd
+ * port (docs/migrating.md "etcd's Watch"). Two {@code etcdctl lock} contenders on one name: {@code Mutex} queues
+ * the second behind the first's key by KV and waits for that key's DELETE by Watch, so the second runs its command
+ * only after the first's has ended; the first holds until the test opens a named pipe it reads (a latch, not a
+ * pause). Two {@code etcdctl elect} candidates and an {@code elect -l} observer: the second leads once the first
+ * has stopped, and the observer sees both. Keys under {@code ctl-turns/} and {@code ctl-elect/}.
  */
 @ExtendWith(EtcdCompatCluster.Shared.class)
 @Tag("cluster")
-class EtcdctlLockTest {
+class EtcdctlRecipesTest {
   @TempDir
   static Path dir;
   static String follower;
@@ -64,5 +66,24 @@ class EtcdctlLockTest {
     }
     assertThat(Files.readString(log)).isEqualTo("first-in\nfirst-out\nsecond-in\nsecond-out\n");
     assertThat(keys("ctl-turns/")).as("both keys gone with their sessions").isZero();
+  }
+
+  @Test
+  void twoCandidatesLeadInTurnAndAnObserverSeesBoth() throws Exception {
+    try (Etcdctl.Started observer = Etcdctl.start(dir, follower, "elect", "-l", "ctl-elect");
+         Etcdctl.Started a = Etcdctl.start(dir, follower, "elect", "ctl-elect", "first")) {
+      await().atMost(Duration.ofSeconds(Jetcd.WAIT_S))
+          .untilAsserted(() -> assertThat(a.output()).as("the first leads").contains("first"));
+      try (Etcdctl.Started b = Etcdctl.start(dir, follower, "elect", "ctl-elect", "second")) {
+        await().atMost(Duration.ofSeconds(Jetcd.WAIT_S)).until(() -> keys("ctl-elect/") == 2);
+        assertThat(b.output()).as("the second waits").doesNotContain("second");
+        a.close(); // SIGTERM: etcdctl ends its session, its lease and so its key
+        await().atMost(Duration.ofSeconds(Jetcd.WAIT_S))
+            .untilAsserted(() -> assertThat(b.output()).as("the second leads").contains("second"));
+        await().atMost(Duration.ofSeconds(Jetcd.WAIT_S))
+            .untilAsserted(() -> assertThat(observer.output()).contains("first").contains("second"));
+        assertThat(observer.output().indexOf("first")).isLessThan(observer.output().indexOf("second"));
+      }
+    }
   }
 }
