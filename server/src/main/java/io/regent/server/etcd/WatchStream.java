@@ -164,22 +164,21 @@ final class WatchStream implements StreamObserver<WatchRequest>, Consumer<Change
     for (Iterator<Watcher> it = watchers.values().iterator(); it.hasNext(); ) {
       Watcher w = it.next();
       if (w.next <= floor) {
-        outbox.add(WatchResponse.newBuilder().setHeader(headers.at(Math.min(w.next - 1, applied)))
-            .setWatchId(w.id).setCanceled(true).setCompactRevision(floor + 1).build());
+        outbox.add(WatchResponses.compacted(headers.at(Math.min(w.next - 1, applied)), w.id, floor + 1));
         it.remove();
       } else if (w.next <= applied) {
         more |= due(w, history.read(w.next, applied, REVISIONS_PER_READ), applied);
       }
     }
-    if (progressRequested && !more) { // etcd answers a progress request with watch id -1
+    if (progressRequested && !more) {
       progressRequested = false;
-      outbox.add(WatchResponse.newBuilder().setHeader(headers.at(sentUpTo(applied))).setWatchId(-1).build());
+      outbox.add(WatchResponses.progress(headers.at(sentUpTo(applied)), WatchResponses.NO_WATCHER));
     }
     if (progressTick) {
       progressTick = false;
       for (Watcher w : watchers.values()) {
         if (w.progressNotify && !w.sentSinceTick && w.next > applied) {
-          outbox.add(WatchResponse.newBuilder().setHeader(headers.at(applied)).setWatchId(w.id).build());
+          outbox.add(WatchResponses.progress(headers.at(applied), w.id));
         }
         w.sentSinceTick = false;
       }
@@ -222,9 +221,8 @@ final class WatchStream implements StreamObserver<WatchRequest>, Consumer<Change
     if (bad == null && asked != 0 && watchers.containsKey(asked)) {
       bad = "mvcc: duplicate watch ID provided on the WatchStream";
     }
-    if (bad != null) { // as etcd answers: created and cancelled at once, id -1, and no watcher
-      outbox.add(WatchResponse.newBuilder().setHeader(headers.at(applied)).setWatchId(-1).setCreated(true)
-          .setCanceled(true).setCancelReason(bad).build());
+    if (bad != null) {
+      outbox.add(WatchResponses.refused(headers.at(applied), bad));
       return;
     }
     long id = asked;
@@ -237,8 +235,7 @@ final class WatchStream implements StreamObserver<WatchRequest>, Consumer<Change
     // start_revision is inclusive; 0 is "from now": the next revision after the state read
     Watcher w = new Watcher(id, c, c.getStartRevision() > 0 ? c.getStartRevision() : applied + 1);
     watchers.put(id, w);
-    outbox.add(WatchResponse.newBuilder().setHeader(headers.at(Math.min(w.next - 1, applied))).setWatchId(id)
-        .setCreated(true).build());
+    outbox.add(WatchResponses.created(headers.at(Math.min(w.next - 1, applied)), id));
     if (w.progressNotify && ticker == null) {
       ticker = node.timers().scheduleWithFixedDelay(this::tick, PROGRESS_NOTIFY_S, PROGRESS_NOTIFY_S,
           TimeUnit.SECONDS);
@@ -249,8 +246,7 @@ final class WatchStream implements StreamObserver<WatchRequest>, Consumer<Change
   private void cancel(long id, long applied) {
     Watcher w = watchers.remove(id);
     if (w != null) {
-      outbox.add(WatchResponse.newBuilder().setHeader(headers.at(Math.min(w.next - 1, applied))).setWatchId(id)
-          .setCanceled(true).build());
+      outbox.add(WatchResponses.cancelled(headers.at(Math.min(w.next - 1, applied)), id));
     }
   }
 
