@@ -10,12 +10,15 @@ import io.etcd.jetcd.Client;
 import io.etcd.jetcd.KV;
 import io.etcd.jetcd.Watch;
 import io.etcd.jetcd.common.exception.CompactedException;
+import io.etcd.jetcd.kv.PutResponse;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.PutOption;
 import io.etcd.jetcd.options.WatchOption;
 import io.etcd.jetcd.watch.WatchEvent;
 import io.etcd.jetcd.watch.WatchResponse;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -29,7 +32,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * jetcd's Watch client on Regent's keyspace through a follower's etcd port (docs/migrating.md "etcd's Watch"): put
  * and delete events in order with their revisions, from a past start revision and then live; a prefix; prev_kv;
  * a start revision in the future that waits; the filters; a start below the compaction point cancelled with the
- * compact revision. Cancels, ids, progress and bad input on one raw stream: {@link EtcdWatchStreamTest}. Keys under
+ * compact revision; a catch-up longer than one read, with no gap. Cancels, ids, progress and bad input on one raw stream: {@link EtcdWatchStreamTest}. Keys under
  * {@code jetcd-watch/} (the module's cluster is shared).
  */
 @ExtendWith(EtcdCompatCluster.Shared.class)
@@ -190,6 +193,29 @@ class JetcdWatchTest {
       assertThat(compacted.events()).isEmpty();
       assertThat(kept.atLeast(1)).as("the compaction point itself is still served")
           .extracting(e -> e.getKeyValue().getModRevision()).containsExactly(point);
+    }
+  }
+
+  /** More revisions than one read takes ({@code WatchStream.REVISIONS_PER_READ}, 256): several drains, no gap. */
+  @Test
+  void aLongCatchUpComesInOrderWithNoGap() throws Exception {
+    int writes = 300;
+    long from = put("jetcd-watch/long", "start");
+    List<CompletableFuture<PutResponse>> puts = new ArrayList<>();
+    for (int i = 0; i < writes; i++) {
+      puts.add(kv.put(bytes("jetcd-watch/long"), bytes(Integer.toString(i))));
+    }
+    List<Long> revisions = new ArrayList<>(List.of(from));
+    for (CompletableFuture<PutResponse> p : puts) {
+      revisions.add(get(p).getHeader().getRevision());
+    }
+    Collections.sort(revisions);
+    Seen seen = new Seen();
+    try (Watch.Watcher w = watch.watch(bytes("jetcd-watch/long"), WatchOption.builder().withRevision(from).build(),
+        seen)) {
+      assertThat(seen.atLeast(writes + 1)).extracting(e -> e.getKeyValue().getModRevision())
+          .as("every put once, in revision order").containsExactlyElementsOf(revisions);
+      assertThat(seen.responses.size()).as("in several responses").isGreaterThan(1);
     }
   }
 }
