@@ -32,8 +32,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * jetcd's Watch client on Regent's keyspace through a follower's etcd port (docs/migrating.md "etcd's Watch"): put
  * and delete events in order with their revisions, from a past start revision and then live; a prefix; prev_kv;
  * a start revision in the future that waits; the filters; a start below the compaction point cancelled with the
- * compact revision; a catch-up longer than one read, with no gap. Cancels, ids, progress and bad input on one raw stream: {@link EtcdWatchStreamTest}. Keys under
- * {@code jetcd-watch/} (the module's cluster is shared).
+ * compact revision; a catch-up longer than one read, with no gap. Cancels, ids, progress and bad input on one raw
+ * stream: {@link EtcdWatchStreamTest}. Keys under {@code jetcd-watch/} (the module's cluster is shared).
  */
 @ExtendWith(EtcdCompatCluster.Shared.class)
 @Tag("cluster")
