@@ -82,10 +82,16 @@ public final class KvHistory {
   /** Drops the records below {@code compacted} (a compaction): the floor becomes at least {@code compacted - 1}. */
   public void compact(long compacted) {
     long bytes = bytes();
-    for (Revision r : read(0, compacted - 1, Integer.MAX_VALUE)) {
-      byte[] key = revisionKey(r.revision());
-      bytes -= history.get(txn, key).length;
-      history.delete(txn, key);
+    List<byte[]> dropped = new ArrayList<>();
+    try (CursorIterable<byte[]> it = history.iterate(txn, KeyRange.closedOpen(revisionKey(0),
+        revisionKey(compacted)))) {
+      for (CursorIterable.KeyVal<byte[]> e : it) { // sizes only: the records are not parsed
+        bytes -= e.val().length;
+        dropped.add(e.key().clone());
+      }
+    }
+    for (byte[] k : dropped) {
+      history.delete(txn, k);
     }
     setLong(BYTES, bytes);
     setLong(FLOOR, Math.max(floor(), compacted - 1));

@@ -140,6 +140,8 @@ class KvHistoryTest {
       r.apply(entry(LogEntry.newBuilder().setKvCompact(KvCompact.newBuilder().setRevision(third))));
       assertThat(history(r)).extracting(KvHistory.Revision::revision).containsExactly(third);
       assertThat(r.<Long>read(txn -> txn.kvHistory().floor())).isEqualTo(second);
+      assertThat(r.<Long>read(txn -> txn.kvHistory().bytes())).as("the dropped records' bytes are gone too")
+          .isEqualTo(KvEvents.newBuilder().addAllEvents(history(r).get(0).events()).build().getSerializedSize());
     }
   }
 
