@@ -2,6 +2,12 @@ package io.regent.etcdcompat;
 
 import static org.awaitility.Awaitility.await;
 
+import io.etcd.jetcd.api.KVGrpc;
+import io.etcd.jetcd.api.TxnRequest;
+import io.grpc.Grpc;
+import io.grpc.InsecureChannelCredentials;
+import io.grpc.ManagedChannel;
+
 import io.regent.server.RegentServer;
 import io.regent.server.config.ServerConfig;
 import io.regent.server.ratis.RaftSetup;
@@ -16,6 +22,7 @@ import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -75,6 +82,22 @@ final class EtcdCompatCluster implements AutoCloseable {
       throw e;
     }
     await().atMost(Duration.ofSeconds(60)).until(() -> nodes.stream().anyMatch(EtcdCompatCluster::leads));
+    // etcd's KV writes wait until every voter has published that it applies entry version 5; a class that runs
+    // first must not meet that start-up wait: an empty Txn (a write that changes no key) goes through on each node
+    for (RegentServer n : nodes) {
+      await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> kvWritable(n));
+    }
+  }
+
+  private static boolean kvWritable(RegentServer n) throws InterruptedException {
+    ManagedChannel ch = Grpc.newChannelBuilder("127.0.0.1:" + n.etcdPort(), InsecureChannelCredentials.create())
+        .build();
+    try {
+      KVGrpc.newBlockingStub(ch).withDeadlineAfter(10, TimeUnit.SECONDS).txn(TxnRequest.getDefaultInstance());
+      return true;
+    } finally {
+      ch.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+    }
   }
 
   private static boolean leads(RegentServer n) {

@@ -21,31 +21,66 @@ final class Etcdctl {
   }
 
   /**
+   * A long-running etcdctl ({@code watch}, {@code lock} with a waiter): its process and the file its output goes to.
+   * Closing it ends the process.
+   */
+  record Started(Process process, Path out) implements AutoCloseable {
+    /** What it printed so far. */
+    String output() throws IOException {
+      return Files.readString(out, StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      process.destroy();
+      if (!process.waitFor(10, TimeUnit.SECONDS)) {
+        process.destroyForcibly().waitFor();
+      }
+    }
+  }
+
+  /** Starts {@code etcdctl --endpoints=endpoints args...}, its output in a file under {@code dir}, and returns. */
+  static Started start(Path dir, String endpoints, String... args) throws IOException {
+    Path out = Files.createTempFile(dir, "etcdctl", ".out");
+    ProcessBuilder pb = new ProcessBuilder(command(endpoints, args)).redirectErrorStream(true)
+        .redirectOutput(out.toFile());
+    return new Started(launch(pb), out);
+  }
+
+  /**
    * Runs {@code etcdctl --endpoints=endpoints args...} with {@code stdin} as its input (null: none), its output in a
    * file under {@code dir}; at most 60 s.
    */
   static Run run(Path dir, String endpoints, String stdin, String... args) throws IOException, InterruptedException {
-    List<String> cmd = new ArrayList<>(List.of("etcdctl", "--endpoints=" + endpoints, "--dial-timeout=10s",
-        "--command-timeout=20s"));
-    cmd.addAll(List.of(args));
     Path out = Files.createTempFile(dir, "etcdctl", ".out");
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(out.toFile());
+    ProcessBuilder pb = new ProcessBuilder(command(endpoints, args)).redirectErrorStream(true)
+        .redirectOutput(out.toFile());
     if (stdin != null) {
       Path in = Files.createTempFile(dir, "etcdctl", ".in");
       Files.writeString(in, stdin, StandardCharsets.UTF_8);
       pb.redirectInput(in.toFile());
     }
-    pb.environment().put("ETCDCTL_API", "3");
-    Process p;
-    try {
-      p = pb.start();
-    } catch (IOException e) {
-      throw new IllegalStateException("etcdctl is not installed: apt-get install etcd-client", e);
-    }
+    Process p = launch(pb);
     if (!p.waitFor(60, TimeUnit.SECONDS)) {
       p.destroyForcibly();
       throw new IllegalStateException("etcdctl " + String.join(" ", args) + " did not end in 60 s");
     }
     return new Run(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8).trim());
+  }
+
+  private static List<String> command(String endpoints, String... args) {
+    List<String> cmd = new ArrayList<>(List.of("etcdctl", "--endpoints=" + endpoints, "--dial-timeout=10s",
+        "--command-timeout=20s"));
+    cmd.addAll(List.of(args));
+    return cmd;
+  }
+
+  private static Process launch(ProcessBuilder pb) {
+    pb.environment().put("ETCDCTL_API", "3");
+    try {
+      return pb.start();
+    } catch (IOException e) {
+      throw new IllegalStateException("etcdctl is not installed: apt-get install etcd-client", e);
+    }
   }
 }

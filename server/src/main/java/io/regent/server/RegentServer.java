@@ -135,7 +135,8 @@ public final class RegentServer implements AutoCloseable {
         config.minTtlMs(),
         config.unsafeLocalGrants(), config.unsafeCleanupAnyAttempt(), config.limits(), admission, executors,
         interceptors.toArray(ServerInterceptor[]::new));
-    this.etcdKv = new EtcdKv(operations, raft.entryFormat(), api.reader());
+    this.etcdKv = new EtcdKv(operations, raft.entryFormat(), api.reader(), sm, executors.blocking(),
+        executors.timers());
     this.divisionWatch = new DivisionWatch(raft.server(), sm::storageFault, this::divisionStopped);
     if (metrics != null) {
       admission.bindTo(metrics.registry());

@@ -164,7 +164,7 @@ public final class Applier {
     if (e.getVersion() != EntryCodec.KV_VERSION) {
       return error(Code.INVALID_ARGUMENT, "a " + e.getCommandCase() + " entry needs version " + EntryCodec.KV_VERSION);
     }
-    KvRules rules = new KvRules(at.txn(), at.index());
+    KvRules rules = new KvRules(at.txn(), at.index(), at.effects().events());
     return switch (e.getCommandCase()) {
       case KV_PUT -> rules.put(e.getKvPut());
       case KV_DELETE_RANGE -> rules.deleteRange(e.getKvDeleteRange());

@@ -111,7 +111,8 @@ final class LeaseRules {
    */
   void end(List<LeaseRecord> leases, Kind kind) {
     at.groups().leasesEnded(leases);
-    new KvRules(txn, at.index()).leasesEnded(leases); // etcd's keys of a lease go with it, in this entry
+    // etcd's keys of a lease go with it, in this entry
+    new KvRules(txn, at.index(), at.effects().events()).leasesEnded(leases);
     Succession names = new Succession(at);
     names.withdrawCandidacies(leases);
     for (LeaseRecord lease : leases) {

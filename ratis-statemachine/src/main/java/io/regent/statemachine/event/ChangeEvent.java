@@ -46,11 +46,16 @@ public record ChangeEvent(Kind kind, String name, Holder holder, long index, lon
     /** A lease ended (expired or revoked); not an ownership change, used by waiting campaigns. */
     LEASE_ENDED,
     /** An ownership group's members or assignment changed; {@code name} is the group (docs/ownership.md). */
-    GROUP_CHANGED;
+    GROUP_CHANGED,
+    /**
+     * The entry changed etcd's keyspace: its watch events are in the KV history under {@code index}
+     * (docs/migrating.md "etcd's Watch"); {@code name} is empty. Published once or more per such entry.
+     */
+    KV_CHANGED;
 
     /** Whether Observe streams carry this kind. */
     public boolean isOwnershipChange() {
-      return this != LEASE_ENDED && this != GROUP_CHANGED;
+      return this != LEASE_ENDED && this != GROUP_CHANGED && this != KV_CHANGED;
     }
   }
 }

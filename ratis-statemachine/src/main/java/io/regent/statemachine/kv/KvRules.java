@@ -1,19 +1,23 @@
 package io.regent.statemachine.kv;
 
 import com.google.protobuf.ByteString;
+import io.regent.statemachine.event.ChangeEvent;
 import io.regent.statemachine.proto.Code;
 import io.regent.statemachine.proto.KvAnswer;
 import io.regent.statemachine.proto.KvCompact;
 import io.regent.statemachine.proto.KvCompare;
 import io.regent.statemachine.proto.KvDeleteRange;
+import io.regent.statemachine.proto.KvEvent;
 import io.regent.statemachine.proto.KvOp;
 import io.regent.statemachine.proto.KvPut;
 import io.regent.statemachine.proto.KvRecord;
 import io.regent.statemachine.proto.KvTxn;
 import io.regent.statemachine.proto.LeaseRecord;
 import io.regent.statemachine.proto.Result;
+import io.regent.statemachine.store.KvHistory;
 import io.regent.statemachine.store.KvTable;
 import io.regent.statemachine.store.StateTxn;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -21,21 +25,29 @@ import java.util.List;
  * of an entry has the entry's index as its revision; a key it creates gets that index as {@code create_revision},
  * which never moves while the key lives; each put moves {@code mod_revision} to the index and adds one to
  * {@code version}. A key attached to a lease is deleted by the entry that ends the lease ({@link #leasesEnded}).
- * A refusal changes nothing. Pure: a function of the state, the entry and its index.
+ * Each put and delete is a watch event, recorded in the {@link KvHistory} under the entry's index in the order it
+ * happened (docs/migrating.md "etcd's Watch"), and the entry publishes a {@link ChangeEvent.Kind#KV_CHANGED}; a
+ * compaction drops the history below its point. A refusal changes nothing. Pure: a function of the state, the entry
+ * and its index.
  *
  * <p>Not thread-safe: one instance per rule applied, on the apply thread.
  */
 public final class KvRules {
   private final StateTxn txn;
   private final long index;
+  private final List<ChangeEvent> changes;
+  /** The watch events of the operation being applied, recorded when it is kept. */
+  private final List<KvEvent> events = new ArrayList<>();
 
   /**
    * @param txn the apply's write transaction
    * @param index the entry's log index: the revision of every write it makes
+   * @param changes the entry's events, where a write of the keyspace adds its {@link ChangeEvent.Kind#KV_CHANGED}
    */
-  public KvRules(StateTxn txn, long index) {
+  public KvRules(StateTxn txn, long index, List<ChangeEvent> changes) {
     this.txn = txn;
     this.index = index;
+    this.changes = changes;
   }
 
   /**
@@ -47,13 +59,20 @@ public final class KvRules {
     if (bad != null) {
       return bad;
     }
-    return ok(putNow(txn.kv(), p));
+    KvAnswer.Builder answer = putNow(txn.kv(), p);
+    record();
+    return ok(answer);
   }
 
   /** Deletes the keys of a range ({@link KvDeleteRange}); INVALID_ARGUMENT for an empty key. */
   public Result.Builder deleteRange(KvDeleteRange d) {
     Result.Builder bad = refuseKey(d.getKey());
-    return bad != null ? bad : ok(deleteNow(txn.kv(), d));
+    if (bad != null) {
+      return bad;
+    }
+    KvAnswer.Builder answer = deleteNow(txn.kv(), d);
+    record();
+    return ok(answer);
   }
 
   /**
@@ -82,6 +101,7 @@ public final class KvRules {
         };
         if (bad != null) {
           refused[0] = bad;
+          events.clear(); // the branch's writes are undone, and so are their events
           return false;
         }
         out.addResponses(switch (op.getOpCase()) {
@@ -92,7 +112,11 @@ public final class KvRules {
       }
       return true;
     });
-    return refused[0] != null ? refused[0] : ok(out);
+    if (refused[0] != null) {
+      return refused[0];
+    }
+    record();
+    return ok(out);
   }
 
   /**
@@ -108,6 +132,7 @@ public final class KvRules {
       return error(Code.OUT_OF_RANGE, KvErrors.FUTURE_REVISION);
     }
     kv.setCompacted(c.getRevision());
+    txn.kvHistory().compact(c.getRevision());
     return ok(KvAnswer.newBuilder());
   }
 
@@ -116,9 +141,10 @@ public final class KvRules {
     KvTable kv = txn.kv();
     for (LeaseRecord lease : leases) {
       for (byte[] key : kv.keysOf(lease.getId())) {
-        kv.delete(kv.get(key));
+        deleted(kv, kv.get(key));
       }
     }
+    record();
   }
 
   /** Why {@code key} cannot be looked up (empty, or longer than LMDB keys may be), or {@code null}. */
@@ -154,7 +180,13 @@ public final class KvRules {
         .setLease(p.getIgnoreLease() ? (prev == null ? 0 : prev.getLease()) : p.getLease())
         .setCreateRevision(prev == null ? index : prev.getCreateRevision())
         .setVersion(prev == null ? 1 : prev.getVersion() + 1);
-    kv.put(next.build(), prev == null ? 0 : prev.getLease());
+    KvRecord rec = next.build();
+    kv.put(rec, prev == null ? 0 : prev.getLease());
+    KvEvent.Builder e = KvEvent.newBuilder().setKv(rec);
+    if (prev != null) {
+      e.setPrevKv(prev);
+    }
+    events.add(e.build());
     KvAnswer.Builder out = KvAnswer.newBuilder();
     if (p.getPrevKv() && prev != null) {
       out.setPrevKv(prev);
@@ -162,16 +194,35 @@ public final class KvRules {
     return out;
   }
 
-  private static KvAnswer.Builder deleteNow(KvTable kv, KvDeleteRange d) {
+  private KvAnswer.Builder deleteNow(KvTable kv, KvDeleteRange d) {
     List<KvRecord> gone = KeyRanges.records(kv, d.getKey(), d.getRangeEnd());
     KvAnswer.Builder out = KvAnswer.newBuilder().setDeleted(gone.size());
     for (KvRecord rec : gone) {
-      kv.delete(rec);
+      deleted(kv, rec);
       if (d.getPrevKv()) {
         out.addPrevKvs(rec);
       }
     }
     return out;
+  }
+
+  /** Deletes {@code rec}'s key; its event carries the key at this revision, as etcd's DELETE events do. */
+  private void deleted(KvTable kv, KvRecord rec) {
+    kv.delete(rec);
+    events.add(KvEvent.newBuilder().setDelete(true)
+        .setKv(KvRecord.newBuilder().setKey(rec.getKey()).setModRevision(index)).setPrevKv(rec).build());
+  }
+
+  /**
+   * Records the kept operation's events in the history under this entry's index and says the keyspace changed;
+   * nothing when it changed no key (a Range, a Txn of ranges, a delete of nothing).
+   */
+  private void record() {
+    if (!events.isEmpty()) {
+      txn.kvHistory().append(index, events);
+      changes.add(new ChangeEvent(ChangeEvent.Kind.KV_CHANGED, "", null, index, 0));
+      events.clear();
+    }
   }
 
   private static Result.Builder ok(KvAnswer.Builder answer) {

@@ -60,7 +60,7 @@ public final class RegentStore implements AutoCloseable {
     this.tables = new Tables(env.openDbi("meta", DbiFlags.MDB_CREATE), env.openDbi("leases", DbiFlags.MDB_CREATE),
         env.openDbi("names", DbiFlags.MDB_CREATE), env.openDbi("requests", DbiFlags.MDB_CREATE),
         env.openDbi("request-order", DbiFlags.MDB_CREATE), env.openDbi("kv", DbiFlags.MDB_CREATE),
-        env.openDbi("kv-lease", DbiFlags.MDB_CREATE));
+        env.openDbi("kv-lease", DbiFlags.MDB_CREATE), env.openDbi("kv-history", DbiFlags.MDB_CREATE));
   }
 
   /**

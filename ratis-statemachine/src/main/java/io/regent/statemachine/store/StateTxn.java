@@ -85,6 +85,11 @@ public final class StateTxn implements StateView {
     return new KvTable(txn, meta, tables.kv(), tables.kvLease());
   }
 
+  /** The watch history of etcd's keyspace (docs/migrating.md "etcd's Watch"). */
+  public KvHistory kvHistory() {
+    return new KvHistory(txn, meta, tables.kvHistory());
+  }
+
   /** The largest lease id granted so far, 0 when none was recorded (docs/architecture.md §2.2). */
   public long lastLeaseId() {
     byte[] v = meta.get(txn, LAST_LEASE_ID);

@@ -7,7 +7,8 @@ import io.regent.statemachine.store.StateTxn;
 
 /**
  * Canonical text of a replica's state: the applied index, then every lease in id order, then every name
- * (holder and FIFO candidates) in key order, groups, and etcd's keys in key order with the compaction point.
+ * (holder and FIFO candidates) in key order, groups, and etcd's keys in key order with the compaction point and
+ * the watch history by revision with its floor.
  * Two replicas hold the same state iff their dumps are equal.
  */
 public final class StateDump {
@@ -33,6 +34,12 @@ public final class StateDump {
         .forEach(kv -> out.append("kv ").append(TextFormat.shortDebugString(kv)).append('\n'));
     if (txn.kv().compacted() != 0) {
       out.append("kv compacted ").append(txn.kv().compacted()).append('\n');
+    }
+    txn.kvHistory().read(0, Long.MAX_VALUE, Integer.MAX_VALUE).forEach(r -> out.append("kv-history ")
+        .append(r.revision()).append(' ').append(r.events().stream().map(TextFormat::shortDebugString).toList())
+        .append('\n'));
+    if (txn.kvHistory().floor() != 0) {
+      out.append("kv-history floor ").append(txn.kvHistory().floor()).append('\n');
     }
     return out.toString();
   }

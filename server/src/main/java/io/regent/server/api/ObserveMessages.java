@@ -40,7 +40,7 @@ final class ObserveMessages {
       case EXPIRED -> ObserveResponse.Kind.EXPIRED;
       case REVOKED -> ObserveResponse.Kind.REVOKED;
       case TOKEN_REFRESHED -> ObserveResponse.Kind.TOKEN_REFRESHED;
-      case LEASE_ENDED, GROUP_CHANGED -> throw new IllegalArgumentException("not an ownership change: " + k);
+      case LEASE_ENDED, GROUP_CHANGED, KV_CHANGED -> throw new IllegalArgumentException("not an ownership change: " + k);
     };
   }
 }

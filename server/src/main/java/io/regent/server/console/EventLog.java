@@ -50,6 +50,9 @@ final class EventLog implements Consumer<ChangeEvent>, EventHub.InstallListener 
 
   @Override
   public synchronized void accept(ChangeEvent e) {
+    if (e.kind() == ChangeEvent.Kind.KV_CHANGED) {
+      return; // a write of etcd's keyspace: one per KV write would push the coordination events out of the log
+    }
     recent.addLast(new Numbered(++lastSeq, e));
     if (recent.size() > capacity) {
       floor = recent.removeFirst().seq();

@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * etcd's {@code Lease}, {@code Election} (v3election), {@code Lock} (v3lock) and {@code KV} gRPC services on a port of
+ * etcd's {@code Lease}, {@code Election} (v3election), {@code Lock} (v3lock), {@code KV} and {@code Watch} gRPC services on a port of
  * their own, as etcd defines them on the wire, so that clients written against etcd (jetcd, etcdctl's lease commands,
  * Go's clientv3) use Regent's leases, elections and locks (docs/migrating.md, "etcd's clients").
  *
@@ -52,7 +52,8 @@ public final class EtcdGateway implements AutoCloseable {
    * @param leader the Raft leader and term as this node knows them (null when unknown), for each reply's header
    * @param minTtlMs this cluster's smallest lease TTL, ms: etcd raises a smaller TTL to its minimum, and so does this
    * @param maxMessageBytes largest request accepted, bytes (the API's limit)
-   * @param kv the node's proposer, entry format and read path, which etcd's KV uses directly ({@link EtcdKvService})
+   * @param kv the node's proposer, entry format, read path and replica, which etcd's KV and Watch use directly
+   *     ({@link EtcdKvService}, {@link EtcdWatchService})
    * @throws IOException when the port cannot be bound
    * @throws IllegalStateException when a method it serves is not declared in {@link MethodRules}
    */
@@ -95,6 +96,7 @@ public final class EtcdGateway implements AutoCloseable {
         .addService(new EtcdElectionService(headers))
         .addService(new EtcdLockService(headers))
         .addService(new EtcdKvService(headers, kv))
+        .addService(new EtcdWatchService(headers, kv))
         .build();
     MethodRules.requireDeclared(server.getServices()); // each etcd method's Regent counterparts, or its own rule
     return new EtcdGateway(server.start());

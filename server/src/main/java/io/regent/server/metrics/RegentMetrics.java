@@ -140,6 +140,11 @@ public final class RegentMetrics implements AutoCloseable {
         .description("Stored answers to request ids (docs/api.md, request ids), at most 100 000").register(registry);
     Gauge.builder("regent.request.record.bytes", () -> counts(view).requestBytes)
         .description("Bytes of the stored answers to request ids, at most 32 MiB").register(registry);
+    Gauge.builder("regent.kv.history.revisions", () -> counts(view).historyRevisions)
+        .description("Revisions of etcd's keyspace whose watch events are kept (docs/migrating.md, etcd's Watch), "
+            + "at most 10 000").register(registry);
+    Gauge.builder("regent.kv.history.bytes", () -> counts(view).historyBytes)
+        .description("Bytes of the kept watch events of etcd's keyspace, at most 64 MiB").register(registry);
   }
 
   /**
@@ -216,14 +221,15 @@ public final class RegentMetrics implements AutoCloseable {
           waiting += n.getCandidatesCount();
         }
         return new StateCounts(now, txn.allLeases().size(), held, waiting, txn.requests().count(),
-            txn.requests().bytes());
+            txn.requests().bytes(), txn.kvHistory().count(), txn.kvHistory().bytes());
       });
       counts = c;
     }
     return c;
   }
 
-  private record StateCounts(long at, long leases, long held, long waiting, long requests, long requestBytes) {
+  private record StateCounts(long at, long leases, long held, long waiting, long requests, long requestBytes,
+                             long historyRevisions, long historyBytes) {
   }
 
   @Override

@@ -41,7 +41,8 @@ import java.util.stream.Stream;
  * right, the name a request acts on), which admission ({@code io.regent.server.limits.Admission}) and
  * permissions ({@code io.regent.server.security.Authorizer}) both read; for the etcd gateway's methods the
  * Regent methods each call becomes, whose rules then apply (the gateway admits and checks nothing itself).
- * etcd's KV has no Regent counterpart: the gateway serves it itself and it is declared with a rule of its own.
+ * etcd's KV and Watch have no Regent counterpart: the gateway serves them itself and they are declared with rules of
+ * their own.
  * Both servers refuse to start with a method declared nowhere ({@link #requireDeclared}), so a new method is
  * never open, nor in the wrong lane, by accident. Adding an RPC: docs/architecture.md §7.3.
  */
@@ -122,6 +123,10 @@ public final class MethodRules {
     // a Txn's keys are in its compares and operations: like a call that names none, it needs the right everywhere
     serve(KVGrpc.getTxnMethod(), Lane.BULK, Right.KV, null);
     serve(KVGrpc.getCompactMethod(), Lane.BULK, Right.KV, null);
+    // etcd's etcdserverpb.Watch: a stream of many watchers, each on its own range, so no one name
+    serve(io.etcd.jetcd.api.WatchGrpc.getWatchMethod(), Lane.BULK, Right.READ, null);
+    // jetcd's stubs add a unary Watch/Progress that etcd's rpc.proto lacks: bound, answered UNIMPLEMENTED (gRPC's own)
+    serve(io.etcd.jetcd.api.WatchGrpc.getProgressMethod(), Lane.BULK, Right.READ, null);
   }
 
   private static String utf8(ByteString key) {

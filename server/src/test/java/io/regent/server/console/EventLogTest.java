@@ -8,7 +8,10 @@ import io.regent.statemachine.event.ChangeEvent.Kind;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
-/** The console's event list: numbered, bounded, resumable after a number, and honest about gaps. */
+/**
+ * The console's event list: numbered, bounded, resumable after a number, and honest about gaps; etcd's keyspace
+ * writes are not in it.
+ */
 class EventLogTest {
   static ChangeEvent event(long index) {
     return new ChangeEvent(Kind.GROUP_CHANGED, "g", null, index, 0);
@@ -53,5 +56,14 @@ class EventLogTest {
     log.accept(event(9));
     assertThat(seqs(log.after(2, 10))).containsExactly(3L);
     assertThatThrownBy(() -> new EventLog(0)).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void writesOfEtcdsKeyspaceStayOutOfTheLog() {
+    EventLog log = new EventLog(2);
+    log.accept(event(1));
+    log.accept(new ChangeEvent(Kind.KV_CHANGED, "", null, 2, 0));
+    log.accept(new ChangeEvent(Kind.KV_CHANGED, "", null, 3, 0));
+    assertThat(log.after(-1, 10)).isEqualTo(new EventLog.Page(List.of(new EventLog.Numbered(1, event(1))), 1, false));
   }
 }

@@ -44,7 +44,7 @@ class EtcdKvRefusalTest {
     EtcdKv node = new EtcdKv(entry -> {
       proposed.add(entry);
       return CompletableFuture.completedFuture(Result.newBuilder().setIndex(42).build());
-    }, () -> writable, null);
+    }, () -> writable, null, null, null, null);
     gateway = EtcdGateway.start(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1:1", () -> null, 1_000, 4 << 20,
         node);
     channel = Grpc.newChannelBuilder("127.0.0.1:" + gateway.port(), InsecureChannelCredentials.create()).build();

@@ -68,6 +68,8 @@ class MetricsEndpointTest {
           .as("one per grant (each got a request id) and one per blocking campaign's attempt").isEqualTo(4);
     });
     String m = get(port, "/metrics").body();
+    assertThat(value(m, "regent_kv_history_revisions")).as("no etcd key written").isZero();
+    assertThat(value(m, "regent_kv_history_bytes")).isZero();
     assertThat(value(m, "regent_lease_grants_total")).isEqualTo(2);
     assertThat(value(m, "regent_lease_expiries_total")).isZero();
     assertThat(value(m, "regent_lease_revocations_total")).isZero();

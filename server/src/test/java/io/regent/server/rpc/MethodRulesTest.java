@@ -37,7 +37,7 @@ class MethodRulesTest {
 
   @Test
   void everyMethodOfEveryServiceTheEtcdGatewayBindsIsDeclared() {
-    EtcdKv kv = new EtcdKv(entry -> new CompletableFuture<>(), EntryFormat.OLDEST, null);
+    EtcdKv kv = new EtcdKv(entry -> new CompletableFuture<>(), EntryFormat.OLDEST, null, null, null, null);
     assertThatCode(() -> EtcdGateway.start(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1:1", () -> null, 1_000,
         4 << 20, kv).close()).doesNotThrowAnyException();
   }
