@@ -121,9 +121,7 @@ public final class StateTxn implements StateView {
    */
   public String contentDigest() {
     MessageDigest sha = sha256();
-    List<Dbi<byte[]>> all = List.of(tables.meta(), tables.leases(), tables.names(), tables.requests(),
-        tables.requestOrder());
-    for (Dbi<byte[]> dbi : all) {
+    for (Dbi<byte[]> dbi : tables.all()) {
       sha.update(dbi.getName());
       try (CursorIterable<byte[]> it = dbi.iterate(txn)) {
         for (CursorIterable.KeyVal<byte[]> kv : it) {

@@ -1,5 +1,6 @@
 package io.regent.statemachine.store;
 
+import java.util.List;
 import org.lmdbjava.Dbi;
 
 /**
@@ -12,4 +13,8 @@ import org.lmdbjava.Dbi;
 record Tables(Dbi<byte[]> meta, Dbi<byte[]> leases, Dbi<byte[]> names, Dbi<byte[]> requests,
               Dbi<byte[]> requestOrder, Dbi<byte[]> kv, Dbi<byte[]> kvLease,
               Dbi<byte[]> kvHistory) {
+  /** Every table, in a fixed order: what a replica's content is ({@link StateTxn#contentDigest()}). */
+  List<Dbi<byte[]>> all() {
+    return List.of(meta, leases, names, requests, requestOrder, kv, kvLease, kvHistory);
+  }
 }
