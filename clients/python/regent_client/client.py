@@ -91,11 +91,8 @@ class Client:
         self._routing.observe(idx, metadata)
 
     def move_on(self, idx: int, node_answered: bool = False) -> None:
-        """Endpoint `idx` failed: the next call starts at the following one; unless the node refused by itself
-        (`node_answered`: alive and answering, errors.answered_unavailable), a leader's endpoint is suspect until a
-        newer term or its own answer."""
-        if not node_answered:
-            self._routing.failed(idx)
+        """Endpoint `idx` failed: the next call starts at the following one (the routing: LeaderRouting.failed)."""
+        self._routing.failed(idx, node_answered)
         with self._lock:
             if self._current == idx:
                 self._current = (idx + 1) % len(self._channels)

@@ -58,8 +58,10 @@ class LeaderRouting:
                 return self._endpoints.index(self._leader_api)
             return None
 
-    def failed(self, idx: int) -> None:
-        """Endpoint `idx` failed a call: suspect when it is the leader's."""
-        if self.leader() == idx:
+    def failed(self, idx: int, node_answered: bool = False) -> None:
+        """Endpoint `idx` failed a call: suspect when it is the leader's, unless the node refused by itself
+        (`node_answered`: alive and answering, errors.answered_unavailable) — then it stays the leader calls start
+        at until a newer term."""
+        if not node_answered and self.leader() == idx:
             with self._lock:
                 self._suspect = True
