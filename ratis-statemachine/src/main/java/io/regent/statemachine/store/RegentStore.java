@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.function.Function;
 import org.lmdbjava.CopyFlags;
+import org.lmdbjava.Dbi;
 import org.lmdbjava.DbiFlags;
 import org.lmdbjava.Env;
 import org.lmdbjava.EnvFlags;
@@ -57,10 +58,19 @@ public final class RegentStore implements AutoCloseable {
     }
     this.env = Env.create(PROXY_BA).setMapSize(MAP_SIZE_BYTES).setMaxDbs(8).setMaxReaders(256)
         .open(dir.toFile(), flags);
-    this.tables = new Tables(env.openDbi("meta", DbiFlags.MDB_CREATE), env.openDbi("leases", DbiFlags.MDB_CREATE),
-        env.openDbi("names", DbiFlags.MDB_CREATE), env.openDbi("requests", DbiFlags.MDB_CREATE),
-        env.openDbi("request-order", DbiFlags.MDB_CREATE), env.openDbi("kv", DbiFlags.MDB_CREATE),
-        env.openDbi("kv-lease", DbiFlags.MDB_CREATE), env.openDbi("kv-history", DbiFlags.MDB_CREATE));
+    this.tables = new Tables(table("meta"), table("leases"), table("names"), table("requests"),
+        table("request-order"), table("kv"), table("kv-lease"), table("kv-history"));
+  }
+
+  /**
+   * Opens (creating) one table. {@code MDB_UNSIGNEDKEY} is lmdbjava's own flag, never passed to LMDB, so the files
+   * do not change: it makes lmdbjava compare keys in Java as LMDB orders them, unsigned bytes. Without it, lmdbjava
+   * 0.9.3 ends a {@code KeyRange} iteration with a signed comparison, and a range stopped early at the first key
+   * with a byte of 0x80 or more where its end had less (the watch history, a lease's keys from id 127, etcd key
+   * ranges; UnsignedKeyOrderTest).
+   */
+  private Dbi<byte[]> table(String name) {
+    return env.openDbi(name, DbiFlags.MDB_CREATE, DbiFlags.MDB_UNSIGNEDKEY);
   }
 
   /**
