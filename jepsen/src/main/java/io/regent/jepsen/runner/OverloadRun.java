@@ -7,28 +7,19 @@ import io.regent.client.RegentClient;
 import io.regent.jepsen.checker.OverloadChecker;
 import io.regent.jepsen.checker.Verdict;
 import io.regent.jepsen.client.Recorder;
-import io.regent.jepsen.cluster.Cluster;
 import io.regent.jepsen.cluster.ClusterSpec;
-import io.regent.jepsen.cluster.Probe;
-import io.regent.jepsen.cluster.RunLock;
 import io.regent.jepsen.history.EdnWriter;
 import io.regent.jepsen.history.History;
 import io.regent.jepsen.history.Keyword;
 import io.regent.jepsen.history.Op;
-import io.regent.jepsen.report.Json;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -59,10 +50,8 @@ final class OverloadRun {
 
   /** Runs; returns the results (also written to {@code results.json}) with {@code store} and {@code valid?}. */
   Map<String, Object> run() throws IOException, InterruptedException {
-    Path dir = o.cluster.store.resolve("overload-" + o.nodes + "n" + (o.negativeControl ? "-negative-control" : ""))
-        .resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss.SSS")));
-    Files.createDirectories(dir);
-    Path data = Files.createTempDirectory("regent-jepsen-overload-");
+    Path dir = ClusterRun.storeDir(o.cluster.store,
+        "overload-" + o.nodes + "n" + (o.negativeControl ? "-negative-control" : ""));
     Map<String, Object> results = new LinkedHashMap<>();
     results.put("store", dir.toString());
     results.put("negative-control?", o.negativeControl);
@@ -71,33 +60,18 @@ final class OverloadRun {
     results.put("flood-threads", o.floodThreads);
     results.put("max-bulk-calls", o.maxBulkCalls);
     results.put("seconds", o.seconds);
-    try (RunLock lock = RunLock.acquire(Duration.ofMinutes(10))) {
-      Path jar = Files.copy(o.cluster.jar, data.resolve("regent.jar")); // a concurrent build may rewrite it
+    ClusterRun.run(dir, o.cluster.jar, results, (jar, store, data) -> {
       List<String> args = new ArrayList<>(List.of("--max-bulk-calls", Integer.toString(o.maxBulkCalls)));
       if (o.negativeControl) {
         ServerFlags.require(jar, CONTROL_FLAG);
         args.add(CONTROL_FLAG);
       }
-      ClusterSpec spec = new ClusterSpec(o.nodes, false, o.cluster.network, jar, dir, data, ClusterSpec.DEFAULT_JVM,
-          args);
-      try (Cluster cluster = Cluster.start(spec, lock)) {
-        Optional<String> down = Probe.awaitHealthy(cluster, Duration.ofSeconds(120), true);
-        if (down.isPresent()) {
-          throw new IllegalStateException("the cluster did not come up: " + down.get());
-        }
-        drive(cluster.endpoints());
-      }
-      judge(results);
-    } catch (IOException | RuntimeException e) {
-      results.put("valid?", "unknown");
-      results.put("explanation", "crashed: " + e);
-    } finally {
-      try (var files = Files.walk(data)) {
-        files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-      }
-    }
+      return new ClusterSpec(o.nodes, false, o.cluster.network, jar, store, data, ClusterSpec.DEFAULT_JVM, args);
+    }, (cluster, data, out) -> {
+      drive(cluster.endpoints());
+      judge(out);
+    });
     Files.writeString(dir.resolve("history.edn"), EdnWriter.toString(recorder.ops()));
-    Files.writeString(dir.resolve("results.json"), Json.write(results));
     return results;
   }
 

@@ -9,16 +9,10 @@ import io.regent.jepsen.cluster.Cluster;
 import io.regent.jepsen.cluster.ClusterSpec;
 import io.regent.jepsen.cluster.Node;
 import io.regent.jepsen.cluster.Probe;
-import io.regent.jepsen.cluster.RunLock;
-import io.regent.jepsen.report.Json;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -67,34 +61,15 @@ final class PauseCheck {
 
   /** Runs the check; returns the outcome and where it was written. */
   Map<String, Object> run() throws IOException, InterruptedException {
-    Path dir = storeRoot.resolve("pause")
-        .resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss.SSS")));
-    Files.createDirectories(dir);
-    Path data = Files.createTempDirectory("regent-jepsen-pause-");
+    Path dir = ClusterRun.storeDir(storeRoot, "pause");
     Map<String, Object> results = new LinkedHashMap<>();
     results.put("store", dir.toString());
     results.put("ttl-ms", ttlMs);
     results.put("suspend?", suspend);
-    try (RunLock lock = RunLock.acquire(Duration.ofMinutes(10))) {
-      Path jar = Files.copy(jarSource, data.resolve("regent.jar")); // a concurrent build may rewrite the original
-      ClusterSpec spec = new ClusterSpec(nodes, false, network, jar, dir, data, ClusterSpec.DEFAULT_JVM, List.of());
-      try (Cluster cluster = Cluster.start(spec, lock)) {
-        Optional<String> down = Probe.awaitHealthy(cluster, Duration.ofSeconds(120), true);
-        if (down.isPresent()) {
-          throw new IllegalStateException("the cluster did not come up: " + down.get());
-        }
-        drive(cluster, results);
-      }
-    } catch (IOException | RuntimeException e) {
-      results.put("valid?", "unknown");
-      results.put("explanation", "crashed: " + e);
-    } finally {
-      try (var files = Files.walk(data)) {
-        files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-      }
-    }
-    Files.writeString(dir.resolve("results.json"), Json.write(results));
-    return results;
+    return ClusterRun.run(dir, jarSource, results,
+        (jar, store, data) -> new ClusterSpec(nodes, false, network, jar, store, data, ClusterSpec.DEFAULT_JVM,
+            List.of()),
+        (cluster, data, out) -> drive(cluster, out));
   }
 
   private void drive(Cluster cluster, Map<String, Object> results) throws InterruptedException, IOException {

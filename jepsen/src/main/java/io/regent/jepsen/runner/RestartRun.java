@@ -10,19 +10,12 @@ import io.regent.jepsen.client.Deadline;
 import io.regent.jepsen.cluster.Cluster;
 import io.regent.jepsen.cluster.ClusterSpec;
 import io.regent.jepsen.cluster.Node;
-import io.regent.jepsen.cluster.Probe;
 import io.regent.jepsen.cluster.Progress;
-import io.regent.jepsen.cluster.RunLock;
-import io.regent.jepsen.report.Json;
 import io.regent.jepsen.workload.MixedWrites;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -73,10 +66,7 @@ final class RestartRun {
 
   /** Runs it; returns the results (as written to results.json), {@code valid?} one of valid, invalid, unknown. */
   Map<String, Object> run() throws IOException, InterruptedException {
-    Path dir = o.storeRoot().resolve("restart")
-        .resolve(LocalDateTime.now().format(DateTimeFormatter.ofPattern("yyyyMMdd'T'HHmmss.SSS")));
-    Files.createDirectories(dir);
-    Path data = Files.createTempDirectory("regent-jepsen-restart-");
+    Path dir = ClusterRun.storeDir(o.storeRoot(), "restart");
     Map<String, Object> results = new LinkedHashMap<>();
     results.put("store", dir.toString());
     results.put("nodes", o.nodes());
@@ -85,30 +75,17 @@ final class RestartRun {
     results.put("snapshot-threshold", o.snapshotThreshold());
     results.put("server-args", o.extraArgs());
     results.put("server-jvm-args", o.jvmArgs());
-    try (RunLock lock = RunLock.acquire(Duration.ofMinutes(10))) {
-      Path jar = Files.copy(o.jar(), data.resolve("regent.jar")); // a concurrent build may rewrite the original
+    return ClusterRun.run(dir, o.jar(), results, (jar, store, data) -> {
       List<String> args = new ArrayList<>(List.of("--snapshot-threshold", Long.toString(o.snapshotThreshold())));
       args.addAll(o.extraArgs());
       List<String> jvm = new ArrayList<>(ClusterSpec.DEFAULT_JVM);
       jvm.addAll(o.jvmArgs());
-      ClusterSpec spec = new ClusterSpec(o.nodes(), false, o.network(), jar, dir, data, jvm, args);
-      try (Cluster cluster = Cluster.start(spec, lock); Progress progress = new Progress(cluster, data)) {
-        Optional<String> down = Probe.awaitHealthy(cluster, Duration.ofSeconds(120), true);
-        if (down.isPresent()) {
-          throw new IllegalStateException("the cluster did not come up: " + down.get());
-        }
-        drive(cluster, progress, results);
+      return new ClusterSpec(o.nodes(), false, o.network(), jar, store, data, jvm, args);
+    }, (cluster, data, out) -> {
+      try (Progress progress = new Progress(cluster, data)) {
+        drive(cluster, progress, out);
       }
-    } catch (IOException | RuntimeException e) {
-      results.put("valid?", "unknown");
-      results.put("explanation", "crashed: " + e);
-    } finally {
-      try (var files = Files.walk(data)) {
-        files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-      }
-    }
-    Files.writeString(dir.resolve("results.json"), Json.write(results));
-    return results;
+    });
   }
 
   private void drive(Cluster cluster, Progress progress, Map<String, Object> results)
