@@ -13,7 +13,7 @@ Keepalives are unary calls here (the thread client's KeepAliveStream is not used
 from __future__ import annotations
 
 import time
-from typing import Any, Dict, Optional, Union
+from typing import Any, Dict, Optional
 
 import grpc
 
@@ -25,7 +25,7 @@ from regent_client.endpoints import FAILOVER, STUBS, Endpoints, attempt_budget, 
 from regent_client.errors import answered_unavailable
 from regent_client.holder import Held
 from regent_client.keeper import Callback
-from regent_client.messages import Bytes, Messages
+from regent_client.messages import HOLD_RPCS, Bytes, Messages
 from regent_client.namespace import Namespace
 from regent_client.routing import LeaderRouting, Metadata
 from regent_client.v1 import regent_pb2 as pb
@@ -222,22 +222,15 @@ class AsyncClient:
 
     async def _hold(self, kind: str, name: str, ttl: float, value: Bytes, timeout: float, lock_delay: float,
                     keeper_options: Dict[str, Any]) -> AsyncLeadership:
-        # checked before the grant, so that bad input grants nothing
-        request: Union[pb.LockRequest, pb.CampaignRequest]
-        if kind == "lock":
-            request = self._msg.lock(name, 0, value, lock_delay)
-        else:
-            request = self._msg.campaign(name, 0, value, lock_delay)
+        request = self._msg.hold(kind, name, value, lock_delay)
         grant = self._msg.grant(ttl)
         sent = time.monotonic()
         lease = (await self._call("Lease", "Grant", grant)).id
         keeper = AsyncLeaseKeeper(self, lease, ttl, sent, **keeper_options)
         request.lease = lease
+        service, method, field = HOLD_RPCS[kind]
         try:
-            if kind == "lock":
-                key = (await self._call("Lock", "Lock", request, timeout, True, True)).key
-            else:
-                key = (await self._call("Election", "Campaign", request, timeout, True, True)).leader
+            key = getattr(await self._call(service, method, request, timeout, True, True), field)
         except BaseException:
             keeper.stop()
             try:

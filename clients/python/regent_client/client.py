@@ -9,7 +9,7 @@ import os
 import socket
 import threading
 import time
-from typing import Any, Callable, Dict, Optional, Set, Union
+from typing import Any, Callable, Dict, Optional, Set
 
 import grpc
 
@@ -19,7 +19,7 @@ from regent_client.errors import answered_unavailable
 from regent_client.holder import Leadership
 from regent_client.keeper import Callback, LeaseKeeper
 from regent_client.keepalive_stream import KeepAliveStream
-from regent_client.messages import Bytes, Messages
+from regent_client.messages import HOLD_RPCS, Bytes, Messages
 from regent_client.namespace import Namespace
 from regent_client.observe import Observation
 from regent_client.routing import LeaderRouting, Metadata
@@ -286,22 +286,15 @@ class Client:
 
     def _hold(self, kind: str, name: str, ttl: float, value: Bytes, timeout: float, lock_delay: float,
               keeper_options: Dict[str, Any]) -> Leadership:
-        # checked before the grant, so that bad input grants nothing
-        request: Union[pb.LockRequest, pb.CampaignRequest]
-        if kind == "lock":
-            request = self._msg.lock(name, 0, value, lock_delay)
-        else:
-            request = self._msg.campaign(name, 0, value, lock_delay)
+        request = self._msg.hold(kind, name, value, lock_delay)
         grant = self._msg.grant(ttl)
         sent = time.monotonic()
         lease = self._call("Lease", "Grant", grant).id
         keeper = LeaseKeeper(self, lease, ttl, sent, **keeper_options)
         request.lease = lease
+        service, method, field = HOLD_RPCS[kind]
         try:
-            if kind == "lock":
-                key = self._call("Lock", "Lock", request, timeout=timeout, whole_budget=True).key
-            else:
-                key = self._call("Election", "Campaign", request, timeout=timeout, whole_budget=True).leader
+            key = getattr(self._call(service, method, request, timeout=timeout, whole_budget=True), field)
         except BaseException:
             keeper.stop()
             try:

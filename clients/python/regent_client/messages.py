@@ -15,6 +15,9 @@ from regent_client.v1 import regent_pb2 as pb
 
 Bytes = Union[bytes, str]  # a value or owner: bytes, or a str sent as UTF-8
 
+# The RPC that takes a name for elect() and lock(), and the field of its answer holding the LeaderKey.
+HOLD_RPCS = {"election": ("Election", "Campaign", "leader"), "lock": ("Lock", "Lock", "key")}
+
 MAX_LOCK_DELAY = 3600.0  # seconds: docs/api.md, "Election" (lock_delay_ms 0..3 600 000)
 
 
@@ -87,6 +90,11 @@ class Messages:
     def lock(self, name: str, lease: int, owner: Bytes, lock_delay: float) -> pb.LockRequest:
         return pb.LockRequest(name=self.ns.name(check_name(name)), lease=lease, owner=to_bytes(owner, "owner"),
                               lock_delay_ms=self._lock_delay(lock_delay), request_id=request_id())
+
+    def hold(self, kind: str, name: str, value: Bytes, lock_delay: float) -> Union[pb.LockRequest, pb.CampaignRequest]:
+        """The blocking call of elect() ("election": Campaign) or lock() ("lock": Lock.Lock), its lease still to set;
+        built before the lease is granted, so that bad input grants nothing."""
+        return self.lock(name, 0, value, lock_delay) if kind == "lock" else self.campaign(name, 0, value, lock_delay)
 
     def proclaim(self, key: pb.LeaderKey, value: Bytes) -> pb.ProclaimRequest:
         return pb.ProclaimRequest(leader=self.ns.key_in(key), value=to_bytes(value, "value"), request_id=request_id())
