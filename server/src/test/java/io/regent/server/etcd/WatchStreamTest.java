@@ -16,9 +16,9 @@ import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.kv.KvRules;
 import io.regent.statemachine.proto.KvCompact;
 import io.regent.statemachine.proto.KvPut;
+import io.regent.server.ratis.StoreReplica;
 import io.regent.statemachine.replica.ReplicaView;
 import io.regent.statemachine.store.RegentStore;
-import io.regent.statemachine.store.StateTxn;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -32,7 +32,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.function.Function;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -80,17 +79,7 @@ class WatchStreamTest {
   @BeforeEach
   void start() throws Exception {
     store = RegentStore.open(dir);
-    ReplicaView replica = new ReplicaView() {
-      @Override
-      public <T> T read(Function<StateTxn, T> body) {
-        return store.read(body);
-      }
-
-      @Override
-      public EventHub hub() {
-        return hub;
-      }
-    };
+    ReplicaView replica = StoreReplica.of(store, hub);
     EtcdKv node = new EtcdKv(entry -> new CompletableFuture<>(), () -> 5, null, replica, blocking, timers);
     gateway = EtcdGateway.start(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1:1", () -> null, 1_000, 4 << 20,
         node);

@@ -6,12 +6,18 @@ import io.regent.statemachine.store.RegentStore;
 import io.regent.statemachine.store.StateTxn;
 import java.util.function.Function;
 
-/** A replica view over a bare store, for tests that write member records by hand and have no events. */
-final class StoreReplica {
+/** A replica view over a bare store, for tests that apply or write by hand. */
+public final class StoreReplica {
   private StoreReplica() {
   }
 
-  static ReplicaView of(RegentStore store) {
+  /** {@code store}'s view with no events (tests that write member records by hand). */
+  public static ReplicaView of(RegentStore store) {
+    return of(store, null);
+  }
+
+  /** {@code store}'s view whose events come from {@code hub} (null: none, {@code hub()} throws). */
+  public static ReplicaView of(RegentStore store, EventHub hub) {
     return new ReplicaView() {
       @Override
       public <T> T read(Function<StateTxn, T> body) {
@@ -20,7 +26,10 @@ final class StoreReplica {
 
       @Override
       public EventHub hub() {
-        throw new UnsupportedOperationException("no events in a bare store");
+        if (hub == null) {
+          throw new UnsupportedOperationException("no events in a bare store");
+        }
+        return hub;
       }
     };
   }
