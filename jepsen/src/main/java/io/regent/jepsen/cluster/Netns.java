@@ -6,6 +6,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Function;
 
 /**
  * The test network of one run's slot ({@link RunLock}): one Linux network namespace per node ({@code regent-j-n1},
@@ -168,13 +169,20 @@ public final class Netns implements AutoCloseable {
 
   /**
    * Names of our namespaces of the slots that no run holds now: what a finished run left behind, whatever another
-   * run on the machine has up meanwhile.
+   * run on the machine has up meanwhile. Each free slot is held while it is listed: a run that took it between a
+   * check and the listing would otherwise show its fresh namespaces as left behind.
    */
   public static List<String> leftBehind() throws IOException {
+    return leftBehind(Netns::namespaces);
+  }
+
+  static List<String> leftBehind(Function<String, List<String>> lister) throws IOException {
     List<String> out = new ArrayList<>();
     for (int s = 0; s < RunLock.SLOTS; s++) {
-      if (!RunLock.held(s)) {
-        out.addAll(namespaces(prefix(s)));
+      try (RunLock free = RunLock.tryAcquire(s)) {
+        if (free != null) {
+          out.addAll(lister.apply(prefix(s)));
+        }
       }
     }
     return out;

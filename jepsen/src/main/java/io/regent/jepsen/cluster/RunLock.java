@@ -39,7 +39,7 @@ public final class RunLock implements AutoCloseable {
     boolean told = false;
     while (true) {
       for (int s = 0; s < SLOTS; s++) {
-        RunLock l = tryAcquire(s);
+        RunLock l = take(s);
         if (l != null) {
           return l;
         }
@@ -56,17 +56,15 @@ public final class RunLock implements AutoCloseable {
     }
   }
 
-  /** Whether a run (of any process, this one included) holds {@code slot} now. */
-  public static boolean held(int slot) throws IOException {
-    RunLock l = tryAcquire(slot);
-    if (l == null) {
-      return true;
-    }
-    l.close();
-    return false;
+  /**
+   * Takes slot {@code slot} if no run (of any process, this one included) holds it now, else null. While the
+   * caller holds it, no other run can create anything in that slot, so what the caller sees there stays put.
+   */
+  public static RunLock tryAcquire(int slot) throws IOException {
+    return take(slot);
   }
 
-  private static RunLock tryAcquire(int slot) throws IOException {
+  private static RunLock take(int slot) throws IOException {
     FileChannel ch = FileChannel.open(file(slot), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
     FileLock l;
     try {

@@ -3,7 +3,11 @@ package io.regent.jepsen.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /** Namespaces, blackhole partitions, slots and their cleanup (needs root and `ip netns`; skipped otherwise). */
@@ -47,5 +51,34 @@ class NetnsTest {
           "regent-j-n1", "regent-j-n2");
     }
     assertThat(Netns.existing()).isEmpty();
+  }
+
+  /**
+   * The race of CI's stop 44: a free slot checked, then taken by another run that created its namespaces, then
+   * listed, showed that run's namespaces as left behind. The lister plays the other run: it takes the slot if it
+   * can and would then create namespaces there.
+   */
+  @Test
+  void aFreeSlotIsListedOnlyWhileHeldSoAnotherRunCannotTakeItMeanwhile() throws Exception {
+    List<String> slotsTakenMeanwhile = new ArrayList<>();
+    List<String> listed = new ArrayList<>();
+    List<String> left = Netns.leftBehind(prefix -> {
+      listed.add(prefix);
+      for (int s = 0; s < RunLock.SLOTS; s++) {
+        if (Netns.prefix(s).equals(prefix)) {
+          try (RunLock other = RunLock.tryAcquire(s)) {
+            if (other != null) {
+              slotsTakenMeanwhile.add(prefix);
+            }
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        }
+      }
+      return List.of();
+    });
+    assertThat(listed).as("at least one slot was free to list").isNotEmpty();
+    assertThat(slotsTakenMeanwhile).as("slots another run could take while they were listed").isEmpty();
+    assertThat(left).isEmpty();
   }
 }
