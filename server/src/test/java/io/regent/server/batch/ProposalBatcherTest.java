@@ -121,4 +121,15 @@ class ProposalBatcherTest {
     assertThat(sent).hasSize(3);
     assertThat(sent.get(2).hasBatch()).isFalse(); // only "c" was left
   }
+
+  /** A caller's continuation runs while it is answered: the queued operations must already be on their way. */
+  @Test
+  void theNextEntryIsSentBeforeTheCallersOfTheLastOneAreAnswered() {
+    CompletableFuture<Result> a = batcher.propose(campaign("a", 1));
+    batcher.propose(campaign("b", 2));
+    List<Integer> sentWhenAnswered = new ArrayList<>();
+    a.thenRun(() -> sentWhenAnswered.add(sent.size()));
+    replies.get(0).complete(ok(5, 1));
+    assertThat(sentWhenAnswered).as("entries sent when the first caller heard its answer").containsExactly(2);
+  }
 }
