@@ -101,7 +101,7 @@ public final class EtcdGateway implements AutoCloseable {
         .addService(new EtcdWatchService(headers, kv))
         .addService(new EtcdMaintenanceService(headers))
         .addService(new EtcdClusterService(headers))
-        // added last, so it runs first: a call refused for want of a leader opens no upstream call
+        // added last, so it runs first: a call refused for want of a leader reaches no service
         .intercept(new LeaderRequired(leader))
         .build();
     MethodRules.requireDeclared(server.getServices()); // each etcd method's Regent counterparts, or its own rule
