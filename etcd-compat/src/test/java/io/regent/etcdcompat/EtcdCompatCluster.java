@@ -39,6 +39,7 @@ final class EtcdCompatCluster implements AutoCloseable {
   private static final Namespace NAMESPACE = Namespace.create(EtcdCompatCluster.class);
   private final Path dir;
   private final List<RegentServer> nodes = new ArrayList<>();
+  private final Map<String, String> peers = new LinkedHashMap<>();
 
   /**
    * Resolves an {@code EtcdCompatCluster} parameter (of a {@code @BeforeAll}) to the module's cluster: started by
@@ -68,7 +69,6 @@ final class EtcdCompatCluster implements AutoCloseable {
 
   private EtcdCompatCluster(Path dir) throws IOException {
     this.dir = dir;
-    Map<String, String> peers = new LinkedHashMap<>();
     for (int i = 1; i <= 3; i++) {
       peers.put("e" + i, "127.0.0.1:" + freePort());
     }
@@ -123,6 +123,17 @@ final class EtcdCompatCluster implements AutoCloseable {
   /** The etcd-compatible endpoint of a node that is not the Raft leader: calls there are forwarded. */
   String followerEndpoint() {
     return nodes.stream().filter(n -> !leads(n)).findFirst().map(n -> "127.0.0.1:" + n.etcdPort()).orElseThrow();
+  }
+
+  /** Member id of the node that leads now (its Raft leadership confirmed). */
+  String leaderId() {
+    return nodes.stream().filter(EtcdCompatCluster::leads).findFirst().map(n -> n.raft().getId().toString())
+        .orElseThrow();
+  }
+
+  /** Member id and Raft address of every node, in start order. */
+  Map<String, String> peers() {
+    return peers;
   }
 
   /** {@code host:port} of every node's Regent API, comma-separated. */

@@ -23,9 +23,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
 /**
- * etcd's {@code Lease}, {@code Election} (v3election), {@code Lock} (v3lock), {@code KV} and {@code Watch} gRPC services on a port of
- * their own, as etcd defines them on the wire, so that clients written against etcd (jetcd, etcdctl's lease commands,
- * Go's clientv3) use Regent's leases, elections and locks (docs/migrating.md, "etcd's clients").
+ * etcd's {@code Lease}, {@code Election} (v3election), {@code Lock} (v3lock), {@code KV} and {@code Watch} gRPC
+ * services on a port of their own, as etcd defines them on the wire, with what a client touches on connect ({@code
+ * Cluster.MemberList}, {@code Maintenance.Status} and its alarm list, the {@code hasleader} metadata:
+ * {@link LeaderRequired}), so that clients written against etcd (jetcd, etcdctl, Go's clientv3, python-etcd3) use
+ * Regent's leases, elections and locks (docs/migrating.md, "etcd's clients").
  *
  * <p>A gateway, not a second implementation: every etcd call becomes a call on this node's own Regent API,
  * which keeps one path for every rule (TTL range, limits, fencing tokens, forwarding to the leader). Each etcd
@@ -97,6 +99,10 @@ public final class EtcdGateway implements AutoCloseable {
         .addService(new EtcdLockService(headers))
         .addService(new EtcdKvService(headers, kv))
         .addService(new EtcdWatchService(headers, kv))
+        .addService(new EtcdMaintenanceService(headers))
+        .addService(new EtcdClusterService(headers))
+        // added last, so it runs first: a call refused for want of a leader reaches no service
+        .intercept(new LeaderRequired(leader))
         .build();
     MethodRules.requireDeclared(server.getServices()); // each etcd method's Regent counterparts, or its own rule
     return new EtcdGateway(server.start());

@@ -2,6 +2,7 @@ package io.regent.server.etcd;
 
 import io.grpc.Context;
 import io.grpc.ManagedChannel;
+import io.regent.api.v1.ClusterGrpc;
 import io.regent.api.v1.ElectionGrpc;
 import io.regent.api.v1.LeaseGrpc;
 import io.regent.api.v1.LockGrpc;
@@ -29,5 +30,9 @@ record Upstream(ManagedChannel channel) {
 
   LockGrpc.LockStub lock() {
     return LockGrpc.newStub(channel);
+  }
+
+  ClusterGrpc.ClusterStub cluster() {
+    return ClusterGrpc.newStub(channel);
   }
 }

@@ -127,6 +127,18 @@ public final class MethodRules {
     serve(io.etcd.jetcd.api.WatchGrpc.getWatchMethod(), Lane.BULK, Right.READ, null);
     // jetcd's stubs add a unary Watch/Progress that etcd's rpc.proto lacks: bound, answered UNIMPLEMENTED (gRPC's own)
     serve(io.etcd.jetcd.api.WatchGrpc.getProgressMethod(), Lane.BULK, Right.READ, null);
+    // etcd's etcdserverpb.Cluster and Maintenance, as far as a client touches them on connect: the members with
+    // each one's etcd address (asked of the member's own Status), this node's status, its (empty) alarm list
+    relay(io.etcd.jetcd.api.ClusterGrpc.getMemberListMethod(), ClusterGrpc.getMemberListMethod(),
+        ClusterGrpc.getStatusMethod());
+    relay(io.etcd.jetcd.api.MaintenanceGrpc.getStatusMethod(), ClusterGrpc.getStatusMethod());
+    serve(io.etcd.jetcd.api.MaintenanceGrpc.getAlarmMethod(), Lane.BULK, Right.READ, null);
+    // bound by etcd's generated services, answered UNIMPLEMENTED naming the method (gRPC's own description)
+    Stream.of(io.etcd.jetcd.api.ClusterGrpc.getMemberAddMethod(), io.etcd.jetcd.api.ClusterGrpc.getMemberRemoveMethod(),
+        io.etcd.jetcd.api.ClusterGrpc.getMemberUpdateMethod(), io.etcd.jetcd.api.MaintenanceGrpc.getDefragmentMethod(),
+        io.etcd.jetcd.api.MaintenanceGrpc.getHashMethod(), io.etcd.jetcd.api.MaintenanceGrpc.getHashKVMethod(),
+        io.etcd.jetcd.api.MaintenanceGrpc.getSnapshotMethod(), io.etcd.jetcd.api.MaintenanceGrpc.getMoveLeaderMethod())
+        .forEach(m -> serve(m, Lane.BULK, Right.MEMBER, null));
   }
 
   private static String utf8(ByteString key) {
