@@ -134,19 +134,21 @@ class Ownership:
             failures += 1
 
     def _take(self, r: Any) -> None:
-        """Brings the member to assignment `r`: revoke, then release, then assign."""
+        """Brings the member to assignment `r`: revoke, then release, then assign. The release is sent outside the
+        callbacks' lock, so that a step-down at the lease's deadline is told at once, not after the call."""
         with self._events:
             step = None if self._down else self._view.take(r)
             if step is None:
                 return
             for p in step.revoke:
                 self._revoke(p)
-            if step.release:
-                try:
-                    self._client._call("Group", "Release", self._client._msg.group_release(self.group, step.release))
-                except grpc.RpcError:
-                    pass  # a move undone meanwhile, or no quorum: the next assignment says what to do
-            self._assign()
+        if step.release:
+            try:
+                self._client._call("Group", "Release", self._client._msg.group_release(self.group, step.release))
+            except grpc.RpcError:
+                pass  # a move undone meanwhile, or no quorum: the next assignment says what to do
+        with self._events:
+            self._assign()  # valid() again: the lease may have been lost while the release was on its way
 
     def _assign(self) -> None:
         for p in self._view.to_assign():
