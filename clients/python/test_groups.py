@@ -152,8 +152,9 @@ class GroupRequestIdTest(unittest.TestCase):
 
         def Watch(self, request, context):
             ended = threading.Event()
-            context.add_callback(ended.set)
-            ended.wait()  # nothing changes: the stream stays open until the member closes it
+            # nothing changes: the stream stays open until the member cancels it (False: it did already)
+            if context.add_callback(ended.set):
+                ended.wait()
             return iter(())
 
         def Leave(self, request, context):
