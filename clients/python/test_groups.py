@@ -105,6 +105,26 @@ class GroupTest(unittest.TestCase):
             self.assertEqual([m.member for m in c.group_status("py-group-count").members], ["a"])
 
 
+class GroupStepDownTest(unittest.TestCase):
+    def test_a_member_whose_lease_is_revoked_revokes_every_partition_then_steps_down(self):
+        m = Member()
+        seen = []  # what the member owned when it was told to step down
+        stepped = threading.Event()
+
+        def step_down(reason):
+            seen.append(dict(m.owned))
+            stepped.set()
+
+        with connect(ENDPOINTS) as c, c.join_group("py-group-lost", "a", partitions=2, ttl=3.0,
+                                                   on_step_down=step_down, **m.callbacks()) as member:
+            m.wait_for(range(2))
+            c.revoke(member.lease)  # as the leader does when the lease expires
+            self.assertTrue(stepped.wait(WAIT), "no step-down within %.0f s" % WAIT)
+            self.assertEqual(seen, [{}], "every partition is revoked before the step-down")
+            self.assertFalse(member.valid())
+            self.assertEqual(member.owned(), {})
+
+
 class AsyncGroupTest(unittest.IsolatedAsyncioTestCase):
     async def test_asyncio_members_split_the_partitions_and_the_one_left_gets_all_four_with_larger_tokens(self):
         a, b = Member(), Member()

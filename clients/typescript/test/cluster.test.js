@@ -169,6 +169,20 @@ test('groups: two members split 4 partitions with tokens; after one leaves the o
     await assert.rejects(client.groupStatus(group), (e) => e.code === status.NOT_FOUND);
   });
 
+test('groups: a member whose lease is revoked revokes every partition, then emits lost', async () => {
+  const member = await client.joinGroup(`ts-group-lost-${run}`, 'a', { partitions: 2, ttl: TTL });
+  const owned = follow(member);
+  let ownedAtLost;
+  member.once('lost', () => { ownedAtLost = owned.size; });
+  await until(() => owned.size === 2, WAIT, 'both partitions');
+  await client.revoke(member.lease); // as the leader does when the lease expires
+  await until(() => ownedAtLost !== undefined, WAIT, "'lost'");
+  assert.equal(ownedAtLost, 0, 'every partition is revoked before lost');
+  assert.equal(member.valid(), false);
+  assert.equal(member.owned().size, 0);
+  assert.equal(await member.leave(), false);
+});
+
 test('a holder paused past its TTL is replaced by one with a larger token; its ledger write is refused', async () => {
   const name = `ts-jobs-${run}`;
   // a: the example as a zombie (it writes on after its signal fired, as a process paused between check and write)
