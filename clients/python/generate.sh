@@ -1,6 +1,7 @@
 #!/bin/sh
-# Regenerates the gRPC modules shipped with the package (regent_client/v1/regent_pb2*.py and regent_pb2.pyi)
-# from the repository's proto, into DIR (default: this directory).
+# Regenerates the gRPC modules shipped with the package (regent_client/v1/regent_pb2*.py, group_pb2*.py and their
+# .pyi) from the repository's protos (regent.proto; group.proto: ownership groups), into DIR (default: this
+# directory).
 #
 # Why these generators: the messages come from protoc 3.25.x (the Java build's own protoc, from Maven Central),
 # whose Python code has no runtime version check and imports on Debian 12's python3-protobuf (4.21) as on the
@@ -31,12 +32,15 @@ if [ -z "$python" ]; then
   echo "generate.sh: no python3 with grpc_tools: apt-get install python3-grpc-tools (Debian)" >&2
   exit 1
 fi
-# The proto is compiled as regent_client/v1/regent.proto so that the modules land in the package and import
+# Each proto is compiled as regent_client/v1/NAME.proto so that the modules land in the package and import
 # each other as regent_client.v1 (no top-level package of their own to collide with a user's).
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/regent_client/v1" "$out"
-cp "$here/../../api/src/main/proto/regent/v1/regent.proto" "$work/regent_client/v1/regent.proto"
+for proto in regent group; do
+  cp "$here/../../api/src/main/proto/regent/v1/$proto.proto" "$work/regent_client/v1/$proto.proto"
+done
 cp "$protoc" "$work/protoc" && chmod +x "$work/protoc"
-"$work/protoc" -I"$work" --python_out="$out" --pyi_out="$out" regent_client/v1/regent.proto
-"$python" -m grpc_tools.protoc -I"$work" --grpc_python_out="$out" regent_client/v1/regent.proto
+"$work/protoc" -I"$work" --python_out="$out" --pyi_out="$out" regent_client/v1/regent.proto regent_client/v1/group.proto
+"$python" -m grpc_tools.protoc -I"$work" --grpc_python_out="$out" regent_client/v1/regent.proto \
+  regent_client/v1/group.proto

@@ -1,4 +1,5 @@
-"""A Python client of Regent: leases, elections and locks with fencing tokens, resumable observe, asyncio.
+"""A Python client of Regent: leases, elections and locks with fencing tokens, resumable observe, ownership
+groups (join_group), asyncio.
 
     from regent_client import connect
 
@@ -6,13 +7,14 @@
         while lock.valid():
             write_with(lock.token)
 
-regent_client.aio has the same verbs on grpc.aio. The gRPC modules are generated from regent.proto by
-generate.sh (regent_client.v1).
+regent_client.aio has the same verbs on grpc.aio. The gRPC modules are generated from regent.proto and
+group.proto by generate.sh (regent_client.v1).
 """
 
 from regent_client.client import Client, connect
 from regent_client.errors import LostLeadership, StatusError
 from regent_client.holder import Leadership
 from regent_client.observe import Observation
+from regent_client.ownership import Ownership
 
-__all__ = ["Client", "Leadership", "LostLeadership", "Observation", "StatusError", "connect"]
+__all__ = ["Client", "Leadership", "LostLeadership", "Observation", "Ownership", "StatusError", "connect"]

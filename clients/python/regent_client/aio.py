@@ -20,6 +20,7 @@ import grpc
 from regent_client import tls
 from regent_client.aio_keeper import AsyncLeaseKeeper
 from regent_client.aio_observe import AsyncObservation
+from regent_client.aio_ownership import AsyncOwnership
 from regent_client.client import CAMPAIGN_TIMEOUT, DEFAULT_TTL, default_owner
 from regent_client.endpoints import FAILOVER, STUBS, Endpoints, attempt_budget, parse_endpoints
 from regent_client.errors import answered_unavailable
@@ -27,7 +28,9 @@ from regent_client.holder import Held
 from regent_client.keeper import Callback
 from regent_client.messages import HOLD_RPCS, Bytes, Messages
 from regent_client.namespace import Namespace
+from regent_client.ownership import OnAssigned, OnReason, OnResumed, OnRevoked
 from regent_client.routing import LeaderRouting, Metadata
+from regent_client.v1 import group_pb2 as gpb
 from regent_client.v1 import regent_pb2 as pb
 
 
@@ -219,6 +222,23 @@ class AsyncClient:
         return await self._hold("lock", name, ttl, default_owner() if owner is None else owner, timeout,
                                 lock_delay, dict(on_lost=on_lost, on_suspended=on_suspended, on_resumed=on_resumed,
                                                  suspend=suspend, grace=grace))
+
+    async def join_group(self, group: str, member: str, partitions: int = 0, ttl: float = DEFAULT_TTL,
+                         on_assigned: OnAssigned = None, on_revoked: OnRevoked = None, on_step_down: OnReason = None,
+                         on_suspended: OnReason = None, on_resumed: OnResumed = None, suspend: bool = False,
+                         grace: Optional[float] = None) -> AsyncOwnership:
+        """Client.join_group on the event loop (aio_ownership.py): same arguments, callbacks and errors."""
+        return await AsyncOwnership.join(self, group, member, partitions, ttl, on_assigned=on_assigned,
+                                         on_revoked=on_revoked, on_step_down=on_step_down,
+                                         on_suspended=on_suspended, on_resumed=on_resumed, suspend=suspend,
+                                         grace=grace)
+
+    async def group_status(self, group: str, serializable: bool = False) -> gpb.GroupStatusResponse:
+        """Client.group_status: a group's whole assignment. NOT_FOUND for no such group."""
+        answer = await self._call("Group", "Status", self._msg.group_status(group, serializable),
+                                  to_leader=not serializable)
+        answer.group = group
+        return answer
 
     async def _hold(self, kind: str, name: str, ttl: float, value: Bytes, timeout: float, lock_delay: float,
                     keeper_options: Dict[str, Any]) -> AsyncLeadership:

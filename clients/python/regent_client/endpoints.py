@@ -6,6 +6,7 @@ from typing import Any, Callable, Dict, List, Sequence, Union
 
 import grpc
 
+from regent_client.v1 import group_pb2_grpc as group_rpc
 from regent_client.v1 import regent_pb2_grpc as rpc
 
 # Status codes after which a call is tried at the next endpoint: every call of these clients is safe to repeat
@@ -13,7 +14,8 @@ from regent_client.v1 import regent_pb2_grpc as rpc
 FAILOVER = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
 MIN_ATTEMPT = 0.05  # seconds: the shortest deadline of one attempt when others may follow
 STUBS: Dict[str, Callable[[Any], Any]] = {
-    "Lease": rpc.LeaseStub, "Election": rpc.ElectionStub, "Lock": rpc.LockStub, "Cluster": rpc.ClusterStub}
+    "Lease": rpc.LeaseStub, "Election": rpc.ElectionStub, "Lock": rpc.LockStub, "Cluster": rpc.ClusterStub,
+    "Group": group_rpc.GroupStub}
 Endpoints = Union[str, Sequence[str]]
 
 

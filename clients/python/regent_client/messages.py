@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import math
 import secrets
-from typing import Union
+from typing import Mapping, Union
 
 from regent_client.namespace import Namespace
+from regent_client.v1 import group_pb2 as gpb
 from regent_client.v1 import regent_pb2 as pb
 
 Bytes = Union[bytes, str]  # a value or owner: bytes, or a str sent as UTF-8
@@ -19,6 +20,8 @@ Bytes = Union[bytes, str]  # a value or owner: bytes, or a str sent as UTF-8
 HOLD_RPCS = {"election": ("Election", "Campaign", "leader"), "lock": ("Lock", "Lock", "key")}
 
 MAX_LOCK_DELAY = 3600.0  # seconds: docs/api.md, "Election" (lock_delay_ms 0..3 600 000)
+MAX_PARTITIONS = 65536  # a group's partition count: 1..65 536 (docs/ownership.md, "The rule")
+MAX_MEMBER_BYTES = 128  # a member id: 1..128 bytes (docs/ownership.md, "The rule")
 
 
 def request_id() -> str:
@@ -60,6 +63,16 @@ def check_name(name: str) -> str:
     if not name:
         raise ValueError("name must not be empty")
     return name
+
+
+def check_member(member: str) -> str:
+    """`member` when a str of 1..128 bytes in UTF-8 (docs/ownership.md, "The rule"); TypeError or ValueError
+    otherwise."""
+    if not isinstance(member, str):
+        raise TypeError("member must be a str, not %s" % type(member).__name__)
+    if not 1 <= len(member.encode("utf-8")) <= MAX_MEMBER_BYTES:
+        raise ValueError("member must be 1..%d bytes in UTF-8, not %r" % (MAX_MEMBER_BYTES, member))
+    return member
 
 
 class Messages:
@@ -107,6 +120,32 @@ class Messages:
 
     def leader(self, name: str, serializable: bool) -> pb.LeaderRequest:
         return pb.LeaderRequest(name=self.ns.name(check_name(name)), serializable=serializable)
+
+    def group_join(self, group: str, member: str, ttl: float, partitions: int) -> gpb.GroupJoinRequest:
+        """Join with a new lease of `ttl` granted in the same entry (group.proto), creating the group with
+        `partitions` (0: it must exist); ValueError for a partition count outside 0..65 536 or a bad member id."""
+        if isinstance(partitions, bool) or not isinstance(partitions, int):
+            raise TypeError("partitions must be an int, not %s" % type(partitions).__name__)
+        if not 0 <= partitions <= MAX_PARTITIONS:
+            raise ValueError("partitions must be within 0..%d (0: join an existing group), not %d"
+                             % (MAX_PARTITIONS, partitions))
+        return gpb.GroupJoinRequest(group=self.ns.name(check_name(group)), member=check_member(member),
+                                    ttl_ms=ttl_ms(ttl), partitions=partitions, request_id=request_id())
+
+    def group_leave(self, group: str, member: str, lease: int) -> gpb.GroupLeaveRequest:
+        return gpb.GroupLeaveRequest(group=self.ns.name(group), member=member, lease=lease, request_id=request_id())
+
+    def group_release(self, group: str, tokens: Mapping[int, int]) -> gpb.GroupReleaseRequest:
+        """Gives up each partition named with the token it was granted with (partition to token)."""
+        return gpb.GroupReleaseRequest(
+            group=self.ns.name(group), request_id=request_id(),
+            partitions=[gpb.PartitionToken(partition=p, token=t) for p, t in sorted(tokens.items())])
+
+    def group_watch(self, group: str, member: str, after: int) -> gpb.GroupWatchRequest:
+        return gpb.GroupWatchRequest(group=self.ns.name(group), member=member, after_index=after)
+
+    def group_status(self, group: str, serializable: bool) -> gpb.GroupStatusRequest:
+        return gpb.GroupStatusRequest(group=self.ns.name(check_name(group)), serializable=serializable)
 
     @staticmethod
     def _lock_delay(seconds: float) -> int:

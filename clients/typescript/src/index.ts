@@ -1,9 +1,11 @@
 // Regent's TypeScript / Node.js client. See README.md beside package.json.
 export { RegentClient, connect, parseEndpoints } from './client';
 export type { HoldOptions } from './client';
-export type { LeaderKey, TimeToLive, CallOptions, ClientOptions, ClusterStatus, Member } from './types';
+export type { LeaderKey, TimeToLive, CallOptions, ClientOptions, ClusterStatus, Member, GroupStatus } from './types';
 export { Holder } from './holder';
 export { LeaseKeeper } from './keeper';
+export { Ownership } from './ownership';
+export type { GroupOptions } from './ownership';
 export type { KeeperOptions, Lessor } from './keeper';
 export type { ObserveEvent, ObserveOptions } from './observe';
 export { LedgerClient } from './ledger';

@@ -45,7 +45,8 @@ export interface ObserveOptions {
   signal?: AbortSignal;
 }
 
-function wait(ms: number, signal?: AbortSignal): Promise<void> {
+/** @internal A pause of `ms` before reopening a stream, ended early when `signal` aborts. */
+export function wait(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const t = setTimeout(done, ms); // a backoff before reopening, not a synchronisation
     function done(): void {

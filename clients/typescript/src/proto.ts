@@ -1,4 +1,5 @@
-// Loads regent.v1 from the proto that the build copies from api/src/main/proto (never a hand-made fork), typed by
+// Loads regent.v1 from the protos that the build copies from api/src/main/proto (regent.proto, and group.proto for
+// ownership groups) (never a hand-made fork), typed by
 // the declarations that the build generates from that same proto (@grpc/proto-loader's proto-loader-gen-types, into
 // src/generated: see package.json's "build"), so that a call names a method the service has, sends the fields its
 // request has and reads the fields its response has, checked by the compiler.
@@ -6,13 +7,14 @@ import * as path from 'node:path';
 import * as grpc from '@grpc/grpc-js';
 import * as protoLoader from '@grpc/proto-loader';
 import type { MethodDefinition } from '@grpc/proto-loader';
-import type { ProtoGrpcType } from './generated/regent';
+import type { ProtoGrpcType as GroupGrpcType } from './generated/group';
+import type { ProtoGrpcType as RegentGrpcType } from './generated/regent';
 
-/** Where the build put regent.proto: ./proto/regent/v1 beside dist/. */
+/** Where the build put the protos: ./proto/regent/v1 beside dist/. */
 export const PROTO_DIR = path.resolve(__dirname, '..', '..', 'proto');
 
 /** The loader's options; the type generator runs with the same ones (package.json's "build"). */
-const definition = protoLoader.loadSync('regent/v1/regent.proto', {
+const definition = protoLoader.loadSync(['regent/v1/regent.proto', 'regent/v1/group.proto'], {
   includeDirs: [PROTO_DIR],
   keepCase: true,
   longs: Number, // log indexes and lease ids: exact up to 2^53
@@ -21,12 +23,13 @@ const definition = protoLoader.loadSync('regent/v1/regent.proto', {
   oneofs: true,
 });
 
-const v1 = (grpc.loadPackageDefinition(definition) as unknown as ProtoGrpcType).regent.v1;
+/** Both files' services of package regent.v1, as their generated types describe them. */
+type V1 = RegentGrpcType['regent']['v1'] & GroupGrpcType['regent']['v1'];
 
-type V1 = ProtoGrpcType['regent']['v1'];
+const v1 = (grpc.loadPackageDefinition(definition) as unknown as { regent: { v1: V1 } }).regent.v1;
 
 /** The services this client calls. */
-export type ServiceName = 'Lease' | 'Election' | 'Lock' | 'Cluster' | 'Ledger';
+export type ServiceName = 'Lease' | 'Election' | 'Lock' | 'Cluster' | 'Ledger' | 'Group';
 
 /** The generated stub of each service. */
 export type Stubs = { [S in ServiceName]: InstanceType<V1[S]> };
@@ -49,4 +52,5 @@ export const services: { [S in ServiceName]: V1[S] } = {
   Lock: v1.Lock,
   Cluster: v1.Cluster,
   Ledger: v1.Ledger,
+  Group: v1.Group,
 };

@@ -47,6 +47,18 @@ export interface ClusterStatus {
   dbSizeBytes: number;
 }
 
+/** A group's whole assignment (Group.Status; docs/ownership.md). */
+export interface GroupStatus {
+  group: string;
+  /** The group's partition count. */
+  partitions: number;
+  /** The applied index it was read at. */
+  index: number;
+  members: { member: string; lease: number; joinedIndex: number }[];
+  /** Per partition: its owner ('' when free), the owner's fencing token, and `next` while a move waits. */
+  owners: { partition: number; owner: string; token: number; next: string }[];
+}
+
 /** Options of a single call. */
 export interface CallOptions {
   /** Deadline of the whole call, failovers included, ms; default the client's callTimeoutMs. */

@@ -29,3 +29,19 @@ export function toBytes(v: unknown, what: string): Buffer {
   if (v instanceof Uint8Array) return Buffer.from(v);
   throw new TypeError(`${what} must be a string or a Uint8Array, not ${typeof v}`);
 }
+
+/** A group's partition count: 0..65 536 (0: join an existing group; docs/ownership.md, "The rule"). */
+export function checkPartitions(v: unknown): number {
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < 0 || v > 65_536) {
+    throw new RangeError(`partitions must be an integer within 0..65536 (0: join an existing group), not ${String(v)}`);
+  }
+  return v;
+}
+
+/** A member id: 1..128 bytes in UTF-8 (docs/ownership.md, "The rule"). */
+export function checkMember(v: unknown): string {
+  if (typeof v !== 'string') throw new TypeError(`member must be a string, not ${typeof v}`);
+  const n = Buffer.byteLength(v, 'utf8');
+  if (n < 1 || n > 128) throw new RangeError(`member must be 1..128 bytes in UTF-8, not ${n}`);
+  return v;
+}

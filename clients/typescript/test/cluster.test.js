@@ -124,6 +124,65 @@ test('lock: one holder at a time, the next one gets a larger token', async () =>
   assert.equal(await client.leader(name), undefined);
 });
 
+/** A member's view as its events tell it: partition to token. */
+function follow(member) {
+  const owned = new Map();
+  member.on('assigned', (p, t) => owned.set(p, t));
+  member.on('revoked', (p) => owned.delete(p));
+  return owned;
+}
+
+test('groups: two members split 4 partitions with tokens; after one leaves the other owns all 4 with larger tokens',
+  async () => {
+    const group = `ts-group-${run}`;
+    const a = await client.joinGroup(group, 'a', { partitions: 4, ttl: TTL });
+    const ownedA = follow(a);
+    const b = await client.joinGroup(group, 'b', { partitions: 4, ttl: TTL });
+    const ownedB = follow(b);
+    try {
+      await until(() => ownedA.size === 2 && ownedB.size === 2, WAIT, 'a balanced split');
+      const before = new Map([...ownedA, ...ownedB]);
+      assert.deepEqual([...before.keys()].sort(), [0, 1, 2, 3], 'disjoint and covering every partition');
+      assert.ok([...before.values()].every((t) => t > 0));
+      assert.deepEqual(a.owned(), ownedA);
+      const [pb] = ownedB.keys();
+      assert.equal(b.token(pb), ownedB.get(pb));
+      assert.throws(() => a.token(pb), RangeError);
+      const s = await client.groupStatus(group);
+      assert.equal(s.partitions, 4);
+      assert.deepEqual(new Map(s.owners.map((o) => [o.partition, `${o.owner}:${o.token}`])),
+        new Map([...before].map(([p, t]) => [p, `${ownedA.has(p) ? 'a' : 'b'}:${t}`])));
+      const movedFromB = [...ownedB.keys()];
+      assert.equal(await b.leave(), true);
+      assert.equal(ownedB.size, 0, 'leave() revokes every partition');
+      await until(() => ownedA.size === 4, WAIT, 'all 4 partitions at a');
+      const highest = Math.max(...before.values());
+      for (const p of movedFromB) assert.ok(ownedA.get(p) > highest, `partition ${p}: ${ownedA.get(p)} > ${highest}`);
+      for (const [p, t] of before) if (!movedFromB.includes(p)) assert.equal(ownedA.get(p), t, 'a keeps its own');
+      await assert.rejects(client.joinGroup(group, 'c', { partitions: 8, ttl: TTL }),
+        (e) => e.code === status.FAILED_PRECONDITION);
+    } finally {
+      await b.leave();
+      await a.leave();
+    }
+    assert.equal(ownedA.size, 0);
+    await assert.rejects(client.groupStatus(group), (e) => e.code === status.NOT_FOUND);
+  });
+
+test('groups: a member whose lease is revoked revokes every partition, then emits lost', async () => {
+  const member = await client.joinGroup(`ts-group-lost-${run}`, 'a', { partitions: 2, ttl: TTL });
+  const owned = follow(member);
+  let ownedAtLost;
+  member.once('lost', () => { ownedAtLost = owned.size; });
+  await until(() => owned.size === 2, WAIT, 'both partitions');
+  await client.revoke(member.lease); // as the leader does when the lease expires
+  await until(() => ownedAtLost !== undefined, WAIT, "'lost'");
+  assert.equal(ownedAtLost, 0, 'every partition is revoked before lost');
+  assert.equal(member.valid(), false);
+  assert.equal(member.owned().size, 0);
+  assert.equal(await member.leave(), false);
+});
+
 test('a holder paused past its TTL is replaced by one with a larger token; its ledger write is refused', async () => {
   const name = `ts-jobs-${run}`;
   // a: the example as a zombie (it writes on after its signal fired, as a process paused between check and write)

@@ -12,7 +12,7 @@ const { connect, status, LeadershipError } = require('../dist/src');
 const { PROTO_DIR } = require('../dist/src/proto');
 const { until } = require('./env');
 
-const v1 = grpc.loadPackageDefinition(protoLoader.loadSync('regent/v1/regent.proto', {
+const v1 = grpc.loadPackageDefinition(protoLoader.loadSync(['regent/v1/regent.proto', 'regent/v1/group.proto'], {
   includeDirs: [PROTO_DIR], keepCase: true, longs: Number, enums: String, defaults: true })).regent.v1;
 
 const servers = [];
@@ -22,7 +22,7 @@ after(() => servers.forEach((s) => s.forceShutdown()));
 async function fake(handlers, md = {}) {
   const server = new grpc.Server();
   const calls = [];
-  for (const svc of ['Lease', 'Election', 'Lock', 'Cluster']) {
+  for (const svc of ['Lease', 'Election', 'Lock', 'Cluster', 'Group']) {
     const impl = {};
     for (const method of Object.keys(v1[svc].service)) {
       impl[method] = (call, cb) => {
@@ -425,6 +425,35 @@ test('a namespace prefixes every name sent and is removed from every name return
     c.close();
   }
 });
+
+test('groups: a join re-sent after a dead node carries its first send\'s request id; bad input sends nothing',
+  async () => {
+    const unavailable = (call, cb) => cb({ code: status.UNAVAILABLE, details: 'stopping' });
+    const dead = await fake({ 'Group.Join': unavailable });
+    const alive = await fake({ 'Group.Join': ok({ lease: 7, index: 8 }), 'Group.Leave': ok({ index: 9 }),
+      'Group.Watch': () => {} }); // the stream stays open: nothing changes
+    const c = connect([dead.address, alive.address], { preferLeader: false });
+    try {
+      for (const [member, opts, re] of [['m', { partitions: 65_537 }, /partitions must be an integer within 0..65536/],
+        ['m', { partitions: -1 }, /partitions/], ['', {}, /member must be 1..128 bytes/],
+        ['m'.repeat(129), {}, /member must be 1..128 bytes/], ['m', { ttl: 0 }, /ttl must be/]]) {
+        await assert.rejects(c.joinGroup('g', member, opts), re);
+      }
+      assert.equal(dead.count('Group.Join') + alive.count('Group.Join'), 0, 'bad input sent nothing');
+      const m = await c.joinGroup('g', 'm', { partitions: 4, ttl: 3000 });
+      assert.equal(m.lease, 7);
+      const [first, resent] = [...dead.calls, ...alive.calls].filter((x) => x.method === 'Group.Join');
+      assert.match(first.request.request_id, /^[A-Za-z0-9_-]{22}$/);
+      assert.equal(resent.request.request_id, first.request.request_id, 'the re-send carries the first send\'s id');
+      assert.equal(await m.leave(), true);
+      const leave = alive.calls.find((x) => x.method === 'Group.Leave').request;
+      assert.deepEqual([leave.group, leave.member, leave.lease], ['g', 'm', 7]);
+      assert.ok(leave.request_id && leave.request_id !== first.request.request_id, 'the leave has an id of its own');
+      assert.equal(await m.leave(), false);
+    } finally {
+      c.close();
+    }
+  });
 
 test('full jitter: uniform up to a cap that doubles with each failure, up to the maximum', () => {
   const { fullJitter } = require('../dist/src/backoff');

@@ -47,8 +47,9 @@ import org.junit.jupiter.api.io.TempDir;
 @ExtendWith(SharedClusterUp.class)
 class ClientInstallTest {
   private static final Path CLIENTS = Path.of("..", "clients").toAbsolutePath().normalize();
-  private static final Path PROTO =
-      Path.of("..", "api", "src", "main", "proto", "regent", "v1", "regent.proto").toAbsolutePath().normalize();
+  /** Where the protos the TypeScript build copies live: regent.proto, and group.proto (ownership groups). */
+  private static final Path PROTOS =
+      Path.of("..", "api", "src", "main", "proto", "regent", "v1").toAbsolutePath().normalize();
   private static final Pattern LOCKED = Pattern.compile("locked \\S+ token=(\\d+) at=(\\d+)");
   private static final Pattern UNLOCKED = Pattern.compile("unlocked \\S+ at=(\\d+)");
 
@@ -124,7 +125,9 @@ class ClientInstallTest {
     Path pkg = repo.resolve("clients/typescript");
     SourceTree.copy(CLIENTS.resolve("typescript"), pkg, Set.of("node_modules", "dist", "proto"));
     Files.createDirectories(repo.resolve("api/src/main/proto/regent/v1"));
-    Files.copy(PROTO, repo.resolve("api/src/main/proto/regent/v1/regent.proto"));
+    for (String proto : List.of("regent.proto", "group.proto")) {
+      Files.copy(PROTOS.resolve(proto), repo.resolve("api/src/main/proto/regent/v1/" + proto));
+    }
     String[] quiet = {"--no-audit", "--no-fund"};
     // no scripts: npm pack's own prepare builds the package once
     CommandRun.run(pkg, work, Map.of(), 180, "npm", "ci", "--ignore-scripts", quiet[0], quiet[1]).ok();

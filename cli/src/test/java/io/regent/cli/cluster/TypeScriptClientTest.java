@@ -20,8 +20,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Runs clients/typescript's own tests ({@code npm ci}, then {@code npm test}: Node's test runner over fake nodes
  * and over a real cluster) against a real 3-node cluster of {@code regent server} processes and a monotone
- * ledger: leases, failover, locks, the fenced-ledger example through a holder paused past its TTL (the next holder
- * has a larger token, the paused one's write is refused), and an observer whose node is killed. Needs Node 20+
+ * ledger: leases, failover, locks, ownership groups (two members share 4 partitions; after one leaves the other
+ * owns all 4, the moved ones with larger tokens), the fenced-ledger example through a holder paused past its TTL
+ * (the next holder has a larger token, the paused one's write is refused), and an observer whose node is killed. Needs Node 20+
  * and npm on the PATH (.ci/run installs Debian's {@code nodejs npm} when node is missing) and the npm registry.
  * Its cluster is its own, not {@link SharedClusterUp}'s: the tests kill one of its nodes.
  */

@@ -28,9 +28,10 @@ import org.junit.jupiter.api.io.TempDir;
  * grpc) and runs its own tests with that installation (test_regent_client.py: elect with its keepalive thread,
  * step-down, failover, routing, streamed keepalives, the ledger example; test_recipes.py: lock contention,
  * suspension, proclaim, observe resuming after its stream is cut; test_aio.py: the same verbs on the asyncio
- * client) against a real 3-node cluster (the module's shared {@code cluster up}, {@link SharedClusterUp}: the
- * Python tests use names of their own, all starting with {@code py-}, and stop no node; a cut stream is a TCP
- * forwarder's, tcp_proxy.py) and ledger; first checks that the shipped gRPC modules match the proto (generate.sh,
+ * client; test_groups.py: ownership groups, two members sharing 4 partitions, thread and asyncio) against a real
+ * 3-node cluster (the module's shared {@code cluster up}, {@link SharedClusterUp}: the Python tests use names of
+ * their own, all starting with {@code py-}, and stop no node; a cut stream is a TCP forwarder's, tcp_proxy.py) and
+ * ledger; first checks that the shipped gRPC modules match the proto (generate.sh,
  * with the protoc the api module's build fetched: system property {@code regent.protoc}, set by this module's pom)
  * and that the package's type hints pass mypy. Needs Debian's python3-grpcio, python3-grpc-tools, python3-venv,
  * python3-setuptools and python3-mypy (.ci/run installs them).
@@ -74,7 +75,8 @@ class PythonClientTest {
     Path gen = dir.resolve("gen");
     run(CLIENT, Map.of("PYTHON", python, "PROTOC", System.getProperty("regent.protoc")), "sh", "generate.sh",
         gen.toString());
-    for (String module : List.of("regent_pb2.py", "regent_pb2.pyi", "regent_pb2_grpc.py")) {
+    for (String module : List.of("regent_pb2.py", "regent_pb2.pyi", "regent_pb2_grpc.py", "group_pb2.py",
+        "group_pb2.pyi", "group_pb2_grpc.py")) {
       assertThat(Files.readString(CLIENT.resolve("regent_client/v1/" + module)))
           .as("clients/python/regent_client/v1/%s is older than the proto: run clients/python/generate.sh", module)
           .isEqualTo(Files.readString(gen.resolve("regent_client/v1/" + module)));
@@ -91,7 +93,8 @@ class PythonClientTest {
     // the tests run beside neither the sources nor the copy: they import the installed package
     Path tests = dir.resolve("run");
     SourceTree.copy(CLIENT.resolve("examples"), tests.resolve("examples"), Set.of());
-    for (String script : List.of("test_regent_client.py", "test_recipes.py", "test_aio.py", "tcp_proxy.py")) {
+    for (String script : List.of("test_regent_client.py", "test_recipes.py", "test_aio.py", "test_groups.py",
+        "tcp_proxy.py")) {
       Files.copy(CLIENT.resolve(script), tests.resolve(script));
     }
     // Three nodes, so that routing to the leader is something the client must learn.
@@ -107,7 +110,7 @@ class PythonClientTest {
       Map<String, String> env = Map.of("PYTHONDONTWRITEBYTECODE", "1");
       assertThat(run(tests, env, py, "test_regent_client.py", endpoints, "127.0.0.1:" + ledger.port()))
           .contains("OK").doesNotContain("FAILED");
-      for (String script : List.of("test_recipes.py", "test_aio.py")) {
+      for (String script : List.of("test_recipes.py", "test_aio.py", "test_groups.py")) {
         assertThat(run(tests, env, py, script, endpoints)).as(script).contains("OK").doesNotContain("FAILED");
       }
     }
