@@ -15,6 +15,12 @@
 # first — on 2 cores a new cluster was still getting faster after 60 s) and SETTLE (240s at most), REGENT_JAR.
 # After each target's points, which node led goes into run.log. Stops only the processes it started
 # (their DIR/*.pid).
+#
+# A/B and the A-vs-A control: a target may name a build, KIND-N@BUILD, whose servers run JAR_<BUILD> (default
+# REGENT_JAR) with JAVA_TOOL_OPTIONS=OPTS_<BUILD> (e.g. -Draft.server.log.appender.wait-time.min=0ms, which Regent
+# and scripts/ratis-cluster.sh pass to Ratis). Two tags of one jar, say regent-3@A regent-3@B regent-3@A2 with
+# JAR_A2=JAR_A, give the noise next to the A/B. The load generator is always REGENT_JAR's bench. Hypervisor steal
+# over each target's points (/proc/stat) goes into run.log and WORK_DIR/steal.jsonl.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mkdir -p "${1:-/tmp/regent-rounds}" && cd "${1:-/tmp/regent-rounds}" && pwd)
@@ -31,6 +37,9 @@ settle_min=${SETTLE_MIN:-180s}
 results=$work/results.jsonl
 opens=(--add-opens java.base/java.nio=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED)
 note() { echo "[$(date -u +%H:%M:%S)] $*" | tee -a "$work/run.log" >&2; }
+
+# steal ticks and all ticks of the machine so far, from /proc/stat's cpu line
+ticks() { awk '/^cpu /{t=0; for (i = 2; i <= NF; i++) t += $i; print $9, t}' /proc/stat; }
 
 up() { # TARGET DIR -> prints endpoints
   local kind=${1%-*} n=${1##*-}
@@ -56,26 +65,34 @@ down() {
 }
 
 for ((r = 1; r <= rounds; r++)); do
-  for t in $targets; do
-    dir=$work/r$r-$t
+  for tb in $targets; do
+    t=${tb%@*}
+    build=; [[ $tb == *@* ]] && build=${tb#*@}
+    jar_var=JAR_$build opts_var=OPTS_$build
+    dir=$work/r$r-$tb
     rm -rf "$dir"
-    note "round $r: $t up"
-    endpoints=$(up "$t" "$dir" | tail -1)
+    note "round $r: $tb up (jar ${!jar_var:-$jar}, JAVA_TOOL_OPTIONS '${!opts_var:-}')"
+    endpoints=$(jar=${!jar_var:-$jar} JAVA_TOOL_OPTIONS=${!opts_var:-} up "$t" "$dir" | tail -1)
+    read -r steal0 total0 < <(ticks)
     note "round $r: $t $workloads x clients $clients (settle up to $settle)"
     kind=${t%-*}
     kind=${kind%lease}
     kind=${kind%nobatch}
     java "${opens[@]}" -jar "$jar" bench --target "$kind" --endpoints "$endpoints" --workload "$workloads" \
       --clients "$clients" --ttl "$ttls" --duration "$duration" --warmup "$warmup" --settle "$settle" --settle-min "$settle_min" \
-      --pid-dir "$dir" --label "$t-r$r" --quiet -w json >>"$results" 2>>"$work/run.log" || note "bench failed: $t"
+      --pid-dir "$dir" --label "$tb-r$r" --quiet -w json >>"$results" 2>>"$work/run.log" || note "bench failed: $tb"
+    read -r steal1 total1 < <(ticks)
+    steal=$(awk -v s=$((steal1 - steal0)) -v t=$((total1 - total0)) 'BEGIN { printf "%.2f", t ? 100 * s / t : 0 }')
+    note "round $r: $tb steal ${steal}% of the machine's CPU time over its settle and points"
+    echo "{\"label\":\"$tb-r$r\",\"steal_pct\":$steal}" >>"$work/steal.jsonl"
     case $kind in
-      regent*) note "round $r: $t led by: $(java "${opens[@]}" -jar "$jar" status --endpoints "$endpoints" 2>&1 \
+      regent*) note "round $r: $tb led by: $(java "${opens[@]}" -jar "$jar" status --endpoints "$endpoints" 2>&1 \
                 | tr '\n' ' ')" ;;
       etcd) for ep in ${endpoints//,/ }; do # etcd's own gauge on its client port (etcdctl may be missing)
               note "round $r: $t $ep $(curl -s "http://$ep/metrics" | grep '^etcd_server_is_leader' || echo '?')"
             done ;;
     esac
-    down "$t" "$dir"
+    jar=${!jar_var:-$jar} down "$t" "$dir"
   done
 done
 note "done: $results"
