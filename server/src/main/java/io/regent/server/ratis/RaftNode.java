@@ -93,9 +93,8 @@ public final class RaftNode implements AutoCloseable {
         leader -> division.proposalClient(props, params, leader, config.requestTimeoutMs()),
         config.requestTimeoutMs(), executors);
     this.entryFormat = new VoterFormats(config.nodeId(), config.maxEntryVersion(), division::voterIds, sm);
-    this.proposer = new RatisProposer(clients,
-        new LocalSubmission(server::submitClientRequestAsync, RaftPeerId.valueOf(config.nodeId()), division.leadership()),
-        config.requestTimeoutMs(), config.electionTimeoutMinMs(), executors.replies(), entryFormat);
+    this.proposer = new RatisProposer(clients, config.requestTimeoutMs(), config.electionTimeoutMinMs(),
+        executors.replies(), entryFormat);
     this.probeClients = g -> RaftClient.newBuilder().setProperties(props).setParameters(params)
         .setRaftGroup(g).setRetryPolicy(RetryPolicies.noRetry()).build();
     sm.setStaleQueryHandler(clockReadings::answer);

@@ -22,9 +22,8 @@ import org.apache.ratis.protocol.exceptions.AlreadyClosedException;
 import org.apache.ratis.thirdparty.com.google.protobuf.UnsafeByteOperations;
 
 /**
- * Submits log entries through Ratis and decodes the apply result. On the ready leader an entry goes straight to the
- * local division ({@link LocalSubmission}); elsewhere, or when the division refuses it, through a
- * {@link RaftClientPool}, which routes it to the leader; a client whose proposal failed is replaced.
+ * Submits log entries through Ratis (which routes them to the current leader) and decodes the apply result.
+ * Proposals go through a {@link RaftClientPool}; a client whose proposal failed is replaced.
  *
  * <p>Failures (no leader, no quorum, timeout) complete the future with {@link UnavailableException}: the
  * entry may or may not have been applied, and callers retry idempotent commands only.
@@ -38,7 +37,6 @@ public final class RatisProposer implements Proposer, LeaderQuery {
   static final int MAX_RESENDS = 20;
 
   private final RaftClientPool clients;
-  private final LocalSubmission local;
   private final long timeoutMs;
   private final long questionTimeoutMs;
   private final Executor replies;
@@ -46,7 +44,6 @@ public final class RatisProposer implements Proposer, LeaderQuery {
 
   /**
    * @param clients Ratis clients for the group (each with a bounded retry policy)
-   * @param local the local division, while this node is its ready leader
    * @param timeoutMs upper bound on one proposal, ms
    * @param questionTimeoutMs upper bound on one question to the leader ({@link #ask}), ms: the node's minimum
    *     election timeout. A follower has one question in flight and gathers every later request behind it
@@ -57,11 +54,10 @@ public final class RatisProposer implements Proposer, LeaderQuery {
    * @param format the entry version every voter applies, which each proposal is written in (docs/operations.md
    * "Upgrades")
    */
-  RatisProposer(RaftClientPool clients, LocalSubmission local, long timeoutMs, long questionTimeoutMs,
-                Executor replies, EntryFormat format) {
+  public RatisProposer(RaftClientPool clients, long timeoutMs, long questionTimeoutMs, Executor replies,
+                       EntryFormat format) {
     this.format = format;
     this.clients = clients;
-    this.local = local;
     this.timeoutMs = timeoutMs;
     this.questionTimeoutMs = questionTimeoutMs;
     this.replies = replies;
@@ -84,11 +80,7 @@ public final class RatisProposer implements Proposer, LeaderQuery {
       return CompletableFuture.failedFuture(new UnavailableException(e.getMessage(), e));
     }
     long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-    boolean harmless = Repeats.harmless(entry);
-    CompletableFuture<RaftClientReply> locally = local.submit(msg);
-    CompletableFuture<RaftClientReply> sent = locally == null || LocalSubmission.refusedBeforeAppend(locally)
-        ? send(msg, deadline, MAX_RESENDS, harmless) : awaitLocal(locally, msg, deadline, harmless);
-    return sent.handle((reply, err) -> {
+    return send(msg, deadline, MAX_RESENDS, Repeats.harmless(entry)).handle((reply, err) -> {
       if (err != null) {
         throw new CompletionException(new UnavailableException("no quorum: " + rootMessage(err), err));
       }
@@ -171,24 +163,6 @@ public final class RatisProposer implements Proposer, LeaderQuery {
       }
       if (err != null && onReplacement && resends > 0 && closed(err) && deadline - System.nanoTime() > 0) {
         return send(msg, deadline, resends - 1, onReplacement);
-      }
-      return err == null ? CompletableFuture.completedFuture(reply) : CompletableFuture.<RaftClientReply>failedFuture(err);
-    }, replies).thenCompose(f -> f);
-  }
-
-  /**
-   * The local division's reply to {@code msg}, off Ratis's thread. When the division stepped down with the entry
-   * appended but not committed (a not-leader reply after the append), the entry may still commit under the next
-   * leader: it is sent again through a Ratis client only when {@code harmless} ({@link Repeats#harmless}), as a
-   * Ratis client would have re-sent it; any other entry fails UNAVAILABLE, its outcome unknown.
-   */
-  private CompletableFuture<RaftClientReply> awaitLocal(CompletableFuture<RaftClientReply> locally, Message msg,
-                                                        long deadline, boolean harmless) {
-    long left = deadline - System.nanoTime();
-    return locally.orTimeout(Math.max(1, left), TimeUnit.NANOSECONDS).handleAsync((reply, err) -> {
-      if (err == null && harmless && !reply.isSuccess() && reply.getNotLeaderException() != null
-          && deadline - System.nanoTime() > 0) {
-        return send(msg, deadline, MAX_RESENDS, true);
       }
       return err == null ? CompletableFuture.completedFuture(reply) : CompletableFuture.<RaftClientReply>failedFuture(err);
     }, replies).thenCompose(f -> f);

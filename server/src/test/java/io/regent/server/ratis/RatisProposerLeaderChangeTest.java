@@ -42,8 +42,7 @@ class RatisProposerLeaderChangeTest {
   void aProposalStuckOnTheOldLeaderIsResentThroughTheNewLeadersClientWithTheSameBytes() throws Exception {
     // the first client never answers (its leader is frozen); every later one answers at once
     try (RaftClientPool pool = new RaftClientPool(1, leader -> client(sent.isEmpty()), 60_000, executors)) {
-      RatisProposer proposer = new RatisProposer(pool, FakeDivision.NOT_LEADER,
-          60_000, 10_000, executors.replies(), () -> EntryCodec.MAX_VERSION);
+      RatisProposer proposer = new RatisProposer(pool, 60_000, 10_000, executors.replies(), () -> EntryCodec.MAX_VERSION);
       CompletableFuture<Result> answer = proposer.propose(resign());
       assertThat(answer).isNotDone();
       pool.followLeader(RaftPeerId.valueOf("n2"));
@@ -56,8 +55,7 @@ class RatisProposerLeaderChangeTest {
   @Test
   void aProposalAnsweredBeforeTheLeaderChangedIsNotSentAgain() throws Exception {
     try (RaftClientPool pool = new RaftClientPool(1, leader -> client(false), 60_000, executors)) {
-      RatisProposer proposer = new RatisProposer(pool, FakeDivision.NOT_LEADER,
-          60_000, 10_000, executors.replies(), () -> EntryCodec.MAX_VERSION);
+      RatisProposer proposer = new RatisProposer(pool, 60_000, 10_000, executors.replies(), () -> EntryCodec.MAX_VERSION);
       proposer.propose(LogEntry.newBuilder().setResign(Resign.newBuilder().setName("a"))).get(5, TimeUnit.SECONDS);
       pool.followLeader(RaftPeerId.valueOf("n2"));
       assertThat(sent).hasSize(2);
@@ -68,8 +66,7 @@ class RatisProposerLeaderChangeTest {
   @Test
   void anEntryWrittenWithoutRequestIdsIsNotResentOnALeaderChangeForItCouldApplyTwice() {
     try (RaftClientPool pool = new RaftClientPool(1, leader -> client(sent.isEmpty()), 60_000, executors)) {
-      RatisProposer proposer = new RatisProposer(pool, FakeDivision.NOT_LEADER,
-          60_000, 10_000, executors.replies(),
+      RatisProposer proposer = new RatisProposer(pool, 60_000, 10_000, executors.replies(),
           () -> EntryCodec.REQUEST_ID_VERSION - 1); // a voter on a release without request ids
       CompletableFuture<Result> answer = proposer.propose(resign());
       pool.followLeader(RaftPeerId.valueOf("n2"));
@@ -82,8 +79,7 @@ class RatisProposerLeaderChangeTest {
   @Test
   void anEntryALaterCopyWouldChangeIsNotResentOnALeaderChange() {
     try (RaftClientPool pool = new RaftClientPool(1, leader -> client(sent.isEmpty()), 60_000, executors)) {
-      RatisProposer proposer = new RatisProposer(pool, FakeDivision.NOT_LEADER,
-          60_000, 10_000, executors.replies(), () -> EntryCodec.MAX_VERSION);
+      RatisProposer proposer = new RatisProposer(pool, 60_000, 10_000, executors.replies(), () -> EntryCodec.MAX_VERSION);
       // a late copy of a checkpoint would restore an older remaining TTL (Repeats#harmless)
       CompletableFuture<Result> answer = proposer.propose(LogEntry.newBuilder().setLeaseCheckpoint(
           LeaseCheckpoint.newBuilder().setProposerTerm(2).addCheckpoints(Checkpoint.newBuilder().setLeaseId(7)

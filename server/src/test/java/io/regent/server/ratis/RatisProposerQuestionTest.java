@@ -37,8 +37,7 @@ class RatisProposerQuestionTest {
       // every request stays unanswered, as one sent to a paused leader
       return FakeRaftClient.answering(CompletableFuture::new);
     }, 60_000, executors)) {
-      RatisProposer proposer = new RatisProposer(pool, FakeDivision.NOT_LEADER,
-          10_000, 200, executors.replies(), () -> EntryCodec.MAX_VERSION);
+      RatisProposer proposer = new RatisProposer(pool, 10_000, 200, executors.replies(), () -> EntryCodec.MAX_VERSION);
       int before = built.get();
       CompletableFuture<?> asked = proposer.ask(Confirm.newBuilder().addRenewLeaseIds(7));
       assertThatThrownBy(() -> asked.get(5, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)

@@ -40,8 +40,7 @@ class RatisProposerRepliesTest {
   @Test
   void aProposalsAnswerContinuesOffTheThreadThatCompletedRatissReply() throws Exception {
     try (RaftClientPool pool = new RaftClientPool(1, leader -> fakeClient(), 60_000, executors)) {
-      RatisProposer proposer = new RatisProposer(pool, FakeDivision.NOT_LEADER,
-          10_000, 10_000, executors.replies(), () -> EntryCodec.MAX_VERSION);
+      RatisProposer proposer = new RatisProposer(pool, 10_000, 10_000, executors.replies(), () -> EntryCodec.MAX_VERSION);
       CompletableFuture<String> ranOn = proposer.propose(LogEntry.newBuilder().setResign(Resign.newBuilder()
           .setName("a"))).thenApply(r -> Thread.currentThread().getName());
       assertThat(completeOnARatisThread()).isNotEqualTo(ranOn.get(5, TimeUnit.SECONDS));
@@ -52,8 +51,7 @@ class RatisProposerRepliesTest {
   @Test
   void aLeaderQuestionsAnswerContinuesOffTheThreadThatCompletedRatissReply() throws Exception {
     try (RaftClientPool pool = new RaftClientPool(1, leader -> fakeClient(), 60_000, executors)) {
-      RatisProposer proposer = new RatisProposer(pool, FakeDivision.NOT_LEADER,
-          10_000, 10_000, executors.replies(), () -> EntryCodec.MAX_VERSION);
+      RatisProposer proposer = new RatisProposer(pool, 10_000, 10_000, executors.replies(), () -> EntryCodec.MAX_VERSION);
       CompletableFuture<String> ranOn = proposer.ask(Confirm.newBuilder())
           .thenApply(r -> Thread.currentThread().getName());
       assertThat(completeOnARatisThread()).isNotEqualTo(ranOn.get(5, TimeUnit.SECONDS));
