@@ -59,12 +59,23 @@ class PythonClientTest {
     throw new AssertionError("no python3 with grpc and grpc_tools: apt-get install python3-grpcio python3-grpc-tools");
   }
 
-  private static String run(Path cwd, Map<String, String> env, String... command) throws Exception {
-    ProcessBuilder pb = new ProcessBuilder(command).directory(cwd.toFile()).redirectErrorStream(true);
+  /**
+   * Runs {@code command} to its end, at most 3 minutes: its output goes to a file, not a pipe read to its end first,
+   * so a script that hangs is stopped (with its children) and fails the test instead of holding it for ever.
+   */
+  private String run(Path cwd, Map<String, String> env, String... command) throws Exception {
+    Path log = Files.createTempFile(dir, "run", ".log");
+    ProcessBuilder pb = new ProcessBuilder(command).directory(cwd.toFile()).redirectErrorStream(true)
+        .redirectOutput(log.toFile());
     pb.environment().putAll(env);
     Process p = pb.start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertThat(p.waitFor(3, TimeUnit.MINUTES)).as("%s still running", List.of(command)).isTrue();
+    boolean ended = p.waitFor(3, TimeUnit.MINUTES);
+    if (!ended) {
+      p.descendants().forEach(ProcessHandle::destroyForcibly);
+      p.destroyForcibly().waitFor();
+    }
+    String out = Files.readString(log, StandardCharsets.UTF_8);
+    assertThat(ended).as("%s still running after 3 minutes:%n%s", List.of(command), out).isTrue();
     assertThat(p.exitValue()).as("%s:%n%s", List.of(command), out).isZero();
     return out;
   }
