@@ -43,18 +43,29 @@ class PythonEtcd3Test {
     follower = shared.followerEndpoint();
   }
 
-  /** Exit code and output (stdout then stderr) of {@code command}, run for at most 120 s. */
+  /**
+   * Exit code, standard output and standard error of {@code command}, run for at most 120 s. Apart, because
+   * python-etcd3's watch thread may print to standard error while the script prints its last line (seen once: its
+   * thread's exception when the closing client cancels the watch, in the middle of the script's "ok").
+   */
   private static Run run(List<String> command) throws IOException, InterruptedException {
     Path out = Files.createTempFile(dir, "python", ".out");
-    Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+    Path err = Files.createTempFile(dir, "python", ".err");
+    Process p = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
     if (!p.waitFor(120, TimeUnit.SECONDS)) {
       p.destroyForcibly().waitFor();
-      throw new IllegalStateException(command + " did not end in 120 s:\n" + Files.readString(out));
+      throw new IllegalStateException(command + " did not end in 120 s:\n" + Files.readString(out)
+          + Files.readString(err));
     }
-    return new Run(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8));
+    return new Run(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+        Files.readString(err, StandardCharsets.UTF_8));
   }
 
-  private record Run(int exit, String out) {
+  private record Run(int exit, String out, String err) {
+    /** Standard output, then standard error. */
+    String all() {
+      return out + err;
+    }
   }
 
   /**
@@ -63,23 +74,23 @@ class PythonEtcd3Test {
    */
   private static List<String> step(String step) throws Exception {
     Run load = run(List.of(PYTHON, "-c", "import etcd3"));
-    skipIf(load.exit() != 0 && load.out().contains("Descriptors cannot be created directly"),
+    skipIf(load.exit() != 0 && load.all().contains("Descriptors cannot be created directly"),
         "python-etcd3 cannot load its protobuf modules with this protobuf", load);
-    assertThat(load.exit()).as("python-etcd3 is installed (apt-get install python3-etcd3):\n%s", load.out())
+    assertThat(load.exit()).as("python-etcd3 is installed (apt-get install python3-etcd3):\n%s", load.all())
         .isZero();
     int colon = follower.lastIndexOf(':');
     Run r = run(List.of(PYTHON, SCRIPT.toString(), follower.substring(0, colon), follower.substring(colon + 1),
         "py-etcd3/", step));
     skipIf(r.exit() == CANNOT_RUN, "python-etcd3 cannot run '" + step + "'", r);
-    assertThat(r.exit()).as(r.out()).isZero();
+    assertThat(r.exit()).as(r.all()).isZero();
     List<String> lines = r.out().lines().toList();
-    assertThat(lines).as(r.out()).endsWith("ok");
+    assertThat(lines).as(r.all()).endsWith("ok");
     return lines;
   }
 
   private static void skipIf(boolean cannot, String why, Run r) {
     if (cannot) {
-      String reason = "SKIPPED, NOT PASSED: " + why + ":\n" + r.out().strip();
+      String reason = "SKIPPED, NOT PASSED: " + why + ":\n" + r.all().strip();
       System.out.println(reason);
       Assumptions.abort(reason);
     }
