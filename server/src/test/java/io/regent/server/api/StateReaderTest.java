@@ -73,6 +73,10 @@ class StateReaderTest {
     assertThat(reader.holder(true, "jobs")).isCompletedExceptionally();
 
     applied[0] = 82_057;
+    assertThat(health.replayed()).as("no health evaluation since the catch-up").isFalse();
+    assertThat(reader.read(true, txn -> "fresh").handle((v, e) -> e).join())
+        .as("a read between the catch-up and the next health evaluation is not refused as replaying")
+        .isNotNull().satisfies(e -> assertThat(e).hasMessageNotContaining("replaying"));
     health.ready(status("n1", 82_100, applied[0]));
     assertThat(health.replayed()).isTrue();
     health.ready(status("", 82_100, applied[0]));
