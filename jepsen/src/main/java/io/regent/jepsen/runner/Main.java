@@ -13,7 +13,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "jepsen/run", mixinStandardHelpOptions = true,
     subcommands = {TestCommand.class, CheckCommand.class, PauseCommand.class, OverloadCommand.class, RestartCommand.class,
-        CompareCommand.class},
+        FrozenLeaderCommand.class, CompareCommand.class},
     description = {"Jepsen-style tests of Regent: real server processes, real faults, checked histories.",
         "Exit codes: 0 valid, 1 invalid, 2 unknown, crashed or bad usage."})
 public final class Main implements Runnable {

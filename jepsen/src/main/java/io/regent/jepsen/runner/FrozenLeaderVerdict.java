@@ -1,0 +1,61 @@
+package io.regent.jepsen.runner;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Judges {@link FrozenLeaderRun}'s rounds against issue #40 item 6's targets (docs/ratis.md §10): with the Raft
+ * leader frozen, a write sent through a follower once a new leader is ready is acknowledged within
+ * {@link #LATE_GRANT_MS} ms, however many earlier writes are stuck on the frozen leader; and writes through the
+ * live nodes are acknowledged within {@link #FIRST_REVOKE_MS} ms of the freeze. A write refused or hanging fails
+ * its round.
+ */
+final class FrozenLeaderVerdict {
+  /** The late grant's bound, ms from its send (the new leader is ready by then). */
+  static final long LATE_GRANT_MS = 1_000;
+  /** The first acknowledged revoke's bound, ms from the freeze. */
+  static final long FIRST_REVOKE_MS = 2_000;
+
+  /** One freeze: the late grant's latency and the first revoke's time after the freeze, ms; -1 for none. */
+  record Round(String frozen, long lateGrantMs, long firstRevokeMs, long newLeaderKnownMs) {
+  }
+
+  /** The verdict and, when invalid, each round that missed and by what. */
+  record Outcome(boolean valid, String explanation) {
+  }
+
+  private FrozenLeaderVerdict() {
+  }
+
+  /** Judges {@code rounds}; no rounds is invalid (nothing was shown). */
+  static Outcome judge(List<Round> rounds) {
+    if (rounds.isEmpty()) {
+      return new Outcome(false, "no round ran");
+    }
+    List<String> missed = new ArrayList<>();
+    long worstLate = 0;
+    long worstRevoke = 0;
+    for (int i = 0; i < rounds.size(); i++) {
+      Round r = rounds.get(i);
+      String at = "round " + (i + 1) + " (" + r.frozen() + " frozen): ";
+      if (r.lateGrantMs() < 0) {
+        missed.add(at + "the late grant was refused or hung");
+      } else if (r.lateGrantMs() > LATE_GRANT_MS) {
+        missed.add(at + "the late grant took " + r.lateGrantMs() + " ms (bound " + LATE_GRANT_MS + ")");
+      }
+      if (r.firstRevokeMs() < 0) {
+        missed.add(at + "no revoke through a live node was acknowledged");
+      } else if (r.firstRevokeMs() > FIRST_REVOKE_MS) {
+        missed.add(at + "the first revoke was acknowledged " + r.firstRevokeMs() + " ms after the freeze (bound "
+            + FIRST_REVOKE_MS + ")");
+      }
+      worstLate = Math.max(worstLate, r.lateGrantMs());
+      worstRevoke = Math.max(worstRevoke, r.firstRevokeMs());
+    }
+    if (!missed.isEmpty()) {
+      return new Outcome(false, String.join("; ", missed));
+    }
+    return new Outcome(true, rounds.size() + " rounds: the late grant within " + worstLate
+        + " ms, the first revoke within " + worstRevoke + " ms of the freeze");
+  }
+}
