@@ -85,7 +85,7 @@ public final class ApiServer implements AutoCloseable {
     this.executors = executors;
     var blocking = executors.blocking();
     HealthStatusManager health = new HealthStatusManager();
-    this.health = new HealthReporter(cluster, health);
+    this.health = new HealthReporter(cluster, health, sm::appliedIndex);
     this.reader = new StateReader(confirmer, sm, blocking, this.health);
     LeaseQuota quota = new LeaseQuota(limits.maxLeasesPerConnection());
     LeaseGrants grants = new LeaseGrants(minTtlMs, limits, quota, admission.leaseQuota(), admission.nameQuota(), sm);

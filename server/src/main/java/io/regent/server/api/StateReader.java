@@ -98,10 +98,8 @@ public final class StateReader {
    * UNAVAILABLE "replaying …" instead: the client tries the next node (docs/operations.md "Restarts").
    */
   private <T> CompletableFuture<T> onPool(Supplier<T> read) {
-    long target = replay.replayTarget();
-    // Caught up may be true before the health evaluation that records it (every HealthReporter period): a read
-    // right after the catch-up was refused with "applied index 747 of the 724 committed" (DiskFullTest).
-    if (!replay.replayed() && !(target >= 0 && stateMachine.appliedIndex() >= target)) {
+    if (!replay.replayed()) {
+      long target = replay.replayTarget();
       return CompletableFuture.failedFuture(Status.UNAVAILABLE.withDescription("replaying: this node has applied "
           + "index " + stateMachine.appliedIndex() + (target < 0 ? " and knows no leader yet" : " of the " + target
           + " committed when it learnt of the leader") + "; it answers serializable reads once it has caught up")

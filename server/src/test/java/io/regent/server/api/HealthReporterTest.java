@@ -14,7 +14,7 @@ class HealthReporterTest {
 
   @Test
   void notServingUntilTheStartUpCatchUpIsDoneAndWhileNoLeaderIsKnown() {
-    HealthReporter r = new HealthReporter(() -> status("", 0, 0), new HealthStatusManager());
+    HealthReporter r = new HealthReporter(() -> status("", 0, 0), new HealthStatusManager(), () -> 0);
     assertThat(r.ready(status("", 0, 3))).as("no leader yet").isFalse();
     assertThat(r.ready(status("n1", 40, 3))).as("behind what was committed when the leader was learnt").isFalse();
     assertThat(r.ready(status("n1", 55, 39))).isFalse();
