@@ -33,6 +33,10 @@ public final class FrozenLeaderCommand implements Callable<Integer> {
       description = "how long the leader stays stopped, ms, at least 4000 (default: ${DEFAULT-VALUE})")
   long pauseMs;
 
+  @Option(names = "--after-election", description = "bound the first revoke by 1 s from the moment a live node says "
+      + "it leads, instead of 2 s from the freeze (for a machine too busy to hold an election on time)")
+  boolean afterElection;
+
   @Mixin
   ClusterOptions cluster;
 
@@ -46,7 +50,7 @@ public final class FrozenLeaderCommand implements Callable<Integer> {
           "--rounds must be positive, --stuck not negative and --pause at least 4000 ms");
     }
     Map<String, Object> r = new FrozenLeaderRun(new FrozenLeaderRun.Options(nodes, rounds, stuck, pauseMs,
-        cluster.network, cluster.store, cluster.jar)).run();
+        !afterElection, cluster.network, cluster.store, cluster.jar)).run();
     System.out.println("frozen: " + r.get("valid?") + " (" + r.get("explanation") + ") -> " + r.get("store"));
     return switch (String.valueOf(r.get("valid?"))) {
       case "valid" -> 0;

@@ -1,7 +1,6 @@
 package io.regent.jepsen.runner;
 
 import io.grpc.StatusRuntimeException;
-import io.regent.api.v1.StatusResponse;
 import io.regent.client.RegentClient;
 import io.regent.jepsen.client.Deadline;
 import io.regent.jepsen.cluster.Cluster;
@@ -47,8 +46,12 @@ final class FrozenLeaderRun {
   /** TTL of the grants, ms: they outlive a round. */
   static final long TTL_MS = 120_000;
 
-  /** What a run does: node count, rounds, grants stuck on the frozen leader, how long it stays frozen. */
-  record Options(int nodes, int rounds, int stuck, long pauseMs, String network, Path store, Path jar) {
+  /**
+   * What a run does: node count, rounds, grants stuck on the frozen leader, how long it stays frozen, and whether
+   * the revoke's bound includes the election ({@link FrozenLeaderVerdict#judge(List, boolean)}).
+   */
+  record Options(int nodes, int rounds, int stuck, long pauseMs, boolean electionIncluded, String network, Path store,
+                 Path jar) {
   }
 
   private final Options o;
@@ -87,7 +90,7 @@ final class FrozenLeaderRun {
         throw new IllegalStateException("round " + (r + 1) + ": the cluster did not recover: " + down.get());
       }
     }
-    FrozenLeaderVerdict.Outcome v = FrozenLeaderVerdict.judge(rounds);
+    FrozenLeaderVerdict.Outcome v = FrozenLeaderVerdict.judge(rounds, o.electionIncluded());
     results.put("valid?", v.valid() ? "valid" : "invalid");
     results.put("explanation", v.explanation());
     results.put("rounds", rows);
@@ -99,7 +102,8 @@ final class FrozenLeaderRun {
     List<Node> live = cluster.nodes().stream().filter(n -> n != frozen).toList();
     List<RegentClient> liveClients = new ArrayList<>();
     ExecutorService callers = Executors.newCachedThreadPool();
-    ScheduledExecutorService timer = Executors.newScheduledThreadPool(2);
+    // one thread per live node's status poll: a follower's status may wait on the frozen leader, the new leader's not
+    ScheduledExecutorService timer = Executors.newScheduledThreadPool(2 + live.size());
     try {
       for (Node n : live) {
         liveClients.add(RegentClient.connect(List.of(n.endpoint())));
@@ -138,11 +142,13 @@ final class FrozenLeaderRun {
         }
       }, 0, REVOKE_EVERY_MS, TimeUnit.MILLISECONDS);
       AtomicLong leaderKnownMs = new AtomicLong(-1);
-      timer.scheduleWithFixedDelay(() -> {
-        if (leaderKnownMs.get() < 0 && newLeaderAmong(liveClients, frozen)) {
-          leaderKnownMs.compareAndSet(-1, ms(System.nanoTime() - t0));
-        }
-      }, 0, 20, TimeUnit.MILLISECONDS);
+      for (RegentClient c : liveClients) {
+        timer.scheduleWithFixedDelay(() -> {
+          if (leaderKnownMs.get() < 0 && leads(c)) {
+            leaderKnownMs.compareAndSet(-1, ms(System.nanoTime() - t0));
+          }
+        }, 0, 20, TimeUnit.MILLISECONDS);
+      }
 
       TimeUnit.NANOSECONDS.sleep(Math.max(0, t0 + TimeUnit.MILLISECONDS.toNanos(LATE_AT_MS) - System.nanoTime()));
       long lateSent = System.nanoTime();
@@ -162,7 +168,7 @@ final class FrozenLeaderRun {
       }
       row.put("frozen", frozen.id());
       row.put("via", live.get(0).id());
-      row.put("new-leader-known-ms", leaderKnownMs.get());
+      row.put("new-leader-ms", leaderKnownMs.get());
       row.put("first-revoke-ms", firstRevokeMs.get());
       row.put("late-grant-ms", lateMs);
       row.put("early-granted", earlyGranted);
@@ -200,19 +206,13 @@ final class FrozenLeaderRun {
     }
   }
 
-  /** Whether a live node says it leads (the frozen one cannot). */
-  private static boolean newLeaderAmong(List<RegentClient> live, Node frozen) {
-    for (RegentClient c : live) {
-      try {
-        StatusResponse s = Deadline.call(Duration.ofMillis(500), () -> c.cluster().status());
-        if ("LEADER".equals(s.getRole()) && !s.getLeader().equals(frozen.id())) {
-          return true;
-        }
-      } catch (StatusRuntimeException e) {
-        // not answering yet: asked again in 20 ms
-      }
+  /** Whether the node {@code c} talks to (a live one) says it is the Raft leader. */
+  private static boolean leads(RegentClient c) {
+    try {
+      return "LEADER".equals(Deadline.call(Duration.ofMillis(500), () -> c.cluster().status()).getRole());
+    } catch (StatusRuntimeException e) {
+      return false; // not answering yet: asked again in 20 ms
     }
-    return false;
   }
 
   private static long ms(long nanos) {

@@ -23,6 +23,17 @@ class FrozenLeaderVerdictTest {
   }
 
   @Test
+  void afterTheElectionTheRevokeIsBoundedFromTheNewLeader() {
+    var slowElection = List.of(new FrozenLeaderVerdict.Round("n1", 200, 2_600, 2_100));
+    assertThat(FrozenLeaderVerdict.judge(slowElection).valid()).isFalse();
+    assertThat(FrozenLeaderVerdict.judge(slowElection, false).valid()).isTrue();
+    var slowAfter = List.of(new FrozenLeaderVerdict.Round("n1", 200, 1_900, 800));
+    assertThat(FrozenLeaderVerdict.judge(slowAfter, false).explanation()).contains("1100 ms after a live node");
+    assertThat(FrozenLeaderVerdict.judge(List.of(new FrozenLeaderVerdict.Round("n1", 200, 1_000, -1)), false)
+        .explanation()).contains("no live node said it leads");
+  }
+
+  @Test
   void aRefusedLateGrantOrNoRevokeIsInvalid() {
     assertThat(FrozenLeaderVerdict.judge(List.of(new FrozenLeaderVerdict.Round("n1", -1, 900, 800))).explanation())
         .contains("refused or hung");
