@@ -102,8 +102,7 @@ final class FrozenLeaderRun {
     List<Node> live = cluster.nodes().stream().filter(n -> n != frozen).toList();
     List<RegentClient> liveClients = new ArrayList<>();
     ExecutorService callers = Executors.newCachedThreadPool();
-    // one thread per live node's status poll: a follower's status may wait on the frozen leader, the new leader's not
-    ScheduledExecutorService timer = Executors.newScheduledThreadPool(2 + live.size());
+    ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor();
     try {
       for (Node n : live) {
         liveClients.add(RegentClient.connect(List.of(n.endpoint())));
@@ -116,6 +115,7 @@ final class FrozenLeaderRun {
         leases.add(liveClients.get(k % liveClients.size()).leases().grant(TTL_MS));
       }
 
+      long frozenAtEpochMs = System.currentTimeMillis();
       frozen.pause();
       long t0 = System.nanoTime();
       List<CompletableFuture<Long>> early = new ArrayList<>();
@@ -141,14 +141,6 @@ final class FrozenLeaderRun {
           });
         }
       }, 0, REVOKE_EVERY_MS, TimeUnit.MILLISECONDS);
-      AtomicLong leaderKnownMs = new AtomicLong(-1);
-      for (RegentClient c : liveClients) {
-        timer.scheduleWithFixedDelay(() -> {
-          if (leaderKnownMs.get() < 0 && leads(c)) {
-            leaderKnownMs.compareAndSet(-1, ms(System.nanoTime() - t0));
-          }
-        }, 0, 20, TimeUnit.MILLISECONDS);
-      }
 
       TimeUnit.NANOSECONDS.sleep(Math.max(0, t0 + TimeUnit.MILLISECONDS.toNanos(LATE_AT_MS) - System.nanoTime()));
       long lateSent = System.nanoTime();
@@ -166,14 +158,16 @@ final class FrozenLeaderRun {
           earlyRefused++;
         }
       }
+      long electedMs = ElectionLog.firstWonSince(live.stream().map(Node::log).toList(), frozenAtEpochMs)
+          .orElse(frozenAtEpochMs - 1) - frozenAtEpochMs;
       row.put("frozen", frozen.id());
       row.put("via", live.get(0).id());
-      row.put("new-leader-ms", leaderKnownMs.get());
+      row.put("elected-ms", electedMs);
       row.put("first-revoke-ms", firstRevokeMs.get());
       row.put("late-grant-ms", lateMs);
       row.put("early-granted", earlyGranted);
       row.put("early-refused", earlyRefused);
-      return new FrozenLeaderVerdict.Round(frozen.id(), lateMs, firstRevokeMs.get(), leaderKnownMs.get());
+      return new FrozenLeaderVerdict.Round(frozen.id(), lateMs, firstRevokeMs.get(), electedMs);
     } finally {
       if (frozen.paused()) {
         frozen.resume();
@@ -203,15 +197,6 @@ final class FrozenLeaderRun {
     } catch (ExecutionException | TimeoutException e) {
       row.put(name + "-error", String.valueOf(e.getCause() == null ? e : e.getCause()));
       return -1;
-    }
-  }
-
-  /** Whether the node {@code c} talks to (a live one) says it is the Raft leader. */
-  private static boolean leads(RegentClient c) {
-    try {
-      return "LEADER".equals(Deadline.call(Duration.ofMillis(500), () -> c.cluster().status()).getRole());
-    } catch (StatusRuntimeException e) {
-      return false; // not answering yet: asked again in 20 ms
     }
   }
 

@@ -10,21 +10,22 @@ import java.util.List;
  * live nodes are acknowledged within {@link #FIRST_REVOKE_MS} ms of the freeze. A write refused or hanging fails
  * its round. The second bound includes the election (an election timeout of 0.6-1.2 s, then the votes): on a
  * machine too busy to hold an election on time, {@link #judge(List, boolean)} can bound instead what follows it,
- * {@link #AFTER_LEADER_MS} ms from the moment a live node says it leads to the first acknowledged revoke.
+ * {@link #AFTER_LEADER_MS} ms from the new leader's election (its node log, {@link ElectionLog}) to the first
+ * acknowledged revoke.
  */
 final class FrozenLeaderVerdict {
   /** The late grant's bound, ms from its send (the new leader is ready by then). */
   static final long LATE_GRANT_MS = 1_000;
   /** The first acknowledged revoke's bound, ms from the freeze. */
   static final long FIRST_REVOKE_MS = 2_000;
-  /** The first acknowledged revoke's bound, ms from the moment a live node says it leads. */
+  /** The first acknowledged revoke's bound, ms from the new leader's election. */
   static final long AFTER_LEADER_MS = 1_000;
 
   /**
-   * One freeze: the late grant's latency, the first acknowledged revoke's and the first "I lead" of a live node,
-   * ms after the freeze; -1 for none.
+   * One freeze: the late grant's latency, and the first acknowledged revoke and the new leader's election in ms
+   * after the freeze; -1 for none.
    */
-  record Round(String frozen, long lateGrantMs, long firstRevokeMs, long newLeaderMs) {
+  record Round(String frozen, long lateGrantMs, long firstRevokeMs, long electedMs) {
   }
 
   /** The verdict and, when invalid, each round that missed and by what. */
@@ -41,7 +42,7 @@ final class FrozenLeaderVerdict {
 
   /**
    * Judges {@code rounds}; the first revoke is bounded from the freeze when {@code electionIncluded}, else from
-   * the new leader's first "I lead" (a round in which no live node said so fails).
+   * the new leader's election (a round in which none was seen fails).
    */
   static Outcome judge(List<Round> rounds, boolean electionIncluded) {
     if (rounds.isEmpty()) {
@@ -63,11 +64,11 @@ final class FrozenLeaderVerdict {
       } else if (electionIncluded && r.firstRevokeMs() > FIRST_REVOKE_MS) {
         missed.add(at + "the first revoke was acknowledged " + r.firstRevokeMs() + " ms after the freeze (bound "
             + FIRST_REVOKE_MS + ")");
-      } else if (!electionIncluded && r.newLeaderMs() < 0) {
-        missed.add(at + "no live node said it leads");
-      } else if (!electionIncluded && r.firstRevokeMs() - r.newLeaderMs() > AFTER_LEADER_MS) {
-        missed.add(at + "the first revoke was acknowledged " + (r.firstRevokeMs() - r.newLeaderMs())
-            + " ms after a live node said it leads (bound " + AFTER_LEADER_MS + ")");
+      } else if (!electionIncluded && r.electedMs() < 0) {
+        missed.add(at + "no election was seen after the freeze");
+      } else if (!electionIncluded && r.firstRevokeMs() - r.electedMs() > AFTER_LEADER_MS) {
+        missed.add(at + "the first revoke was acknowledged " + (r.firstRevokeMs() - r.electedMs())
+            + " ms after the new leader's election (bound " + AFTER_LEADER_MS + ")");
       }
       worstLate = Math.max(worstLate, r.lateGrantMs());
       worstRevoke = Math.max(worstRevoke, r.firstRevokeMs());

@@ -28,9 +28,9 @@ class FrozenLeaderVerdictTest {
     assertThat(FrozenLeaderVerdict.judge(slowElection).valid()).isFalse();
     assertThat(FrozenLeaderVerdict.judge(slowElection, false).valid()).isTrue();
     var slowAfter = List.of(new FrozenLeaderVerdict.Round("n1", 200, 1_900, 800));
-    assertThat(FrozenLeaderVerdict.judge(slowAfter, false).explanation()).contains("1100 ms after a live node");
+    assertThat(FrozenLeaderVerdict.judge(slowAfter, false).explanation()).contains("1100 ms after the new leader's election");
     assertThat(FrozenLeaderVerdict.judge(List.of(new FrozenLeaderVerdict.Round("n1", 200, 1_000, -1)), false)
-        .explanation()).contains("no live node said it leads");
+        .explanation()).contains("no election was seen");
   }
 
   @Test
