@@ -1,5 +1,6 @@
 package io.regent.jepsen.cluster;
 
+import io.grpc.ConnectivityState;
 import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.StatusRuntimeException;
@@ -45,6 +46,12 @@ public final class Progress implements AutoCloseable {
   public Optional<StatusResponse> local(Node n) {
     try {
       ManagedChannel ch = channels.get(cluster.nodes().indexOf(n));
+      // gRPC waits out a growing backoff (1 s, x1.6 each time, up to 2 min) between reconnects to a node that was
+      // down, failing calls meanwhile: a node down 49 s (its JVM took 29 s to start at a load average of 30) was
+      // next tried after the run's 60 s wait for its answer, and reported as never answering
+      if (ch.getState(false) == ConnectivityState.TRANSIENT_FAILURE) {
+        ch.resetConnectBackoff();
+      }
       return Optional.of(ClusterGrpc.newBlockingStub(ch).withDeadlineAfter(CALL.toMillis(), TimeUnit.MILLISECONDS)
           .status(StatusRequest.newBuilder().setSerializable(true).build()));
     } catch (StatusRuntimeException e) {
