@@ -9,6 +9,7 @@ import io.grpc.StatusRuntimeException;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiFunction;
@@ -30,6 +31,8 @@ import java.util.function.Supplier;
  *       first answer wins — a hung node costs a lease only part of its budget, a slow one nothing. Membership
  *       changes are <em>not</em> re-sent (Ratis's own configuration change has no request id): the caller gets
  *       the DEADLINE_EXCEEDED and the next call starts at the next endpoint.
+ *   <li>No answer yet from the leader's endpoint after {@link #LEADER_QUIET_MS}: the call waits on, but the leader is
+ *       suspect and the calls that follow start at the current endpoint.
  * </ul>
  *
  * <p>Every mutating call builds its request once, with a request id of its own ({@link RequestIds}), before the
@@ -61,6 +64,15 @@ import java.util.function.Supplier;
 final class Calls {
   /** Shortest deadline of one attempt when a call is retried on another endpoint, ms. */
   static final long MIN_ATTEMPT_MS = 50;
+  /**
+   * How long a call sent to the leader's endpoint may go unanswered before the leader is suspect and the calls
+   * that follow start at the current endpoint instead, ms (docs/api.md "Leader routing"). A leader answers a write
+   * in milliseconds and a loaded one within hundreds; a frozen one (SIGSTOP, a long GC pause) never, and every call
+   * routed to it waited out its attempt timeout (5 s) although a new leader was ready ~1 s after the freeze
+   * (jepsen/run frozen: writes sent 3 s after the freeze answered 3.3-4.0 s later, in 10 of 10 rounds). The call
+   * itself keeps waiting: a slow leader still answers it, and its answer clears the suspicion.
+   */
+  static final long LEADER_QUIET_MS = 1_000;
 
   private final Endpoints endpoints;
   private final long callTimeoutMs;
@@ -183,6 +195,8 @@ final class Calls {
           attempt = Deadline.after(Math.min(attemptTimeoutMs, Math.max(MIN_ATTEMPT_MS, leftMs / 2)),
               TimeUnit.MILLISECONDS);
         }
+        ScheduledFuture<?> quiet = toLeader && idx == endpoints.leaderIndex()
+            ? deadlines.schedule(() -> endpoints.quiet(idx), LEADER_QUIET_MS, TimeUnit.MILLISECONDS) : null;
         try {
           Long resend = pass == 0 && i == 0 ? null : seen;
           return attempt(attempt, resend, () -> rpc.apply(chs.get(idx)));
@@ -198,6 +212,10 @@ final class Calls {
             throw e;
           }
           last = e;
+        } finally {
+          if (quiet != null) {
+            quiet.cancel(false);
+          }
         }
       }
       if (pass < retry.rounds() - 1) {

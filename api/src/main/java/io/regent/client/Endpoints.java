@@ -227,6 +227,11 @@ final class Endpoints {
     return channels;
   }
 
+  /** Index of the leader's endpoint that calls for the leader go to now, or -1 (none known, suspect, or not preferred). */
+  int leaderIndex() {
+    return preferLeader ? routing.leader() : -1;
+  }
+
   /** The leader's endpoint that calls for the leader go to now, if any (see {@link RegentClient#leaderEndpoint}). */
   Optional<String> leaderEndpoint() {
     int i = preferLeader ? routing.leader() : -1;
@@ -267,6 +272,14 @@ final class Endpoints {
       routing.failed(idx);
     }
     current = (idx + 1) % count;
+  }
+
+  /**
+   * A call sent to endpoint {@code idx} as the leader's has had no answer for {@link Calls#LEADER_QUIET_MS}: when
+   * it is still the leader's endpoint, calls for the leader start elsewhere for now, and this call goes on waiting.
+   */
+  void quiet(int idx) {
+    routing.failed(idx);
   }
 
   /** A hedged attempt's endpoint failed: as {@link #failed}, moving on unless another call has already. */
