@@ -39,6 +39,11 @@ import org.junit.jupiter.params.provider.ValueSource;
  * later write queued behind them. After: 0.13-0.47 s in four runs. The first revoke through a live node: before,
  * 6.2 s (3 nodes) and 6.7 s (5 nodes) after the freeze, the new leader ready at 1.1 and 1.3 s; after, 1.2-1.9 s,
  * the new leader ready at 1.1-1.5 s.
+ *
+ * <p>The freeze here holds the frozen node's Raft links only: its API still answers, so a client that routes its
+ * writes to the leader is not held by it. Real processes stopped with SIGSTOP are {@code FrozenLeaderIT}'s
+ * (jepsen), where that routing once held every write for the 5 s attempt timeout (docs/api.md "Leader-aware
+ * routing").
  */
 @Tag("cluster")
 class FrozenLeaderWritesTest {
