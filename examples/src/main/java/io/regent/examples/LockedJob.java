@@ -16,8 +16,12 @@ import java.lang.management.ManagementFactory;
  * (MS: wall clock, ms), as the Python and TypeScript examples do. Exit 0 after every step, 1 when the lock was lost.
  */
 public final class LockedJob {
-  /** The lock's lease TTL, ms: how long after this process dies (or hangs) another run may take the lock. */
-  static final long TTL_MS = 5_000;
+  /**
+   * The lock's lease TTL, ms: how long after this process dies (or hangs) another run may take the lock; the
+   * {@code regent lock} default. The lock is lost when renewals fail for 2/3 of it: a shorter TTL is lost sooner
+   * to a long GC pause or a starved machine (a 5 s one was, by a cold JVM on two cores at a load average of 30).
+   */
+  static final long TTL_MS = 10_000;
 
   private LockedJob() {
   }
