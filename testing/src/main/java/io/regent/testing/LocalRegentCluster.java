@@ -62,7 +62,7 @@ public final class LocalRegentCluster implements AutoCloseable {
   }
 
   /**
-   * Starts {@code size} nodes (1 to 7; 3 for a quorum that survives nothing but reads like production) and waits
+   * Starts {@code size} nodes (1 to 7; 3 as in production, what {@link RegentClusterExtension} starts) and waits
    * until they have elected a leader and every node publishes its API address.
    *
    * @throws IllegalArgumentException for a size outside 1..7
