@@ -7,48 +7,22 @@ import io.regent.client.RegentClient;
 import io.regent.fencing.FencingMode;
 import io.regent.fencing.JdbcFence;
 import io.regent.fencing.StaleTokenException;
-import io.regent.server.RegentServer;
-import io.regent.server.config.ServerConfig;
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.nio.file.Path;
+import io.regent.testing.LocalRegentCluster;
+import io.regent.testing.RegentClusterExtension;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
-import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 
-/** Runs the example against a real one-node cluster and an H2 database, then plays the deposed leader. */
+/** Runs the example against the module's 3-node cluster and an H2 database, then plays the deposed leader. */
 @Tag("cluster")
+@ExtendWith(RegentClusterExtension.class)
 class FencedJdbcLeaderTest {
-  @TempDir
-  Path dir;
-
-  /** A free port below Linux's ephemeral range (an outgoing connection cannot take it before the node binds). */
-  private static int freePort() throws IOException {
-    for (int tries = 0; ; tries++) {
-      int port = 32_000 + ThreadLocalRandom.current().nextInt(700);
-      try (ServerSocket s = new ServerSocket()) {
-        s.bind(new InetSocketAddress("127.0.0.1", port));
-        return port;
-      } catch (IOException e) {
-        if (tries > 100) {
-          throw e;
-        }
-      }
-    }
-  }
-
   @Test
-  void theLeaderWritesFencedRowsAndAnOlderTokenIsRefused() throws Exception {
-    int api = freePort();
-    try (RegentServer node = RegentServer.start(ServerConfig.of("e1", Map.of("e1", "127.0.0.1:" + freePort()), api,
-        dir.resolve("e1")));
-         RegentClient client = RegentClient.connect("127.0.0.1:" + api);
+  void theLeaderWritesFencedRowsAndAnOlderTokenIsRefused(LocalRegentCluster cluster) throws Exception {
+    try (RegentClient client = RegentClient.connect(cluster.endpoints());
          Connection db = DriverManager.getConnection("jdbc:h2:mem:fenced-example;DB_CLOSE_DELAY=-1")) {
       assertThat(FencedJdbcLeader.lead(client, db, "worker-1", 3)).isEqualTo(3);
       long token;

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -26,11 +27,15 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Installs the Python and TypeScript clients as a team outside this repository would, and runs their examples
+ * Installs the Java, Python and TypeScript clients as a team outside this repository would, and runs their examples
  * (a lock around a job, run twice at once; the fenced-ledger writer) against the module's shared 3-node cluster
- * ({@link SharedClusterUp}; names of its own) and a monotone ledger:
+ * ({@link SharedClusterUp}; names of its own) and a monotone ledger, and the lock examples again over mutual TLS
+ * against the module's shared TLS cluster ({@link SharedTlsClusterUp}, the client certificate {@code admin} from
+ * {@code $REGENT_CACERT}, {@code $REGENT_CERT}, {@code $REGENT_KEY}, as the CLI reads them):
  *
  * <ul>
+ *   <li>the Java client ({@code regent-api}) from a file-based Maven repository into a throwaway Maven project,
+ *       built offline ({@link JavaClientProject}), with the examples module's {@code LockedJob};
  *   <li>the Python wheel ({@code pip wheel}) in a fresh virtual environment, with protobuf and grpcio from the
  *       package index pip is configured with (the current releases), and again in one that sees Debian's
  *       python3-protobuf and python3-grpcio;
@@ -44,7 +49,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("cluster")
 @Timeout(300)
-@ExtendWith(SharedClusterUp.class)
+@ExtendWith({SharedClusterUp.class, SharedTlsClusterUp.class})
 class ClientInstallTest {
   private static final Path CLIENTS = Path.of("..", "clients").toAbsolutePath().normalize();
   /** Where the protos the TypeScript build copies live: regent.proto, and group.proto (ownership groups). */
@@ -57,14 +62,22 @@ class ClientInstallTest {
   static Path dir;
 
   private static String endpoints;
+  private static SharedTlsClusterUp.Tls tls;
   private static LedgerServer ledger;
 
   @BeforeAll
-  static void join(ProcessCluster shared) throws Exception {
+  static void join(ProcessCluster shared, SharedTlsClusterUp.Tls sharedTls) throws Exception {
     endpoints = shared.endpoints();
+    tls = sharedTls;
     ledger = LedgerServer.start(0, dir.resolve("ledger"), LedgerMode.MONOTONE);
-    try (RegentClient client = RegentClient.connect(endpoints)) {
-      // ready once a leader is known and every node has published its API address (the clients route by it)
+    awaitReady(RegentClient.connect(endpoints));
+    awaitReady(RegentClient.builder().endpoints(List.of(tls.cluster().endpoints().split(","))).caCert(tls.ca())
+        .clientCert(tls.cert(), tls.key()).build());
+  }
+
+  /** Waits until a leader is known and every node has published its API address (the clients route by it). */
+  private static void awaitReady(RegentClient client) {
+    try (client) {
       await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> {
         var s = client.cluster().status();
         return !s.getLeader().isEmpty() && s.getMembersList().stream().noneMatch(m -> m.getApiAddress().isEmpty());
@@ -77,6 +90,17 @@ class ClientInstallTest {
     if (ledger != null) {
       ledger.close();
     }
+  }
+
+  @Test
+  void theJavaClientFromAFileRepositoryRunsItsExampleInAThrowawayProject() throws Exception {
+    Path work = Files.createDirectories(dir.resolve("java"));
+    Path jar = JavaClientProject.build(work, List.of("LockedJob.java", "ClientArgs.java"));
+    String main = "io.regent.examples.LockedJob";
+    runTwiceAtOnce(work, work, Map.of(), JavaClientProject.java(jar, main, endpoints,
+        SharedClusterUp.name("java-install-job"), "3"));
+    runTwiceAtOnce(work, work, tls.env(), JavaClientProject.java(jar, main, tls.cluster().endpoints(),
+        SharedClusterUp.name("java-install-tls-job"), "3"));
   }
 
   @Test
@@ -149,8 +173,10 @@ class ClientInstallTest {
         "`node ${process.version}, @grpc/grpc-js ${require('@grpc/grpc-js/package.json').version}`").ok().output();
     System.out.println("TypeScript client from its tarball: " + versions.strip());
 
-    String name = SharedClusterUp.name("ts-install-job");
-    runTwiceAtOnce(app, work, "node", "out/lock-job.js", endpoints, name, "3");
+    runTwiceAtOnce(app, work, Map.of(), "node", "out/lock-job.js", endpoints, SharedClusterUp.name("ts-install-job"),
+        "3");
+    runTwiceAtOnce(app, work, tls.env(), "node", "out/lock-job.js", tls.cluster().endpoints(),
+        SharedClusterUp.name("ts-install-tls-job"), "3");
     String writer = SharedClusterUp.name("ts-install-ledger");
     String out = CommandRun.run(app, work, Map.of(), 60, "node", "out/ledger-writer.js", endpoints,
         "127.0.0.1:" + ledger.port(), writer, "--count", "3", "--interval", "50").ok().output();
@@ -176,12 +202,18 @@ class ClientInstallTest {
         .ok().output().strip();
   }
 
-  /** Runs examples/job_lock.py twice at once and examples/ledger_writer.py, from outside any source tree. */
+  /**
+   * Runs examples/job_lock.py twice at once (on the plaintext cluster, then over mutual TLS) and
+   * examples/ledger_writer.py, from outside any source tree.
+   */
   private static void runPythonExamples(Path work, Path venv, String prefix) throws Exception {
     Path run = Files.createDirectories(work.resolve("run"));
     SourceTree.copy(CLIENTS.resolve("python/examples"), run.resolve("examples"), Set.of());
     String python = venv.resolve("bin/python").toString();
-    runTwiceAtOnce(run, work, python, "examples/job_lock.py", endpoints, SharedClusterUp.name(prefix + "-job"), "3");
+    runTwiceAtOnce(run, work, Map.of(), python, "examples/job_lock.py", endpoints,
+        SharedClusterUp.name(prefix + "-job"), "3");
+    runTwiceAtOnce(run, work, tls.env(), python, "examples/job_lock.py", tls.cluster().endpoints(),
+        SharedClusterUp.name(prefix + "-tls-job"), "3");
     String writer = SharedClusterUp.name(prefix + "-ledger");
     String out = CommandRun.run(run, work, Map.of("PYTHONDONTWRITEBYTECODE", "1"), 60, python,
         "examples/ledger_writer.py", endpoints, "127.0.0.1:" + ledger.port(), writer, "3").ok().output();
@@ -189,11 +221,13 @@ class ClientInstallTest {
   }
 
   /**
-   * Starts the lock example twice on one name; both must run all their steps, one after the other: the second's
-   * hold starts after the first's ended, with a larger fencing token.
+   * Starts the lock example twice on one name, with {@code tlsEnv} added to the environment; both must run all
+   * their steps, one after the other: the second's hold starts after the first's ended, with a larger fencing token.
    */
-  private static void runTwiceAtOnce(Path cwd, Path work, String... command) throws Exception {
-    Map<String, String> env = Map.of("PYTHONDONTWRITEBYTECODE", "1");
+  private static void runTwiceAtOnce(Path cwd, Path work, Map<String, String> tlsEnv, String... command)
+      throws Exception {
+    Map<String, String> env = new HashMap<>(tlsEnv);
+    env.put("PYTHONDONTWRITEBYTECODE", "1");
     CommandRun a = CommandRun.start(cwd, work, env, command);
     CommandRun b = CommandRun.start(cwd, work, env, command);
     List<long[]> holds = new ArrayList<>();  // token, locked at, unlocked at

@@ -7,52 +7,38 @@ import io.regent.cli.Regent;
 import io.regent.cli.output.ExitCodes;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.file.Path;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 import picocli.CommandLine;
 
-/** {@code regent certs init} + {@code regent cluster up --tls}: real processes, mutual TLS on both ports. */
+/**
+ * {@code regent certs init} + {@code regent cluster up --tls}: real processes, mutual TLS on both ports. The
+ * module's shared TLS cluster ({@link SharedTlsClusterUp}), which {@code ClientInstallTest} runs its examples on.
+ */
 @Timeout(240)
 @Tag("cluster")
+@ExtendWith(SharedTlsClusterUp.class)
 class ClusterUpTlsTest {
-  @TempDir
-  Path dir;
-  ProcessCluster cluster;
-
   /** Exit code, stdout and stderr of one in-process {@code regent} command. */
   record Run(int code, String out, String err) {
   }
 
-  @AfterEach
-  void stop() throws Exception {
-    if (cluster != null) {
-      cluster.stop(ClusterDownCommand.GRACE_MS, new PrintWriter(PrintWriter.nullWriter()));
-    }
-  }
-
   @Test
-  void onlyClientsWithACertificateFromTheCaAreServed() throws Exception {
-    Path certs = dir.resolve("certs");
-    assertThat(run("certs", "init", "--dir", certs.toString(), "--clients", "admin").code()).isZero();
-    try (PortBlock ports = PortBlock.reserve()) {
-      cluster = ClusterUpCommand.up(dir.resolve("cluster"), 3, ports.base(), certs,
-          new PrintWriter(PrintWriter.nullWriter())).cluster();
-    }
+  void onlyClientsWithACertificateFromTheCaAreServed(SharedTlsClusterUp.Tls tls) throws Exception {
+    ProcessCluster cluster = tls.cluster();
     String endpoints = cluster.endpoints();
-    String ca = certs.resolve("ca.crt").toString();
-    assertThat(dir.resolve("cluster").resolve(ClusterUpCommand.ETCD_ENDPOINTS_FILE))
+    String ca = tls.ca().toString();
+    assertThat(cluster.dir().resolve(ClusterUpCommand.ETCD_ENDPOINTS_FILE))
         .as("nodes with TLS serve no etcd port").doesNotExist();
 
     // `up` returns once one node reports a leader; the node asked here may not have heard from it yet (exit 3,
     // "no leader", seen in a clean-clone run): served, but ask again until it knows the leader.
     Run ok = await().atMost(Duration.ofSeconds(30)).until(() -> run("status", "--endpoints", endpoints, "-w", "json",
-        "--cacert", ca, "--cert", certs.resolve("admin.crt").toString(), "--key",
-        certs.resolve("admin.key").toString()), r -> r.code() != ExitCodes.NOT_FOUND);
+        "--cacert", ca, "--cert", tls.cert().toString(), "--key", tls.key().toString()),
+        r -> r.code() != ExitCodes.NOT_FOUND);
     assertThat(ok.code()).isZero();
     assertThat(ok.out()).contains("\"leader\":\"n");
 
