@@ -47,7 +47,8 @@ const sorted = (m) => [...m.keys()].sort((x, y) => x - y);
 
 /** Member a of `group` whose every call (join, Watch, keepalives) goes through a TcpProxy; { proxy, a, events }. */
 async function behindAProxy(t, group, partitions) {
-  const proxy = new TcpProxy(env.endpoints[0]); // followers serve every call (docs/api.md): any node will do
+  const s = await client.status(); // a node that is up: followers serve every call too (docs/api.md)
+  const proxy = new TcpProxy(s.members.find((m) => m.id === s.leader).apiAddress);
   await proxy.listen();
   const c = connect(proxy.endpoint, { discoverEndpoints: false }); // only through the proxy
   const a = await c.joinGroup(group, 'a', { partitions, ttl: TTL, suspend: true });

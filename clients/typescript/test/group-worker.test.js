@@ -47,6 +47,14 @@ function worker(...args) {
   return w;
 }
 
+/** Waits (at most WAIT) for the worker's end, its output read; its exit code. */
+async function end(w) {
+  let code;
+  w.exited.then((c) => { code = c; });
+  await until(() => code !== undefined, WAIT, `its end (lines: ${w.lines.join(' | ')}${w.stderr})`);
+  return code;
+}
+
 /** The partition-to-token maps of a worker's step lines, in order. */
 function steps(w) {
   return w.lines.map((l) => /^step \d+ owns (.*)$/.exec(l)).filter(Boolean)
@@ -70,13 +78,13 @@ test('two group workers split the partitions; the one left takes all four, the m
     const [bSplit, ownedB] = await stepOwning(b, 2);
     assert.deepEqual([...ownedA.keys(), ...ownedB.keys()].sort(), [0, 1, 2, 3]);
     a.child.kill('SIGTERM');
-    assert.equal(await a.exited, 0, a.lines.join('\n') + a.stderr);
+    assert.equal(await end(a), 0, a.lines.join('\n') + a.stderr);
     assert.match(a.lines.at(-1), new RegExp(`^left ${group} at=\\d+$`));
     const [, all] = await stepOwning(b, 4, bSplit); // b's steps up to its split came before a left
     for (const [p, t] of ownedA) assert.ok(all.get(p) > t, `partition ${p} moved from a to b: ${t} -> ${all.get(p)}`);
     for (const [p, t] of ownedB) assert.equal(all.get(p), t, `partition ${p} stayed with b`);
     b.child.kill('SIGINT');
-    assert.equal(await b.exited, 0, b.lines.join('\n') + b.stderr);
+    assert.equal(await end(b), 0, b.lines.join('\n') + b.stderr);
     assert.match(b.lines.at(-1), new RegExp(`^left ${group} at=\\d+$`));
   });
 
@@ -86,7 +94,7 @@ test('two group workers given steps and --members 2 split the partitions before 
   const ws = ['a', 'b'].map((m) => worker(group, m, '5', '--members', '2'));
   const firsts = [];
   for (const w of ws) {
-    assert.equal(await w.exited, 0, w.lines.join('\n') + w.stderr);
+    assert.equal(await end(w), 0, w.lines.join('\n') + w.stderr);
     const out = w.lines.join('\n');
     assert.match(out, new RegExp(`^joined ${group} as [ab] lease=\\d+$`, 'm'));
     assert.match(out, /^step 5 owns /m);

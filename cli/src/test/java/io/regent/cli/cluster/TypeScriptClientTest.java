@@ -68,7 +68,7 @@ class TypeScriptClientTest {
       run(Map.of(), 3, "npm", "ci", "--no-audit", "--no-fund");
       // no REGENT_ENDPOINTS: the fixture starts the cluster (in this test's directory), the tests' files share it
       String out = run(Map.of("REGENT_ENDPOINTS", "", "REGENT_JAR", "", "REGENT_LEDGER", "127.0.0.1:" + ledger.port(),
-          "PATH", RegentScript.writeIn(dir.resolve("bin")), "TMPDIR", dir.toString()), 3, "npm", "test");
+          "PATH", RegentScript.writeIn(dir.resolve("bin")), "TMPDIR", dir.toString()), 4, "npm", "test");
       System.out.println(out);
       assertThat(out).contains("# fail 0").doesNotContain("# pass 0")
           .containsPattern("# cluster \\S+ started in \\d+ ms").containsPattern("# cluster stopped in \\d+ ms");

@@ -41,8 +41,9 @@ import org.junit.jupiter.api.io.TempDir;
  * the shipped gRPC modules match the proto (generate.sh, with the protoc the api module's build fetched: system
  * property {@code regent.protoc}, set by this module's pom) and that the package's type hints pass mypy. Last,
  * the pytest fixture regent_cluster starts a cluster of its own and stops it (test_testing.py): the one cluster
- * start the clients' fixtures cost (printed: 55 s on a machine shared by three builds). Needs Debian's python3-grpcio,
- * python3-grpc-tools, python3-venv, python3-setuptools, python3-mypy and python3-pytest (.ci/run installs them).
+ * start the clients' fixtures cost (it prints its seconds: 22 s on this 2-core machine while other builds ran).
+ * Needs Debian's python3-grpcio, python3-grpc-tools, python3-venv, python3-setuptools, python3-mypy and
+ * python3-pytest (.ci/run installs them).
  */
 @Tag("cluster")
 @ExtendWith(SharedClusterUp.class)
