@@ -72,6 +72,8 @@ class TypeScriptClientTest {
       System.out.println(out);
       assertThat(out).contains("# fail 0").doesNotContain("# pass 0")
           .containsPattern("# cluster \\S+ started in \\d+ ms").containsPattern("# cluster stopped in \\d+ ms");
+    } finally {
+      RegentScript.stopLeftClusters(dir);
     }
     try (var left = Files.list(dir)) {
       assertThat(left.map(p -> p.getFileName().toString())).as("the fixture's cluster directory, once stopped")

@@ -152,9 +152,15 @@ class PythonClientTest {
         report.toString(), "PATH", RegentScript.writeIn(dir.resolve("bin"))));
     env.put("REGENT_ENDPOINTS", ""); // as if unset: the fixture starts a cluster, with the regent on the PATH
     env.put("REGENT_JAR", "");
+    Path tmp = Files.createDirectories(dir.resolve("fixture-tmp"));
+    env.put("TMPDIR", tmp.toString()); // where the fixture makes its cluster's directory
     long started = System.nanoTime();
-    assertThat(run(tests, env, py, "-m", "pytest", "-v", "-p", "no:cacheprovider", "test_testing.py"))
-        .contains("2 passed");
+    try {
+      assertThat(run(tests, env, py, "-m", "pytest", "-v", "-p", "no:cacheprovider", "test_testing.py"))
+          .contains("2 passed");
+    } finally {
+      RegentScript.stopLeftClusters(tmp);
+    }
     System.out.printf("the pytest fixture started and stopped a cluster in %.1f s%n",
         (System.nanoTime() - started) / 1e9);
     List<String> lines = Files.readAllLines(report);
