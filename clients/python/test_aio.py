@@ -1,4 +1,4 @@
-"""The asyncio client against a real cluster: python3 test_aio.py ENDPOINTS.
+"""The asyncio client against a real cluster: python3 test_aio.py (the cluster: regent_client.testing.start_cluster).
 
 Run by the cli module's PythonClientTest; names start with py-aio-; exits non-zero on failure.
 """
@@ -9,7 +9,7 @@ import unittest
 
 import grpc
 
-from regent_client import aio
+from regent_client import aio, testing
 from regent_client.v1 import regent_pb2 as pb
 from tcp_proxy import TcpProxy
 
@@ -81,5 +81,6 @@ class AsyncClientTest(unittest.IsolatedAsyncioTestCase):
 
 
 if __name__ == "__main__":
-    ENDPOINTS = sys.argv[1]
-    unittest.main(argv=[sys.argv[0], "-v"])
+    with testing.start_cluster() as cluster:  # $REGENT_ENDPOINTS's cluster, else a local one of its own
+        ENDPOINTS = cluster.endpoints
+        sys.exit(not unittest.main(argv=[sys.argv[0], "-v"], exit=False).result.wasSuccessful())

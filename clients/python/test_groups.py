@@ -1,5 +1,5 @@
 """Ownership groups (join_group, thread and asyncio members) against a real cluster, and the request ids of their
-writes against fake nodes: python3 test_groups.py ENDPOINTS.
+writes against fake nodes: python3 test_groups.py (the cluster: regent_client.testing.start_cluster).
 
 Run by the cli module's PythonClientTest; names start with py-group; exits non-zero on failure.
 """
@@ -12,7 +12,7 @@ from concurrent import futures
 
 import grpc
 
-from regent_client import aio, connect
+from regent_client import aio, connect, testing
 from regent_client.v1 import group_pb2 as gpb
 from regent_client.v1 import group_pb2_grpc as group_rpc
 
@@ -201,5 +201,6 @@ class GroupRequestIdTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    ENDPOINTS = sys.argv[1]
-    unittest.main(argv=[sys.argv[0], "-v"])
+    with testing.start_cluster() as cluster:  # $REGENT_ENDPOINTS's cluster, else a local one of its own
+        ENDPOINTS = cluster.endpoints
+        sys.exit(not unittest.main(argv=[sys.argv[0], "-v"], exit=False).result.wasSuccessful())

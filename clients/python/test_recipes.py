@@ -1,4 +1,5 @@
-"""lock(), suspension, proclaim() and the resuming observe() against a real cluster: python3 test_recipes.py ENDPOINTS.
+"""lock(), suspension, proclaim() and the resuming observe() against a real cluster: python3 test_recipes.py
+(the cluster: regent_client.testing.start_cluster).
 
 Run by the cli module's PythonClientTest; names start with py-; exits non-zero on failure.
 """
@@ -11,7 +12,7 @@ from concurrent import futures
 
 import grpc
 
-from regent_client import LostLeadership, connect
+from regent_client import LostLeadership, connect, testing
 from regent_client.holder import Leadership
 from regent_client.keeper import LeaseKeeper
 from regent_client.resume_point import ResumePoint
@@ -355,5 +356,6 @@ class ResumePointTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    ENDPOINTS = sys.argv[1]
-    unittest.main(argv=[sys.argv[0], "-v"])
+    with testing.start_cluster() as cluster:  # $REGENT_ENDPOINTS's cluster, else a local one of its own
+        ENDPOINTS = cluster.endpoints
+        sys.exit(not unittest.main(argv=[sys.argv[0], "-v"], exit=False).result.wasSuccessful())

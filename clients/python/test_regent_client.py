@@ -1,4 +1,5 @@
-"""Drives the Python client against a real cluster: python3 test_regent_client.py ENDPOINTS LEDGER.
+"""Drives the Python client against a real cluster: python3 test_regent_client.py LEDGER
+(the cluster: regent_client.testing.start_cluster).
 
 Run by the cli module's PythonClientTest (in mvn verify), after generate.sh; exits non-zero on failure.
 """
@@ -19,7 +20,7 @@ from regent_client.v1 import regent_pb2 as pb
 from regent_client.v1 import regent_pb2_grpc as rpc
 from regent_client import LostLeadership, clock_rate, connect
 from regent_client.keeper import LeaseKeeper
-from regent_client import tls
+from regent_client import testing, tls
 from regent_client.backoff import full_jitter
 
 ENDPOINTS = LEDGER = None
@@ -269,5 +270,6 @@ class TlsTest(unittest.TestCase):
 
 
 if __name__ == "__main__":
-    ENDPOINTS, LEDGER = sys.argv[1], sys.argv[2]
-    unittest.main(argv=[sys.argv[0], "-v"])
+    with testing.start_cluster() as cluster:  # $REGENT_ENDPOINTS's cluster, else a local one of its own
+        ENDPOINTS, LEDGER = cluster.endpoints, sys.argv[1]
+        sys.exit(not unittest.main(argv=[sys.argv[0], "-v"], exit=False).result.wasSuccessful())

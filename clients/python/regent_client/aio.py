@@ -21,7 +21,7 @@ from regent_client import tls
 from regent_client.aio_keeper import AsyncLeaseKeeper
 from regent_client.aio_observe import AsyncObservation
 from regent_client.aio_ownership import AsyncOwnership
-from regent_client.client import CAMPAIGN_TIMEOUT, DEFAULT_TTL, default_owner
+from regent_client.elections import CAMPAIGN_TIMEOUT, DEFAULT_TTL, default_owner
 from regent_client.endpoints import FAILOVER, STUBS, Endpoints, attempt_budget, parse_endpoints
 from regent_client.errors import answered_unavailable
 from regent_client.holder import Held

@@ -16,7 +16,7 @@ from regent_client.keeper import LeaseKeeper
 from regent_client.v1 import group_pb2_grpc as group_rpc
 
 if TYPE_CHECKING:
-    from regent_client.client import Client
+    from regent_client.leases import Leases
 
 FIRST_BACKOFF = 0.1  # seconds: base of the full-jitter pause before reopening a failed Watch stream
 MAX_BACKOFF = 2.0  # seconds: its largest cap (as observe()'s)
@@ -57,7 +57,7 @@ class Ownership:
     partitions move on at once) and revokes the lease.
     """
 
-    def __init__(self, client: "Client", group: str, member: str, partitions: int, ttl: float,
+    def __init__(self, client: "Leases", group: str, member: str, partitions: int, ttl: float,
                  on_assigned: OnAssigned = None, on_revoked: OnRevoked = None, on_step_down: OnReason = None,
                  on_suspended: OnReason = None, on_resumed: OnResumed = None, suspend: bool = False,
                  grace: Optional[float] = None) -> None:

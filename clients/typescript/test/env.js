@@ -1,37 +1,18 @@
-// The cluster and ledger a test runs against: REGENT_ENDPOINTS (and REGENT_LEDGER, REGENT_CLUSTER_DIR) when
-// set, else a 3-node cluster this process starts with `bin/regent cluster up` (and a `regent ledger serve`),
-// stopped again by `cluster down` and by PID in stop().
+// The cluster and ledger a test runs against: the package's test fixture's (startCluster, dist/src/testing.js:
+// REGENT_ENDPOINTS's cluster, else a 3-node one it starts from cli/target/regent.jar or $REGENT_JAR, or the
+// `regent` on the PATH), and REGENT_LEDGER (else a `regent ledger serve` started here), stopped in stop().
 'use strict';
 const fs = require('node:fs');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { spawn, execFileSync } = require('node:child_process');
+const { startCluster, regentCommand } = require('../dist/src/testing');
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');
+// The jar that bin/regent runs, when it is built (bin/regent itself would rebuild, mvn install, whenever a
+// source is newer than it, which a test run must not start on its own).
 const JAR = path.join(ROOT, 'cli', 'target', 'regent.jar');
-// The jar that bin/regent runs, when it is built: bin/regent itself would rebuild (mvn install) whenever a
-// source is newer than it, which a test run must not start on its own.
-const JAVA = process.env.JAVA_HOME ? path.join(process.env.JAVA_HOME, 'bin', 'java') : 'java';
-const REGENT = fs.existsSync(JAR) ? JAVA : path.join(ROOT, 'bin', 'regent');
-const PREFIX = fs.existsSync(JAR) ? ['-jar', JAR] : [];
-
-function portFree(port) {
-  return new Promise((resolve) => {
-    const s = net.createServer().once('error', () => resolve(false));
-    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
-  });
-}
-
-async function freeBasePort() {
-  for (let tries = 0; tries < 50; tries++) {
-    // a node uses base + i, + 100 + i, + 200 + i and + 300 + i (Raft, API, metrics, etcd-compatible)
-    const base = 41000 + 400 * Math.floor(Math.random() * 50);
-    const ports = [0, 100, 200, 300].flatMap((o) => [1, 2, 3].map((i) => base + o + i));
-    if ((await Promise.all(ports.map(portFree))).every(Boolean)) return base;
-  }
-  throw new Error('no free base port between 41000 and 61000');
-}
+const [REGENT, ...PREFIX] = regentCommand(process.env.REGENT_JAR ?? (fs.existsSync(JAR) ? JAR : undefined));
 
 /** Polls `fn` until it returns a truthy value (returned), at most `ms`; `what` names it in the error. */
 async function until(fn, ms, what) {
@@ -98,13 +79,13 @@ function stopOnSignal(state) {
 }
 
 /**
- * { endpoints: string[], ledger: 'host:port', clusterDir: string|undefined, stop() }. clusterDir, when known,
- * has the nodes' pid files (DIR/<id>.pid), for tests that kill a node.
+ * { endpoints: string[], ledger: 'host:port', clusterDir: string|undefined, stop() }: the cluster of the
+ * package's own test fixture (startCluster: REGENT_ENDPOINTS's, else one it starts) and a ledger (REGENT_LEDGER's,
+ * else one started here; `ledger: false`, none). clusterDir, when known, has the nodes' pid files
+ * (DIR/<id>.pid), for tests that kill a node.
  */
-async function setUp() {
+async function setUp({ ledger: wantLedger = true } = {}) {
   const own = [];
-  let endpoints;
-  let clusterDir = process.env.REGENT_CLUSTER_DIR || undefined;
   const owned = {}; // what a signal must stop: { clusterDir, ledgerChild, tmp }
   stopOnSignal(owned);
   let tmp;
@@ -113,29 +94,13 @@ async function setUp() {
     if (tmp) fs.rmSync(tmp, { recursive: true, force: true });
   };
   try {
-    if (process.env.REGENT_ENDPOINTS) {
-      endpoints = process.env.REGENT_ENDPOINTS.split(',').map((s) => s.trim()).filter(Boolean);
-    } else {
-      tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'regent-ts-'));
-      owned.tmp = tmp;
-      clusterDir = path.join(tmp, 'cluster');
-      owned.clusterDir = clusterDir; // before `cluster up`: a signal during it is handled once it returns
-      const base = await freeBasePort();
-      own.push(async () => {
-        try {
-          execFileSync(REGENT, [...PREFIX, 'cluster', 'down', '--dir', clusterDir], { stdio: 'inherit' });
-        } catch (e) {
-          killPids(clusterDir); // `cluster down` failed: stop the nodes by their recorded PIDs
-          throw e;
-        }
-      });
-      const up = ['cluster', 'up', '--nodes', '3', '--dir', clusterDir, '--base-port', String(base)];
-      execFileSync(REGENT, [...PREFIX, ...up], { stdio: ['ignore', 'inherit', 'inherit'] });
-      endpoints = fs.readFileSync(path.join(clusterDir, 'endpoints'), 'utf8').trim().split(',');
-    }
+    const cluster = await startCluster({ jar: process.env.REGENT_JAR ?? (fs.existsSync(JAR) ? JAR : undefined) });
+    own.push(() => cluster.stop());
+    owned.clusterDir = cluster.dir;
+    const clusterDir = process.env.REGENT_CLUSTER_DIR || cluster.dir;
     let ledger = process.env.REGENT_LEDGER;
-    if (!ledger) {
-      tmp = tmp || fs.mkdtempSync(path.join(os.tmpdir(), 'regent-ts-'));
+    if (!ledger && wantLedger) {
+      tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'regent-ts-'));
       owned.tmp = tmp;
       const l = await startLedger(tmp);
       owned.ledgerChild = l.child;
@@ -148,7 +113,7 @@ async function setUp() {
       });
       ledger = l.address;
     }
-    return { endpoints, ledger, clusterDir, stop };
+    return { endpoints: cluster.endpoints, ledger, clusterDir, stop };
   } catch (e) {
     await stop();
     throw e;

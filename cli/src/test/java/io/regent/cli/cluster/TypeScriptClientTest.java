@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.regent.ledger.LedgerMode;
 import io.regent.ledger.LedgerServer;
 import java.io.IOException;
-import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,10 +20,14 @@ import org.junit.jupiter.api.io.TempDir;
  * Runs clients/typescript's own tests ({@code npm ci}, then {@code npm test}: Node's test runner over fake nodes
  * and over a real cluster) against a real 3-node cluster of {@code regent server} processes and a monotone
  * ledger: leases, failover, locks, ownership groups (two members share 4 partitions; after one leaves the other
- * owns all 4, the moved ones with larger tokens), the fenced-ledger example through a holder paused past its TTL
+ * owns all 4, the moved ones with larger tokens; the same with examples/group-worker.ts run twice at once), the
+ * fenced-ledger example through a holder paused past its TTL
  * (the next holder has a larger token, the paused one's write is refused), and an observer whose node is killed. Needs Node 20+
  * and npm on the PATH (.ci/run installs Debian's {@code nodejs npm} when node is missing) and the npm registry.
- * Its cluster is its own, not {@link SharedClusterUp}'s: the tests kill one of its nodes.
+ * Its cluster is its own, not {@link SharedClusterUp}'s: the tests kill one of its nodes. The package's own test
+ * fixture starts it and stops it ({@code startCluster} of {@code regent-client/testing}, through
+ * test/with-cluster.js, with the {@code regent} on the PATH: {@link RegentScript}), so that its start-and-stop
+ * path runs here at no extra cluster start; the test checks that it removed the cluster's directory after.
  */
 @Timeout(300)
 @Tag("cluster")
@@ -61,20 +64,20 @@ class TypeScriptClientTest {
 
   @Test
   void theTypeScriptClientsTestsPassAgainstARealClusterAndLedger() throws Exception {
-    PrintWriter quiet = new PrintWriter(PrintWriter.nullWriter());
-    ProcessCluster cluster;
-    try (PortBlock ports = PortBlock.reserve()) {
-      cluster = ClusterUpCommand.up(dir.resolve("cluster"), 3, ports.base(), quiet).cluster();
-    }
     try (LedgerServer ledger = LedgerServer.start(0, dir.resolve("ledger"), LedgerMode.MONOTONE)) {
       run(Map.of(), 3, "npm", "ci", "--no-audit", "--no-fund");
-      String out = run(Map.of("REGENT_ENDPOINTS", cluster.endpoints(),
-          "REGENT_LEDGER", "127.0.0.1:" + ledger.port(), "REGENT_CLUSTER_DIR", cluster.dir().toString()), 3,
-          "npm", "test");
+      // no REGENT_ENDPOINTS: the fixture starts the cluster (in this test's directory), the tests' files share it
+      String out = run(Map.of("REGENT_ENDPOINTS", "", "REGENT_JAR", "", "REGENT_LEDGER", "127.0.0.1:" + ledger.port(),
+          "PATH", RegentScript.writeIn(dir.resolve("bin")), "TMPDIR", dir.toString()), 4, "npm", "test");
       System.out.println(out);
-      assertThat(out).contains("# fail 0").doesNotContain("# pass 0");
+      assertThat(out).contains("# fail 0").doesNotContain("# pass 0")
+          .containsPattern("# cluster \\S+ started in \\d+ ms").containsPattern("# cluster stopped in \\d+ ms");
     } finally {
-      cluster.stop(ClusterDownCommand.GRACE_MS, quiet);
+      RegentScript.stopLeftClusters(dir);
+    }
+    try (var left = Files.list(dir)) {
+      assertThat(left.map(p -> p.getFileName().toString())).as("the fixture's cluster directory, once stopped")
+          .noneMatch(name -> name.startsWith("regent-cluster-"));
     }
   }
 }

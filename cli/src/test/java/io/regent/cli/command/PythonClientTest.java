@@ -4,16 +4,19 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.regent.cli.cluster.ProcessCluster;
+import io.regent.cli.cluster.RegentScript;
 import io.regent.cli.cluster.SharedClusterUp;
 import io.regent.cli.cluster.SourceTree;
 import io.regent.client.RegentClient;
 import io.regent.ledger.LedgerMode;
 import io.regent.ledger.LedgerServer;
+import io.regent.process.ProcessExit;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -28,13 +31,19 @@ import org.junit.jupiter.api.io.TempDir;
  * grpc) and runs its own tests with that installation (test_regent_client.py: elect with its keepalive thread,
  * step-down, failover, routing, streamed keepalives, the ledger example; test_recipes.py: lock contention,
  * suspension, proclaim, observe resuming after its stream is cut; test_aio.py: the same verbs on the asyncio
- * client; test_groups.py: ownership groups, two members sharing 4 partitions, thread and asyncio) against a real
- * 3-node cluster (the module's shared {@code cluster up}, {@link SharedClusterUp}: the Python tests use names of
- * their own, all starting with {@code py-}, and stop no node; a cut stream is a TCP forwarder's, tcp_proxy.py) and
- * ledger; first checks that the shipped gRPC modules match the proto (generate.sh,
- * with the protoc the api module's build fetched: system property {@code regent.protoc}, set by this module's pom)
- * and that the package's type hints pass mypy. Needs Debian's python3-grpcio, python3-grpc-tools, python3-venv,
- * python3-setuptools and python3-mypy (.ci/run installs them).
+ * client; test_groups.py: ownership groups, two members sharing 4 partitions, thread and asyncio;
+ * test_group_worker.py: examples/group_worker.py twice at once, splitting 4 partitions; test_group_suspension.py:
+ * a suspending member whose keepalives a paused TCP forwarder holds, resuming, or stepping down once its lease
+ * expired) against a real
+ * 3-node cluster (the module's shared {@code cluster up}, {@link SharedClusterUp}, given to the scripts' fixture,
+ * regent_client.testing, as {@code REGENT_ENDPOINTS}: the Python tests use names of their own, all starting with
+ * {@code py-}, and stop no node; a cut stream is a TCP forwarder's, tcp_proxy.py) and ledger; first checks that
+ * the shipped gRPC modules match the proto (generate.sh, with the protoc the api module's build fetched: system
+ * property {@code regent.protoc}, set by this module's pom) and that the package's type hints pass mypy. Last,
+ * the pytest fixture regent_cluster starts a cluster of its own and stops it (test_testing.py): the one cluster
+ * start the clients' fixtures cost (it prints its seconds: 22 s on this 2-core machine while other builds ran).
+ * Needs Debian's python3-grpcio, python3-grpc-tools, python3-venv, python3-setuptools, python3-mypy and
+ * python3-pytest (.ci/run installs them).
  */
 @Tag("cluster")
 @ExtendWith(SharedClusterUp.class)
@@ -48,7 +57,8 @@ class PythonClientTest {
   private static String python() throws Exception {
     for (String candidate : List.of("/usr/bin/python3", "python3")) {
       try {
-        Process p = new ProcessBuilder(candidate, "-c", "import grpc, grpc_tools").redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(candidate, "-c", "import grpc, grpc_tools, pytest").redirectErrorStream(true)
+            .start();
         if (p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0) {
           return candidate;
         }
@@ -56,7 +66,8 @@ class PythonClientTest {
         // not there: try the next one
       }
     }
-    throw new AssertionError("no python3 with grpc and grpc_tools: apt-get install python3-grpcio python3-grpc-tools");
+    throw new AssertionError("no python3 with grpc, grpc_tools and pytest: apt-get install python3-grpcio "
+        + "python3-grpc-tools python3-pytest");
   }
 
   /**
@@ -105,7 +116,7 @@ class PythonClientTest {
     Path tests = dir.resolve("run");
     SourceTree.copy(CLIENT.resolve("examples"), tests.resolve("examples"), Set.of());
     for (String script : List.of("test_regent_client.py", "test_recipes.py", "test_aio.py", "test_groups.py",
-        "tcp_proxy.py")) {
+        "test_group_worker.py", "test_group_suspension.py", "test_testing.py", "tcp_proxy.py")) {
       Files.copy(CLIENT.resolve(script), tests.resolve(script));
     }
     // Three nodes, so that routing to the leader is something the client must learn.
@@ -118,12 +129,46 @@ class PythonClientTest {
         return !s.getLeader().isEmpty() && s.getMembersList().stream().noneMatch(m -> m.getApiAddress().isEmpty());
       });
       String py = venv.resolve("bin/python").toString();
-      Map<String, String> env = Map.of("PYTHONDONTWRITEBYTECODE", "1");
-      assertThat(run(tests, env, py, "test_regent_client.py", endpoints, "127.0.0.1:" + ledger.port()))
+      // the scripts' fixture uses the shared cluster: it starts none
+      Map<String, String> env = Map.of("PYTHONDONTWRITEBYTECODE", "1", "REGENT_ENDPOINTS", endpoints);
+      assertThat(run(tests, env, py, "test_regent_client.py", "127.0.0.1:" + ledger.port()))
           .contains("OK").doesNotContain("FAILED");
-      for (String script : List.of("test_recipes.py", "test_aio.py", "test_groups.py")) {
-        assertThat(run(tests, env, py, script, endpoints)).as(script).contains("OK").doesNotContain("FAILED");
+      for (String script : List.of("test_recipes.py", "test_aio.py", "test_groups.py", "test_group_worker.py",
+          "test_group_suspension.py")) {
+        assertThat(run(tests, env, py, script)).as(script).contains("OK").doesNotContain("FAILED");
       }
+    }
+    theFixtureStartsAClusterAndStopsIt(tests, venv.resolve("bin/python").toString());
+  }
+
+  /**
+   * pytest's regent_cluster fixture without {@code REGENT_ENDPOINTS}: it starts a 3-node cluster with the
+   * {@code regent} on the PATH ({@link RegentScript}), test_testing.py uses it, and once pytest has ended its nodes
+   * are gone and its directory removed. Prints the seconds it took (the cluster start and stop it costs).
+   */
+  private void theFixtureStartsAClusterAndStopsIt(Path tests, String py) throws Exception {
+    Path report = dir.resolve("fixture-report");
+    Map<String, String> env = new HashMap<>(Map.of("PYTHONDONTWRITEBYTECODE", "1", "REGENT_FIXTURE_REPORT",
+        report.toString(), "PATH", RegentScript.writeIn(dir.resolve("bin"))));
+    env.put("REGENT_ENDPOINTS", ""); // as if unset: the fixture starts a cluster, with the regent on the PATH
+    env.put("REGENT_JAR", "");
+    Path tmp = Files.createDirectories(dir.resolve("fixture-tmp"));
+    env.put("TMPDIR", tmp.toString()); // where the fixture makes its cluster's directory
+    long started = System.nanoTime();
+    try {
+      assertThat(run(tests, env, py, "-m", "pytest", "-v", "-p", "no:cacheprovider", "test_testing.py"))
+          .contains("2 passed");
+    } finally {
+      RegentScript.stopLeftClusters(tmp);
+    }
+    System.out.printf("the pytest fixture started and stopped a cluster in %.1f s%n",
+        (System.nanoTime() - started) / 1e9);
+    List<String> lines = Files.readAllLines(report);
+    assertThat(Path.of(lines.get(0))).as("the fixture's cluster directory, once stopped").doesNotExist();
+    for (String pid : lines.subList(1, lines.size())) {
+      // ended (gone, or a zombie that the machine's init has yet to reap): `cluster down` waited for it
+      assertThat(ProcessHandle.of(Long.parseLong(pid)).map(ProcessExit::ended).orElse(true))
+          .as("node process %s has ended once the fixture stopped", pid).isTrue();
     }
   }
 }
