@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -162,13 +163,13 @@ class ClientInstallTest {
     Path app = Files.createDirectories(work.resolve("app"));
     Files.writeString(app.resolve("package.json"), "{\"name\": \"a-team-service\", \"version\": \"1.0.0\"}\n");
     CommandRun.run(app, work, Map.of(), 180, "npm", "install", quiet[0], quiet[1], tarball.toString()).ok();
-    for (String example : List.of("lock-job.ts", "ledger-writer.ts")) {
+    for (String example : List.of("lock-job.ts", "ledger-writer.ts", "group-worker.ts")) {
       Files.copy(pkg.resolve("examples").resolve(example), app.resolve(example));
     }
     // compiled as a user's TypeScript is: against the installed package's declarations, not the sources
     CommandRun.run(app, work, Map.of(), 120, pkg.resolve("node_modules/.bin/tsc").toString(), "--strict",
         "--module", "commonjs", "--target", "es2022", "--types", "node", "--typeRoots",
-        pkg.resolve("node_modules/@types").toString(), "--outDir", "out", "lock-job.ts", "ledger-writer.ts").ok();
+        pkg.resolve("node_modules/@types").toString(), "--outDir", "out", "lock-job.ts", "ledger-writer.ts", "group-worker.ts").ok();
     String versions = CommandRun.run(app, work, Map.of(), 30, "node", "-p",
         "`node ${process.version}, @grpc/grpc-js ${require('@grpc/grpc-js/package.json').version}`").ok().output();
     System.out.println("TypeScript client from its tarball: " + versions.strip());
@@ -181,6 +182,7 @@ class ClientInstallTest {
     String out = CommandRun.run(app, work, Map.of(), 60, "node", "out/ledger-writer.js", endpoints,
         "127.0.0.1:" + ledger.port(), writer, "--count", "3", "--interval", "50").ok().output();
     assertThat(out).contains("elected " + writer).containsPattern("(?s)(admitted .*){3}");
+    runTwoGroupWorkers(app, work, SharedClusterUp.name("ts-install-group"), "node", "out/group-worker.js", endpoints);
   }
 
   /** Builds the wheel from a copy of clients/python with {@code pip wheel}; its path. */
@@ -218,6 +220,38 @@ class ClientInstallTest {
     String out = CommandRun.run(run, work, Map.of("PYTHONDONTWRITEBYTECODE", "1"), 60, python,
         "examples/ledger_writer.py", endpoints, "127.0.0.1:" + ledger.port(), writer, "3").ok().output();
     assertThat(out).contains("elected " + writer).containsPattern("(?s)(admitted .*){3}");
+    runTwoGroupWorkers(run, work, SharedClusterUp.name(prefix + "-group"), python, "examples/group_worker.py",
+        endpoints);
+  }
+
+  /**
+   * Starts the group-worker example twice at once on one group of 4 partitions, as members a and b, 10 steps each:
+   * both must run every step and leave, and at their first step own 2 partitions each, disjoint, together all 4,
+   * each with a fencing token.
+   */
+  private static void runTwoGroupWorkers(Path cwd, Path work, String group, String... command) throws Exception {
+    List<CommandRun> runs = new ArrayList<>();
+    for (String member : List.of("a", "b")) {
+      List<String> c = new ArrayList<>(List.of(command));
+      c.addAll(List.of(group, member, "10", "--members", "2"));
+      runs.add(CommandRun.start(cwd, work, Map.of("PYTHONDONTWRITEBYTECODE", "1"), c.toArray(String[]::new)));
+    }
+    Set<String> owned = new HashSet<>();
+    for (CommandRun r : runs) {
+      String out = r.finish(90).ok().output();
+      assertThat(out).containsPattern("(?m)^joined " + group + " as [ab] lease=\\d+$")
+          .containsPattern("(?m)^step 10 owns ").containsPattern("(?m)^left " + group + " at=\\d+$");
+      Matcher first = Pattern.compile("(?m)^step 1 owns (.*)$").matcher(out);
+      assertThat(first.find()).as("a first step in:%n%s", out).isTrue();
+      String[] pairs = first.group(1).strip().split(",");
+      assertThat(pairs).as("partitions at the first step of:%n%s", out).hasSize(2);
+      for (String pair : pairs) {
+        String[] pt = pair.split("=");
+        assertThat(Long.parseLong(pt[1])).as("the token of partition " + pt[0]).isPositive();
+        assertThat(owned.add(pt[0])).as("partition " + pt[0] + " owned by one member only").isTrue();
+      }
+    }
+    assertThat(owned).containsExactlyInAnyOrder("0", "1", "2", "3");
   }
 
   /**
