@@ -38,15 +38,16 @@ class EtcdKvRefusalTest {
   private EtcdGateway gateway;
   private ManagedChannel channel;
   private KVGrpc.KVBlockingStub kv;
+  private final TickOnDemand timers = new TickOnDemand();
 
   @BeforeEach
   void start() throws Exception {
     EtcdKv node = new EtcdKv(entry -> {
       proposed.add(entry);
       return CompletableFuture.completedFuture(Result.newBuilder().setIndex(42).build());
-    }, () -> writable, null, null, null, null);
+    }, () -> writable, null, null, null, timers);
     gateway = EtcdGateway.start(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1:1", () -> null, 1_000, 4 << 20,
-        node);
+        1_000, node);
     channel = Grpc.newChannelBuilder("127.0.0.1:" + gateway.port(), InsecureChannelCredentials.create()).build();
     kv = KVGrpc.newBlockingStub(channel).withDeadlineAfter(10, TimeUnit.SECONDS);
   }
@@ -55,6 +56,7 @@ class EtcdKvRefusalTest {
   void stop() throws Exception {
     channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
     gateway.close();
+    timers.shutdownNow();
   }
 
   private static ByteString b(String s) {
