@@ -30,11 +30,17 @@ import java.util.Set;
  * <p>Sizes: a key longer than {@link KvTable#MAX_KEY_BYTES} or a value longer than {@link Limits#MAX_VALUE_BYTES}
  * (a value's limit in Regent's API, docs/api.md) is refused with etcd's own text for a request above its size
  * limit, {@link #TOO_LARGE}, so that etcd's clients report it as they would etcd's (Go's {@code
- * rpctypes.ErrRequestTooLarge}); a Txn is held to {@link #MAX_TXN_OPS} as etcd holds it.
+ * rpctypes.ErrRequestTooLarge}), and so is a Txn above {@link #MAX_TXN_BYTES}, etcd's default request limit; a Txn is
+ * held to {@link #MAX_TXN_OPS} as etcd holds it.
  */
 final class KvRequests {
   /** Operations per Txn branch, at most: etcd's default {@code --max-txn-ops}. */
   static final int MAX_TXN_OPS = 128;
+  /**
+   * Largest Txn accepted, bytes as encoded: etcd's default {@code --max-request-bytes} (1.5 MiB). A Txn of 128 puts
+   * of 64 KiB would be one log entry of 8 MiB; a single Put cannot get near it.
+   */
+  static final int MAX_TXN_BYTES = 1536 * 1024;
   /** etcd's description for a request above its size limit ({@code rpctypes.ErrGRPCRequestTooLarge}). */
   static final String TOO_LARGE = "etcdserver: request is too large";
 
@@ -89,6 +95,9 @@ final class KvRequests {
     if (t.getCompareCount() > MAX_TXN_OPS || t.getSuccessCount() > MAX_TXN_OPS
         || t.getFailureCount() > MAX_TXN_OPS) {
       throw invalid("etcdserver: too many operations in txn request");
+    }
+    if (t.getSerializedSize() > MAX_TXN_BYTES) {
+      throw invalid(TOO_LARGE);
     }
     KvTxn.Builder out = KvTxn.newBuilder();
     for (Compare c : t.getCompareList()) {

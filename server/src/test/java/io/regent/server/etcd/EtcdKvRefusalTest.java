@@ -103,9 +103,9 @@ class EtcdKvRefusalTest {
   }
 
   /**
-   * A key above LMDB's limit less a lease id, a value above the API's 64 KiB (docs/api.md), alone or in a Txn, get
-   * etcd's "request is too large"; more compares than etcd's --max-txn-ops, its "too many operations". At the limits
-   * they pass.
+   * A key above LMDB's limit less a lease id, a value above the API's 64 KiB (docs/api.md), alone or in a Txn, and a
+   * Txn above etcd's default 1.5 MiB get etcd's "request is too large"; more compares than etcd's --max-txn-ops, its
+   * "too many operations". Below the limits they pass.
    */
   @Test
   void sizesAboveTheLimitsGetEtcdsTextsAndProposeNothing() {
@@ -128,12 +128,20 @@ class EtcdKvRefusalTest {
     }
     assertThat(refusal(() -> kv().txn(compares.build())).getDescription())
         .isEqualTo("etcdserver: too many operations in txn request");
+    TxnRequest.Builder heavy = TxnRequest.newBuilder();
+    for (int i = 0; heavy.build().getSerializedSize() <= KvRequests.MAX_TXN_BYTES; i++) {
+      heavy.addSuccess(RequestOp.newBuilder().setRequestPut(PutRequest.newBuilder().setKey(b("h" + i))
+          .setValue(ByteString.copyFrom(new byte[Limits.MAX_VALUE_BYTES]))));
+    }
+    assertThat(refusal(() -> kv().txn(heavy.build())).getDescription()).as("a Txn above etcd's 1.5 MiB")
+        .isEqualTo("etcdserver: request is too large");
     assertThat(proposed).isEmpty();
 
     kv().put(PutRequest.newBuilder().setKey(ByteString.copyFrom(new byte[KvTable.MAX_KEY_BYTES]))
         .setValue(ByteString.copyFrom(new byte[Limits.MAX_VALUE_BYTES])).build());
     kv().txn(compares.removeCompare(0).build());
-    assertThat(proposed).as("at the limits both pass").hasSize(2);
+    kv().txn(heavy.removeSuccess(heavy.getSuccessCount() - 1).build());
+    assertThat(proposed).as("at the limits all pass").hasSize(3);
   }
 
   @Test
