@@ -37,8 +37,9 @@ final class KvRequests {
   /** Operations per Txn branch, at most: etcd's default {@code --max-txn-ops}. */
   static final int MAX_TXN_OPS = 128;
   /**
-   * Largest Txn accepted, bytes as encoded: etcd's default {@code --max-request-bytes} (1.5 MiB). A Txn of 128 puts
-   * of 64 KiB would be one log entry of 8 MiB; a single Put cannot get near it.
+   * Largest Txn accepted, bytes as encoded: etcd's default {@code --max-request-bytes} (1.5 MiB). Without it a Txn
+   * up to the port's message limit (the API's, 4 MiB by default) would be one log entry; a single Put cannot get
+   * near it.
    */
   static final int MAX_TXN_BYTES = 1536 * 1024;
   /** etcd's description for a request above its size limit ({@code rpctypes.ErrGRPCRequestTooLarge}). */
