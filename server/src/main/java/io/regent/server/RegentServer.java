@@ -257,7 +257,8 @@ public final class RegentServer implements AutoCloseable {
       String loopback = ApiAddressPublisher.advertised(config.apiHost(), s.api.port(), "127.0.0.1:0");
       try {
         s.etcd = EtcdGateway.start(new InetSocketAddress(config.apiHost(), config.etcdPort()), loopback,
-            s.raft.clusterView()::raftLeader, config.minTtlMs(), config.limits().maxMessageBytes(), s.etcdKv);
+            s.raft.clusterView()::raftLeader, config.minTtlMs(), config.limits().maxMessageBytes(),
+            config.electionTimeoutMaxMs(), s.etcdKv);
       } catch (IOException e) {
         IOException failed = new IOException("etcd port " + config.etcdPort() + ": " + e.getMessage(), e);
         try {

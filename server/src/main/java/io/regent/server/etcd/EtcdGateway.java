@@ -19,6 +19,7 @@ import io.regent.server.membership.RaftLeader;
 import io.regent.server.rpc.MethodRules;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
@@ -41,9 +42,11 @@ public final class EtcdGateway implements AutoCloseable {
   private static final Attributes.Key<ManagedChannel> UPSTREAM = Attributes.Key.create("regent.etcd.upstream");
 
   private final Server server;
+  private final ScheduledFuture<?> leaderChecks;
 
-  private EtcdGateway(Server server) {
+  private EtcdGateway(Server server, ScheduledFuture<?> leaderChecks) {
     this.server = server;
+    this.leaderChecks = leaderChecks;
   }
 
   /**
@@ -54,14 +57,18 @@ public final class EtcdGateway implements AutoCloseable {
    * @param leader the Raft leader and term as this node knows them (null when unknown), for each reply's header
    * @param minTtlMs this cluster's smallest lease TTL, ms: etcd raises a smaller TTL to its minimum, and so does this
    * @param maxMessageBytes largest request accepted, bytes (the API's limit)
-   * @param kv the node's proposer, entry format, read path and replica, which etcd's KV and Watch use directly
-   *     ({@link EtcdKvService}, {@link EtcdWatchService})
+   * @param electionTimeoutMs the node's longest election timeout, ms: how often it looks for a lost leader on
+   *     behalf of the streams opened with {@code hasleader} ({@link LeaderLoss})
+   * @param kv the node's proposer, entry format, read path, replica and scheduler, which etcd's KV and Watch use
+   *     directly ({@link EtcdKvService}, {@link EtcdWatchService}); the leader looks run on its scheduler
    * @throws IOException when the port cannot be bound
    * @throws IllegalStateException when a method it serves is not declared in {@link MethodRules}
    */
   public static EtcdGateway start(InetSocketAddress address, String apiTarget, Supplier<RaftLeader> leader,
-                                  long minTtlMs, int maxMessageBytes, EtcdKv kv) throws IOException {
+                                  long minTtlMs, int maxMessageBytes, long electionTimeoutMs, EtcdKv kv)
+      throws IOException {
     Headers headers = new Headers(leader);
+    LeaderLoss leaderLoss = new LeaderLoss(leader);
     Server server = NettyServerBuilder.forAddress(address, InsecureServerCredentials.create())
         .maxInboundMessageSize(maxMessageBytes)
         // etcd's --grpc-keepalive-min-time: its clients may ping every 5 s; gRPC's default would answer GOAWAY
@@ -102,10 +109,12 @@ public final class EtcdGateway implements AutoCloseable {
         .addService(new EtcdMaintenanceService(headers))
         .addService(new EtcdClusterService(headers))
         // added last, so it runs first: a call refused for want of a leader reaches no service
-        .intercept(new LeaderRequired(leader))
+        .intercept(new LeaderRequired(leader, leaderLoss))
         .build();
     MethodRules.requireDeclared(server.getServices()); // each etcd method's Regent counterparts, or its own rule
-    return new EtcdGateway(server.start());
+    server.start();
+    return new EtcdGateway(server, kv.timers().scheduleWithFixedDelay(leaderLoss::check, electionTimeoutMs,
+        electionTimeoutMs, TimeUnit.MILLISECONDS));
   }
 
   /** The bound port. */
@@ -115,6 +124,7 @@ public final class EtcdGateway implements AutoCloseable {
 
   @Override
   public void close() throws InterruptedException {
+    leaderChecks.cancel(false);
     server.shutdownNow();
     server.awaitTermination(5, TimeUnit.SECONDS);
   }

@@ -10,6 +10,7 @@ import io.etcd.jetcd.api.TxnRequest;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.regent.statemachine.kv.KvErrors;
+import io.regent.statemachine.limits.Limits;
 import io.regent.statemachine.proto.KvCompare;
 import io.regent.statemachine.proto.KvDeleteRange;
 import io.regent.statemachine.proto.KvOp;
@@ -25,10 +26,24 @@ import java.util.Set;
  * etcd's KV requests checked as etcd checks them, with etcd's own error texts (INVALID_ARGUMENT), and turned into
  * the log entry's operations (docs/migrating.md "etcd's KV"). What Regent does not serve is UNIMPLEMENTED with a
  * message naming it. A refused request proposes nothing, so it changes nothing.
+ *
+ * <p>Sizes: a key longer than {@link KvTable#MAX_KEY_BYTES} or a value longer than {@link Limits#MAX_VALUE_BYTES}
+ * (a value's limit in Regent's API, docs/api.md) is refused with etcd's own text for a request above its size
+ * limit, {@link #TOO_LARGE}, so that etcd's clients report it as they would etcd's (Go's {@code
+ * rpctypes.ErrRequestTooLarge}), and so is a Txn above {@link #MAX_TXN_BYTES}, etcd's default request limit; a Txn is
+ * held to {@link #MAX_TXN_OPS} as etcd holds it.
  */
 final class KvRequests {
   /** Operations per Txn branch, at most: etcd's default {@code --max-txn-ops}. */
   static final int MAX_TXN_OPS = 128;
+  /**
+   * Largest Txn accepted, bytes as encoded: etcd's default {@code --max-request-bytes} (1.5 MiB). Without it a Txn
+   * up to the port's message limit (the API's, 4 MiB by default) would be one log entry; a single Put cannot get
+   * near it.
+   */
+  static final int MAX_TXN_BYTES = 1536 * 1024;
+  /** etcd's description for a request above its size limit ({@code rpctypes.ErrGRPCRequestTooLarge}). */
+  static final String TOO_LARGE = "etcdserver: request is too large";
 
   private KvRequests() {
   }
@@ -47,9 +62,15 @@ final class KvRequests {
         .setMaxCreateRevision(r.getMaxCreateRevision()).build();
   }
 
-  /** A Put; refuses an empty or too long key, and a value or lease given with ignore_value or ignore_lease. */
+  /**
+   * A Put; refuses an empty or too long key, a value above {@link Limits#MAX_VALUE_BYTES}, and a value or lease given
+   * with ignore_value or ignore_lease.
+   */
   static KvPut put(PutRequest p) {
     checkKey(p.getKey());
+    if (p.getValue().size() > Limits.MAX_VALUE_BYTES) {
+      throw invalid(TOO_LARGE);
+    }
     if (p.getIgnoreValue() && !p.getValue().isEmpty()) {
       throw invalid("etcdserver: value is provided");
     }
@@ -67,13 +88,17 @@ final class KvRequests {
   }
 
   /**
-   * A Txn: at most {@link #MAX_TXN_OPS} operations a branch, no key put twice nor put and deleted in one branch
-   * (etcd's "duplicate key"), every operation checked as alone; a nested Txn or a Range at a revision is
-   * UNIMPLEMENTED.
+   * A Txn: at most {@link #MAX_TXN_OPS} compares and as many operations a branch (etcd's {@code --max-txn-ops}
+   * counts both), no key put twice nor put and deleted in one branch (etcd's "duplicate key"), every operation
+   * checked as alone; a nested Txn or a Range at a revision is UNIMPLEMENTED.
    */
   static KvTxn txn(TxnRequest t) {
-    if (t.getSuccessCount() > MAX_TXN_OPS || t.getFailureCount() > MAX_TXN_OPS) {
+    if (t.getCompareCount() > MAX_TXN_OPS || t.getSuccessCount() > MAX_TXN_OPS
+        || t.getFailureCount() > MAX_TXN_OPS) {
       throw invalid("etcdserver: too many operations in txn request");
+    }
+    if (t.getSerializedSize() > MAX_TXN_BYTES) {
+      throw invalid(TOO_LARGE);
     }
     KvTxn.Builder out = KvTxn.newBuilder();
     for (Compare c : t.getCompareList()) {
@@ -143,8 +168,7 @@ final class KvRequests {
       throw invalid(KvErrors.EMPTY_KEY);
     }
     if (key.size() > KvTable.MAX_KEY_BYTES) {
-      throw invalid("etcdserver: key is too long (" + key.size() + " bytes; Regent keeps keys of at most "
-          + KvTable.MAX_KEY_BYTES + ")");
+      throw invalid(TOO_LARGE);
     }
   }
 

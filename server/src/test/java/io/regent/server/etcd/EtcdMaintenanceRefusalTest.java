@@ -26,12 +26,13 @@ import org.junit.jupiter.api.Test;
 class EtcdMaintenanceRefusalTest {
   private EtcdGateway gateway;
   private ManagedChannel channel;
+  private final TickOnDemand timers = new TickOnDemand();
 
   @BeforeEach
   void start() throws Exception {
-    EtcdKv kv = new EtcdKv(entry -> new CompletableFuture<>(), EntryFormat.OLDEST, null, null, null, null);
+    EtcdKv kv = new EtcdKv(entry -> new CompletableFuture<>(), EntryFormat.OLDEST, null, null, null, timers);
     gateway = EtcdGateway.start(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1:1", () -> null, 1_000, 4 << 20,
-        kv);
+        1_000, kv);
     channel = Grpc.newChannelBuilder("127.0.0.1:" + gateway.port(), InsecureChannelCredentials.create()).build();
   }
 
@@ -39,6 +40,7 @@ class EtcdMaintenanceRefusalTest {
   void stop() throws Exception {
     channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
     gateway.close();
+    timers.shutdownNow();
   }
 
   @Test

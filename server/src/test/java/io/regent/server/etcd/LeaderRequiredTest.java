@@ -41,15 +41,16 @@ class LeaderRequiredTest {
   private final List<LogEntry.Builder> proposed = new CopyOnWriteArrayList<>();
   private EtcdGateway gateway;
   private ManagedChannel channel;
+  private final TickOnDemand timers = new TickOnDemand();
 
   @BeforeEach
   void start() throws Exception {
     EtcdKv node = new EtcdKv(entry -> {
       proposed.add(entry);
       return CompletableFuture.completedFuture(Result.newBuilder().setIndex(42).build());
-    }, () -> EntryCodec.MAX_VERSION, null, null, null, null);
+    }, () -> EntryCodec.MAX_VERSION, null, null, null, timers);
     gateway = EtcdGateway.start(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1:1", leader::get, 1_000, 4 << 20,
-        node);
+        1_000, node);
     channel = Grpc.newChannelBuilder("127.0.0.1:" + gateway.port(), InsecureChannelCredentials.create()).build();
   }
 
@@ -57,6 +58,7 @@ class LeaderRequiredTest {
   void stop() throws Exception {
     channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
     gateway.close();
+    timers.shutdownNow();
   }
 
   private static <S extends AbstractStub<S>> S hasLeader(S stub, String value) {

@@ -29,8 +29,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -56,33 +54,13 @@ class WatchStreamTest {
   StreamObserver<WatchRequest> stream;
   long applied;
 
-  /** A scheduler whose fixed-delay tasks run when the test says so, never by the clock. */
-  static final class TickOnDemand extends ScheduledThreadPoolExecutor {
-    final List<Runnable> ticks = new ArrayList<>();
-
-    TickOnDemand() {
-      super(1);
-    }
-
-    @Override
-    public synchronized ScheduledFuture<?> scheduleWithFixedDelay(Runnable task, long initial, long delay,
-                                                                  TimeUnit unit) {
-      ticks.add(task);
-      return schedule(() -> { }, 1, TimeUnit.DAYS);
-    }
-
-    synchronized void tick() {
-      ticks.forEach(Runnable::run);
-    }
-  }
-
   @BeforeEach
   void start() throws Exception {
     store = RegentStore.open(dir);
     ReplicaView replica = StoreReplica.of(store, hub);
     EtcdKv node = new EtcdKv(entry -> new CompletableFuture<>(), () -> 5, null, replica, blocking, timers);
     gateway = EtcdGateway.start(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1:1", () -> null, 1_000, 4 << 20,
-        node);
+        1_000, node);
     channel = Grpc.newChannelBuilder("127.0.0.1:" + gateway.port(), InsecureChannelCredentials.create()).build();
     stream = WatchGrpc.newStub(channel).watch(new StreamObserver<>() {
       @Override

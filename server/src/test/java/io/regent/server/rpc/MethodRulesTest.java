@@ -21,6 +21,8 @@ import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -37,9 +39,11 @@ class MethodRulesTest {
 
   @Test
   void everyMethodOfEveryServiceTheEtcdGatewayBindsIsDeclared() {
-    EtcdKv kv = new EtcdKv(entry -> new CompletableFuture<>(), EntryFormat.OLDEST, null, null, null, null);
+    ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
+    EtcdKv kv = new EtcdKv(entry -> new CompletableFuture<>(), EntryFormat.OLDEST, null, null, null, timers);
     assertThatCode(() -> EtcdGateway.start(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1:1", () -> null, 1_000,
-        4 << 20, kv).close()).doesNotThrowAnyException();
+        4 << 20, 1_000, kv).close()).doesNotThrowAnyException();
+    timers.shutdownNow();
   }
 
   /** Negative control: a service with one method declared nowhere is refused, and the refusal names it. */
