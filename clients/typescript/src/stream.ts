@@ -11,7 +11,8 @@ const IDLE_MS = 30_000;
  * its answer by a tag; an answer carries the unary KeepAlive's verdict (code 0 renewed, NOT_FOUND, UNAVAILABLE).
  * The stream fails as a whole when its node stops or its view of the leader changes (its trailers name the
  * new leader); every keepalive waiting on it then fails with that error, and the client opens a new one.
- * @internal
+ * Not exported by the package's index, but its declaration ships (it is not marked internal): the client's
+ * endpoints declare a protected map of them and a user's strict compile reads that declaration.
  */
 export class KeepAliveStream {
   /** Set once the stream has ended: every later keepalive must use a new one. */
