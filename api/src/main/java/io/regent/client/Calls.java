@@ -70,7 +70,8 @@ final class Calls {
    * in milliseconds and a loaded one within hundreds; a frozen one (SIGSTOP, a long GC pause) never, and every call
    * routed to it waited out its attempt timeout (5 s) although a new leader was ready ~1 s after the freeze
    * (jepsen/run frozen: writes sent 3 s after the freeze answered 3.3-4.0 s later, in 10 of 10 rounds). The call
-   * itself keeps waiting: a slow leader still answers it, and its answer clears the suspicion.
+   * itself keeps waiting: a slow leader still answers it, and its answer clears the suspicion. Not for the calls
+   * that may take long by design (blocking campaigns, membership changes: those not re-sent after a timeout).
    */
   static final long LEADER_QUIET_MS = 1_000;
 
@@ -195,7 +196,8 @@ final class Calls {
           attempt = Deadline.after(Math.min(attemptTimeoutMs, Math.max(MIN_ATTEMPT_MS, leftMs / 2)),
               TimeUnit.MILLISECONDS);
         }
-        ScheduledFuture<?> quiet = toLeader && idx == endpoints.leaderIndex()
+        // only calls that answer promptly: a blocking campaign waits at the leader for as long as its name is held
+        ScheduledFuture<?> quiet = retryOnTimeout && toLeader && idx == endpoints.leaderIndex()
             ? deadlines.schedule(() -> endpoints.quiet(idx), LEADER_QUIET_MS, TimeUnit.MILLISECONDS) : null;
         try {
           Long resend = pass == 0 && i == 0 ? null : seen;

@@ -188,6 +188,28 @@ class LeaderRoutingClientTest {
     assertThat(nodes.get(2).grants).hasValue(1);
   }
 
+  /** A blocking campaign waits at the leader while its name is held: that is no reason to leave the leader. */
+  @Test
+  void aBlockingCampaignWaitingAtTheLeaderLeavesItTheLeader() throws Exception {
+    start(3);
+    lead(2, 5);
+    RegentClient c = clientOfAll();
+    c.leases().timeToLive(1);
+    nodes.get(2).mutations = FakeNode.Mutations.HANG; // the name is held: the campaign waits
+    Thread waiting = new Thread(() -> {
+      try {
+        c.elections().campaign("jobs", 7, com.google.protobuf.ByteString.EMPTY, 0, Duration.ofSeconds(30));
+      } catch (RuntimeException e) {
+        // the client is closed at the end of the test
+      }
+    });
+    waiting.setDaemon(true);
+    waiting.start();
+    await().atMost(WAIT).until(() -> nodes.get(2).requestIds.size() == 1);
+    await().during(Duration.ofMillis(Calls.LEADER_QUIET_MS * 2)).atMost(Duration.ofMillis(Calls.LEADER_QUIET_MS * 3))
+        .until(() -> c.leaderEndpoint().isPresent());
+  }
+
   @Test
   void aClientGivenOneEndpointLearnsTheOthersAndSurvivesItsLoss() throws Exception {
     start(3);
