@@ -48,6 +48,20 @@ class LeaderRoutingClientTest {
     return client(RegentClient.builder().endpoints(nodes.stream().map(FakeNode::endpoint).toList()));
   }
 
+  /** Runs a call that will hang on a thread of its own; its failure when the client closes is expected. */
+  static Thread inBackground(Runnable call) {
+    Thread t = new Thread(() -> {
+      try {
+        call.run();
+      } catch (RuntimeException e) {
+        // the client is closed at the end of the test
+      }
+    });
+    t.setDaemon(true);
+    t.start();
+    return t;
+  }
+
   @AfterEach
   void stop() {
     clients.forEach(RegentClient::close);
@@ -171,15 +185,7 @@ class LeaderRoutingClientTest {
         .attemptTimeout(Duration.ofSeconds(30)));
     c.leases().timeToLive(1);
     nodes.get(2).mutations = FakeNode.Mutations.HANG;
-    Thread stuck = new Thread(() -> {
-      try {
-        c.leases().grant(1_000);
-      } catch (RuntimeException e) {
-        // the client is closed at the end of the test
-      }
-    });
-    stuck.setDaemon(true);
-    stuck.start();
+    Thread stuck = inBackground(() -> c.leases().grant(1_000));
     await().atMost(WAIT).until(() -> nodes.get(2).grants.get() == 1);
     await().atMost(Duration.ofMillis(Calls.LEADER_QUIET_MS * 3)).until(() -> c.leaderEndpoint().isEmpty());
     assertThat(stuck.isAlive()).as("the first grant still waits at the leader").isTrue();
@@ -196,15 +202,8 @@ class LeaderRoutingClientTest {
     RegentClient c = clientOfAll();
     c.leases().timeToLive(1);
     nodes.get(2).mutations = FakeNode.Mutations.HANG; // the name is held: the campaign waits
-    Thread waiting = new Thread(() -> {
-      try {
-        c.elections().campaign("jobs", 7, com.google.protobuf.ByteString.EMPTY, 0, Duration.ofSeconds(30));
-      } catch (RuntimeException e) {
-        // the client is closed at the end of the test
-      }
-    });
-    waiting.setDaemon(true);
-    waiting.start();
+    inBackground(() -> c.elections().campaign("jobs", 7, com.google.protobuf.ByteString.EMPTY, 0,
+        Duration.ofSeconds(30)));
     await().atMost(WAIT).until(() -> nodes.get(2).requestIds.size() == 1);
     await().during(Duration.ofMillis(Calls.LEADER_QUIET_MS * 2)).atMost(Duration.ofMillis(Calls.LEADER_QUIET_MS * 3))
         .until(() -> c.leaderEndpoint().isPresent());

@@ -1,15 +1,8 @@
 package io.regent.cli.cluster;
 
-import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.util.Comparator;
 import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ExtensionContext.Namespace;
 import org.junit.jupiter.api.extension.ParameterContext;
@@ -52,8 +45,10 @@ public final class SharedClusterUp implements ParameterResolver {
 
   @Override
   public Object resolveParameter(ParameterContext parameter, ExtensionContext context) {
-    return context.getRoot().getStore(NAMESPACE)
-        .getOrComputeIfAbsent(Running.class, k -> Running.start(), Running.class).cluster;
+    return context.getRoot().getStore(NAMESPACE).getOrComputeIfAbsent(KeptCluster.class,
+        k -> KeptCluster.start("regent-shared-cluster-", LOGS,
+            (dir, base) -> ClusterUpCommand.up(dir.resolve("cluster"), 3, base, KeptCluster.quiet()).cluster()),
+        KeptCluster.class).cluster;
   }
 
   /**
@@ -62,61 +57,5 @@ public final class SharedClusterUp implements ParameterResolver {
    */
   public static String name(String base) {
     return base.toLowerCase(Locale.ROOT) + "-" + NAMES.incrementAndGet();
-  }
-
-  /**
-   * The running cluster and its directory; JUnit closes it when the root context ends (an {@link AutoCloseable} in
-   * the store: JUnit 5.14 warns about a {@code CloseableResource} that is not one).
-   */
-  private static final class Running implements AutoCloseable {
-    private final Path dir;
-    private final ProcessCluster cluster;
-
-    private Running(Path dir, ProcessCluster cluster) {
-      this.dir = dir;
-      this.cluster = cluster;
-    }
-
-    static Running start() {
-      Path dir = null;
-      try (PortBlock ports = PortBlock.reserve()) {
-        dir = Files.createTempDirectory("regent-shared-cluster-");
-        return new Running(dir, ClusterUpCommand.up(dir.resolve("cluster"), 3, ports.base(), quiet()).cluster());
-      } catch (Exception e) {
-        // up() stops what it started when it fails; only the directory is left
-        if (dir != null) {
-          delete(dir);
-        }
-        throw e instanceof IOException io ? new UncheckedIOException(io) : new IllegalStateException(e);
-      }
-    }
-
-    @Override
-    public void close() throws IOException {
-      try {
-        cluster.stop(ClusterDownCommand.GRACE_MS, quiet());
-        Files.createDirectories(LOGS);
-        for (ProcessCluster.Node n : cluster.nodes()) {
-          Path log = cluster.dir().resolve(n.id() + ".log");
-          if (Files.exists(log)) {
-            Files.copy(log, LOGS.resolve(n.id() + ".log"), StandardCopyOption.REPLACE_EXISTING);
-          }
-        }
-      } finally {
-        delete(dir);
-      }
-    }
-  }
-
-  private static void delete(Path dir) {
-    try (Stream<Path> files = Files.walk(dir)) {
-      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  private static PrintWriter quiet() {
-    return new PrintWriter(PrintWriter.nullWriter());
   }
 }

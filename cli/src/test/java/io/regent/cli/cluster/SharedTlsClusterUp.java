@@ -2,14 +2,8 @@ package io.regent.cli.cluster;
 
 import io.regent.cli.Regent;
 import java.io.IOException;
-import java.io.PrintWriter;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.util.Comparator;
 import java.util.Map;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.extension.ExtensionContext.Namespace;
 import org.junit.jupiter.api.extension.ParameterContext;
@@ -54,57 +48,26 @@ public final class SharedTlsClusterUp implements ParameterResolver {
         .getOrComputeIfAbsent(Running.class, k -> Running.start(), Running.class).tls;
   }
 
-  /** The cluster and its directory; JUnit closes it when the root context ends. */
-  private record Running(Path dir, Tls tls) implements AutoCloseable {
+  /** The kept cluster and its certificates; JUnit closes it when the root context ends. */
+  private record Running(KeptCluster kept, Tls tls) implements AutoCloseable {
     static Running start() {
-      Path dir = null;
-      try (PortBlock ports = PortBlock.reserve()) {
-        dir = Files.createTempDirectory("regent-shared-tls-cluster-");
-        Path certs = dir.resolve("certs");
-        int code = Regent.commandLine().setOut(quiet()).setErr(quiet())
-            .execute("certs", "init", "--dir", certs.toString(), "--clients", "admin");
+      Path[] certs = new Path[1];
+      KeptCluster kept = KeptCluster.start("regent-shared-tls-cluster-", LOGS, (dir, base) -> {
+        certs[0] = dir.resolve("certs");
+        int code = Regent.commandLine().setOut(KeptCluster.quiet()).setErr(KeptCluster.quiet())
+            .execute("certs", "init", "--dir", certs[0].toString(), "--clients", "admin");
         if (code != 0) {
           throw new IllegalStateException("regent certs init exited with " + code);
         }
-        ProcessCluster cluster = ClusterUpCommand.up(dir.resolve("cluster"), 3, ports.base(), certs, quiet())
-            .cluster();
-        return new Running(dir, new Tls(cluster, certs.resolve("ca.crt"), certs.resolve("admin.crt"),
-            certs.resolve("admin.key")));
-      } catch (Exception e) {
-        // up() stops what it started when it fails; only the directory is left
-        if (dir != null) {
-          delete(dir);
-        }
-        throw e instanceof IOException io ? new UncheckedIOException(io) : new IllegalStateException(e);
-      }
+        return ClusterUpCommand.up(dir.resolve("cluster"), 3, base, certs[0], KeptCluster.quiet()).cluster();
+      });
+      return new Running(kept, new Tls(kept.cluster, certs[0].resolve("ca.crt"), certs[0].resolve("admin.crt"),
+          certs[0].resolve("admin.key")));
     }
 
     @Override
     public void close() throws IOException {
-      try {
-        tls.cluster().stop(ClusterDownCommand.GRACE_MS, quiet());
-        Files.createDirectories(LOGS);
-        for (ProcessCluster.Node n : tls.cluster().nodes()) {
-          Path log = tls.cluster().dir().resolve(n.id() + ".log");
-          if (Files.exists(log)) {
-            Files.copy(log, LOGS.resolve(n.id() + ".log"), StandardCopyOption.REPLACE_EXISTING);
-          }
-        }
-      } finally {
-        delete(dir);
-      }
+      kept.close();
     }
-  }
-
-  private static void delete(Path dir) {
-    try (Stream<Path> files = Files.walk(dir)) {
-      files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-  }
-
-  private static PrintWriter quiet() {
-    return new PrintWriter(PrintWriter.nullWriter());
   }
 }
