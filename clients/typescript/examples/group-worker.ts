@@ -10,6 +10,7 @@
 // first step waits until M members (default 1) have joined, so that two workers started at once have split the
 // partitions before either works. Leaves the group (its partitions move on at once) after STEPS steps, or on
 // SIGTERM/SIGINT (STEPS 0, the default: only then), printing 'left GROUP at=MS' (MS: wall clock, milliseconds).
+// TLS from $REGENT_CACERT/$REGENT_CERT/$REGENT_KEY, as for the regent CLI (connect() reads them).
 // Exit 0; 1 when the lease was lost first ('lost GROUP: REASON').
 import { connect } from 'regent-client';
 import type { Ownership, RegentClient } from 'regent-client';

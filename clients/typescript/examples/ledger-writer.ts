@@ -8,7 +8,8 @@
 // ENTRY token=T: DETAILS' when the ledger refuses a stale token, and 'lost NAME: REASON' when the holder's
 // signal fires. Exit 0 after COUNT admitted appends, 1 when leadership was lost first, 4 after a refusal.
 // --zombie (negative control) goes on writing after the signal fired, as a process that paused between its
-// check and its write would: the ledger refuses those writes, which is what the token is for.
+// check and its write would: the ledger refuses those writes, which is what the token is for. TLS to Regent from
+// $REGENT_CACERT/$REGENT_CERT/$REGENT_KEY, as for the regent CLI (connect() reads them; the ledger is plaintext).
 import { connect, LedgerClient, hasCode, status } from 'regent-client';
 
 function usage(msg: string): never {

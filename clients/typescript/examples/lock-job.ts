@@ -5,20 +5,11 @@
 // lock() waits until this process holds NAME, keeps its lease alive, and unlock (holder.resign()) lets the next
 // waiter in, with a larger fencing token. Prints 'locked NAME token=T at=MS', 'step I token=T' per step and
 // 'unlocked NAME at=MS' (MS: wall clock, milliseconds). Exit 0 after STEPS steps (default 3), 1 when the lock
-// was lost first. TLS from $REGENT_CACERT/$REGENT_CERT/$REGENT_KEY, as for the regent CLI.
-import { readFileSync } from 'node:fs';
-import { credentials } from '@grpc/grpc-js';
+// was lost first. TLS from $REGENT_CACERT/$REGENT_CERT/$REGENT_KEY, as for the regent CLI (connect() reads them).
 import { connect } from 'regent-client';
 
-/** TLS when $REGENT_CACERT names a CA certificate, mutual TLS with $REGENT_CERT and $REGENT_KEY; else plaintext. */
-function tlsFromEnv() {
-  const read = (v: string) => (process.env[v] ? readFileSync(process.env[v] as string) : null);
-  const ca = read('REGENT_CACERT');
-  return ca ? credentials.createSsl(ca, read('REGENT_KEY'), read('REGENT_CERT')) : undefined;
-}
-
 async function main(endpoints: string, name: string, steps: number): Promise<number> {
-  const client = connect(endpoints, { credentials: tlsFromEnv() });
+  const client = connect(endpoints);
   try {
     const lock = await client.lock(name, { ttl: 5_000, value: `pid ${process.pid}` });
     console.log(`locked ${name} token=${lock.token} at=${Date.now()}`);

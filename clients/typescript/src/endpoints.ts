@@ -6,6 +6,7 @@ import { LeaderRouting, hintOf } from './routing';
 import { checkMs } from './validate';
 import { KeepAliveStream } from './stream';
 import { Namespace } from './namespace';
+import { tlsCredentials } from './tls';
 import type { ClientOptions } from './types';
 
 /** Parses "h1:p1,h2:p2" or a list into checked host:port strings. */
@@ -53,7 +54,8 @@ export class Endpoints {
 
   /**
    * Connects lazily to `endpoints` ("h1:p1,h2:p2" or an array).
-   * @throws RangeError for no endpoint or one that is not host:port, or a bad option
+   * @throws RangeError for no endpoint or one that is not host:port, or a bad option; TypeError for TLS files
+   *   that do not go together or cannot be read (tlsCredentials)
    */
   constructor(endpoints: string | readonly string[], options: ClientOptions = {}) {
     this.addresses = parseEndpoints(endpoints);
@@ -65,7 +67,7 @@ export class Endpoints {
     this.streamKeepalives = options.streamKeepalives ?? true;
     this.discover = options.discoverEndpoints ?? this.addresses.length === 1;
     this.syncWanted = this.discover;
-    this.creds = options.credentials ?? grpc.credentials.createInsecure();
+    this.creds = options.credentials ?? tlsCredentials(options);
     this.channelOptions = {
       'grpc.keepalive_time_ms': checkMs(options.keepaliveTimeMs ?? 10_000, 'keepaliveTimeMs'),
       'grpc.keepalive_timeout_ms': checkMs(options.keepaliveTimeoutMs ?? 5_000, 'keepaliveTimeoutMs'),

@@ -11,4 +11,6 @@ export type { ObserveEvent, ObserveOptions } from './observe';
 export { LedgerClient } from './ledger';
 export type { LedgerEntry } from './ledger';
 export { LeadershipError, hasCode } from './errors';
+export { tlsCredentials } from './tls';
+export type { TlsFiles } from './tls';
 export { status } from '@grpc/grpc-js';

@@ -81,8 +81,17 @@ export interface ClientOptions {
   keepaliveTimeMs?: number;
   /** How long a ping may go unanswered before the connection is dead; default 5 000. */
   keepaliveTimeoutMs?: number;
-  /** Channel credentials; default plaintext (grpc.credentials.createInsecure()). */
+  /**
+   * Channel credentials; default tlsCredentials() of `cacert`, `cert` and `key` (tls.ts): TLS from the files or
+   * $REGENT_CACERT/$REGENT_CERT/$REGENT_KEY as the regent CLI reads them, plaintext without a CA certificate.
+   */
   credentials?: grpc.ChannelCredentials;
+  /** PEM file of the CA certificate that makes the client use TLS; default $REGENT_CACERT. */
+  cacert?: string;
+  /** PEM file of this client's certificate, for mutual TLS (with `key`); default $REGENT_CERT. */
+  cert?: string;
+  /** PEM file of the key of `cert`; default $REGENT_KEY. */
+  key?: string;
   /**
    * Learn the other members' API addresses from MemberList after the first reply and after a new term (etcd's
    * auto-sync); default true when given exactly one endpoint, false for a list (proxies, a subset).

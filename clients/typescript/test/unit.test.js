@@ -8,7 +8,7 @@ const net = require('node:net');
 const { performance } = require('node:perf_hooks');
 const grpc = require('@grpc/grpc-js');
 const protoLoader = require('@grpc/proto-loader');
-const { connect, status, LeadershipError } = require('../dist/src');
+const { connect, status, LeadershipError, tlsCredentials } = require('../dist/src');
 const { PROTO_DIR } = require('../dist/src/proto');
 const { until } = require('./env');
 
@@ -18,8 +18,11 @@ const v1 = grpc.loadPackageDefinition(protoLoader.loadSync(['regent/v1/regent.pr
 const servers = [];
 after(() => servers.forEach((s) => s.forceShutdown()));
 
-/** A fake node: handlers by 'Service.Method' (missing ones answer UNIMPLEMENTED); resolves to its address. */
-async function fake(handlers, md = {}) {
+/**
+ * A fake node: handlers by 'Service.Method' (missing ones answer UNIMPLEMENTED), plaintext unless given server
+ * credentials; resolves to its address.
+ */
+async function fake(handlers, md = {}, creds = grpc.ServerCredentials.createInsecure()) {
   const server = new grpc.Server();
   const calls = [];
   for (const svc of ['Lease', 'Election', 'Lock', 'Cluster', 'Group']) {
@@ -41,7 +44,7 @@ async function fake(handlers, md = {}) {
     }
     server.addService(v1[svc].service, impl);
   }
-  const port = await new Promise((res, rej) => server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(),
+  const port = await new Promise((res, rej) => server.bindAsync('127.0.0.1:0', creds,
     (e, p) => (e ? rej(e) : res(p))));
   servers.push(server);
   return { address: `127.0.0.1:${port}`, calls, count: (m) => calls.filter((c) => c.method === m).length };
@@ -463,4 +466,62 @@ test('full jitter: uniform up to a cap that doubles with each failure, up to the
   assert.ok(pauses.every((p) => p >= 0 && p <= 400));
   assert.ok(new Set(pauses).size > 100, 'jittered, not one pause for every client');
   assert.throws(() => fullJitter(-1, 100, 500), RangeError);
+});
+
+/** Runs `body` with the environment variables of `vars` set (undefined: unset), then puts them back. */
+async function withEnv(vars, body) {
+  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, process.env[k]]));
+  const put = (vs) => Object.entries(vs).forEach(([k, v]) => (v === undefined ? delete process.env[k] : (process.env[k] = v)));
+  put(vars);
+  try {
+    return await body();
+  } finally {
+    put(saved);
+  }
+}
+
+test('TLS from $REGENT_CACERT/$REGENT_CERT/$REGENT_KEY as the CLI reads them; the CLI\'s usage errors', async () => {
+  const fs = require('node:fs');
+  const os = require('node:os');
+  const path = require('node:path');
+  const { execFileSync } = require('node:child_process');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'regent-tls-'));
+  const [cert, key] = [path.join(dir, 'node.pem'), path.join(dir, 'node.key')];
+  // a self-signed node certificate for 127.0.0.1, its own CA
+  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
+    '-subj', '/CN=n1', '-addext', 'subjectAltName=IP:127.0.0.1', '-days', '1', '-keyout', key, '-out', cert],
+  { stdio: 'ignore' });
+  const node = await fake({ 'Lease.Grant': ok({ id: 42, ttl_ms: 3000 }) }, {}, grpc.ServerCredentials.createSsl(null,
+    [{ private_key: fs.readFileSync(key), cert_chain: fs.readFileSync(cert) }]));
+  const none = { REGENT_CACERT: undefined, REGENT_CERT: undefined, REGENT_KEY: undefined };
+  try {
+    await withEnv({ ...none, REGENT_CACERT: cert }, async () => {
+      const c = connect(node.address);
+      try {
+        assert.equal(await c.grant(3000), 42, 'TLS, verified against $REGENT_CACERT');
+      } finally {
+        c.close();
+      }
+      assert.throws(() => tlsCredentials({ cert }), /cert and key go together/);
+      assert.throws(() => connect(node.address, { key }), /cert and key go together/);
+    });
+    await withEnv(none, async () => {
+      assert.equal(tlsCredentials()._isSecure(), false, 'plaintext without a CA certificate');
+      const c = connect(node.address, { callTimeoutMs: 1_000 });
+      try {
+        await assert.rejects(c.grant(3000), (e) => e.code === status.UNAVAILABLE || e.code === status.DEADLINE_EXCEEDED,
+          'a plaintext client does not reach a TLS node');
+      } finally {
+        c.close();
+      }
+      assert.throws(() => tlsCredentials({ cert, key }), /cert needs cacert/);
+      assert.throws(() => tlsCredentials({ cacert: path.join(dir, 'missing.pem') }), /cannot read .*missing\.pem/);
+      assert.equal(tlsCredentials({ cacert: cert, cert, key })._isSecure(), true, 'mutual TLS from the arguments');
+    });
+    await withEnv({ ...none, REGENT_CACERT: '', REGENT_CERT: cert }, async () => {
+      assert.throws(() => tlsCredentials(), /cert and key go together/, 'an empty variable counts as unset');
+    });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
