@@ -29,19 +29,23 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Installs the Java, Python and TypeScript clients as a team outside this repository would, and runs their examples
- * (a lock around a job, run twice at once; the fenced-ledger writer) against the module's shared 3-node cluster
+ * (a lock around a job, run twice at once; the fenced-ledger writer; two ownership-group workers at once) and a
+ * team's own test on the package's test fixture against the module's shared 3-node cluster
  * ({@link SharedClusterUp}; names of its own) and a monotone ledger, and the lock examples again over mutual TLS
  * against the module's shared TLS cluster ({@link SharedTlsClusterUp}, the client certificate {@code admin} from
  * {@code $REGENT_CACERT}, {@code $REGENT_CERT}, {@code $REGENT_KEY}, as the CLI reads them):
  *
  * <ul>
  *   <li>the Java client ({@code regent-api}) from a file-based Maven repository into a throwaway Maven project,
- *       built offline ({@link JavaClientProject}), with the examples module's {@code LockedJob};
+ *       built offline ({@link JavaClientProject}), with the examples module's {@code LockedJob} and
+ *       {@code GroupWorker};
  *   <li>the Python wheel ({@code pip wheel}) in a fresh virtual environment, with protobuf and grpcio from the
  *       package index pip is configured with (the current releases), and again in one that sees Debian's
- *       python3-protobuf and python3-grpcio;
+ *       python3-protobuf and python3-grpcio, where pytest (Debian's) runs a team's test on the {@code
+ *       regent_cluster} fixture the wheel registers;
  *   <li>the tarball {@code npm pack} makes, installed with {@code npm install} into an empty folder outside the
- *       repository, its examples compiled there against the installed declarations.
+ *       repository, its examples compiled there against the installed declarations, and a team's test on
+ *       {@code regent-client/testing} run there with {@code node --test}.
  * </ul>
  *
  * <p>Where a registry (the Python package index, npm's) cannot be reached, the case is skipped, its reason saying
@@ -96,12 +100,14 @@ class ClientInstallTest {
   @Test
   void theJavaClientFromAFileRepositoryRunsItsExampleInAThrowawayProject() throws Exception {
     Path work = Files.createDirectories(dir.resolve("java"));
-    Path jar = JavaClientProject.build(work, List.of("LockedJob.java", "ClientArgs.java"));
+    Path jar = JavaClientProject.build(work, List.of("LockedJob.java", "GroupWorker.java", "ClientArgs.java"));
     String main = "io.regent.examples.LockedJob";
     runTwiceAtOnce(work, work, Map.of(), JavaClientProject.java(jar, main, endpoints,
         SharedClusterUp.name("java-install-job"), "3"));
     runTwiceAtOnce(work, work, tls.env(), JavaClientProject.java(jar, main, tls.cluster().endpoints(),
         SharedClusterUp.name("java-install-tls-job"), "3"));
+    runTwoGroupWorkers(work, work, SharedClusterUp.name("java-install-group"),
+        JavaClientProject.java(jar, "io.regent.examples.GroupWorker", endpoints));
   }
 
   @Test
@@ -137,6 +143,20 @@ class ClientInstallTest {
     assertThat(versions).as("protobuf and grpcio must be Debian's (python3-protobuf, python3-grpcio)")
         .contains("from /usr/lib/python3/dist-packages");
     runPythonExamples(work, venv, "py-debian");
+    // a team's own test, with the fixture the installed package registers with pytest (Debian's python3-pytest)
+    Path tests = Files.createDirectories(work.resolve("team-tests"));
+    Files.writeString(tests.resolve("test_jobs.py"), """
+        import regent_client
+
+        def test_a_lock_on_the_fixtures_cluster(regent_cluster):
+            with regent_client.connect(regent_cluster.endpoints) as client:
+                with client.lock("%s", ttl=5.0) as lock:
+                    assert lock.token > 0
+        """.formatted(SharedClusterUp.name("py-fixture-job")));
+    String out = CommandRun.run(tests, work, Map.of("REGENT_ENDPOINTS", endpoints, "PYTHONDONTWRITEBYTECODE", "1"),
+        120, venv.resolve("bin/python").toString(), "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_jobs.py")
+        .ok().output();
+    assertThat(out).contains("1 passed");
   }
 
   @Test
@@ -183,6 +203,32 @@ class ClientInstallTest {
         "127.0.0.1:" + ledger.port(), writer, "--count", "3", "--interval", "50").ok().output();
     assertThat(out).contains("elected " + writer).containsPattern("(?s)(admitted .*){3}");
     runTwoGroupWorkers(app, work, SharedClusterUp.name("ts-install-group"), "node", "out/group-worker.js", endpoints);
+    // a team's own test, with the installed package's fixture (regent-client/testing)
+    Files.writeString(app.resolve("jobs.test.js"), """
+        const { test } = require('node:test');
+        const assert = require('node:assert/strict');
+        const { connect } = require('regent-client');
+        const { startCluster } = require('regent-client/testing');
+
+        test("a lock on the fixture's cluster", async () => {
+          const cluster = await startCluster();
+          try {
+            const client = connect(cluster.endpoints);
+            try {
+              const lock = await client.lock('%s', { ttl: 5000 });
+              assert.ok(lock.token > 0);
+              await lock.resign();
+            } finally {
+              client.close();
+            }
+          } finally {
+            await cluster.stop();
+          }
+        });
+        """.formatted(SharedClusterUp.name("ts-fixture-job")));
+    String tested = CommandRun.run(app, work, Map.of("REGENT_ENDPOINTS", endpoints), 120, "node", "--test",
+        "jobs.test.js").ok().output();
+    assertThat(tested).contains("# pass 1", "# fail 0");
   }
 
   /** Builds the wheel from a copy of clients/python with {@code pip wheel}; its path. */
