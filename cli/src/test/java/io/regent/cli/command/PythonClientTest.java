@@ -33,9 +33,9 @@ import org.junit.jupiter.api.io.TempDir;
  * suspension, proclaim, observe resuming after its stream is cut; test_aio.py: the same verbs on the asyncio
  * client; test_groups.py: ownership groups, two members sharing 4 partitions, thread and asyncio;
  * test_group_worker.py: examples/group_worker.py twice at once, splitting 4 partitions; test_group_suspension.py:
- * a suspending member whose keepalives a paused TCP forwarder holds, resuming, or stepping down once its lease
- * expired) against a real
- * 3-node cluster (the module's shared {@code cluster up}, {@link SharedClusterUp}, given to the scripts' fixture,
+ * a suspending member, thread and asyncio, whose keepalives a paused TCP forwarder holds, resuming, or stepping
+ * down once its lease expired) against a real 3-node cluster (the module's shared {@code cluster up},
+ * {@link SharedClusterUp}, given to the scripts' fixture,
  * regent_client.testing, as {@code REGENT_ENDPOINTS}: the Python tests use names of their own, all starting with
  * {@code py-}, and stop no node; a cut stream is a TCP forwarder's, tcp_proxy.py) and ledger; first checks that
  * the shipped gRPC modules match the proto (generate.sh, with the protoc the api module's build fetched: system
