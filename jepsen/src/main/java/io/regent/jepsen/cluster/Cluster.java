@@ -18,12 +18,15 @@ import java.util.stream.Collectors;
  */
 public final class Cluster implements AutoCloseable {
   private final List<Node> nodes;
+  private final List<String> etcdEndpoints;
   private final Netns netns;
   private final String loopbackReason;
   private final Runnable cleanup;
 
-  private Cluster(List<Node> nodes, Netns netns, String loopbackReason, Runnable cleanup) {
+  private Cluster(List<Node> nodes, List<String> etcdEndpoints, Netns netns, String loopbackReason,
+                  Runnable cleanup) {
     this.nodes = List.copyOf(nodes);
+    this.etcdEndpoints = List.copyOf(etcdEndpoints);
     this.netns = netns;
     this.loopbackReason = loopbackReason;
     this.cleanup = cleanup;
@@ -54,7 +57,8 @@ public final class Cluster implements AutoCloseable {
     } else {
       reason = "--network loopback";
     }
-    List<Node> nodes = netns != null ? netnsNodes(spec, netns) : loopbackNodes(spec);
+    List<String> etcd = new ArrayList<>();
+    List<Node> nodes = netns != null ? netnsNodes(spec, netns, etcd) : loopbackNodes(spec, etcd);
     Netns n = netns;
     Runnable cleanup = () -> {
       nodes.forEach(Node::kill);
@@ -63,7 +67,7 @@ public final class Cluster implements AutoCloseable {
       }
     };
     Processes.addAction(cleanup);
-    Cluster c = new Cluster(nodes, netns, reason, cleanup);
+    Cluster c = new Cluster(nodes, etcd, netns, reason, cleanup);
     try {
       for (Node node : nodes) {
         node.start();
@@ -75,26 +79,33 @@ public final class Cluster implements AutoCloseable {
     return c;
   }
 
-  private static List<Node> netnsNodes(ClusterSpec spec, Netns netns) {
+  private static List<Node> netnsNodes(ClusterSpec spec, Netns netns, List<String> etcd) {
     List<String> hosts = new ArrayList<>();
     for (int i = 1; i <= spec.nodes(); i++) {
       hosts.add(netns.address(i));
     }
-    return build(spec, hosts, i -> 7001, i -> 7101, i -> List.of("ip", "netns", "exec", netns.namespace(i)));
+    return build(spec, hosts, i -> 7001, i -> 7101, i -> 2379, i -> List.of("ip", "netns", "exec",
+        netns.namespace(i)), etcd);
   }
 
-  private static List<Node> loopbackNodes(ClusterSpec spec) throws IOException {
-    int[] ports = freePorts(2 * spec.nodes());
+  private static List<Node> loopbackNodes(ClusterSpec spec, List<String> etcd) throws IOException {
+    int[] ports = freePorts(3 * spec.nodes());
     List<String> hosts = new ArrayList<>();
     for (int i = 1; i <= spec.nodes(); i++) {
       hosts.add("127.0.0.1");
     }
-    return build(spec, hosts, i -> ports[2 * (i - 1)], i -> ports[2 * (i - 1) + 1], i -> List.of());
+    return build(spec, hosts, i -> ports[3 * (i - 1)], i -> ports[3 * (i - 1) + 1], i -> ports[3 * (i - 1) + 2],
+        i -> List.of(), etcd);
   }
 
+  /**
+   * The nodes' command lines. A Raft node also serves etcd's API on {@code etcdPort} (the etcdctl workload's
+   * clients use it; {@code --single-writer} has none), whose endpoints go into {@code etcd}.
+   */
   private static List<Node> build(ClusterSpec spec, List<String> hosts,
       java.util.function.IntUnaryOperator raftPort, java.util.function.IntUnaryOperator apiPort,
-      java.util.function.IntFunction<List<String>> prefix) {
+      java.util.function.IntUnaryOperator etcdPort, java.util.function.IntFunction<List<String>> prefix,
+      List<String> etcd) {
     String peers = java.util.stream.IntStream.rangeClosed(1, spec.nodes())
         .mapToObj(i -> "n" + i + "=" + hosts.get(i - 1) + ":" + raftPort.applyAsInt(i))
         .collect(Collectors.joining(","));
@@ -108,7 +119,8 @@ public final class Cluster implements AutoCloseable {
       if (spec.singleWriter()) {
         cmd.add("--single-writer");
       } else {
-        cmd.addAll(List.of("--id", id, "--peers", peers));
+        cmd.addAll(List.of("--id", id, "--peers", peers, "--etcd-port", Integer.toString(etcdPort.applyAsInt(i))));
+        etcd.add(hosts.get(i - 1) + ":" + etcdPort.applyAsInt(i));
       }
       cmd.addAll(List.of("--api-host", hosts.get(i - 1), "--api-port",
           Integer.toString(apiPort.applyAsInt(i)), "--data-dir",
@@ -150,6 +162,11 @@ public final class Cluster implements AutoCloseable {
   /** Every node's API endpoint. */
   public List<String> endpoints() {
     return nodes.stream().map(Node::endpoint).toList();
+  }
+
+  /** The nodes' etcd API endpoints, {@code host:port}, n1 first; none for {@code --single-writer}. */
+  public List<String> etcdEndpoints() {
+    return etcdEndpoints;
   }
 
   /** The namespaces, when the nodes run in them. */

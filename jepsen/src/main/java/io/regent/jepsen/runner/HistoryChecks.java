@@ -42,6 +42,8 @@ import java.util.TreeSet;
  *       settled (every partition owned within TTL + election timeout of a quiet membership);
  *   <li>{@code retry}: {@link ExclusivityChecker} over the {@code :release} beliefs (a history without any is
  *       {@code :unknown}) and {@link RetryCheck} (beliefs against the polled holder reads; leases held unrenewed);
+ *   <li>{@code etcdctl-lock}: {@link ExclusivityChecker} over the {@code :release} beliefs of etcdctl's holds (a
+ *       history without any is {@code :unknown}) and {@link LockTokenCheck} (each lock's tokens grow);
  *   <li>{@code fenced-register}, {@code cas-register}, {@code mutex}: linearizability against that
  *       model alone (the last two are Knossos's models, for Knossos histories).
  * </ul>
@@ -52,8 +54,8 @@ import java.util.TreeSet;
 public final class HistoryChecks {
   /** Models/workloads {@link #check} accepts, besides {@code auto}. */
   public static final List<String> MODELS =
-      List.of("election", "lease-exclusivity", "ledger", "ownership", "retry", "fenced-register", "cas-register",
-          "mutex");
+      List.of("election", "lease-exclusivity", "ledger", "ownership", "retry", "etcdctl-lock", "fenced-register",
+          "cas-register", "mutex");
 
   private HistoryChecks() {
   }
@@ -73,6 +75,7 @@ public final class HistoryChecks {
           fenced(h, budget));
       case "ownership" -> List.of(exclusivity(h, true), OwnershipCheck.fencing(h), OwnershipCheck.settled(h));
       case "retry" -> List.of(exclusivity(h, true), RetryCheck.check(h));
+      case "etcdctl-lock" -> List.of(exclusivity(h, true), LockTokenCheck.check(h));
       case "cas-register" -> List.of(linearizable(h, "cas-register", CasRegister.initial(), budget, ""));
       case "mutex" -> List.of(linearizable(h, "mutex", Mutex.initial(), budget, ""));
       default -> throw new IllegalArgumentException("unknown model '" + model + "'; one of auto, " + MODELS);
@@ -100,6 +103,9 @@ public final class HistoryChecks {
     }
     if (fs.contains("append") || fs.contains("read-ledger")) {
       return "ledger";
+    }
+    if (fs.contains("acquire") && held) {
+      return "etcdctl-lock";
     }
     if (fs.contains("grant") || held) {
       return "election";

@@ -7,13 +7,13 @@ import java.util.List;
 /**
  * Everything one {@code jepsen/run test} needs.
  *
- * @param workload election, lease-exclusivity, ledger or ownership
+ * @param workload one of {@code Workloads.NAMES}
  * @param nodes 3 or 5 (ignored for the single-writer target, which has one)
  * @param timeLimit how long clients run
  * @param nemesis fault kinds (empty: none)
  * @param concurrency logical client processes
  * @param negativeControl start the servers with the workload's unsafe switch ({@code
- *     Workloads.negativeControlFlag}): must come out invalid
+ *     Workloads.negativeControlFlag}), or for etcdctl-lock its clients' control: must come out invalid
  * @param singleWriter target {@code regent server --single-writer} instead of a Raft cluster
  * @param network auto, netns or loopback
  * @param ttlMs lease TTL of every client

@@ -22,7 +22,8 @@ public final class TestCommand implements Callable<Integer> {
   CommandLine.Model.CommandSpec spec;
 
   @Option(names = "--workload", defaultValue = "election",
-      description = "election, lease-exclusivity, ledger, ownership or retry (default: ${DEFAULT-VALUE})")
+      description = "election, lease-exclusivity, ledger, ownership, retry or etcdctl-lock (etcd's etcdctl lock "
+          + "on the nodes' etcd ports; not with --target single-writer) (default: ${DEFAULT-VALUE})")
   String workload;
 
   @Option(names = "--nodes", defaultValue = "3", description = "3 or 5 (default: ${DEFAULT-VALUE})")
@@ -94,6 +95,9 @@ public final class TestCommand implements Callable<Integer> {
       case "single-writer" -> true;
       default -> throw usage("--target must be cluster or single-writer");
     };
+    if (singleWriter && workload.equals("etcdctl-lock")) {
+      throw usage("--workload etcdctl-lock needs the nodes' etcd ports, which --target single-writer has not");
+    }
     if (!singleWriter && nodes != 3 && nodes != 5) {
       throw usage("--nodes must be 3 or 5");
     }

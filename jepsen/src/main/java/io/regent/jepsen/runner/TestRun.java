@@ -89,16 +89,17 @@ public final class TestRun {
       // The nodes run (and restart) from a private copy: a concurrent build may rewrite cli/target/regent.jar.
       Path jar = Files.copy(o.jar(), data.resolve("regent.jar"));
       List<String> serverArgs = new ArrayList<>();
-      if (o.negativeControl()) {
-        String flag = Workloads.negativeControlFlag(o.workload());
-        ServerFlags.require(jar, flag);
-        serverArgs.add(flag);
+      Optional<String> flag = o.negativeControl() ? Workloads.negativeControlFlag(o.workload()) : Optional.empty();
+      if (flag.isPresent()) {
+        ServerFlags.require(jar, flag.get());
+        serverArgs.add(flag.get());
       }
       ClusterSpec spec = new ClusterSpec(o.singleWriter() ? 1 : o.nodes(), o.singleWriter(), o.network(), jar,
           dir, data, ClusterSpec.DEFAULT_JVM, serverArgs);
       log("starting " + spec.nodes() + " node(s) " + o.testName() + " -> " + dir);
       try (Cluster cluster = Cluster.start(spec, lock);
-           Workload workload = Workloads.create(o.workload(), o.ttlMs(), o.tryCampaign(), data)) {
+           Workload workload = Workloads.create(o.workload(), o.ttlMs(), o.tryCampaign(), data,
+               cluster.etcdEndpoints(), o.negativeControl())) {
         cluster.loopbackReason().ifPresent(r -> notes.add("nodes share loopback: " + r));
         results.network(cluster.netns().isPresent() ? "netns" : "loopback");
         Optional<String> down = Probe.awaitHealthy(cluster, Duration.ofSeconds(120), !o.singleWriter());

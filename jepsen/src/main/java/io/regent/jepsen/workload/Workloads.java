@@ -3,11 +3,13 @@ package io.regent.jepsen.workload;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 
 /** Builds a workload by name. */
 public final class Workloads {
   /** The workload names, for options and help. */
-  public static final List<String> NAMES = List.of("election", "lease-exclusivity", "ledger", "ownership", "retry");
+  public static final List<String> NAMES =
+      List.of("election", "lease-exclusivity", "ledger", "ownership", "retry", "etcdctl-lock");
 
   private Workloads() {
   }
@@ -15,13 +17,15 @@ public final class Workloads {
   /**
    * The hidden {@code regent server} switch of the workload's negative control (TESTS ONLY): the ownership
    * workload's assignment skips the release rule, the retry workload's cancel cleanup acts on any attempt (the
-   * behaviour issue #34 fixed), the others' campaigns are granted without Raft.
+   * behaviour issue #34 fixed), the others' campaigns are granted without Raft; none for {@code etcdctl-lock},
+   * whose control is its clients' ({@link EtcdctlLockWorkload}).
    */
-  public static String negativeControlFlag(String name) {
+  public static Optional<String> negativeControlFlag(String name) {
     return switch (name) {
-      case "ownership" -> "--unsafe-skip-release";
-      case "retry" -> "--unsafe-cleanup-any-attempt";
-      default -> "--unsafe-local-grants";
+      case "ownership" -> Optional.of("--unsafe-skip-release");
+      case "retry" -> Optional.of("--unsafe-cleanup-any-attempt");
+      case "etcdctl-lock" -> Optional.empty();
+      default -> Optional.of("--unsafe-local-grants");
     };
   }
 
@@ -32,8 +36,12 @@ public final class Workloads {
    * @param ttlMs the lease TTL its clients use
    * @param tryCampaign campaign with the non-blocking tryCampaign (shows its non-final "not elected")
    * @param dataRoot where a workload may keep data (the ledger's LMDB)
+   * @param etcdEndpoints the nodes' etcd endpoints (the etcdctl-lock workload's clients use them)
+   * @param negativeControl the run is its negative control: the etcdctl-lock workload's clients then lock names
+   *     of their own
    */
-  public static Workload create(String name, long ttlMs, boolean tryCampaign, Path dataRoot) throws IOException {
+  public static Workload create(String name, long ttlMs, boolean tryCampaign, Path dataRoot,
+                                List<String> etcdEndpoints, boolean negativeControl) throws IOException {
     return switch (name) {
       case "election" -> new ElectionWorkload(List.of("e0", "e1", "e2"), ttlMs, tryCampaign);
       case "lease-exclusivity" -> new ExclusivityWorkload(List.of("x0", "x1"), ttlMs, tryCampaign);
@@ -41,6 +49,7 @@ public final class Workloads {
           dataRoot.resolve("ledger"));
       case "ownership" -> new OwnershipWorkload(ttlMs, dataRoot.resolve("ownership-ledger"));
       case "retry" -> new RetryWorkload(List.of("r0", "r1"), ttlMs);
+      case "etcdctl-lock" -> new EtcdctlLockWorkload(etcdEndpoints, negativeControl);
       default -> throw new IllegalArgumentException("unknown workload '" + name + "'; one of " + NAMES);
     };
   }
