@@ -9,7 +9,8 @@
 # Environment: ROUNDS (2), TARGETS ("regent-3 ratis-3 etcd-3"; also regent-5, ratis-5, regentlease-3/-5:
 # Regent with `--confirm lease`, and regentnobatch-3/-5: Regent with `--proposal-batch 1`, one entry per
 # operation, the A/B of batching; regentstream-N and regentunary-N: Regent's cluster, the bench renewing leases
-# one at a time through the Java client on its keepalive streams, or as unary calls), WORKLOADS ("campaign,leader-read,campaign4"), CLIENTS ("1,16,64"),
+# one at a time through the Java client on its keepalive streams, or as unary calls; regentetcd-N: Regent's cluster
+# measured through its etcd ports by the bench's etcd target, etcd's own recipes over KV), WORKLOADS ("campaign,leader-read,campaign4"), CLIENTS ("1,16,64"),
 # TTLS (10s; several, comma-separated: a keepalive ladder, --leases x 3 / TTL renewals per s at each),
 # DURATION (6s) and WARMUP (2s) per point, SETTLE_MIN (180s: every fresh cluster is loaded at least this long
 # first — on 2 cores a new cluster was still getting faster after 60 s) and SETTLE (240s at most), REGENT_JAR.
@@ -46,6 +47,8 @@ up() { # TARGET DIR -> prints endpoints
   case $kind in
     regent|regentstream|regentunary) java "${opens[@]}" -jar "$jar" cluster up --dir "$2" --nodes "$n" --base-port 27000 >&2
             cat "$2/endpoints" ;;
+    regentetcd) java "${opens[@]}" -jar "$jar" cluster up --dir "$2" --nodes "$n" --base-port 27000 >&2
+            cat "$2/etcd-endpoints" ;;
     regentlease) java "${opens[@]}" -jar "$jar" cluster up --dir "$2" --nodes "$n" --base-port 27000 \
             --confirm lease >&2
             cat "$2/endpoints" ;;
@@ -58,7 +61,7 @@ up() { # TARGET DIR -> prints endpoints
 }
 down() {
   case ${1%-*} in
-    regent|regentlease|regentnobatch|regentstream|regentunary) java "${opens[@]}" -jar "$jar" cluster down --dir "$2" >&2 || true ;;
+    regent|regentlease|regentnobatch|regentstream|regentunary|regentetcd) java "${opens[@]}" -jar "$jar" cluster down --dir "$2" >&2 || true ;;
     ratis) "$root/scripts/ratis-cluster.sh" down "$2" >&2 ;;
     etcd) "$root/scripts/etcd-cluster.sh" down "$2" >&2 ;;
   esac
@@ -78,6 +81,7 @@ for ((r = 1; r <= rounds; r++)); do
     kind=${t%-*}
     kind=${kind%lease}
     kind=${kind%nobatch}
+    [[ $kind == regentetcd ]] && kind=etcd  # the bench's etcd target, on Regent's etcd ports
     java "${opens[@]}" -jar "$jar" bench --target "$kind" --endpoints "$endpoints" --workload "$workloads" \
       --clients "$clients" --ttl "$ttls" --duration "$duration" --warmup "$warmup" --settle "$settle" --settle-min "$settle_min" \
       --pid-dir "$dir" --label "$tb-r$r" --quiet -w json >>"$results" 2>>"$work/run.log" || note "bench failed: $tb"
@@ -85,10 +89,10 @@ for ((r = 1; r <= rounds; r++)); do
     steal=$(awk -v s=$((steal1 - steal0)) -v t=$((total1 - total0)) 'BEGIN { printf "%.2f", t ? 100 * s / t : 0 }')
     note "round $r: $tb steal ${steal}% of the machine's CPU time over its settle and points"
     echo "{\"label\":\"$tb-r$r\",\"steal_pct\":$steal}" >>"$work/steal.jsonl"
-    case $kind in
-      regent*) note "round $r: $tb led by: $(java "${opens[@]}" -jar "$jar" status --endpoints "$endpoints" 2>&1 \
-                | tr '\n' ' ')" ;;
-      etcd) for ep in ${endpoints//,/ }; do # etcd's own gauge on its client port (etcdctl may be missing)
+    case $t in
+      regent*) note "round $r: $tb led by: $(java "${opens[@]}" -jar "$jar" status --endpoints "$(cat "$dir/endpoints")" \
+                2>&1 | tr '\n' ' ')" ;;
+      etcd-*) for ep in ${endpoints//,/ }; do # etcd's own gauge on its client port (etcdctl may be missing)
               note "round $r: $t $ep $(curl -s "http://$ep/metrics" | grep '^etcd_server_is_leader' || echo '?')"
             done ;;
     esac

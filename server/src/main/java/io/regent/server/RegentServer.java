@@ -1,6 +1,7 @@
 package io.regent.server;
 
 import io.grpc.ServerInterceptor;
+import io.regent.api.v1.KvStats;
 import io.regent.server.api.ApiServer;
 import io.regent.server.batch.ProposalBatcher;
 import io.regent.server.concurrent.NodeExecutors;
@@ -270,6 +271,8 @@ public final class RegentServer implements AutoCloseable {
       }
       String etcdAddress = ApiAddressPublisher.advertised(config.apiHost(), s.etcd.port(), raftAddress);
       s.raft.clusterView().setEtcdAddress(etcdAddress);
+      s.raft.clusterView().setKvStats(() -> s.etcdKv.replica().read(txn -> KvStats.newBuilder()
+          .setKeys(txn.kv().count()).setBytes(txn.kv().bytes()).build()));
       LOG.info("node {} serving etcd's Lease, Election, Lock and KV services on {}", config.nodeId(), etcdAddress);
     }
     LOG.info("node {} serving the API on {}:{}, Raft on {}", config.nodeId(), config.apiHost(), s.api.port(),

@@ -67,6 +67,7 @@ public final class Format {
           .put("applied_index", s.getAppliedIndex()).put("members", members)
           .put("console_url", s.getConsoleUrl().isEmpty() ? null : s.getConsoleUrl())
           .put("etcd_address", s.getEtcdAddress().isEmpty() ? null : s.getEtcdAddress())
+          .put("kv", s.hasKv() ? Json.obj().put("keys", s.getKv().getKeys()).put("bytes", s.getKv().getBytes()) : null)
           .put("degraded", s.getDegraded().isEmpty() ? null : s.getDegraded()).toString();
     }
     StringBuilder members = new StringBuilder();
@@ -82,7 +83,8 @@ public final class Format {
         "applied  " + s.getAppliedIndex(),
         "members  " + members) + lag(s) + (s.getConsoleUrl().isEmpty() ? ""
         : System.lineSeparator() + "console  " + s.getConsoleUrl()) + (s.getEtcdAddress().isEmpty() ? ""
-        : System.lineSeparator() + "etcd     " + s.getEtcdAddress());
+        : System.lineSeparator() + "etcd     " + s.getEtcdAddress()) + (!s.hasKv() ? ""
+        : System.lineSeparator() + "kv       " + s.getKv().getKeys() + " keys, " + s.getKv().getBytes() + " bytes");
   }
 
   /**

@@ -1,13 +1,19 @@
 package io.regent.cli.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import com.google.gson.JsonParser;
 import io.regent.cli.command.SnapshotCommandTest.Run;
 import io.regent.cli.command.SnapshotCommandTest;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -42,5 +48,24 @@ class ClusterUpEtcdTest {
     assertThat(etcdctl.waitFor(60, TimeUnit.SECONDS)).as("etcdctl ended").isTrue();
     assertThat(Files.readString(out, StandardCharsets.UTF_8)).matches("lease [0-9a-f]+ granted with TTL\\(5s\\)\\s*");
     assertThat(etcdctl.exitValue()).isZero();
+
+    // a key put through etcd's port counts in the keyspace's figures of status
+    String key = SharedClusterUp.name("status-kv");
+    Process put = new ProcessBuilder("etcdctl", "--endpoints=" + endpoints, "--command-timeout=20s", "put", key, "v")
+        .redirectErrorStream(true).redirectOutput(out.toFile()).start();
+    assertThat(put.waitFor(60, TimeUnit.SECONDS) && put.exitValue() == 0).as(Files.readString(out)).isTrue();
+    // n1's own replica answers: it may apply the put a moment after the leader answered etcdctl
+    await().atMost(Duration.ofSeconds(20)).untilAsserted(() -> {
+      Run withKey = SnapshotCommandTest.run("status", "-w", "json", "--endpoints", n1.apiAddress());
+      var kv = JsonParser.parseString(withKey.out()).getAsJsonObject().getAsJsonObject("kv");
+      assertThat(kv.get("keys").getAsLong()).as(withKey.out()).isPositive();
+      assertThat(kv.get("bytes").getAsLong()).as(withKey.out()).isPositive();
+      // and in its metrics, on the port its console is served from
+      String console = JsonParser.parseString(withKey.out()).getAsJsonObject().get("console_url").getAsString();
+      String metrics = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(console.replace("/console/",
+          "/metrics"))).build(), HttpResponse.BodyHandlers.ofString()).body();
+      assertThat(metrics).containsPattern("(?m)^regent_kv_keys\\{[^}]*} [1-9]")
+          .containsPattern("(?m)^regent_kv_bytes\\{[^}]*} [1-9]");
+    });
   }
 }

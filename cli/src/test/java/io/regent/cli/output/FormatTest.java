@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
 import io.regent.api.v1.LeaderKey;
+import io.regent.api.v1.KvStats;
 import io.regent.api.v1.Member;
 import io.regent.api.v1.ObserveResponse;
 import io.regent.api.v1.StatusResponse;
@@ -63,13 +64,16 @@ class FormatTest {
         + "\"api_address\":\"127.0.0.1:7101\",\"role\":\"voter\",\"match_index\":null,\"lag_entries\":null,\"lag_seconds\":null},"
         + "{\"id\":\"n2\",\"address\":\"127.0.0.1:7002\",\"api_address\":null,\"role\":\"learner\","
         + "\"match_index\":null,\"lag_entries\":null,\"lag_seconds\":null}],"
-        + "\"console_url\":null,\"etcd_address\":null,\"degraded\":null}");
+        + "\"console_url\":null,\"etcd_address\":null,\"kv\":null,\"degraded\":null}");
     StatusResponse withConsole = s.toBuilder().setConsoleUrl("http://127.0.0.1:7201/console/").build();
     assertThat(Format.status(withConsole, true)).endsWith(",\"console_url\":\"http://127.0.0.1:7201/console/\","
-        + "\"etcd_address\":null,\"degraded\":null}");
-    StatusResponse withEtcd = s.toBuilder().setEtcdAddress("127.0.0.1:7301").build();
-    assertThat(Format.status(withEtcd, true)).endsWith(",\"etcd_address\":\"127.0.0.1:7301\",\"degraded\":null}");
-    assertThat(Format.status(withEtcd, false)).endsWith("etcd     127.0.0.1:7301");
+        + "\"etcd_address\":null,\"kv\":null,\"degraded\":null}");
+    StatusResponse withEtcd = s.toBuilder().setEtcdAddress("127.0.0.1:7301")
+        .setKv(KvStats.newBuilder().setKeys(3).setBytes(8192)).build();
+    assertThat(Format.status(withEtcd, true)).endsWith(",\"etcd_address\":\"127.0.0.1:7301\","
+        + "\"kv\":{\"keys\":3,\"bytes\":8192},\"degraded\":null}");
+    assertThat(Format.status(withEtcd, false)).endsWith("etcd     127.0.0.1:7301" + System.lineSeparator()
+        + "kv       3 keys, 8192 bytes");
     assertThat(Format.status(withConsole, false)).endsWith("console  http://127.0.0.1:7201/console/");
     assertThat(Format.status(s, false)).doesNotContain("console");
     assertThat(Format.status(s.toBuilder().setLeader("").build(), true)).contains("\"leader\":null");

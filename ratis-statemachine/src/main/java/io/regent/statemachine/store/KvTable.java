@@ -10,6 +10,7 @@ import java.util.List;
 import org.lmdbjava.CursorIterable;
 import org.lmdbjava.Dbi;
 import org.lmdbjava.KeyRange;
+import org.lmdbjava.Stat;
 import org.lmdbjava.Txn;
 
 /**
@@ -88,6 +89,15 @@ public final class KvTable {
   /** Number of keys (LMDB's own entry count). */
   public long count() {
     return kv.stat(txn).entries;
+  }
+
+  /**
+   * Bytes of the LMDB pages the keyspace's table takes (branch, leaf and overflow pages, at the environment's page
+   * size): what the keys, values and their records cost on disk, read from LMDB's own counts, O(1).
+   */
+  public long bytes() {
+    Stat st = kv.stat(txn);
+    return (long) st.pageSize * (st.branchPages + st.leafPages + st.overflowPages);
   }
 
   /** The compaction point: the revision below which no history is served (0: never compacted). */

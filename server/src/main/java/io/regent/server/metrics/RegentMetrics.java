@@ -140,6 +140,10 @@ public final class RegentMetrics implements AutoCloseable {
         .description("Stored answers to request ids (docs/api.md, request ids), at most 100 000").register(registry);
     Gauge.builder("regent.request.record.bytes", () -> counts(view).requestBytes)
         .description("Bytes of the stored answers to request ids, at most 32 MiB").register(registry);
+    Gauge.builder("regent.kv.keys", () -> counts(view).kvKeys)
+        .description("Keys in etcd's keyspace in this node's state (docs/migrating.md, etcd's KV)").register(registry);
+    Gauge.builder("regent.kv.bytes", () -> counts(view).kvBytes)
+        .description("Bytes of LMDB pages etcd's keyspace takes in this node's state").register(registry);
     Gauge.builder("regent.kv.history.revisions", () -> counts(view).historyRevisions)
         .description("Revisions of etcd's keyspace whose watch events are kept (docs/migrating.md, etcd's Watch), "
             + "at most 10 000").register(registry);
@@ -221,7 +225,8 @@ public final class RegentMetrics implements AutoCloseable {
           waiting += n.getCandidatesCount();
         }
         return new StateCounts(now, txn.allLeases().size(), held, waiting, txn.requests().count(),
-            txn.requests().bytes(), txn.kvHistory().count(), txn.kvHistory().bytes());
+            txn.requests().bytes(), txn.kv().count(), txn.kv().bytes(), txn.kvHistory().count(),
+            txn.kvHistory().bytes());
       });
       counts = c;
     }
@@ -229,7 +234,7 @@ public final class RegentMetrics implements AutoCloseable {
   }
 
   private record StateCounts(long at, long leases, long held, long waiting, long requests, long requestBytes,
-                             long historyRevisions, long historyBytes) {
+                             long kvKeys, long kvBytes, long historyRevisions, long historyBytes) {
   }
 
   @Override

@@ -1,6 +1,7 @@
 package io.regent.server.ratis;
 
 import io.regent.api.v1.Member;
+import io.regent.api.v1.KvStats;
 import io.regent.api.v1.StatusResponse;
 import io.regent.client.RegentVersion;
 import io.regent.server.membership.RaftLeader;
@@ -14,6 +15,7 @@ import java.nio.file.Path;
 import java.io.UncheckedIOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.apache.ratis.proto.RaftProtos.RoleInfoProto;
 import org.apache.ratis.proto.RaftProtos.ServerRpcProto;
 import org.apache.ratis.protocol.RaftPeerId;
@@ -28,6 +30,7 @@ public final class RaftClusterView implements ClusterView {
   private final FollowerLagTracker lagTracker = new FollowerLagTracker(System::nanoTime);
   private volatile String consoleUrl = "";
   private volatile String etcdAddress = "";
+  private volatile Supplier<KvStats> kvStats;
 
   /**
    * @param server the local Ratis server of {@link RaftSetup#GROUP_ID}
@@ -73,6 +76,7 @@ public final class RaftClusterView implements ClusterView {
           .setDbSizeBytes(stateBytes())
           .setConsoleUrl(consoleUrl)
           .setEtcdAddress(etcdAddress)
+          .setKv(etcdAddress.isEmpty() || kvStats == null ? KvStats.getDefaultInstance() : kvStats.get())
           .build();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -113,6 +117,11 @@ public final class RaftClusterView implements ClusterView {
   /** Names the node's etcd-compatible services in Status from now on ({@code address}: host:port, "" none). */
   public void setEtcdAddress(String address) {
     this.etcdAddress = address == null ? "" : address;
+  }
+
+  /** Reports etcd's keyspace in Status from now on, read from {@code stats} at each Status, while an etcd address is set. */
+  public void setKvStats(Supplier<KvStats> stats) {
+    this.kvStats = stats;
   }
 
   @Override

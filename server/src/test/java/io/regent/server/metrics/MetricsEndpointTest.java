@@ -69,6 +69,8 @@ class MetricsEndpointTest {
     });
     String m = get(port, "/metrics").body();
     assertThat(value(m, "regent_kv_history_revisions")).as("no etcd key written").isZero();
+    assertThat(value(m, "regent_kv_keys")).isZero();
+    assertThat(value(m, "regent_kv_bytes")).isZero();
     assertThat(value(m, "regent_kv_history_bytes")).isZero();
     assertThat(value(m, "regent_lease_grants_total")).isEqualTo(2);
     assertThat(value(m, "regent_lease_expiries_total")).isZero();
