@@ -59,10 +59,15 @@ final class QueueAttempt {
    * @param proclaims whether a key found in place with another value gets {@code value} (Campaign), or stays as
    *     it is (Lock)
    * @param gone the description of the failure (UNKNOWN) when the attempt's key is gone before its turn
-   * @throws io.grpc.StatusRuntimeException INVALID_ARGUMENT for lease 0 or an oversized name or value (etcd's text)
+   * @throws io.grpc.StatusRuntimeException INVALID_ARGUMENT for an empty name, lease 0, or an oversized name or value
+   *     (etcd's text for the last)
    */
   static QueueAttempt start(EtcdKv kv, ByteString name, ByteString value, long lease, boolean proclaims,
                             String gone) {
+    if (name.isEmpty()) {
+      throw Status.INVALID_ARGUMENT.withDescription("a name is required (the keys of a campaign or a lock are "
+          + "NAME/LEASE)").asRuntimeException();
+    }
     if (lease == 0) {
       throw Status.INVALID_ARGUMENT.withDescription("etcdserver: a lease is required (grant one and pass its id;"
           + " Regent's etcd port grants none on a campaign's or a lock's behalf)").asRuntimeException();
