@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static io.regent.etcdcompat.Jetcd.bytes;
 import static io.regent.etcdcompat.Jetcd.get;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 import io.etcd.jetcd.ByteSequence;
 import io.etcd.jetcd.Client;
@@ -16,9 +17,11 @@ import io.etcd.jetcd.election.NoLeaderException;
 import io.etcd.jetcd.election.NotLeaderException;
 import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
 import io.etcd.jetcd.lock.LockResponse;
+import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.LeaseOption;
 import io.grpc.stub.StreamObserver;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -31,7 +34,8 @@ import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
  * etcd's own Java client, jetcd, on Regent's etcd-compatible services of a 3-node cluster, through a follower
- * (which forwards to the leader): leases, elections and locks as a jetcd user writes them.
+ * (which forwards to the leader): leases, elections and locks as a jetcd user writes them; the elections' and locks'
+ * keys are in the KV keyspace, as on etcd (docs/migrating.md "etcd's Election and Lock").
  */
 @ExtendWith(EtcdCompatCluster.Shared.class)
 @Tag("cluster")
@@ -109,18 +113,23 @@ class JetcdClientTest {
     Election election = client.getElectionClient();
     long a = get(lease.grant(30)).getID();
     long b = get(lease.grant(30)).getID();
-    ByteSequence name = bytes("jobs");
+    ByteSequence name = bytes("jetcd-jobs");
     assertThatThrownBy(() -> get(election.leader(name))).hasCauseInstanceOf(NoLeaderException.class);
 
     LeaderKey first = get(election.campaign(name, a, bytes("a"))).getLeader();
-    assertThat(first.getKey().toString(StandardCharsets.UTF_8)).isEqualTo("jobs/" + Long.toHexString(a));
+    assertThat(first.getKey().toString(StandardCharsets.UTF_8)).isEqualTo("jetcd-jobs/" + Long.toHexString(a));
     assertThat(first.getRevision()).isPositive();
     assertThat(first.getLease()).isEqualTo(a);
+    var key = get(client.getKVClient().get(first.getKey())).getKvs();
+    assertThat(key).as("the leader key is in the KV keyspace, as on etcd").hasSize(1);
+    assertThat(key.get(0).getCreateRevision()).as("rev is the key's create revision").isEqualTo(first.getRevision());
+    assertThat(key.get(0).getLease()).isEqualTo(a);
     get(election.proclaim(first, bytes("a2")));
     var kv = get(election.leader(name)).getKv();
     assertThat(kv.getValue().toString(StandardCharsets.UTF_8)).isEqualTo("a2");
     assertThat(kv.getLease()).isEqualTo(a);
     assertThat(kv.getCreateRevision()).isEqualTo(first.getRevision());
+    assertThat(kv.getModRevision()).as("a proclamation is a put").isGreaterThan(first.getRevision());
 
     BlockingQueue<LeaderResponse> observed = new LinkedBlockingQueue<>();
     election.observe(name, new Election.Listener() {
@@ -159,18 +168,36 @@ class JetcdClientTest {
     Lock lock = client.getLockClient();
     long a = get(lease.grant(30)).getID();
     long b = get(lease.grant(30)).getID();
-    ByteSequence name = bytes("db");
+    ByteSequence name = bytes("jetcd-db");
     LockResponse held = get(lock.lock(name, a));
-    assertThat(held.getKey().toString(StandardCharsets.UTF_8)).isEqualTo("db/" + Long.toHexString(a));
-    assertThat(held.getHeader().getRevision()).as("the fencing token").isPositive();
+    assertThat(held.getKey().toString(StandardCharsets.UTF_8)).isEqualTo("jetcd-db/" + Long.toHexString(a));
+    long token = createRevision(held.getKey());
+    assertThat(held.getHeader().getRevision()).as("the lock found free at or after its key's creation")
+        .isGreaterThanOrEqualTo(token);
 
     CompletableFuture<LockResponse> next = lock.lock(name, b);
-    get(lock.unlock(bytes("db/" + Long.toHexString(b)))).getHeader(); // a waiter's key: nothing to release
-    assertThat(next).as("b still waits").isNotDone();
+    await().atMost(Duration.ofSeconds(Jetcd.WAIT_S)).until(() -> keys("jetcd-db/") == 2); // b queued
+    assertThat(next).as("b waits").isNotDone();
     get(lock.unlock(held.getKey()));
     LockResponse then = get(next);
-    assertThat(then.getKey().toString(StandardCharsets.UTF_8)).isEqualTo("db/" + Long.toHexString(b));
+    assertThat(then.getKey().toString(StandardCharsets.UTF_8)).isEqualTo("jetcd-db/" + Long.toHexString(b));
+    assertThat(createRevision(then.getKey())).as("the next holder's fencing token is larger").isGreaterThan(token);
     assertThat(then.getHeader().getRevision()).isGreaterThan(held.getHeader().getRevision());
-    assertThatThrownBy(() -> get(lock.unlock(bytes("no-lease-here")))).hasMessageContaining("is not NAME/LEASE");
+    get(lock.unlock(then.getKey()));
+    assertThat(keys("jetcd-db/")).isZero();
+    get(lock.unlock(bytes("no-lease-here"))); // etcd: Unlock deletes the key it is given, there or not
+  }
+
+  /** The create revision of {@code key}, which must exist. */
+  static long createRevision(ByteSequence key) throws Exception {
+    var kvs = get(client.getKVClient().get(key)).getKvs();
+    assertThat(kvs).as("key %s", key).hasSize(1);
+    return kvs.get(0).getCreateRevision();
+  }
+
+  /** How many keys start with {@code prefix}. */
+  static long keys(String prefix) throws Exception {
+    return get(client.getKVClient().get(bytes(prefix), GetOption.builder().isPrefix(true).withCountOnly(true)
+        .build())).getCount();
   }
 }

@@ -3,10 +3,14 @@ package io.regent.server.etcd;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
+import io.regent.server.api.StatusCodes;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
- * Relays the answer of an upstream unary Regent call to the etcd call that made it, turned into etcd's answer.
+ * Relays the answer of an upstream unary Regent call, or of a future the gateway computed itself, to the etcd call
+ * that made it, turned into etcd's answer.
  */
 final class AnswerRelay {
   private AnswerRelay() {
@@ -59,5 +63,26 @@ final class AnswerRelay {
   /** {@link #unary(StreamObserver, Function, Function, Function)} passing every failure on unchanged. */
   static <R, T> StreamObserver<R> unary(StreamObserver<T> out, Function<R, T> map) {
     return unary(out, map, s -> null, s -> s);
+  }
+
+  /**
+   * Answers {@code out} with what {@code call} completes with, or with the status of what it failed with (or threw:
+   * a request refused before anything was proposed or read).
+   */
+  static <T> void future(StreamObserver<T> out, Supplier<CompletableFuture<T>> call) {
+    CompletableFuture<T> f;
+    try {
+      f = call.get();
+    } catch (RuntimeException e) {
+      f = CompletableFuture.failedFuture(e);
+    }
+    f.whenComplete((v, err) -> {
+      if (err != null) {
+        out.onError(StatusCodes.toStatus(err));
+      } else {
+        out.onNext(v);
+        out.onCompleted();
+      }
+    });
   }
 }

@@ -28,12 +28,15 @@ import java.util.function.Supplier;
  * services on a port of their own, as etcd defines them on the wire, with what a client touches on connect ({@code
  * Cluster.MemberList}, {@code Maintenance.Status} and its alarm list, the {@code hasleader} metadata:
  * {@link LeaderRequired}), so that clients written against etcd (jetcd, etcdctl, Go's clientv3, python-etcd3) use
- * Regent's leases, elections and locks (docs/migrating.md, "etcd's clients").
+ * Regent's leases and its replicated keyspace (docs/migrating.md, "etcd's clients").
  *
- * <p>A gateway, not a second implementation: every etcd call becomes a call on this node's own Regent API,
- * which keeps one path for every rule (TTL range, limits, fencing tokens, forwarding to the leader). Each etcd
- * connection gets an upstream connection of its own, so the API's per-connection limits count etcd clients one
- * by one, as they count Regent's; an etcd call's deadline and cancellation carry over to its upstream call.
+ * <p>Leases, membership and status go through the gateway as calls on this node's own Regent API, which keeps one
+ * path for every rule (TTL range, limits, forwarding to the leader). Each etcd connection gets an upstream
+ * connection of its own, so the API's per-connection limits count etcd clients one by one, as they count Regent's;
+ * an etcd call's deadline and cancellation carry over to its upstream call. KV and Watch have no counterpart in
+ * Regent's API and are served on the node's keyspace directly, and so are Election and Lock, which etcd writes
+ * over its KV: they share that keyspace with etcd's clients that use KV, not Regent's elections and names
+ * (docs/migrating.md "etcd's Election and Lock").
  * Plaintext only: a node with TLS on its API serves no etcd port (docs/security.md).
  */
 public final class EtcdGateway implements AutoCloseable {
@@ -59,8 +62,9 @@ public final class EtcdGateway implements AutoCloseable {
    * @param maxMessageBytes largest request accepted, bytes (the API's limit)
    * @param electionTimeoutMs the node's longest election timeout, ms: how often it looks for a lost leader on
    *     behalf of the streams opened with {@code hasleader} ({@link LeaderLoss})
-   * @param kv the node's proposer, entry format, read path, replica and scheduler, which etcd's KV and Watch use
-   *     directly ({@link EtcdKvService}, {@link EtcdWatchService}); the leader looks run on its scheduler
+   * @param kv the node's proposer, entry format, read path, replica and scheduler, which etcd's KV, Watch, Election
+   *     and Lock use directly ({@link EtcdKvService}, {@link EtcdWatchService}, {@link EtcdElectionService},
+   *     {@link EtcdLockService}); the leader looks run on its scheduler
    * @throws IOException when the port cannot be bound
    * @throws IllegalStateException when a method it serves is not declared in {@link MethodRules}
    */
@@ -102,8 +106,8 @@ public final class EtcdGateway implements AutoCloseable {
           }
         })
         .addService(EtcdLeaseLeases.addedTo(new EtcdLeaseService(headers, minTtlMs).bindService(), headers))
-        .addService(new EtcdElectionService(headers))
-        .addService(new EtcdLockService(headers))
+        .addService(new EtcdElectionService(headers, kv))
+        .addService(new EtcdLockService(headers, kv))
         .addService(new EtcdKvService(headers, kv))
         .addService(new EtcdWatchService(headers, kv))
         .addService(new EtcdMaintenanceService(headers))

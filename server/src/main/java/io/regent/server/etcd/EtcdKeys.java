@@ -1,44 +1,47 @@
 package io.regent.server.etcd;
 
 import com.google.protobuf.ByteString;
-import io.grpc.Status;
-import java.nio.charset.StandardCharsets;
 
 /**
- * etcd's keys for an election's leader and a lock's owner, {@code NAME/LEASE} with the lease id in lower-case
- * hexadecimal (as etcd's concurrency package names them), and Regent's names, which are etcd's election and
- * lock names read as UTF-8.
+ * etcd's keys for an election's candidates and a lock's contenders, as etcd's {@code concurrency} package lays them
+ * out (docs/migrating.md "etcd's Election and Lock"): under the prefix {@code NAME/}, one key {@code NAME/LEASE} per
+ * lease, the lease id in lower-case hexadecimal. The same layout names a Regent name held by a lease in a {@code
+ * LeaseTimeToLive} answer.
  */
 final class EtcdKeys {
+  private static final ByteString SLASH = ByteString.copyFromUtf8("/");
+  private static final ByteString ALL_FROM = ByteString.copyFrom(new byte[] {0});
+
   private EtcdKeys() {
   }
 
-  /** The Regent name of etcd election or lock name {@code name}; Regent's API checks what a name may hold. */
-  static String name(ByteString name) {
-    return name.toString(StandardCharsets.UTF_8);
-  }
-
-  /** etcd's key of lease {@code lease} in {@code name}. */
+  /** The key of lease {@code lease} in Regent name {@code name}. */
   static ByteString key(String name, long lease) {
-    return ByteString.copyFromUtf8(name + "/" + Long.toHexString(lease));
+    return key(ByteString.copyFromUtf8(name), lease);
   }
 
-  /** A key {@link #key} made, split back; INVALID_ARGUMENT for any other key. */
-  static Parsed parse(ByteString key) {
-    String k = key.toString(StandardCharsets.UTF_8);
-    int slash = k.lastIndexOf('/');
-    try {
-      if (slash > 0) {
-        return new Parsed(k.substring(0, slash), Long.parseUnsignedLong(k.substring(slash + 1), 16));
+  /** The prefix of election or lock {@code name}: its bytes and {@code /}. */
+  static ByteString prefix(ByteString name) {
+    return name.concat(SLASH);
+  }
+
+  /** The key of lease {@code lease} in election or lock {@code name}. */
+  static ByteString key(ByteString name, long lease) {
+    return prefix(name).concat(ByteString.copyFromUtf8(Long.toHexString(lease)));
+  }
+
+  /**
+   * The {@code range_end} that makes a range of every key starting with {@code prefix} (etcd's {@code
+   * GetPrefixRangeEnd}): the prefix with its last byte below 0xff incremented and what follows it dropped; {@code
+   * "\0"} (every key from the prefix on) when all its bytes are 0xff.
+   */
+  static ByteString rangeEnd(ByteString prefix) {
+    for (int i = prefix.size() - 1; i >= 0; i--) {
+      int b = prefix.byteAt(i) & 0xff;
+      if (b < 0xff) {
+        return prefix.substring(0, i).concat(ByteString.copyFrom(new byte[] {(byte) (b + 1)}));
       }
-    } catch (NumberFormatException e) {
-      // falls through to the refusal
     }
-    throw Status.INVALID_ARGUMENT.withDescription("key '" + k + "' is not NAME/LEASE (the lease id in hexadecimal),"
-        + " the key a Lock answered with").asRuntimeException();
-  }
-
-  /** A key's name and lease id. */
-  record Parsed(String name, long lease) {
+    return ALL_FROM;
   }
 }

@@ -14,9 +14,7 @@ import io.etcd.jetcd.api.TxnResponse;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.StreamObserver;
-import io.regent.server.api.RequestId;
 import io.regent.server.api.StatusCodes;
-import io.regent.statemachine.apply.EntryCodec;
 import io.regent.statemachine.kv.KvErrors;
 import io.regent.statemachine.kv.KvRead;
 import io.regent.statemachine.proto.KvAnswer;
@@ -28,7 +26,6 @@ import io.regent.statemachine.proto.Result;
 import io.regent.statemachine.store.KvTable;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Function;
-import java.util.function.Supplier;
 
 /**
  * etcd's {@code etcdserverpb.KV} service on Regent's replicated keyspace (docs/migrating.md "etcd's KV"). Unlike the
@@ -50,7 +47,7 @@ final class EtcdKvService extends KVGrpc.KVImplBase {
 
   @Override
   public void range(RangeRequest req, StreamObserver<RangeResponse> obs) {
-    answer(obs, () -> {
+    AnswerRelay.future(obs, () -> {
       KvRange range = KvRequests.range(req);
       long revision = req.getRevision();
       return kv.reader().read(req.getSerializable(), txn -> {
@@ -69,19 +66,19 @@ final class EtcdKvService extends KVGrpc.KVImplBase {
 
   @Override
   public void put(PutRequest req, StreamObserver<PutResponse> obs) {
-    answer(obs, () -> write(LogEntry.newBuilder().setKvPut(KvRequests.put(req)),
+    AnswerRelay.future(obs, () -> write(LogEntry.newBuilder().setKvPut(KvRequests.put(req)),
         r -> KvResponses.put(headers.at(r.getIndex()), r.getKv())));
   }
 
   @Override
   public void deleteRange(DeleteRangeRequest req, StreamObserver<DeleteRangeResponse> obs) {
-    answer(obs, () -> write(LogEntry.newBuilder().setKvDeleteRange(KvRequests.deleteRange(req)),
+    AnswerRelay.future(obs, () -> write(LogEntry.newBuilder().setKvDeleteRange(KvRequests.deleteRange(req)),
         r -> KvResponses.deleteRange(headers.at(r.getIndex()), r.getKv())));
   }
 
   @Override
   public void txn(TxnRequest req, StreamObserver<TxnResponse> obs) {
-    answer(obs, () -> {
+    AnswerRelay.future(obs, () -> {
       KvTxn txn = KvRequests.txn(req);
       return write(LogEntry.newBuilder().setKvTxn(txn), r -> {
         KvAnswer a = r.getKv();
@@ -93,40 +90,16 @@ final class EtcdKvService extends KVGrpc.KVImplBase {
 
   @Override
   public void compact(CompactionRequest req, StreamObserver<CompactionResponse> obs) {
-    answer(obs, () -> write(LogEntry.newBuilder().setKvCompact(KvCompact.newBuilder().setRevision(req.getRevision())),
+    AnswerRelay.future(obs, () -> write(LogEntry.newBuilder().setKvCompact(KvCompact.newBuilder().setRevision(req.getRevision())),
         r -> CompactionResponse.newBuilder().setHeader(headers.at(r.getIndex())).build()));
   }
 
-  /** Proposes {@code entry} with a request id of this node's, once every voter applies version 5. */
+  /** Proposes {@code entry} ({@link EtcdKv#write}) and makes the answer of its result. */
   private <T> CompletableFuture<T> write(LogEntry.Builder entry, Function<Result, T> answer) {
-    int writable = kv.format().writable();
-    if (writable < EntryCodec.KV_VERSION) {
-      throw Status.FAILED_PRECONDITION.withDescription("etcd's KV writes need every voter on a build that applies "
-          + "log-entry version " + EntryCodec.KV_VERSION + "; the voters agree on version " + writable
-          + " (a rolling upgrade under way? docs/operations.md \"Upgrades\")").asRuntimeException();
-    }
-    return kv.proposer().propose(RequestId.own().stamp(entry)).thenApply(r -> answer.apply(StatusCodes.check(r)));
+    return kv.write(entry).thenApply(answer);
   }
 
   private static StatusRuntimeException outOfRange(String message) {
     return Status.OUT_OF_RANGE.withDescription(message).asRuntimeException();
-  }
-
-  /** Answers {@code obs} with what {@code call} completes with, or with the status of what it failed with. */
-  private static <T> void answer(StreamObserver<T> obs, Supplier<CompletableFuture<T>> call) {
-    CompletableFuture<T> f;
-    try {
-      f = call.get();
-    } catch (RuntimeException e) {
-      f = CompletableFuture.failedFuture(e);
-    }
-    f.whenComplete((v, err) -> {
-      if (err != null) {
-        obs.onError(StatusCodes.toStatus(err));
-      } else {
-        obs.onNext(v);
-        obs.onCompleted();
-      }
-    });
   }
 }

@@ -3,9 +3,7 @@ package io.regent.server.etcd;
 import io.grpc.Context;
 import io.grpc.ManagedChannel;
 import io.regent.api.v1.ClusterGrpc;
-import io.regent.api.v1.ElectionGrpc;
 import io.regent.api.v1.LeaseGrpc;
-import io.regent.api.v1.LockGrpc;
 
 /**
  * The Regent API connection of the etcd connection a call came on ({@link EtcdGateway}), in the call's
@@ -22,14 +20,6 @@ record Upstream(ManagedChannel channel) {
 
   LeaseGrpc.LeaseStub lease() {
     return LeaseGrpc.newStub(channel);
-  }
-
-  ElectionGrpc.ElectionStub election() {
-    return ElectionGrpc.newStub(channel);
-  }
-
-  LockGrpc.LockStub lock() {
-    return LockGrpc.newStub(channel);
   }
 
   ClusterGrpc.ClusterStub cluster() {

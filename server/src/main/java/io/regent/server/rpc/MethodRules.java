@@ -41,8 +41,8 @@ import java.util.stream.Stream;
  * right, the name a request acts on), which admission ({@code io.regent.server.limits.Admission}) and
  * permissions ({@code io.regent.server.security.Authorizer}) both read; for the etcd gateway's methods the
  * Regent methods each call becomes, whose rules then apply (the gateway admits and checks nothing itself).
- * etcd's KV and Watch have no Regent counterpart: the gateway serves them itself and they are declared with rules of
- * their own.
+ * etcd's KV and Watch have no Regent counterpart, nor have its Election and Lock, which etcd writes over its KV: the
+ * gateway serves them itself and they are declared with rules of their own.
  * Both servers refuse to start with a method declared nowhere ({@link #requireDeclared}), so a new method is
  * never open, nor in the wrong lane, by accident. Adding an RPC: docs/architecture.md §7.3.
  */
@@ -99,7 +99,7 @@ public final class MethodRules {
     serve(io.grpc.reflection.v1.ServerReflectionGrpc.getServerReflectionInfoMethod(), Lane.BULK, null, null);
     serve(io.grpc.reflection.v1alpha.ServerReflectionGrpc.getServerReflectionInfoMethod(), Lane.BULK, null, null);
 
-    // etcd's etcdserverpb.Lease, v3electionpb.Election and v3lockpb.Lock on the etcd port (io.regent.server.etcd)
+    // etcd's etcdserverpb.Lease on the etcd port (io.regent.server.etcd)
     relay(io.etcd.jetcd.api.LeaseGrpc.getLeaseGrantMethod(), LeaseGrpc.getGrantMethod());
     relay(io.etcd.jetcd.api.LeaseGrpc.getLeaseRevokeMethod(), LeaseGrpc.getRevokeMethod());
     relay(io.etcd.jetcd.api.LeaseGrpc.getLeaseKeepAliveMethod(), LeaseGrpc.getKeepAliveMethod());
@@ -107,15 +107,22 @@ public final class MethodRules {
     // jetcd's stubs leave LeaseLeases out: the gateway declares it itself
     relay(MethodDescriptor.generateFullMethodName(io.etcd.jetcd.api.LeaseGrpc.SERVICE_NAME, "LeaseLeases"),
         LeaseGrpc.getLeasesMethod());
-    relay(io.etcd.jetcd.api.ElectionGrpc.getCampaignMethod(), ElectionGrpc.getCampaignMethod());
-    relay(io.etcd.jetcd.api.ElectionGrpc.getProclaimMethod(), ElectionGrpc.getProclaimMethod());
-    relay(io.etcd.jetcd.api.ElectionGrpc.getLeaderMethod(), ElectionGrpc.getLeaderMethod());
-    relay(io.etcd.jetcd.api.ElectionGrpc.getObserveMethod(), ElectionGrpc.getObserveMethod());
-    relay(io.etcd.jetcd.api.ElectionGrpc.getResignMethod(), ElectionGrpc.getResignMethod());
-    relay(io.etcd.jetcd.api.lock.LockGrpc.getLockMethod(), LockGrpc.getLockMethod());
-    // the owner's token comes from a read, then the release
-    relay(io.etcd.jetcd.api.lock.LockGrpc.getUnlockMethod(), ElectionGrpc.getLeaderMethod(),
-        LockGrpc.getUnlockMethod());
+    // etcd's v3electionpb.Election and v3lockpb.Lock: written over etcd's KV, served by the gateway itself on the
+    // keyspace like KV's writes, on the name they queue under
+    serve(io.etcd.jetcd.api.ElectionGrpc.getCampaignMethod(), Lane.BULK, Right.KV,
+        r -> utf8(((io.etcd.jetcd.api.CampaignRequest) r).getName()));
+    serve(io.etcd.jetcd.api.ElectionGrpc.getProclaimMethod(), Lane.BULK, Right.KV,
+        r -> utf8(((io.etcd.jetcd.api.ProclaimRequest) r).getLeader().getName()));
+    serve(io.etcd.jetcd.api.ElectionGrpc.getLeaderMethod(), Lane.BULK, Right.READ,
+        r -> utf8(((io.etcd.jetcd.api.LeaderRequest) r).getName()));
+    serve(io.etcd.jetcd.api.ElectionGrpc.getObserveMethod(), Lane.BULK, Right.READ,
+        r -> utf8(((io.etcd.jetcd.api.LeaderRequest) r).getName()));
+    serve(io.etcd.jetcd.api.ElectionGrpc.getResignMethod(), Lane.PRIORITY, Right.KV,
+        r -> utf8(((io.etcd.jetcd.api.ResignRequest) r).getLeader().getName()));
+    serve(io.etcd.jetcd.api.lock.LockGrpc.getLockMethod(), Lane.BULK, Right.KV,
+        r -> utf8(((io.etcd.jetcd.api.lock.LockRequest) r).getName()));
+    serve(io.etcd.jetcd.api.lock.LockGrpc.getUnlockMethod(), Lane.PRIORITY, Right.KV,
+        r -> utf8(((io.etcd.jetcd.api.lock.UnlockRequest) r).getKey()));
     // etcd's etcdserverpb.KV: served by the gateway itself (no Regent counterpart), on the key it names
     serve(KVGrpc.getRangeMethod(), Lane.BULK, Right.READ, r -> utf8(((RangeRequest) r).getKey()));
     serve(KVGrpc.getPutMethod(), Lane.BULK, Right.KV, r -> utf8(((PutRequest) r).getKey()));

@@ -1,0 +1,181 @@
+package io.regent.server.etcd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.google.protobuf.ByteString;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.regent.server.ratis.StoreReplica;
+import io.regent.statemachine.event.ChangeEvent;
+import io.regent.statemachine.event.EventHub;
+import io.regent.statemachine.kv.KvRules;
+import io.regent.statemachine.proto.KvAnswer;
+import io.regent.statemachine.proto.KvDeleteRange;
+import io.regent.statemachine.proto.KvPut;
+import io.regent.statemachine.proto.KvRecord;
+import io.regent.statemachine.proto.KvTxn;
+import io.regent.statemachine.proto.LogEntry;
+import io.regent.statemachine.proto.Result;
+import io.regent.statemachine.store.RegentStore;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A Campaign's or Lock's attempt at a queue of keys (docs/migrating.md "etcd's Election and Lock") on a bare store
+ * whose entries the test applies itself, with a proposer whose answers the test gives: the orderings a cluster
+ * leaves to chance (a cancel before the join's answer, a deletion while waiting) are set here.
+ */
+class QueueAttemptTest {
+  private static final ByteString NAME = ByteString.copyFromUtf8("q");
+  private static final ByteString PREFIX = ByteString.copyFromUtf8("q/");
+
+  @TempDir
+  Path dir;
+  RegentStore store;
+  final EventHub hub = new EventHub(16);
+  final ExecutorService blocking = Executors.newSingleThreadExecutor();
+  final LinkedBlockingQueue<Proposed> proposed = new LinkedBlockingQueue<>();
+  EtcdKv kv;
+  long applied;
+
+  record Proposed(LogEntry entry, CompletableFuture<Result> answer) {
+  }
+
+  @BeforeEach
+  void start() {
+    store = RegentStore.open(dir);
+    kv = new EtcdKv(entry -> {
+      CompletableFuture<Result> answer = new CompletableFuture<>();
+      proposed.add(new Proposed(entry.build(), answer));
+      return answer;
+    }, () -> 5, null, StoreReplica.of(store, hub), blocking, null);
+  }
+
+  @AfterEach
+  void stop() {
+    blocking.shutdownNow();
+    store.close();
+  }
+
+  private Proposed next() throws InterruptedException {
+    Proposed p = proposed.poll(30, TimeUnit.SECONDS);
+    assertThat(p).as("an entry proposed within 30 s").isNotNull();
+    return p;
+  }
+
+  /** Applies a put of {@code key} (lease 0) as the next entry and publishes its events, as a replica does. */
+  private long put(String key) {
+    return apply(rules -> rules.put(KvPut.newBuilder().setKey(ByteString.copyFromUtf8(key)).build()));
+  }
+
+  private long delete(String key) {
+    return apply(rules -> rules.deleteRange(KvDeleteRange.newBuilder().setKey(ByteString.copyFromUtf8(key))
+        .build()));
+  }
+
+  private long apply(java.util.function.Consumer<KvRules> op) {
+    long index = ++applied;
+    List<ChangeEvent> events = new ArrayList<>();
+    store.write(txn -> {
+      op.accept(new KvRules(txn, index, events));
+      txn.setAppliedIndex(index);
+      return null;
+    });
+    hub.publish(index, events);
+    return index;
+  }
+
+  /** The join's answer: whether it put the key, the key found in place (or null), the first key (or null). */
+  private static Result joined(long index, boolean put, KvRecord found, KvRecord first) {
+    KvAnswer.Builder firstAnswer = KvAnswer.newBuilder();
+    if (first != null) {
+      firstAnswer.addKvs(first);
+    }
+    KvAnswer own = put ? KvAnswer.getDefaultInstance() : KvAnswer.newBuilder().addKvs(found).build();
+    return Result.newBuilder().setIndex(index).setKv(KvAnswer.newBuilder().setSucceeded(put).addResponses(own)
+        .addResponses(firstAnswer)).build();
+  }
+
+  private static KvRecord record(String key, long rev) {
+    return KvRecord.newBuilder().setKey(ByteString.copyFromUtf8(key)).setCreateRevision(rev).setModRevision(rev)
+        .build();
+  }
+
+  @Test
+  void anAttemptCancelledBeforeItsJoinIsAnsweredDeletesTheKeyItPutAndOnlyThatInstance() throws Exception {
+    QueueAttempt a = QueueAttempt.start(kv, NAME, ByteString.EMPTY, 0x1f, false, "gone");
+    Proposed join = next();
+    assertThat(join.entry().getKvTxn().getSuccess(0).getPut().getKey().toStringUtf8()).isEqualTo("q/1f");
+    a.cancel();
+    assertThat(proposed).as("nothing to delete before the key exists").isEmpty();
+    join.answer().complete(joined(7, true, null, record("q/1f", 7)));
+
+    KvTxn delete = next().entry().getKvTxn();
+    assertThat(delete.getCompares(0).getKey().toStringUtf8()).isEqualTo("q/1f");
+    assertThat(delete.getCompares(0).getNumber()).as("guarded by its own create revision").isEqualTo(7);
+    assertThat(delete.getSuccess(0).getDeleteRange().getKey().toStringUtf8()).isEqualTo("q/1f");
+    assertThatThrownBy(() -> a.won().get()).hasCauseInstanceOf(StatusRuntimeException.class)
+        .cause().extracting(t -> Status.fromThrowable(t).getCode()).isEqualTo(Status.Code.CANCELLED);
+  }
+
+  @Test
+  void anAttemptThatFoundItsKeyInPlaceLeavesItWhenCancelled() throws Exception {
+    long older = put("q/0a");
+    long own = put("q/1f");
+    QueueAttempt a = QueueAttempt.start(kv, NAME, ByteString.EMPTY, 0x1f, false, "gone");
+    next().answer().complete(joined(own, false, record("q/1f", own), record("q/0a", older)));
+    a.cancel();
+    assertThat(a.won()).isCompletedExceptionally();
+    assertThat(proposed).as("a key it found in place (another attempt's): not deleted").isEmpty();
+  }
+
+  @Test
+  void aWaitingAttemptLeadsOnceTheOlderKeyIsDeleted() throws Exception {
+    long older = put("q/0a");
+    long own = put("q/1f");
+    QueueAttempt a = QueueAttempt.start(kv, NAME, ByteString.EMPTY, 0x1f, false, "gone");
+    next().answer().complete(joined(own, true, null, record("q/0a", older)));
+    put("q/2b"); // a younger key changes nothing
+    put("other");
+    assertThat(a.won()).isNotDone();
+    long freed = delete("q/0a");
+    QueueAttempt.Won won = a.won().get(30, TimeUnit.SECONDS);
+    assertThat(won.rev()).isEqualTo(own);
+    assertThat(won.turn()).isEqualTo(freed);
+  }
+
+  @Test
+  void aWaitingAttemptWhoseKeyGoesFailsWithGone() throws Exception {
+    long older = put("q/0a");
+    long own = put("q/1f");
+    QueueAttempt a = QueueAttempt.start(kv, NAME, ByteString.EMPTY, 0x1f, false, "mutex: session is expired");
+    next().answer().complete(joined(own, true, null, record("q/0a", older)));
+    delete("q/1f"); // its lease ended, or a client deleted it
+    assertThatThrownBy(() -> a.won().get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+        .hasMessageContaining("mutex: session is expired");
+    assertThat(next().entry().getKvTxn().getCompares(0).getNumber()).as("the guarded delete of its own key only")
+        .isEqualTo(own);
+  }
+
+  @Test
+  void aPrefixEndsWhereEtcdEndsIt() {
+    assertThat(EtcdKeys.rangeEnd(PREFIX).toStringUtf8()).isEqualTo("q0");
+    assertThat(EtcdKeys.rangeEnd(ByteString.copyFrom(new byte[] {'a', (byte) 0xff})))
+        .isEqualTo(ByteString.copyFromUtf8("b"));
+    assertThat(EtcdKeys.rangeEnd(ByteString.copyFrom(new byte[] {(byte) 0xff})))
+        .isEqualTo(ByteString.copyFrom(new byte[] {0}));
+    assertThat(EtcdKeys.key(NAME, 31).toStringUtf8()).isEqualTo("q/1f");
+  }
+}
