@@ -271,8 +271,12 @@ public final class RegentServer implements AutoCloseable {
       }
       String etcdAddress = ApiAddressPublisher.advertised(config.apiHost(), s.etcd.port(), raftAddress);
       s.raft.clusterView().setEtcdAddress(etcdAddress);
+      EtcdGateway etcd = s.etcd;
       s.raft.clusterView().setKvStats(() -> s.etcdKv.replica().read(txn -> KvStats.newBuilder()
-          .setKeys(txn.kv().count()).setBytes(txn.kv().bytes()).build()));
+          .setKeys(txn.kv().count()).setBytes(txn.kv().bytes())).setWatchers(etcd.watchers()).build());
+      if (s.metrics != null) {
+        s.metrics.bindEtcdWatchers(etcd::watchers);
+      }
       LOG.info("node {} serving etcd's Lease, Election, Lock and KV services on {}", config.nodeId(), etcdAddress);
     }
     LOG.info("node {} serving the API on {}:{}, Raft on {}", config.nodeId(), config.apiHost(), s.api.port(),

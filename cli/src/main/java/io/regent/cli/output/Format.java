@@ -67,7 +67,8 @@ public final class Format {
           .put("applied_index", s.getAppliedIndex()).put("members", members)
           .put("console_url", s.getConsoleUrl().isEmpty() ? null : s.getConsoleUrl())
           .put("etcd_address", s.getEtcdAddress().isEmpty() ? null : s.getEtcdAddress())
-          .put("kv", s.hasKv() ? Json.obj().put("keys", s.getKv().getKeys()).put("bytes", s.getKv().getBytes()) : null)
+          .put("kv", s.hasKv() ? Json.obj().put("keys", s.getKv().getKeys()).put("bytes", s.getKv().getBytes())
+              .put("watchers", s.getKv().getWatchers()) : null)
           .put("degraded", s.getDegraded().isEmpty() ? null : s.getDegraded()).toString();
     }
     StringBuilder members = new StringBuilder();
@@ -84,7 +85,8 @@ public final class Format {
         "members  " + members) + lag(s) + (s.getConsoleUrl().isEmpty() ? ""
         : System.lineSeparator() + "console  " + s.getConsoleUrl()) + (s.getEtcdAddress().isEmpty() ? ""
         : System.lineSeparator() + "etcd     " + s.getEtcdAddress()) + (!s.hasKv() ? ""
-        : System.lineSeparator() + "kv       " + s.getKv().getKeys() + " keys, " + s.getKv().getBytes() + " bytes");
+        : System.lineSeparator() + "kv       " + s.getKv().getKeys() + " keys, " + s.getKv().getBytes() + " bytes, "
+        + s.getKv().getWatchers() + " watchers");
   }
 
   /**

@@ -67,5 +67,24 @@ class ClusterUpEtcdTest {
       assertThat(metrics).containsPattern("(?m)^regent_kv_keys\\{[^}]*} [1-9]")
           .containsPattern("(?m)^regent_kv_bytes\\{[^}]*} [1-9]");
     });
+
+    // a watch open on n1's etcd port counts among its watchers until it ends
+    long before = watchers(n1);
+    String n1Etcd = "127.0.0.1:" + (n1.apiPort() + 200);
+    Process watch = new ProcessBuilder("etcdctl", "--endpoints=" + n1Etcd, "watch", key)
+        .redirectErrorStream(true).redirectOutput(dir.resolve("watch.out").toFile()).start();
+    try {
+      await().atMost(Duration.ofSeconds(20)).until(() -> watchers(n1) == before + 1);
+    } finally {
+      watch.destroy();
+      watch.waitFor(10, TimeUnit.SECONDS);
+    }
+    await().atMost(Duration.ofSeconds(20)).until(() -> watchers(n1) == before);
+  }
+
+  /** The Watch watchers open on {@code node}'s etcd port, as its status says. */
+  private static long watchers(ProcessCluster.Node node) throws Exception {
+    Run s = SnapshotCommandTest.run("status", "-w", "json", "--endpoints", node.apiAddress());
+    return JsonParser.parseString(s.out()).getAsJsonObject().getAsJsonObject("kv").get("watchers").getAsLong();
   }
 }

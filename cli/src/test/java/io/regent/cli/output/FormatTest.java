@@ -69,11 +69,11 @@ class FormatTest {
     assertThat(Format.status(withConsole, true)).endsWith(",\"console_url\":\"http://127.0.0.1:7201/console/\","
         + "\"etcd_address\":null,\"kv\":null,\"degraded\":null}");
     StatusResponse withEtcd = s.toBuilder().setEtcdAddress("127.0.0.1:7301")
-        .setKv(KvStats.newBuilder().setKeys(3).setBytes(8192)).build();
+        .setKv(KvStats.newBuilder().setKeys(3).setBytes(8192).setWatchers(2)).build();
     assertThat(Format.status(withEtcd, true)).endsWith(",\"etcd_address\":\"127.0.0.1:7301\","
-        + "\"kv\":{\"keys\":3,\"bytes\":8192},\"degraded\":null}");
+        + "\"kv\":{\"keys\":3,\"bytes\":8192,\"watchers\":2},\"degraded\":null}");
     assertThat(Format.status(withEtcd, false)).endsWith("etcd     127.0.0.1:7301" + System.lineSeparator()
-        + "kv       3 keys, 8192 bytes");
+        + "kv       3 keys, 8192 bytes, 2 watchers");
     assertThat(Format.status(withConsole, false)).endsWith("console  http://127.0.0.1:7201/console/");
     assertThat(Format.status(s, false)).doesNotContain("console");
     assertThat(Format.status(s.toBuilder().setLeader("").build(), true)).contains("\"leader\":null");

@@ -93,7 +93,8 @@ final class ConsoleState {
         "term", s.getTerm(), "commitIndex", s.getCommitIndex(), "appliedIndex", s.getAppliedIndex(),
         "version", s.getVersion(), "dbSizeBytes", s.getDbSizeBytes(), "ready", reason.isEmpty(),
         "notReady", reason.orElse(null), "degraded", s.getDegraded().isEmpty() ? null : s.getDegraded(),
-        "members", members, "kv", s.hasKv() ? obj("keys", s.getKv().getKeys(), "bytes", s.getKv().getBytes()) : null);
+        "members", members, "kv", s.hasKv() ? obj("keys", s.getKv().getKeys(), "bytes", s.getKv().getBytes(), "watchers",
+            s.getKv().getWatchers()) : null);
   }
 
   /**

@@ -46,10 +46,12 @@ public final class EtcdGateway implements AutoCloseable {
 
   private final Server server;
   private final ScheduledFuture<?> leaderChecks;
+  private final EtcdWatchService watches;
 
-  private EtcdGateway(Server server, ScheduledFuture<?> leaderChecks) {
+  private EtcdGateway(Server server, ScheduledFuture<?> leaderChecks, EtcdWatchService watches) {
     this.server = server;
     this.leaderChecks = leaderChecks;
+    this.watches = watches;
   }
 
   /**
@@ -73,6 +75,7 @@ public final class EtcdGateway implements AutoCloseable {
       throws IOException {
     Headers headers = new Headers(leader);
     LeaderLoss leaderLoss = new LeaderLoss(leader);
+    EtcdWatchService watches = new EtcdWatchService(headers, kv);
     Server server = NettyServerBuilder.forAddress(address, InsecureServerCredentials.create())
         .maxInboundMessageSize(maxMessageBytes)
         // etcd's --grpc-keepalive-min-time: its clients may ping every 5 s; gRPC's default would answer GOAWAY
@@ -109,7 +112,7 @@ public final class EtcdGateway implements AutoCloseable {
         .addService(new EtcdElectionService(headers, kv))
         .addService(new EtcdLockService(headers, kv))
         .addService(new EtcdKvService(headers, kv))
-        .addService(new EtcdWatchService(headers, kv))
+        .addService(watches)
         .addService(new EtcdMaintenanceService(headers))
         .addService(new EtcdClusterService(headers))
         // added last, so it runs first: a call refused for want of a leader reaches no service
@@ -118,12 +121,17 @@ public final class EtcdGateway implements AutoCloseable {
     MethodRules.requireDeclared(server.getServices()); // each etcd method's Regent counterparts, or its own rule
     server.start();
     return new EtcdGateway(server, kv.timers().scheduleWithFixedDelay(leaderLoss::check, electionTimeoutMs,
-        electionTimeoutMs, TimeUnit.MILLISECONDS));
+        electionTimeoutMs, TimeUnit.MILLISECONDS), watches);
   }
 
   /** The bound port. */
   public int port() {
     return server.getPort();
+  }
+
+  /** The Watch watchers open on this port now, over every stream (docs/operations.md, the {@code kv} figures). */
+  public long watchers() {
+    return watches.watchers();
   }
 
   @Override

@@ -277,6 +277,16 @@ final class WatchStream implements StreamObserver<WatchRequest>, Consumer<Change
     }
   }
 
+  /** The watchers the stream carries now (none once it ended). */
+  synchronized int watcherCount() {
+    return closed ? 0 : watchers.size();
+  }
+
+  /** Whether the stream ended (the client closed it, failed, or the node ended it). */
+  synchronized boolean ended() {
+    return closed;
+  }
+
   private synchronized void close() {
     if (closed) {
       return;

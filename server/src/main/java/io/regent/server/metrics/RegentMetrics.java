@@ -28,6 +28,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.server.RaftServer;
@@ -149,6 +150,12 @@ public final class RegentMetrics implements AutoCloseable {
             + "at most 10 000").register(registry);
     Gauge.builder("regent.kv.history.bytes", () -> counts(view).historyBytes)
         .description("Bytes of the kept watch events of etcd's keyspace, at most 64 MiB").register(registry);
+  }
+
+  /** Reports the Watch watchers open on the node's etcd port, {@code regent_kv_watchers}. */
+  public void bindEtcdWatchers(LongSupplier watchers) {
+    Gauge.builder("regent.kv.watchers", watchers::getAsLong)
+        .description("Watch watchers open on this node's etcd port (docs/migrating.md, etcd's Watch)").register(registry);
   }
 
   /**

@@ -68,7 +68,7 @@
     setText('commit', c.commitIndex);
     setText('applied', c.appliedIndex);
     $('kv').hidden = !c.kv;
-    if (c.kv) setText('kv-keys', c.kv.keys + ' keys, ' + c.kv.bytes + ' bytes');
+    if (c.kv) setText('kv-keys', c.kv.keys + ' keys, ' + c.kv.bytes + ' bytes, ' + c.kv.watchers + ' watchers');
     const h = $('health');
     h.textContent = (c.ready ? 'ready' : 'not ready: ' + c.notReady) + (c.degraded ? ' · ' + c.degraded : '');
     h.className = 'badge ' + (c.ready ? (c.degraded ? 'warn' : 'ok') : 'bad');
