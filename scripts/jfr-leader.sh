@@ -6,7 +6,8 @@
 #
 #   scripts/jfr-leader.sh JAR WORK_DIR [WORKLOAD] [CLIENTS]     (default campaign, 64)
 #
-# Environment: SETTLE (180s), RECORD (30s), BASE_PORT (29500: clear of the test clusters' ports), BENCH_JAR (bench-jmh/target/benchmarks.jar, for JfrTop).
+# Environment: SETTLE (180s), RECORD (30s), BASE_PORT (29500: clear of the test clusters' ports), BENCH_JAR (bench-jmh/target/benchmarks.jar, for JfrTop),
+# TARGET (regent; etcd: the load goes through the nodes' etcd ports with the bench's etcd target).
 # Stops only the cluster it started.
 set -euo pipefail
 [ $# -ge 2 ] || { echo "usage: $0 JAR WORK_DIR [WORKLOAD] [CLIENTS]" >&2; exit 2; }
@@ -21,13 +22,16 @@ rm -rf "$dir"
 trap 'regent cluster down --dir "$dir" >&2 || true' EXIT
 regent cluster up --dir "$dir" --nodes 3 --base-port "${BASE_PORT:-29500}" >&2
 endpoints=$(cat "$dir/endpoints")
-regent bench --endpoints "$endpoints" --workload "$workload" --clients "$clients" --duration "$settle" \
+target=${TARGET:-regent}
+load=$endpoints
+[ "$target" = etcd ] && load=$(cat "$dir/etcd-endpoints")
+regent bench --target "$target" --endpoints "$load" --workload "$workload" --clients "$clients" --duration "$settle" \
   --warmup 1s --label settle --quiet -w json >"$work/settle.json"
 leader=$(regent status --endpoints "$endpoints" -w json | sed -n 's/.*"leader":"\([^"]*\)".*/\1/p')
 pid=$(cat "$dir/$leader.pid")
 secs=${record%s}
 jcmd "$pid" JFR.start name=leader settings=profile duration="$((secs + 2))s" filename="$work/leader.jfr" >&2
-regent bench --endpoints "$endpoints" --workload "$workload" --clients "$clients" --duration "$record" \
+regent bench --target "$target" --endpoints "$load" --workload "$workload" --clients "$clients" --duration "$record" \
   --warmup 1s --label profiled --pid-dir "$dir" -w json >"$work/profiled.json"
 while [ ! -s "$work/leader.jfr" ] || jcmd "$pid" JFR.check 2>/dev/null | grep -q "name=leader"; do sleep 1; done
 java -cp "$bench_jar" io.regent.bench.jfr.JfrTop "$work/leader.jfr" 25 >"$work/jfr-top.txt"
