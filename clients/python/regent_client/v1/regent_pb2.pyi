@@ -357,7 +357,7 @@ class Replication(_message.Message):
     def __init__(self, match_index: _Optional[int] = ..., lag_entries: _Optional[int] = ..., lag_seconds: _Optional[float] = ...) -> None: ...
 
 class StatusResponse(_message.Message):
-    __slots__ = ("node", "leader", "term", "commit_index", "applied_index", "members", "role", "version", "db_size_bytes", "console_url", "etcd_address", "degraded")
+    __slots__ = ("node", "leader", "term", "commit_index", "applied_index", "members", "role", "version", "db_size_bytes", "console_url", "etcd_address", "degraded", "kv")
     NODE_FIELD_NUMBER: _ClassVar[int]
     LEADER_FIELD_NUMBER: _ClassVar[int]
     TERM_FIELD_NUMBER: _ClassVar[int]
@@ -370,6 +370,7 @@ class StatusResponse(_message.Message):
     CONSOLE_URL_FIELD_NUMBER: _ClassVar[int]
     ETCD_ADDRESS_FIELD_NUMBER: _ClassVar[int]
     DEGRADED_FIELD_NUMBER: _ClassVar[int]
+    KV_FIELD_NUMBER: _ClassVar[int]
     node: str
     leader: str
     term: int
@@ -382,7 +383,18 @@ class StatusResponse(_message.Message):
     console_url: str
     etcd_address: str
     degraded: str
-    def __init__(self, node: _Optional[str] = ..., leader: _Optional[str] = ..., term: _Optional[int] = ..., commit_index: _Optional[int] = ..., applied_index: _Optional[int] = ..., members: _Optional[_Iterable[_Union[Member, _Mapping]]] = ..., role: _Optional[str] = ..., version: _Optional[str] = ..., db_size_bytes: _Optional[int] = ..., console_url: _Optional[str] = ..., etcd_address: _Optional[str] = ..., degraded: _Optional[str] = ...) -> None: ...
+    kv: KvStats
+    def __init__(self, node: _Optional[str] = ..., leader: _Optional[str] = ..., term: _Optional[int] = ..., commit_index: _Optional[int] = ..., applied_index: _Optional[int] = ..., members: _Optional[_Iterable[_Union[Member, _Mapping]]] = ..., role: _Optional[str] = ..., version: _Optional[str] = ..., db_size_bytes: _Optional[int] = ..., console_url: _Optional[str] = ..., etcd_address: _Optional[str] = ..., degraded: _Optional[str] = ..., kv: _Optional[_Union[KvStats, _Mapping]] = ...) -> None: ...
+
+class KvStats(_message.Message):
+    __slots__ = ("keys", "bytes", "watchers")
+    KEYS_FIELD_NUMBER: _ClassVar[int]
+    BYTES_FIELD_NUMBER: _ClassVar[int]
+    WATCHERS_FIELD_NUMBER: _ClassVar[int]
+    keys: int
+    bytes: int
+    watchers: int
+    def __init__(self, keys: _Optional[int] = ..., bytes: _Optional[int] = ..., watchers: _Optional[int] = ...) -> None: ...
 
 class MemberListRequest(_message.Message):
     __slots__ = ()
