@@ -59,8 +59,8 @@ final class EtcdElectionService extends ElectionGrpc.ElectionImplBase {
   public void campaign(CampaignRequest req, StreamObserver<CampaignResponse> obs) {
     ServerCallStreamObserver<CampaignResponse> call = (ServerCallStreamObserver<CampaignResponse>) obs;
     AnswerRelay.future(obs, () -> {
-      QueueAttempt attempt = QueueAttempt.start(kv, req.getName(), req.getValue(), req.getLease(), true, KEY_GONE);
-      call.setOnCancelHandler(attempt::cancel);
+      QueueAttempt attempt = QueueAttempt.start(kv, req.getName(), req.getValue(), req.getLease(), true, KEY_GONE)
+          .cancelledWith(call);
       return attempt.won().thenApply(w -> CampaignResponse.newBuilder().setHeader(headers.at(w.joined()))
           .setLeader(LeaderKey.newBuilder().setName(req.getName()).setKey(attempt.key()).setRev(w.rev())
               .setLease(req.getLease())).build());

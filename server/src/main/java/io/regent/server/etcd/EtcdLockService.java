@@ -40,8 +40,7 @@ final class EtcdLockService extends LockGrpc.LockImplBase {
     ServerCallStreamObserver<LockResponse> call = (ServerCallStreamObserver<LockResponse>) obs;
     AnswerRelay.future(obs, () -> {
       QueueAttempt attempt = QueueAttempt.start(kv, req.getName(), ByteString.EMPTY, req.getLease(), false,
-          SESSION_EXPIRED);
-      call.setOnCancelHandler(attempt::cancel);
+          SESSION_EXPIRED).cancelledWith(call);
       return attempt.won().thenApply(w -> LockResponse.newBuilder().setHeader(headers.at(w.turn()))
           .setKey(attempt.key()).build());
     });

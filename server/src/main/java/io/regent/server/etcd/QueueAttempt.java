@@ -2,6 +2,7 @@ package io.regent.server.etcd;
 
 import com.google.protobuf.ByteString;
 import io.grpc.Status;
+import io.grpc.stub.ServerCallStreamObserver;
 import io.regent.statemachine.proto.KvAnswer;
 import io.regent.statemachine.proto.KvRecord;
 import io.regent.statemachine.proto.LogEntry;
@@ -91,6 +92,21 @@ final class QueueAttempt {
   /** What the attempt won, once it leads; failed with the status of what refused or ended it. */
   CompletableFuture<Won> won() {
     return won;
+  }
+
+  /**
+   * Ties the attempt to {@code call}: the call's cancellation (by its client, or its deadline) cancels the attempt,
+   * also when it came before this, between the attempt's start and here, which gRPC would not report to a handler
+   * set afterwards.
+   *
+   * @return this attempt
+   */
+  QueueAttempt cancelledWith(ServerCallStreamObserver<?> call) {
+    call.setOnCancelHandler(this::cancel);
+    if (call.isCancelled()) {
+      cancel();
+    }
+    return this;
   }
 
   /** Gives the attempt up, unless it won already: stops its wait and deletes the key it put, if it put one. */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.ByteString;
 import io.grpc.Status;
+import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.StatusRuntimeException;
 import io.regent.server.ratis.StoreReplica;
 import io.regent.statemachine.event.ChangeEvent;
@@ -167,6 +168,67 @@ class QueueAttemptTest {
         .hasMessageContaining("mutex: session is expired");
     assertThat(next().entry().getKvTxn().getCompares(0).getNumber()).as("the guarded delete of its own key only")
         .isEqualTo(own);
+  }
+
+  @Test
+  void aCallCancelledBeforeItsAttemptIsTiedToItCancelsTheAttempt() throws Exception {
+    QueueAttempt a = QueueAttempt.start(kv, NAME, ByteString.EMPTY, 0x1f, false, "gone");
+    Proposed join = next();
+    // the client cancelled between the attempt's start and the handler's registration: gRPC calls no handler set later
+    a.cancelledWith(new CancelledCall());
+    join.answer().complete(joined(7, true, null, record("q/1f", 7)));
+    assertThat(a.won()).isCompletedExceptionally();
+    assertThat(next().entry().getKvTxn().getSuccess(0).getDeleteRange().getKey().toStringUtf8())
+        .as("the key it put is deleted").isEqualTo("q/1f");
+  }
+
+  /** A server call already cancelled: it keeps the handler it is given and never runs it. */
+  private static final class CancelledCall extends ServerCallStreamObserver<Object> {
+    @Override
+    public boolean isCancelled() {
+      return true;
+    }
+
+    @Override
+    public void setOnCancelHandler(Runnable onCancelHandler) {
+    }
+
+    @Override
+    public void setCompression(String compression) {
+    }
+
+    @Override
+    public boolean isReady() {
+      return false;
+    }
+
+    @Override
+    public void setOnReadyHandler(Runnable onReadyHandler) {
+    }
+
+    @Override
+    public void request(int count) {
+    }
+
+    @Override
+    public void setMessageCompression(boolean enable) {
+    }
+
+    @Override
+    public void disableAutoInboundFlowControl() {
+    }
+
+    @Override
+    public void onNext(Object value) {
+    }
+
+    @Override
+    public void onError(Throwable t) {
+    }
+
+    @Override
+    public void onCompleted() {
+    }
   }
 
   @Test
