@@ -6,6 +6,8 @@ import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.server.leader.FollowerInfo;
 import org.apache.ratis.server.leader.LeaderState;
 import org.apache.ratis.server.raftlog.RaftLogIOException;
+import org.apache.ratis.util.TimeDuration;
+import org.apache.ratis.util.Timestamp;
 
 /**
  * Ratis's gRPC log appender, which also tells a follower at once that its entries are committed: when the
@@ -20,11 +22,20 @@ import org.apache.ratis.server.raftlog.RaftLogIOException;
  * a watch there delivers the event late: a lone reader through a follower was answered ~300 ms every other read.
  *
  * <p>At most one such push per commit index per follower: the appender's wake-ups between the push and the
- * follower's reply send nothing more. Runs on the appender's own thread, as Ratis calls it.
+ * follower's reply send nothing more. A push goes at once and does not count as an append for Ratis's minimum wait
+ * between two appends ({@code raft.server.log.appender.wait-time.min}): that wait batches entries, and a push
+ * carries none; counted, it delayed the entry a lone client sent right after its answer by up to the whole wait.
+ * Runs on the appender's own thread, as Ratis calls it.
  */
 final class CommitPushAppender extends GrpcLogAppender {
-  /** The highest commit index sent to this follower so far; appender thread only. */
+  /** The highest commit index sent to this follower so far. */
   private long pushedCommit = -1;
+  /** Whether the request last built is a push. */
+  private boolean pushing;
+  /** When the last request other than a push went to this follower, while pushes followed it; else null. */
+  private Timestamp beforePushes;
+  /** What the minimum wait counts from for the request last built: null for Ratis's rule (its last send). */
+  private Timestamp waitFrom;
 
   CommitPushAppender(RaftServer.Division server, LeaderState leaderState, FollowerInfo follower) {
     super(server, leaderState, follower);
@@ -33,18 +44,37 @@ final class CommitPushAppender extends GrpcLogAppender {
   @Override
   public AppendEntriesRequestProto newAppendEntriesRequest(long callId, boolean heartbeat)
       throws RaftLogIOException {
+    Timestamp lastSend = getFollower().getLastRpcSendTime();
     AppendEntriesRequestProto request = super.newAppendEntriesRequest(callId, heartbeat);
     if (request != null) {
       pushedCommit = Math.max(pushedCommit, request.getLeaderCommit());
+      pushing = false;
+      waitFrom = beforePushes;
+      beforePushes = null;
       return request;
     }
     long committed = getRaftLog().getLastCommittedIndex();
-    if (committed <= pushedCommit || committed <= getFollower().getCommitIndex()) {
+    if (committed <= pushedCommit || committed <= getFollower().getCommitIndex() || hasPendingDataRequests()) {
+      // entries still unanswered: the answer moves the commit index and wakes this appender again, and an empty
+      // append now would carry no commit index (Ratis gives it no previous entry then)
       return null;
     }
     // no entry to send: an empty append (Ratis's heartbeat request) carries the commit index
     AppendEntriesRequestProto push = super.newAppendEntriesRequest(callId, true);
-    pushedCommit = Math.max(pushedCommit, push.getLeaderCommit());
+    pushedCommit = committed;
+    pushing = true;
+    if (beforePushes == null) {
+      beforePushes = lastSend;
+    }
     return push;
+  }
+
+  @Override
+  protected TimeDuration getRemainingWaitTime() {
+    if (pushing) {
+      return TimeDuration.ZERO;
+    }
+    return waitFrom == null ? super.getRemainingWaitTime()
+        : getWaitTimeMin().add(waitFrom.elapsedTime().negate());
   }
 }
