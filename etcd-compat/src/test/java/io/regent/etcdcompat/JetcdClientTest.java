@@ -19,6 +19,7 @@ import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
 import io.etcd.jetcd.lock.LockResponse;
 import io.etcd.jetcd.options.GetOption;
 import io.etcd.jetcd.options.LeaseOption;
+import io.etcd.jetcd.options.PutOption;
 import io.grpc.stub.StreamObserver;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -66,9 +67,14 @@ class JetcdClientTest {
     assertThat(get(lease.grant(1)).getTTL()).as("raised to the cluster's minimum, 1.8 s in whole seconds")
         .isEqualTo(2);
     assertThat(get(lease.keepAliveOnce(granted.getID())).getTTL()).isEqualTo(5);
+    for (String key : new String[] {"ttl-keys/b", "ttl-keys/a"}) {
+      get(client.getKVClient().put(bytes(key), bytes("v"), PutOption.builder().withLeaseId(granted.getID()).build()));
+    }
     var ttl = get(lease.timeToLive(granted.getID(), LeaseOption.newBuilder().withAttachedKeys().build()));
     assertThat(ttl.getGrantedTTL()).isEqualTo(5);
     assertThat(ttl.getTTL()).isBetween(0L, 5L);
+    assertThat(ttl.getKeys()).as("the keys attached to the lease, in key order")
+        .containsExactly(bytes("ttl-keys/a"), bytes("ttl-keys/b"));
 
     get(lease.revoke(granted.getID()));
     assertThat(get(lease.timeToLive(granted.getID(), LeaseOption.DEFAULT)).getTTL()).as("etcd's 'expired'")

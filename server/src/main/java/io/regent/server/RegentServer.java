@@ -86,6 +86,8 @@ public final class RegentServer implements AutoCloseable {
   private EtcdGateway etcd;
   /** What the etcd port's KV uses of this node: its client proposer, entry format and read path. */
   private final EtcdKv etcdKv;
+  /** Admission of the API's calls and of those the etcd port serves itself. */
+  private final Admission admission;
   private final DivisionWatch divisionWatch;
   private Consumer<String> onDivisionStopped; // guarded by this, as stoppedReason
   private String stoppedReason;
@@ -130,7 +132,7 @@ public final class RegentServer implements AutoCloseable {
     RaftClusterView clusterView = raft.clusterView();
     this.console = metrics != null && config.console()
         ? new Console(clusterView, sm, confirmer, metrics::notReadyReason) : null;
-    Admission admission = new Admission(config.limits().admission(), ClientIdentity::of, System::nanoTime);
+    this.admission = new Admission(config.limits().admission(), ClientIdentity::of, System::nanoTime);
     this.api = new ApiServer(new InetSocketAddress(config.apiHost(), config.apiPort()), sec.apiCredentials(),
         clusterView, sm, operations, confirmer,
         config.minTtlMs(),
@@ -258,8 +260,8 @@ public final class RegentServer implements AutoCloseable {
       String loopback = ApiAddressPublisher.advertised(config.apiHost(), s.api.port(), "127.0.0.1:0");
       try {
         s.etcd = EtcdGateway.start(new InetSocketAddress(config.apiHost(), config.etcdPort()), loopback,
-            s.raft.clusterView()::raftLeader, config.minTtlMs(), config.limits().maxMessageBytes(),
-            config.electionTimeoutMaxMs(), s.etcdKv);
+            s.raft.clusterView()::raftLeader, config.minTtlMs(), config.electionTimeoutMaxMs(), s.etcdKv,
+            config.limits(), s.admission);
       } catch (IOException e) {
         IOException failed = new IOException("etcd port " + config.etcdPort() + ": " + e.getMessage(), e);
         try {

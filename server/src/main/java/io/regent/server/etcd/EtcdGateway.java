@@ -15,6 +15,8 @@ import io.grpc.ServerInterceptor;
 import io.grpc.ServerTransportFilter;
 import io.grpc.Status;
 import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
+import io.regent.server.limits.Admission;
+import io.regent.server.limits.ServerLimits;
 import io.regent.server.membership.RaftLeader;
 import io.regent.server.rpc.MethodRules;
 import java.io.IOException;
@@ -67,15 +69,19 @@ public final class EtcdGateway implements AutoCloseable {
    * @param kv the node's proposer, entry format, read path, replica and scheduler, which etcd's KV, Watch, Election
    *     and Lock use directly ({@link EtcdKvService}, {@link EtcdWatchService}, {@link EtcdElectionService},
    *     {@link EtcdLockService}); the leader looks run on its scheduler
+   * @param limits the node's API limits, applied to the calls the gateway serves itself ({@link GatewayLimits})
+   * @param admission the node's admission, shared with its API
    * @throws IOException when the port cannot be bound
    * @throws IllegalStateException when a method it serves is not declared in {@link MethodRules}
    */
   public static EtcdGateway start(InetSocketAddress address, String apiTarget, Supplier<RaftLeader> leader,
-                                  long minTtlMs, int maxMessageBytes, long electionTimeoutMs, EtcdKv kv)
-      throws IOException {
+                                  long minTtlMs, long electionTimeoutMs, EtcdKv kv, ServerLimits limits,
+                                  Admission admission) throws IOException {
     Headers headers = new Headers(leader);
     LeaderLoss leaderLoss = new LeaderLoss(leader);
     EtcdWatchService watches = new EtcdWatchService(headers, kv);
+    int maxMessageBytes = limits.maxMessageBytes();
+    GatewayLimits served = new GatewayLimits(limits, admission);
     Server server = NettyServerBuilder.forAddress(address, InsecureServerCredentials.create())
         .maxInboundMessageSize(maxMessageBytes)
         // etcd's --grpc-keepalive-min-time: its clients may ping every 5 s; gRPC's default would answer GOAWAY
@@ -96,6 +102,8 @@ public final class EtcdGateway implements AutoCloseable {
             }
           }
         })
+        .addTransportFilter(served)
+        .intercept(served) // inside the leader check: a call refused for want of a leader takes no budget
         .intercept(new ServerInterceptor() {
           @Override
           public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata md,
@@ -108,7 +116,7 @@ public final class EtcdGateway implements AutoCloseable {
             return Contexts.interceptCall(Context.current().withValue(Upstream.KEY, new Upstream(ch)), call, md, next);
           }
         })
-        .addService(EtcdLeaseLeases.addedTo(new EtcdLeaseService(headers, minTtlMs).bindService(), headers))
+        .addService(EtcdLeaseLeases.addedTo(new EtcdLeaseService(headers, minTtlMs, kv.reader()).bindService(), headers))
         .addService(new EtcdElectionService(headers, kv))
         .addService(new EtcdLockService(headers, kv))
         .addService(new EtcdKvService(headers, kv))

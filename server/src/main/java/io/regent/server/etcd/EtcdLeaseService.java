@@ -1,5 +1,6 @@
 package io.regent.server.etcd;
 
+import com.google.protobuf.ByteString;
 import io.etcd.jetcd.api.LeaseGrantRequest;
 import io.etcd.jetcd.api.LeaseGrantResponse;
 import io.etcd.jetcd.api.LeaseGrpc;
@@ -11,6 +12,7 @@ import io.etcd.jetcd.api.LeaseTimeToLiveRequest;
 import io.etcd.jetcd.api.LeaseTimeToLiveResponse;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
+import io.regent.server.api.StateReader;
 import io.regent.statemachine.limits.Limits;
 
 /**
@@ -28,11 +30,16 @@ final class EtcdLeaseService extends LeaseGrpc.LeaseImplBase {
 
   private final Headers headers;
   private final long minTtlS;
+  private final StateReader reader;
 
-  /** @param minTtlMs the cluster's smallest TTL, ms: smaller etcd TTLs are raised to it, in whole seconds */
-  EtcdLeaseService(Headers headers, long minTtlMs) {
+  /**
+   * @param minTtlMs the cluster's smallest TTL, ms: smaller etcd TTLs are raised to it, in whole seconds
+   * @param reader this node's read path, for the keyspace's keys attached to a lease
+   */
+  EtcdLeaseService(Headers headers, long minTtlMs, StateReader reader) {
     this.headers = headers;
     this.minTtlS = seconds(minTtlMs);
+    this.reader = reader;
   }
 
   /** {@code ms} in whole seconds, rounded up: a granted TTL is never reported shorter than it is. */
@@ -69,11 +76,17 @@ final class EtcdLeaseService extends LeaseGrpc.LeaseImplBase {
     return new EtcdKeepAlives(obs, Upstream.current(), headers);
   }
 
+  /**
+   * The lease's TTL, as etcd answers it; with {@code keys}, the keyspace's keys attached to the lease, in key order
+   * (read linearizably once Regent's answer came), then the Regent names it holds as {@code NAME/LEASE} keys
+   * (docs/migrating.md).
+   */
   @Override
   public void leaseTimeToLive(LeaseTimeToLiveRequest req, StreamObserver<LeaseTimeToLiveResponse> obs) {
     long id = req.getID();
+    StreamObserver<LeaseTimeToLiveResponse> out = req.getKeys() ? withAttachedKeys(obs, id) : obs;
     Upstream.current().lease().timeToLive(io.regent.api.v1.LeaseTimeToLiveRequest.newBuilder().setId(id).build(),
-        AnswerRelay.unary(obs, r -> {
+        AnswerRelay.unary(out, r -> {
           LeaseTimeToLiveResponse.Builder b = LeaseTimeToLiveResponse.newBuilder().setHeader(headers.at(0)).setID(id)
               .setTTL(r.getRemainingMs() / 1000).setGrantedTTL(seconds(r.getTtlMs()));
           if (req.getKeys()) {
@@ -83,6 +96,39 @@ final class EtcdLeaseService extends LeaseGrpc.LeaseImplBase {
         }, s -> s.getCode() == Status.Code.NOT_FOUND
             ? LeaseTimeToLiveResponse.newBuilder().setHeader(headers.at(0)).setID(id).setTTL(-1).build() : null,
             s -> s));
+  }
+
+  /**
+   * Answers {@code obs} with the relayed answer and, before its names, the keyspace's keys attached to lease
+   * {@code id}; a lease that is gone (TTL −1) holds none.
+   */
+  private StreamObserver<LeaseTimeToLiveResponse> withAttachedKeys(StreamObserver<LeaseTimeToLiveResponse> obs,
+                                                                    long id) {
+    return new StreamObserver<>() {
+      @Override
+      public void onNext(LeaseTimeToLiveResponse answer) {
+        if (answer.getTTL() < 0) {
+          obs.onNext(answer);
+          obs.onCompleted();
+          return;
+        }
+        AnswerRelay.future(obs, () -> reader.read(false, txn -> txn.kv().keysOf(id)).thenApply(keys -> {
+          LeaseTimeToLiveResponse.Builder b = answer.toBuilder().clearKeys();
+          keys.forEach(k -> b.addKeys(ByteString.copyFrom(k)));
+          return b.addAllKeys(answer.getKeysList()).build();
+        }));
+      }
+
+      @Override
+      public void onError(Throwable t) {
+        obs.onError(t);
+      }
+
+      @Override
+      public void onCompleted() {
+        // answered by onNext, once the keys are read
+      }
+    };
   }
 
   /** Regent's NOT_FOUND for a lease, with etcd's description. */

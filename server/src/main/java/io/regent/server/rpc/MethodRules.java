@@ -40,7 +40,7 @@ import java.util.stream.Stream;
  * One declaration per gRPC method a node serves: for the public API's methods their {@link MethodRule} (lane,
  * right, the name a request acts on), which admission ({@code io.regent.server.limits.Admission}) and
  * permissions ({@code io.regent.server.security.Authorizer}) both read; for the etcd gateway's methods the
- * Regent methods each call becomes, whose rules then apply (the gateway admits and checks nothing itself).
+ * Regent methods each call becomes, whose rules then apply on the API (the gateway admits only what it serves itself).
  * etcd's KV and Watch have no Regent counterpart, nor have its Election and Lock, which etcd writes over its KV: the
  * gateway serves them itself and they are declared with rules of their own.
  * Both servers refuse to start with a method declared nowhere ({@link #requireDeclared}), so a new method is
@@ -161,6 +161,14 @@ public final class MethodRules {
    */
   public static MethodRule of(String fullMethodName) {
     return SERVED.getOrDefault(fullMethodName, UNDECLARED);
+  }
+
+  /**
+   * Whether the etcd gateway relays {@code fullMethodName} to Regent methods (whose rules then apply on the API),
+   * rather than serving it itself.
+   */
+  public static boolean relayed(String fullMethodName) {
+    return RELAYED.containsKey(fullMethodName);
   }
 
   /**

@@ -47,8 +47,7 @@ class EtcdKvRefusalTest {
       proposed.add(entry);
       return CompletableFuture.completedFuture(Result.newBuilder().setIndex(42).build());
     }, () -> writable, null, null, null, timers);
-    gateway = EtcdGateway.start(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1:1", () -> null, 1_000, 4 << 20,
-        1_000, node);
+    gateway = TestGateways.start(() -> null, node);
     channel = Grpc.newChannelBuilder("127.0.0.1:" + gateway.port(), InsecureChannelCredentials.create()).build();
   }
 

@@ -31,8 +31,7 @@ class EtcdMaintenanceRefusalTest {
   @BeforeEach
   void start() throws Exception {
     EtcdKv kv = new EtcdKv(entry -> new CompletableFuture<>(), EntryFormat.OLDEST, null, null, null, timers);
-    gateway = EtcdGateway.start(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1:1", () -> null, 1_000, 4 << 20,
-        1_000, kv);
+    gateway = TestGateways.start(() -> null, kv);
     channel = Grpc.newChannelBuilder("127.0.0.1:" + gateway.port(), InsecureChannelCredentials.create()).build();
   }
 

@@ -89,8 +89,7 @@ class LeaderLossTest {
     store = RegentStore.open(dir);
     EtcdKv node = new EtcdKv(entry -> new CompletableFuture<>(), () -> 5, null, StoreReplica.of(store, hub),
         blocking, timers);
-    gateway = EtcdGateway.start(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1:1", leader::get, 1_000, 4 << 20,
-        1_000, node);
+    gateway = TestGateways.start(leader::get, node);
     channel = Grpc.newChannelBuilder("127.0.0.1:" + gateway.port(), InsecureChannelCredentials.create()).build();
   }
 

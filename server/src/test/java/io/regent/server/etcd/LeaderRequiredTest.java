@@ -49,8 +49,7 @@ class LeaderRequiredTest {
       proposed.add(entry);
       return CompletableFuture.completedFuture(Result.newBuilder().setIndex(42).build());
     }, () -> EntryCodec.MAX_VERSION, null, null, null, timers);
-    gateway = EtcdGateway.start(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1:1", leader::get, 1_000, 4 << 20,
-        1_000, node);
+    gateway = TestGateways.start(leader::get, node);
     channel = Grpc.newChannelBuilder("127.0.0.1:" + gateway.port(), InsecureChannelCredentials.create()).build();
   }
 

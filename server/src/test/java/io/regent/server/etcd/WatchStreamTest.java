@@ -59,8 +59,7 @@ class WatchStreamTest {
     store = RegentStore.open(dir);
     ReplicaView replica = StoreReplica.of(store, hub);
     EtcdKv node = new EtcdKv(entry -> new CompletableFuture<>(), () -> 5, null, replica, blocking, timers);
-    gateway = EtcdGateway.start(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1:1", () -> null, 1_000, 4 << 20,
-        1_000, node);
+    gateway = TestGateways.start(() -> null, node);
     channel = Grpc.newChannelBuilder("127.0.0.1:" + gateway.port(), InsecureChannelCredentials.create()).build();
     stream = WatchGrpc.newStub(channel).watch(new StreamObserver<>() {
       @Override

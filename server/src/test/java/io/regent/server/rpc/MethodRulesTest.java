@@ -15,6 +15,9 @@ import io.regent.api.v1.LeaseGrpc;
 import io.regent.api.v1.LockGrpc;
 import io.regent.server.etcd.EtcdGateway;
 import io.regent.server.etcd.EtcdKv;
+import io.regent.server.limits.Admission;
+import io.regent.server.limits.AdmissionLimits;
+import io.regent.server.limits.ServerLimits;
 import io.regent.server.replication.EntryFormat;
 import io.regent.server.single.SingleWriterServer;
 import java.net.InetSocketAddress;
@@ -42,7 +45,8 @@ class MethodRulesTest {
     ScheduledExecutorService timers = Executors.newSingleThreadScheduledExecutor();
     EtcdKv kv = new EtcdKv(entry -> new CompletableFuture<>(), EntryFormat.OLDEST, null, null, null, timers);
     assertThatCode(() -> EtcdGateway.start(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1:1", () -> null, 1_000,
-        4 << 20, 1_000, kv).close()).doesNotThrowAnyException();
+        1_000, kv, ServerLimits.DEFAULTS, new Admission(AdmissionLimits.DEFAULTS, call -> null, System::nanoTime))
+        .close()).doesNotThrowAnyException();
     timers.shutdownNow();
   }
 
