@@ -11,6 +11,7 @@ import org.apache.ratis.grpc.GrpcConfigKeys;
 import org.apache.ratis.protocol.RaftGroup;
 import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeer;
+import org.apache.ratis.rpc.SupportedRpcType;
 import org.apache.ratis.server.RaftServerConfigKeys;
 import org.apache.ratis.util.SizeInBytes;
 import org.apache.ratis.util.TimeDuration;
@@ -49,8 +50,7 @@ public final class RaftSetup {
    */
   public static RaftProperties properties(ServerConfig config) {
     RaftProperties p = new RaftProperties();
-    // gRPC, whose leader tells followers of a commit at once (docs/ratis.md §9)
-    RaftConfigKeys.Rpc.setType(p, new RegentRpcType());
+    RaftConfigKeys.Rpc.setType(p, SupportedRpcType.GRPC);
     RaftServerConfigKeys.setStorageDir(p, List.of(new DataDir(config.dataDir()).raft().toFile()));
     int port = Integer.parseInt(config.peers().get(config.nodeId()).replaceAll(".*:", ""));
     GrpcConfigKeys.Server.setPort(p, port);
