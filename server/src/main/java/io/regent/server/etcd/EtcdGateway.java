@@ -63,13 +63,13 @@ public final class EtcdGateway implements AutoCloseable {
    * @param apiTarget {@code host:port} of this node's plaintext Regent API
    * @param leader the Raft leader and term as this node knows them (null when unknown), for each reply's header
    * @param minTtlMs this cluster's smallest lease TTL, ms: etcd raises a smaller TTL to its minimum, and so does this
-   * @param maxMessageBytes largest request accepted, bytes (the API's limit)
    * @param electionTimeoutMs the node's longest election timeout, ms: how often it looks for a lost leader on
    *     behalf of the streams opened with {@code hasleader} ({@link LeaderLoss})
    * @param kv the node's proposer, entry format, read path, replica and scheduler, which etcd's KV, Watch, Election
    *     and Lock use directly ({@link EtcdKvService}, {@link EtcdWatchService}, {@link EtcdElectionService},
    *     {@link EtcdLockService}); the leader looks run on its scheduler
-   * @param limits the node's API limits, applied to the calls the gateway serves itself ({@link GatewayLimits})
+   * @param limits the node's API limits: its largest request (bytes) bounds every etcd request and upstream
+   *     reply; the others apply to the calls the gateway serves itself ({@link GatewayLimits})
    * @param admission the node's admission, shared with its API
    * @throws IOException when the port cannot be bound
    * @throws IllegalStateException when a method it serves is not declared in {@link MethodRules}
@@ -116,7 +116,8 @@ public final class EtcdGateway implements AutoCloseable {
             return Contexts.interceptCall(Context.current().withValue(Upstream.KEY, new Upstream(ch)), call, md, next);
           }
         })
-        .addService(EtcdLeaseLeases.addedTo(new EtcdLeaseService(headers, minTtlMs, kv.reader()).bindService(), headers))
+        .addService(EtcdLeaseLeases.addedTo(new EtcdLeaseService(headers, minTtlMs, kv.reader()).bindService(),
+            headers))
         .addService(new EtcdElectionService(headers, kv))
         .addService(new EtcdLockService(headers, kv))
         .addService(new EtcdKvService(headers, kv))
