@@ -64,7 +64,7 @@ class JetcdClientTest {
     var granted = get(lease.grant(5));
     assertThat(granted.getID()).isPositive();
     assertThat(granted.getTTL()).isEqualTo(5);
-    assertThat(get(lease.grant(1)).getTTL()).as("raised to the cluster's minimum, 1.8 s in whole seconds")
+    assertThat(get(lease.grant(1)).getTTL()).as("raised to the cluster's minimum, 1.35 s in whole seconds")
         .isEqualTo(2);
     assertThat(get(lease.keepAliveOnce(granted.getID())).getTTL()).isEqualTo(5);
     for (String key : new String[] {"ttl-keys/b", "ttl-keys/a"}) {

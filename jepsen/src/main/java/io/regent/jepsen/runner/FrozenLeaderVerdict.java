@@ -8,7 +8,7 @@ import java.util.List;
  * leader frozen, a write sent through a follower once a new leader is ready is acknowledged within
  * {@link #LATE_GRANT_MS} ms, however many earlier writes are stuck on the frozen leader; and writes through the
  * live nodes are acknowledged within {@link #FIRST_REVOKE_MS} ms of the freeze. A write refused or hanging fails
- * its round. The second bound includes the election (an election timeout of 0.6-1.2 s, then the votes): on a
+ * its round. The second bound includes the election (one or two election timeouts of 0.6-0.9 s, then the votes): on a
  * machine too busy to hold an election on time, {@link #judge(List, boolean)} can bound instead what follows it,
  * {@link #AFTER_LEADER_MS} ms from the new leader's election (its node log, {@link ElectionLog}) to the first
  * acknowledged revoke.

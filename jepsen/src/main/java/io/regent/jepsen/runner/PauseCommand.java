@@ -23,8 +23,8 @@ public final class PauseCommand implements Callable<Integer> {
   int nodes;
 
   @Option(names = "--ttl", paramLabel = "MS", defaultValue = "1800",
-      description = "lease TTL, ms (default: ${DEFAULT-VALUE}, the servers' minimum: 1.5 x their 1.2 s maximum "
-          + "election timeout)")
+      description = "lease TTL, ms (default: ${DEFAULT-VALUE}, the earlier runs' minimum; the servers' minimum is "
+          + "1.5 x their maximum election timeout, 1 350 ms by default)")
   long ttlMs;
 
   @Option(names = "--rounds", defaultValue = "3", description = "leader pauses (default: ${DEFAULT-VALUE})")

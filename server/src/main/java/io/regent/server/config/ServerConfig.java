@@ -52,10 +52,14 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
                            boolean unsafeSkipRelease, boolean unsafeCleanupAnyAttempt, int metricsPort, ServerLimits limits, ConfirmRule confirm,
                            int proposalBatch, boolean console, int etcdPort, int maxEntryVersion) {
 
-  /** Default election timeouts: 600–1200 ms, so the minimum TTL is 1.8 s (tests can use 2–3 s TTLs). */
+  /**
+   * Default election timeouts: 600–900 ms, so the minimum TTL is 1.35 s (tests can use 2–3 s TTLs). The maximum is
+   * 1.5 × the minimum, not etcd's 2 ×: a Ratis follower notices a silent leader after one to two of its random
+   * timeouts ({@code FollowerState}), so the maximum bounds failover at about twice itself (docs/ratis.md §10).
+   */
   public static final long DEFAULT_ELECTION_MIN_MS = 600;
   /** See {@link #DEFAULT_ELECTION_MIN_MS}. */
-  public static final long DEFAULT_ELECTION_MAX_MS = 1200;
+  public static final long DEFAULT_ELECTION_MAX_MS = 900;
   /** Default of {@code proposalBatch}: operations per batch entry. */
   public static final int DEFAULT_PROPOSAL_BATCH = 64;
   /** Largest {@code proposalBatch}. */
@@ -232,7 +236,7 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
 
     /**
      * The election timeout as written on the command line, {@code MIN[..MAX]} in the durations of
-     * {@link Durations} (e.g. {@code 600ms..1200ms}); MAX defaults to 2 x MIN.
+     * {@link Durations} (e.g. {@code 600ms..900ms}); MAX defaults to 2 x MIN.
      *
      * @throws InvalidSettingException when malformed or not {@code 0 < MIN <= MAX}
      */

@@ -136,7 +136,7 @@ class FrozenLeaderWritesTest {
       long firstMs = ackedAtMs.stream().mapToLong(Long::longValue).min().orElseThrow();
       System.out.printf("%d nodes: new leader ready %d ms after the freeze, first revoke through a live node"
           + " acknowledged %d ms after it (issue #40's target: %d ms)%n", size, readyMs, firstMs, AFTER_FREEZE_MS);
-      // the election's own length (an election timeout of 0.6-1.2 s, then the vote and the startup entry) is not
+      // the election's own length (an election timeout of 0.6-0.9 s, then the vote and the startup entry) is not
       // this test's subject: what follows it is
       assertThat(firstMs - readyMs).as("ms from the new leader ready to the first acknowledged revoke")
           .isLessThanOrEqualTo(AFTER_READY_MS);

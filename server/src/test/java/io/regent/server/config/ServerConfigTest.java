@@ -19,13 +19,13 @@ class ServerConfigTest {
     assertThat(c.peers()).containsExactly(Map.entry("n1", "h1:7001"), Map.entry("n2", "h2:7002"),
         Map.entry("n3", "h3:7003"));
     assertThat(c.electionTimeoutMinMs()).isEqualTo(600);
-    assertThat(c.electionTimeoutMaxMs()).isEqualTo(1200);
-    assertThat(c.minTtlMs()).isEqualTo(1800);
+    assertThat(c.electionTimeoutMaxMs()).isEqualTo(900);
+    assertThat(c.minTtlMs()).isEqualTo(1350);
     assertThat(c.apiPort()).isEqualTo(7101);
     assertThat(c.metricsPort()).isEqualTo(-1);
     assertThat(c.confirm()).isEqualTo(ConfirmRule.LEASE);
     assertThat(c.toBuilder().metricsPort(0).build()).isEqualTo(new ServerConfig(c.nodeId(), c.peers(), c.apiHost(),
-        c.apiPort(), c.dataDir(), 600, 1200, c.snapshotThreshold(), c.logSegmentBytes(), c.requestTimeoutMs(), false,
+        c.apiPort(), c.dataDir(), 600, 900, c.snapshotThreshold(), c.logSegmentBytes(), c.requestTimeoutMs(), false,
         false, false, 0, c.limits(), ConfirmRule.LEASE, ServerConfig.DEFAULT_PROPOSAL_BATCH, true, -1,
         EntryCodec.MAX_VERSION));
     assertThat(c.etcdPort()).as("no etcd port unless asked").isEqualTo(-1);

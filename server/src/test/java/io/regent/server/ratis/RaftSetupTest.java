@@ -63,7 +63,7 @@ class RaftSetupTest {
     ServerConfig config = ServerConfig.of("n1", Map.of("n1", "127.0.0.1:7001"), 0, dir);
     withJvmProperty("raft.server.rpc.timeout.min", "300ms", () -> assertThatThrownBy(() -> RaftSetup.properties(config))
         .isInstanceOf(ServerConfig.InvalidSettingException.class)
-        .hasMessageContaining("election timeouts 300..1200 ms, --election-timeout 600..1200 ms"));
+        .hasMessageContaining("election timeouts 300..900 ms, --election-timeout 600..900 ms"));
     withJvmProperty("raft.server.rpc.timeout.min", "600ms", () -> assertThat(
         RaftServerConfigKeys.Rpc.timeoutMin(RaftSetup.properties(config)).toLong(TimeUnit.MILLISECONDS))
         .as("an override that agrees is harmless").isEqualTo(600));

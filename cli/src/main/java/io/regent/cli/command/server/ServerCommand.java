@@ -74,7 +74,7 @@ public final class ServerCommand implements Callable<Integer> {
   Path dataDir;
 
   @Option(names = "--election-timeout", paramLabel = "MIN[..MAX]",
-      description = "Raft's randomized election timeout, e.g. 600ms..1200ms (default); MAX defaults to 2 x MIN. "
+      description = "Raft's randomized election timeout, e.g. 600ms..900ms (default); MAX defaults to 2 x MIN. "
           + "The minimum lease TTL is 1.5 x MAX.")
   String electionTimeout;
 
