@@ -22,6 +22,7 @@ from regent_client import LostLeadership, clock_rate, connect
 from regent_client.keeper import LeaseKeeper
 from regent_client import testing, tls
 from regent_client.backoff import full_jitter
+from regent_client.routing import LEADER_QUIET, LeaderRouting
 
 ENDPOINTS = LEDGER = None
 
@@ -110,6 +111,46 @@ class ClientTest(unittest.TestCase):
         self.assertEqual(e.exception.code(), grpc.StatusCode.FAILED_PRECONDITION)
         entries = ledger.Read(pb.LedgerReadRequest(key="py-ledger"), timeout=5).entries
         self.assertEqual([x.token for x in entries], [token] * 3)
+
+
+class LeaderQuietTest(unittest.TestCase):
+    """routing.LeaderRouting's quiet-leader rule (docs/api.md, "Leader-aware routing"), on a clock of the test's."""
+
+    LEADER = [("regent-term", "3"), ("regent-node", "n2"), ("regent-leader-id", "n2")]
+
+    def setUp(self):
+        self.now = 100.0
+        self.routing = LeaderRouting(["a:1", "b:2", "c:3"], clock=lambda: self.now)
+        self.routing.observe(1, self.LEADER)
+
+    def test_a_call_the_leader_leaves_unanswered_sends_the_next_calls_elsewhere_until_it_answers(self):
+        ticket = self.routing.sent(1)
+        self.now += LEADER_QUIET - 0.001
+        self.assertIsNone(self.routing.quiet(), "not quiet yet")
+        self.assertEqual(self.routing.leader(), 1)
+        self.now += 0.001
+        self.assertEqual(self.routing.quiet(), 1, "quiet for LEADER_QUIET")
+        self.assertIsNone(self.routing.leader(), "suspect: the next calls start at the current endpoint")
+        self.routing.done(ticket)
+        self.assertIsNone(self.routing.leader(), "the call's end is no answer from the leader")
+        self.routing.observe(1, self.LEADER)
+        self.assertEqual(self.routing.leader(), 1, "the leader itself answered")
+
+    def test_a_quiet_call_counts_once(self):
+        self.routing.sent(1)
+        self.now += LEADER_QUIET
+        self.assertEqual(self.routing.quiet(), 1)
+        self.routing.observe(1, self.LEADER)
+        self.now += 10 * LEADER_QUIET
+        self.assertIsNone(self.routing.quiet(), "the same call, still waiting, raised the suspicion once")
+        self.assertEqual(self.routing.leader(), 1)
+
+    def test_answered_calls_and_calls_to_other_endpoints_leave_the_leader_alone(self):
+        self.routing.done(self.routing.sent(1))
+        self.routing.sent(0)
+        self.now += 10 * LEADER_QUIET
+        self.assertIsNone(self.routing.quiet())
+        self.assertEqual(self.routing.leader(), 1)
 
 
 class ClockRateTest(unittest.TestCase):

@@ -123,6 +123,9 @@ class AsyncClient:
         deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
         last: Optional[grpc.RpcError] = None
         n = len(self._channels)
+        quiet = self._routing.quiet()  # as Calls._leave_quiet_leader
+        if quiet is not None and self._current == quiet:
+            self._current = (quiet + 1) % n
         for i in range(n):
             idx = self._current
             leader = self._routing.leader()
@@ -133,6 +136,8 @@ class AsyncClient:
                 break
             call = getattr(STUBS[service](self._channels[idx]), method)(
                 request, timeout=attempt_budget(left, i, n, whole_budget))
+            # only calls that answer promptly: a blocking campaign waits at the leader while its name is held
+            ticket = self._routing.sent(idx) if idx == leader and not whole_budget else None
             try:
                 response = await call
             except grpc.RpcError as e:
@@ -142,6 +147,9 @@ class AsyncClient:
                 self.move_on(idx, answered_unavailable(e))
                 last = e
                 continue
+            finally:
+                if ticket is not None:
+                    self._routing.done(ticket)
             self.hint(idx, await call.initial_metadata())
             return response
         if last is None:

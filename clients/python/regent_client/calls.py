@@ -65,6 +65,15 @@ class Calls:
             if self._current == idx:
                 self._current = (idx + 1) % len(self._channels)
 
+    def _leave_quiet_leader(self) -> None:
+        """A call to the leader's endpoint has gone LEADER_QUIET unanswered (routing.py): the leader is suspect, and
+        when it is the current endpoint too the calls start at the next one (a frozen node forwards nothing)."""
+        idx = self._routing.quiet()
+        if idx is not None:
+            with self._lock:
+                if self._current == idx:
+                    self._current = (idx + 1) % len(self._channels)
+
     def close(self) -> None:
         """Closes every stream and channel; calls in flight fail."""
         with self._lock:
@@ -110,6 +119,7 @@ class Calls:
         deadline = time.monotonic() + (self.timeout if timeout is None else timeout)
         last: Optional[grpc.RpcError] = None
         n = len(self._channels)
+        self._leave_quiet_leader()
         for i in range(n):
             idx = self.current_endpoint()
             leader = self._routing.leader()
@@ -118,6 +128,8 @@ class Calls:
             left = deadline - time.monotonic()
             if left <= 0:
                 break
+            # only calls that answer promptly: a blocking campaign waits at the leader while its name is held
+            ticket = self._routing.sent(idx) if idx == leader and not whole_budget else None
             try:
                 return attempt(idx, attempt_budget(left, i, n, whole_budget))
             except grpc.RpcError as e:
@@ -125,6 +137,9 @@ class Calls:
                     raise
                 self.move_on(idx, answered_unavailable(e))
                 last = e
+            finally:
+                if ticket is not None:
+                    self._routing.done(ticket)
         if last is None:
             raise TimeoutError("no time left for the call")
         raise last

@@ -277,9 +277,13 @@ final class Endpoints {
   /**
    * A call sent to endpoint {@code idx} as the leader's has had no answer for {@link Calls#LEADER_QUIET_MS}: when
    * it is still the leader's endpoint, calls for the leader start elsewhere for now, and this call goes on waiting.
+   * When it is the current endpoint as well, the calls start at the next one: a frozen node forwards nothing.
    */
   void quiet(int idx) {
-    routing.failed(idx);
+    if (routing.leader() == idx) {
+      routing.failed(idx);
+      moveOn(idx);
+    }
   }
 
   /** A hedged attempt's endpoint failed: as {@link #failed}, moving on unless another call has already. */

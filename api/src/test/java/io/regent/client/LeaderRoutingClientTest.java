@@ -194,6 +194,28 @@ class LeaderRoutingClientTest {
     assertThat(nodes.get(2).grants).hasValue(1);
   }
 
+  /**
+   * The same when the leader's endpoint is the client's current one as well: the calls that follow start at the next
+   * endpoint, since a frozen node forwards nothing (before, they went to the frozen leader as the current endpoint
+   * and waited out their attempt).
+   */
+  @Test
+  void aQuietLeaderThatIsAlsoTheCurrentEndpointIsLeftForTheNext() throws Exception {
+    start(3);
+    lead(0, 5);
+    RegentClient c = client(RegentClient.builder().endpoints(nodes.stream().map(FakeNode::endpoint).toList())
+        .attemptTimeout(Duration.ofSeconds(30)));
+    c.leases().timeToLive(1);
+    nodes.get(0).mutations = FakeNode.Mutations.HANG;
+    Thread stuck = inBackground(() -> c.leases().grant(1_000));
+    await().atMost(WAIT).until(() -> nodes.get(0).grants.get() == 1);
+    await().atMost(Duration.ofMillis(Calls.LEADER_QUIET_MS * 3)).until(() -> c.leaderEndpoint().isEmpty());
+    assertThat(stuck.isAlive()).as("the first grant still waits at the leader").isTrue();
+    assertThat(c.leases().grant(1_000)).as("answered by n1, the endpoint after the quiet leader").isEqualTo(1);
+    assertThat(nodes.get(1).grants).hasValue(1);
+    assertThat(nodes.get(0).grants).hasValue(1);
+  }
+
   /** A blocking campaign waits at the leader while its name is held: that is no reason to leave the leader. */
   @Test
   void aBlockingCampaignWaitingAtTheLeaderLeavesItTheLeader() throws Exception {
