@@ -26,7 +26,13 @@ final class TestGateways {
 
   /** A gateway with {@code limits} and an admission of its own. */
   static EtcdGateway start(Supplier<RaftLeader> leader, EtcdKv kv, ServerLimits limits) throws IOException {
+    return start(leader, kv, limits, new Admission(limits.admission(), call -> null, System::nanoTime));
+  }
+
+  /** A gateway with {@code limits} and {@code admission}, as a node's API shares its own with its gateway. */
+  static EtcdGateway start(Supplier<RaftLeader> leader, EtcdKv kv, ServerLimits limits, Admission admission)
+      throws IOException {
     return EtcdGateway.start(new InetSocketAddress("127.0.0.1", 0), "127.0.0.1:1", leader, 1_000, 1_000, kv, limits,
-        new Admission(limits.admission(), call -> null, System::nanoTime));
+        admission);
   }
 }
