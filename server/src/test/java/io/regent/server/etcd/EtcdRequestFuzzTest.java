@@ -17,6 +17,7 @@ import io.etcd.jetcd.api.TxnRequest;
 import io.etcd.jetcd.api.TxnResponse;
 import io.grpc.Status;
 import io.grpc.stub.StreamObserver;
+import io.regent.server.api.FirstReply;
 import io.regent.server.api.StateReader;
 import io.regent.server.ratis.StoreReplica;
 import io.regent.statemachine.apply.Applier;
@@ -144,22 +145,9 @@ class EtcdRequestFuzzTest {
   }
 
   private static <T> void call(Call<T> call) throws InvalidProtocolBufferException {
-    CompletableFuture<T> answer = new CompletableFuture<>();
-    call.run(new StreamObserver<>() {
-      @Override
-      public void onNext(T value) {
-        answer.complete(value);
-      }
-
-      @Override
-      public void onError(Throwable t) {
-        answer.completeExceptionally(t);
-      }
-
-      @Override
-      public void onCompleted() {
-      }
-    });
+    FirstReply<T> reply = new FirstReply<>();
+    call.run(reply);
+    CompletableFuture<T> answer = reply.future();
     assertThat(answer).as("answered at once: the store and the pools are this thread").isDone();
     if (answer.isCompletedExceptionally()) {
       Status refused = Status.fromThrowable(answer.handle((v, t) -> t).join());

@@ -19,7 +19,7 @@ import io.grpc.InsecureChannelCredentials;
 import io.grpc.ManagedChannel;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.stub.StreamObserver;
+import io.regent.server.api.FirstReply;
 import io.regent.server.limits.Admission;
 import io.regent.server.limits.AdmissionLimits;
 import io.regent.server.limits.ServerLimits;
@@ -89,11 +89,11 @@ class GatewayLimitsTest {
   @Test
   void aServedCallOverTheCallsInProgressIsRefusedUntilTheOneInProgressEnds() throws Exception {
     start(ONE_AT_A_TIME, () -> EntryCodec.KV_VERSION);
-    CompletableFuture<PutResponse> put = new CompletableFuture<>();
+    FirstReply<PutResponse> put = new FirstReply<>();
     Context.CancellableContext pending = Context.current().withCancellation();
     // a Put whose entry never commits stays in progress: the connection's one call
     pending.run(() -> KVGrpc.newStub(channel).put(PutRequest.newBuilder().setKey(ByteString.copyFromUtf8("k"))
-        .build(), observer(put)));
+        .build(), put));
     var maintenance = MaintenanceGrpc.newBlockingStub(channel);
     await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThatThrownBy(
         () -> maintenance.withDeadlineAfter(10, TimeUnit.SECONDS).alarm(AlarmRequest.getDefaultInstance()))
@@ -101,7 +101,7 @@ class GatewayLimitsTest {
           assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.RESOURCE_EXHAUSTED);
           assertThat(e.getStatus().getDescription()).contains("--max-calls-per-connection");
         }));
-    assertThat(put).as("the Put is still in progress").isNotDone();
+    assertThat(put.future()).as("the Put is still in progress").isNotDone();
 
     pending.cancel(null);
     await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(maintenance
@@ -137,23 +137,5 @@ class GatewayLimitsTest {
         own.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
       }
     }
-  }
-
-  private static <T> StreamObserver<T> observer(CompletableFuture<T> answer) {
-    return new StreamObserver<>() {
-      @Override
-      public void onNext(T value) {
-        answer.complete(value);
-      }
-
-      @Override
-      public void onError(Throwable t) {
-        answer.completeExceptionally(t);
-      }
-
-      @Override
-      public void onCompleted() {
-      }
-    };
   }
 }
