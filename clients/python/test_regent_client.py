@@ -125,10 +125,10 @@ class LeaderQuietTest(unittest.TestCase):
 
     def test_a_call_the_leader_leaves_unanswered_sends_the_next_calls_elsewhere_until_it_answers(self):
         ticket = self.routing.sent(1)
-        self.now += LEADER_QUIET - 0.001
+        self.now += LEADER_QUIET / 2
         self.assertIsNone(self.routing.quiet(), "not quiet yet")
         self.assertEqual(self.routing.leader(), 1)
-        self.now += 0.001
+        self.now += LEADER_QUIET / 2
         self.assertEqual(self.routing.quiet(), 1, "quiet for LEADER_QUIET")
         self.assertIsNone(self.routing.leader(), "suspect: the next calls start at the current endpoint")
         self.routing.done(ticket)

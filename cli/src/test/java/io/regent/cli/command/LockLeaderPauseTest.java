@@ -21,7 +21,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * A lock at a short TTL (1.8 s; the minimum is 1.35 s with the default timeouts) rides out a frozen Raft leader
- * (docs/architecture.md §3.6): a 3-node cluster, {@code regent lock f1 --ttl 1.8s -- sleep 1000} talking to a follower, and the leader node stopped with
+ * (docs/architecture.md §3.6): a 3-node cluster, {@code regent lock f1 --ttl 1.8s -- sleep 1000} talking to a
+ * follower, and the leader node stopped with
  * SIGSTOP for three TTLs. The failover takes longer than 2/3 of the TTL, so the holder may be suspended, but
  * the new leader keeps the lease: the holder resumes, its command lives on, and nothing is lost.
  */
