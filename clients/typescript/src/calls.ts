@@ -52,6 +52,7 @@ export class Calls extends Endpoints {
     const end = performance.now() + budget;
     const n = this.addresses.length; // endpoints learnt during the call are tried by the next one
     let last: unknown;
+    this.leaveQuietLeader();
     for (let i = 0; i < n; i++) {
       const idx = i === 0 && route.toLeader && this.preferLeader ? this.routing.start(this.current) : this.current;
       const left = end - performance.now();
@@ -60,6 +61,9 @@ export class Calls extends Endpoints {
       if (!route.wholeBudget && i < n - 1 && left > 2 * MIN_ATTEMPT_MS) {
         attemptMs = Math.min(this.attemptTimeoutMs, Math.max(MIN_ATTEMPT_MS, left / 2));
       }
+      // only calls that answer promptly: a blocking campaign waits at the leader while its name is held
+      const ticket = route.toLeader && !route.wholeBudget && idx === this.routing.leader()
+        ? this.routing.sent(idx) : -1;
       try {
         return await this.attempt(idx, service, method, req, attemptMs, opts.signal);
       } catch (e) {
@@ -68,9 +72,20 @@ export class Calls extends Endpoints {
         this.moveOn(idx, answeredUnavailable(e)); // the next call starts elsewhere too
         if (performance.now() >= end) throw e;
         last = e;
+      } finally {
+        if (ticket >= 0) this.routing.done(ticket);
       }
     }
     throw last ?? clientError(grpc.status.DEADLINE_EXCEEDED, `no time left for ${service}.${method}`);
+  }
+
+  /**
+   * A call to the leader's endpoint has gone LEADER_QUIET_MS unanswered (routing.ts): the leader is suspect, and when
+   * it is the current endpoint too the calls start at the next one (a frozen node forwards nothing).
+   */
+  private leaveQuietLeader(): void {
+    const idx = this.routing.quiet();
+    if (idx >= 0 && this.current === idx) this.current = (idx + 1) % this.addresses.length;
   }
 
   /** Runs a repeatable call on several endpoints at once, staggered (see keepAlive); the first answer wins. */

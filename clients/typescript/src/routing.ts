@@ -2,6 +2,13 @@
 // Java client's LeaderRouting: keep the leader of the highest term; calls for the leader start at the
 // endpoint that reaches it unless that endpoint has just failed (suspect).
 import type { Metadata } from '@grpc/grpc-js';
+import { performance } from 'node:perf_hooks';
+
+/**
+ * How long a call sent to the leader's endpoint may go unanswered before the leader is suspect and the calls that
+ * follow start elsewhere, ms (docs/api.md, "Leader-aware routing"; the Java client's LEADER_QUIET_MS).
+ */
+export const LEADER_QUIET_MS = 1_000;
 
 /** What one reply said about the Raft leader. */
 export interface Hint {
@@ -29,7 +36,10 @@ export function hintOf(md: Metadata | undefined): Hint | undefined {
     leaderApi: one(md, 'regent-leader') };
 }
 
-/** Where calls for the leader start. Not exported from the package. */
+/**
+ * Where calls for the leader start. Not exported from the package. A leader with a call unanswered for
+ * LEADER_QUIET_MS (sent() without done()) is suspect: quiet() checks it when the next call starts, so no timer runs.
+ */
 export class LeaderRouting {
   private term = -1;
   private leaderId?: string;
@@ -40,10 +50,49 @@ export class LeaderRouting {
   private readonly nodes: (string | undefined)[];
 
   private addresses: readonly string[];
+  /** Calls sent to the leader's endpoint and not yet ended: ticket -> [endpoint, sent at (ms)]. */
+  private readonly waiting = new Map<number, [number, number]>();
+  private tickets = 0;
 
-  constructor(addresses: readonly string[]) {
+  /** @param clock ms, monotonic (a test's own, or performance.now) */
+  constructor(addresses: readonly string[], private readonly clock: () => number = () => performance.now()) {
     this.addresses = [...addresses];
     this.nodes = addresses.map(() => undefined);
+  }
+
+  /**
+   * A call that answers promptly went to the leader's endpoint `endpoint`; its ticket for done(). Not for calls that
+   * may wait long by design (a blocking campaign).
+   */
+  sent(endpoint: number): number {
+    this.waiting.set(++this.tickets, [endpoint, this.clock()]);
+    return this.tickets;
+  }
+
+  /** The call of `ticket` ended, answered or failed. */
+  done(ticket: number): void {
+    this.waiting.delete(ticket);
+  }
+
+  /**
+   * The leader's endpoint when a call to it has gone LEADER_QUIET_MS unanswered, now suspect; else -1. Each such call
+   * counts once: a later answer from the leader ends the suspicion, and the call, still waiting, does not raise it
+   * again.
+   */
+  quiet(): number {
+    const idx = this.leader();
+    if (idx < 0) return -1;
+    const now = this.clock();
+    let late = false;
+    for (const [t, [endpoint, at]] of this.waiting) {
+      if (endpoint === idx && now - at >= LEADER_QUIET_MS) {
+        this.waiting.delete(t);
+        late = true;
+      }
+    }
+    if (!late) return -1;
+    this.suspect = true;
+    return idx;
   }
 
   /** The client's endpoints after it learnt more (the list only grows: indexes stay valid). */

@@ -525,3 +525,30 @@ test('TLS from $REGENT_CACERT/$REGENT_CERT/$REGENT_KEY as the CLI reads them; th
     fs.rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('a call the leader leaves unanswered for a second sends the next calls elsewhere, even from its own endpoint',
+  async () => {
+    for (const leaderFirst of [false, true]) {
+      const md = { 'regent-term': '3', 'regent-leader-id': 'n2' };
+      const leader = await fake({ 'Lease.Grant': hang(), 'Cluster.Status': ok({ node: 'n2' }) },
+        { ...md, 'regent-node': 'n2' });
+      const follower = await fake({ 'Lease.Grant': ok({ id: 7, ttl_ms: 3000 }), 'Cluster.Status': ok({ node: 'n1' }) },
+        { ...md, 'regent-node': 'n1', 'regent-leader': leader.address });
+      // the leader's endpoint first: then it is the current endpoint as well, which must not take the next calls
+      const c = connect(leaderFirst ? [leader.address, follower.address] : [follower.address, leader.address],
+        { attemptTimeoutMs: 30_000 });
+      try {
+        await c.status(); // names n2, by its own reply or by its published address
+        assert.equal(c.leaderEndpoint(), leader.address);
+        const stuck = c.grant(3000).catch(() => undefined); // the frozen leader never answers
+        await until(() => leader.count('Lease.Grant') === 1);
+        await new Promise((r) => setTimeout(r, 1_100)); // the rule's subject: a second without an answer
+        assert.equal(await c.grant(3000), 7, `answered by the follower (leader first: ${leaderFirst})`);
+        assert.equal(leader.count('Lease.Grant'), 1, 'the frozen leader got the first grant only');
+        assert.equal(follower.count('Lease.Grant'), 1);
+        void stuck;
+      } finally {
+        c.close();
+      }
+    }
+  });
