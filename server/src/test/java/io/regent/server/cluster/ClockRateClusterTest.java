@@ -57,8 +57,11 @@ class ClockRateClusterTest {
     String metrics = scrape(l);
     assertThat(metrics).containsPattern("regent_leadership_lease_clock_withheld\\{[^}]*\\} 1\\.0");
     String peer = LocalCluster.id(follower);
-    assertThat(peerRate(metrics, peer)).as("rate of %s on the leader's gauge", peer).isNotCloseTo(1.0,
-        offset(0.1));
+    // The lease is withheld as soon as any rate in the estimate's interval is beyond the bound; the gauge shows the
+    // interval's middle, which crosses a little later as the baseline grows (a clean-clone run scraped 0.907 at
+    // the moment the lease was withheld).
+    await("rate of " + peer + " on the leader's gauge, off 1.0").atMost(Duration.ofSeconds(15))
+        .untilAsserted(() -> assertThat(peerRate(scrape(l), peer)).isNotCloseTo(1.0, offset(0.1)));
     assertThat(entriesFor(c, READS)).as("entries for %d reads without the lease: one round each", READS)
         .isGreaterThanOrEqualTo(READS);
 
