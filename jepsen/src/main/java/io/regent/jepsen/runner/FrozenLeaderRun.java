@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -125,6 +126,7 @@ final class FrozenLeaderRun {
         TimeUnit.MILLISECONDS.sleep(EARLY_SPREAD_MS / Math.max(1, o.stuck())); // the scenario's pace, not a wait
       }
       AtomicLong firstRevokeMs = new AtomicLong(-1);
+      CountDownLatch firstRevoke = new CountDownLatch(1);
       AtomicInteger next = new AtomicInteger();
       timer.scheduleAtFixedRate(() -> {
         int k = next.getAndIncrement();
@@ -136,6 +138,7 @@ final class FrozenLeaderRun {
                 return null;
               });
               firstRevokeMs.compareAndSet(-1, ms(System.nanoTime() - t0));
+              firstRevoke.countDown();
             } catch (StatusRuntimeException e) {
               // refused while no leader answered: the next revoke goes 40 ms later
             }
@@ -145,7 +148,10 @@ final class FrozenLeaderRun {
 
       TimeUnit.NANOSECONDS.sleep(Math.max(0, t0 + TimeUnit.MILLISECONDS.toNanos(LATE_AT_MS) - System.nanoTime()));
       if (!o.electionIncluded()) {
-        awaitFirstRevoke(firstRevokeMs, t0 + TimeUnit.MILLISECONDS.toNanos(o.pauseMs()));
+        // a late election would charge its own length to the late grant, whose bound is about a write sent once a
+        // new leader serves: wait for a revoke through the live nodes to be acknowledged (at most until the resume)
+        firstRevoke.await(Math.max(0, t0 + TimeUnit.MILLISECONDS.toNanos(o.pauseMs()) - System.nanoTime()),
+            TimeUnit.NANOSECONDS);
       }
       long lateSent = System.nanoTime();
       CompletableFuture<Long> late = grant(via, callers);
@@ -180,19 +186,6 @@ final class FrozenLeaderRun {
       timer.shutdownNow();
       callers.shutdownNow();
       liveClients.forEach(RegentClient::close);
-    }
-  }
-
-  /**
-   * On a machine too busy to hold the election by {@link #LATE_AT_MS}, holds the late grant until a revoke through
-   * the live nodes has been acknowledged (a new leader serves writes), or until {@code deadline} (nanoTime): the
-   * late grant's bound is about a write sent once a new leader is ready, which a late election would otherwise
-   * charge to it (a clean-clone verify: elected at +2 957 ms, the late grant sent 43 ms later took 1 105 ms).
-   * Polls every {@link #REVOKE_EVERY_MS} ms; the revokes' own pace, not a wait for an ordering.
-   */
-  private static void awaitFirstRevoke(AtomicLong firstRevokeMs, long deadline) throws InterruptedException {
-    while (firstRevokeMs.get() < 0 && System.nanoTime() < deadline) {
-      TimeUnit.MILLISECONDS.sleep(REVOKE_EVERY_MS);
     }
   }
 
