@@ -27,8 +27,11 @@ class FrozenLeaderVerdictTest {
     var slowElection = List.of(new FrozenLeaderVerdict.Round("n1", 200, 2_600, 2_100));
     assertThat(FrozenLeaderVerdict.judge(slowElection).valid()).isFalse();
     assertThat(FrozenLeaderVerdict.judge(slowElection, false).valid()).isTrue();
-    var slowAfter = List.of(new FrozenLeaderVerdict.Round("n1", 200, 1_900, 800));
-    assertThat(FrozenLeaderVerdict.judge(slowAfter, false).explanation()).contains("1100 ms after the new leader's election");
+    var slowAfter = List.of(new FrozenLeaderVerdict.Round("n1", 200, 3_000, 800));
+    assertThat(FrozenLeaderVerdict.judge(slowAfter, false).explanation())
+        .contains("2200 ms after the new leader's election");
+    assertThat(FrozenLeaderVerdict.judge(List.of(new FrozenLeaderVerdict.Round("n1", 7_100, 10_030, 1_200)), false)
+        .valid()).as("the figures before the fix, bounded from the election").isFalse();
     assertThat(FrozenLeaderVerdict.judge(List.of(new FrozenLeaderVerdict.Round("n1", 200, 1_000, -1)), false)
         .explanation()).contains("no election was seen");
   }
