@@ -235,7 +235,8 @@ public final class ProcessCluster {
   /** Starts node {@code n} as a detached {@code regent server} process and records its pid. */
   ChildProcess spawn(Node n) throws IOException {
     checkPorts(n);
-    List<String> cmd = new ArrayList<>(Launcher.javaCommand(Launcher.SERVER_JVM));
+    List<String> jvm = Launcher.serverJvm(System.getenv(Launcher.JAVA_OPTS_ENV));
+    List<String> cmd = new ArrayList<>(Launcher.javaCommand(jvm));
     cmd.addAll(List.of("server", "--id", n.id(), "--peers", peers(), "--api-port", String.valueOf(n.apiPort()),
         "--data-dir", dir.resolve(n.id()).toString(), "--metrics-port", String.valueOf(n.metricsPort())));
     if (tls == null) {
