@@ -5,6 +5,7 @@ import io.etcd.jetcd.api.StatusRequest;
 import io.etcd.jetcd.api.StatusResponse;
 import io.grpc.ManagedChannel;
 import io.grpc.netty.shaded.io.grpc.netty.NettyChannelBuilder;
+import io.regent.jepsen.cluster.DataDirs;
 import io.regent.jepsen.cluster.Netns;
 import io.regent.jepsen.cluster.Node;
 import io.regent.jepsen.cluster.Processes;
@@ -52,9 +53,16 @@ final class EtcdDeployment implements Deployment {
     return v.ok() ? Optional.of(v.output().split("\n")[0].trim()) : Optional.empty();
   }
 
-  /** Starts 3 members with data and logs under {@code dir}; returns once they run (see {@link Health}). */
+  /**
+   * Starts 3 new members with data and logs under {@code dir}; returns once they run (see {@link Health}). Data an
+   * earlier run left there is deleted first: it would be another cluster, whose members may have had other addresses
+   * (another network slot), and would never elect a leader.
+   */
   static EtcdDeployment start(Path dir, RunLock lock) throws IOException {
     Files.createDirectories(dir);
+    for (int i = 1; i <= NODES; i++) {
+      DataDirs.delete(dir.resolve("e" + i));
+    }
     Netns netns = null;
     if (Netns.unavailableReason().isEmpty()) {
       Processes.addAction(() -> Netns.cleanup(lock.slot()));

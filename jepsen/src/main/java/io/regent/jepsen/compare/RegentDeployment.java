@@ -2,6 +2,7 @@ package io.regent.jepsen.compare;
 
 import io.regent.jepsen.cluster.Cluster;
 import io.regent.jepsen.cluster.ClusterSpec;
+import io.regent.jepsen.cluster.DataDirs;
 import io.regent.jepsen.cluster.Netns;
 import io.regent.jepsen.cluster.Node;
 import io.regent.jepsen.cluster.Probe;
@@ -24,11 +25,13 @@ final class RegentDeployment implements Deployment {
   }
 
   /**
-   * Starts the nodes from {@code jar} with logs and data under {@code dir}, in network namespaces when
-   * possible (in the slot {@code lock} holds); returns once they run (not yet healthy: see {@link Health}).
+   * Starts new nodes from {@code jar} with logs and data under {@code dir}, in network namespaces when
+   * possible (in the slot {@code lock} holds); returns once they run (not yet healthy: see {@link Health}). Data
+   * an earlier run left there is deleted first: each target is measured on a fresh cluster.
    */
   static RegentDeployment start(String label, int nodes, boolean singleWriter, Path jar, Path dir, RunLock lock)
       throws IOException {
+    DataDirs.delete(dir.resolve("data"));
     ClusterSpec spec = new ClusterSpec(nodes, singleWriter, "auto", jar, dir, dir.resolve("data"),
         ClusterSpec.DEFAULT_JVM, List.of());
     return new RegentDeployment(label, Cluster.start(spec, lock), singleWriter);

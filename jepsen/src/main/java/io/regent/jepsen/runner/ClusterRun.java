@@ -2,6 +2,7 @@ package io.regent.jepsen.runner;
 
 import io.regent.jepsen.cluster.Cluster;
 import io.regent.jepsen.cluster.ClusterSpec;
+import io.regent.jepsen.cluster.DataDirs;
 import io.regent.jepsen.cluster.Probe;
 import io.regent.jepsen.cluster.RunLock;
 import java.io.IOException;
@@ -10,7 +11,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
-import java.util.Comparator;
 import java.util.Map;
 import java.util.Optional;
 import io.regent.jepsen.report.Json;
@@ -69,9 +69,7 @@ final class ClusterRun {
       results.put("valid?", "unknown");
       results.put("explanation", "crashed: " + e);
     } finally {
-      try (var files = Files.walk(data)) {
-        files.sorted(Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-      }
+      DataDirs.delete(data);
     }
     Files.writeString(store.resolve("results.json"), Json.write(results));
     return results;

@@ -8,6 +8,7 @@ import io.regent.jepsen.client.PauseGate;
 import io.regent.jepsen.client.Recorder;
 import io.regent.jepsen.cluster.Cluster;
 import io.regent.jepsen.cluster.ClusterSpec;
+import io.regent.jepsen.cluster.DataDirs;
 import io.regent.jepsen.cluster.Node;
 import io.regent.jepsen.cluster.Probe;
 import io.regent.jepsen.cluster.RunLock;
@@ -109,9 +110,7 @@ public final class TestRun {
         drive(cluster, workload, results);
       }
     } finally {
-      try (var files = Files.walk(data)) {
-        files.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
-      }
+      DataDirs.delete(data);
     }
   }
 
