@@ -257,9 +257,10 @@ final class Endpoints {
     return current;
   }
 
-  /** Endpoint {@code idx} answered: calls start there from now on. */
+  /** Endpoint {@code idx} answered: calls start there from now on, and a suspect leader there is trusted again. */
   void answered(int idx) {
     current = idx;
+    routing.answered(idx);
   }
 
   /**

@@ -126,6 +126,25 @@ final class LeaderRouting {
     }
   }
 
+  /**
+   * Endpoint {@code endpoint} answered a call: when it is the suspect leader's, calls start there again. A
+   * keepalive stream's answers carry no hint (their stream's headers came at its start), so without this a leader
+   * taken for failed while an answer was slow, under load, stayed suspect while it answered every keepalive.
+   */
+  void answered(int endpoint) {
+    State s = state;
+    if (s.suspect && s.index == endpoint) { // else nothing to change: the common case, lock-free
+      clearSuspect(endpoint);
+    }
+  }
+
+  private synchronized void clearSuspect(int endpoint) {
+    State s = state;
+    if (s.suspect && s.index == endpoint) {
+      state = new State(s.term, s.leaderId, s.leaderApi, s.index, false);
+    }
+  }
+
   /** The client's endpoints after it learnt more (the list only grows: indexes stay valid). */
   synchronized void endpointsChanged(List<String> now) {
     addresses = List.copyOf(now);

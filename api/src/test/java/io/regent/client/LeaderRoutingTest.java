@@ -78,6 +78,19 @@ class LeaderRoutingTest {
   }
 
   @Test
+  void anAnswerWithoutAHintFromTheSuspectLeadersEndpointRoutesToItAgain() {
+    // a keepalive stream's answer: no headers, so no hint; only the endpoint it came through
+    LeaderRouting r = new LeaderRouting(ENDPOINTS);
+    r.observe(2, hint("n2", 5, "n2", "h:3"));
+    r.failed(2);
+    r.answered(1); // a follower's endpoint answering says nothing of the leader
+    assertThat(r.leader()).isEqualTo(-1);
+    r.answered(2);
+    assertThat(r.leader()).isEqualTo(2);
+    assertThat(r.start(0)).isEqualTo(2);
+  }
+
+  @Test
   void anEndpointLearntLaterIsRoutedToWhenItIsTheLeaders() {
     LeaderRouting r = new LeaderRouting(List.of("h:1"));
     r.observe(0, hint("n0", 2, "n1", "h:2"));
