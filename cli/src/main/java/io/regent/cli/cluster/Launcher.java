@@ -8,7 +8,7 @@ import java.util.List;
 public final class Launcher {
   /** JVM options of server nodes before the operator's own: a bounded heap, so that a laptop can run five. */
   static final List<String> SERVER_JVM = List.of("-Xmx512m");
-  /** The variable whose options follow {@link #SERVER_JVM}: the release launcher's, docs/cli.md "Local clusters". */
+  /** The variable whose options follow {@link #SERVER_JVM}: the release launcher's, docs/cli.md "Running a cluster". */
   static final String JAVA_OPTS_ENV = "REGENT_JAVA_OPTS";
   /** JVM options of short-lived clients: start fast. */
   public static final List<String> CLIENT_JVM = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xmx128m");

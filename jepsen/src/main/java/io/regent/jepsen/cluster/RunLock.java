@@ -28,6 +28,11 @@ public final class RunLock implements AutoCloseable {
     this.lock = lock;
   }
 
+  /** Whether the slot is still held: true until {@link #close}. */
+  public boolean held() {
+    return lock.isValid();
+  }
+
   /** The slot held, 0 to {@link #SLOTS} - 1. */
   public int slot() {
     return slot;

@@ -6,6 +6,7 @@ import com.google.gson.JsonElement;
 import com.google.gson.JsonObject;
 import io.regent.jepsen.cluster.RunLock;
 import io.regent.jepsen.cluster.Shell;
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -26,18 +27,35 @@ final class Compare {
   static final List<String> TARGETS = List.of("regent-3", "regent-5", "single-writer", "etcd-3");
   private static final Duration START = Duration.ofSeconds(120);
 
+  /** Starts a target's nodes in the network slot {@code lock} holds, with data and logs under {@code dir}. */
+  interface Starter {
+    Deployment start(String label, Path dir, RunLock lock) throws IOException;
+  }
+
   private final Plan plan;
   private final Path out;
   private final Path jar;
   private final long seed;
   private final Log log;
+  private final Starter starter;
 
   Compare(Plan plan, Path out, Path jar, long seed) {
+    this(plan, out, jar, seed, (label, dir, lock) -> switch (label) {
+      case "regent-3" -> RegentDeployment.start(label, 3, false, jar, dir, lock);
+      case "regent-5" -> RegentDeployment.start(label, 5, false, jar, dir, lock);
+      case "single-writer" -> RegentDeployment.start(label, 1, true, jar, dir, lock);
+      default -> EtcdDeployment.start(dir, lock);
+    });
+  }
+
+  /** With {@code starter} in place of the real targets (CompareSlotTest). */
+  Compare(Plan plan, Path out, Path jar, long seed, Starter starter) {
     this.plan = plan;
     this.out = out;
     this.jar = jar;
     this.seed = seed;
     this.log = new Log(out.resolve("compare.log"));
+    this.starter = starter;
   }
 
   /** Runs everything and writes the results; returns the JSON written. */
@@ -89,7 +107,8 @@ final class Compare {
     return run;
   }
 
-  private JsonObject target(String label) {
+  /** Starts, measures and stops one target; its JSON, with {@code status} ok, failed or skipped. */
+  JsonObject target(String label) {
     JsonObject t = new JsonObject();
     t.addProperty("label", label);
     t.addProperty("kind", label.startsWith("etcd") ? "etcd" : "regent");
@@ -100,18 +119,29 @@ final class Compare {
       log.say(label + " skipped: etcd is not installed");
       return t;
     }
-    Deployment d = null;
     try (RunLock lock = RunLock.acquire(Duration.ofMinutes(10))) {
+      measureInSlot(label, t, lock);
+    } catch (Exception e) {
+      t.addProperty("status", "failed");
+      t.addProperty("reason", String.valueOf(e));
+      log.say(label + " failed: " + e);
+    }
+    return t;
+  }
+
+  /**
+   * Starts, measures and stops {@code label} while {@code lock} holds its slot: the deployment, network namespaces
+   * included, is gone before the slot is free, else another run could take the slot and find them (as left behind)
+   * or create its own under the same names.
+   */
+  private void measureInSlot(String label, JsonObject t, RunLock lock) throws Exception {
+    Deployment d = null;
+    try {
       Path dir = out.resolve(label);
       Files.createDirectories(dir);
       log.say(label + ": starting");
       long s = System.nanoTime();
-      d = switch (label) {
-        case "regent-3" -> RegentDeployment.start(label, 3, false, jar, dir, lock);
-        case "regent-5" -> RegentDeployment.start(label, 5, false, jar, dir, lock);
-        case "single-writer" -> RegentDeployment.start(label, 1, true, jar, dir, lock);
-        default -> EtcdDeployment.start(dir, lock);
-      };
+      d = starter.start(label, dir, lock);
       Optional<String> down = Health.await(d, START);
       if (down.isPresent()) {
         throw new IllegalStateException("not serving " + START.toSeconds() + " s after start: " + down.get());
@@ -131,16 +161,11 @@ final class Compare {
       t.add("failover", measure(label + " failover", av::failover));
       t.add("availability", measure(label + " availability", av::scenarios));
       t.addProperty("status", "ok");
-    } catch (Exception e) {
-      t.addProperty("status", "failed");
-      t.addProperty("reason", String.valueOf(e));
-      log.say(label + " failed: " + e);
     } finally {
       if (d != null) {
         d.close();
       }
     }
-    return t;
   }
 
   /** A measurement that may fail. */
