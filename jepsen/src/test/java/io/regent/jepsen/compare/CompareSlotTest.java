@@ -16,7 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A compare target is stopped, its network namespaces with it, while its run still holds the network slot: a
  * target stopped after the slot was freed let another run take the slot and find the namespaces as left behind
- * (RestartIT failed so in a clean-clone verify, beside CompareSmokeIT).
+ * (RestartIT failed so in a clean-clone verify, beside CompareSmokeIT). It takes a real slot (RunLock's file lock):
+ * while other Jepsen runs hold both, the target fails to start and the test fails saying no stop was seen.
  */
 class CompareSlotTest {
   @TempDir
@@ -74,6 +75,7 @@ class CompareSlotTest {
     Compare compare = new Compare(Plan.smoke(), out, out.resolve("regent.jar"), 1,
         (label, dir, lock) -> new Unhealthy(lock, heldAtClose));
     JsonObject t = compare.target("regent-3");
+    assertThat(heldAtClose).as("a stop of the target (%s)", t).isNotEmpty();
     assertThat(t.get("status").getAsString()).isEqualTo("failed");
     assertThat(t.get("reason").getAsString()).contains("the nodes did not start");
     assertThat(heldAtClose).as("the slot held when the target was stopped").containsExactly(true);
