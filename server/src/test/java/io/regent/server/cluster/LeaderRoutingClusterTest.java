@@ -23,6 +23,8 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -111,14 +113,19 @@ class LeaderRoutingClusterTest {
       // ready to renew: until then the new leader refuses keepalives (NodeRefusal), which would not be counted
       await().atMost(WAIT).until(() -> cluster.awaitLeaseLeader() == next);
       long[] before = keepAlives(cluster);
+      List<String> routedTo = new ArrayList<>(); // the client's leader endpoint after each keepalive
       for (int i = 0; i < CALLS; i++) {
         client.leases().keepAlive(id, 20_000);
+        routedTo.add(client.leaderEndpoint().orElse("none"));
       }
       long[] after = minus(keepAlives(cluster), before);
-      assertThat(client.leaderEndpoint()).contains(cluster.endpoint(next));
-      assertThat(after[next]).as("keepalives acknowledged by the new leader n%d", next)
+      // what a failure needs to be read: the counts of every node, where the client routed, who leads now
+      String seen = String.format("acknowledged by n0..n2 %s, routed to %s, endpoints %s, leader now n%d",
+          Arrays.toString(after), routedTo, client.endpoints(), cluster.currentLeader());
+      assertThat(client.leaderEndpoint()).as(seen).contains(cluster.endpoint(next));
+      assertThat(after[next]).as("keepalives acknowledged by the new leader n%d: %s", next, seen)
           .isGreaterThanOrEqualTo(CALLS - 1); // the first may end the old stream and hedge
-      assertThat(after[leader]).as("by the old leader").isLessThanOrEqualTo(1);
+      assertThat(after[leader]).as("by the old leader: %s", seen).isLessThanOrEqualTo(1);
     }
   }
 

@@ -15,6 +15,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.IntFunction;
 import java.util.function.UnaryOperator;
 
@@ -23,6 +25,8 @@ import java.util.function.UnaryOperator;
  * node can be isolated from its peers while clients still reach its API.
  */
 public final class LocalCluster implements AutoCloseable {
+  /** How long a node's stop may run before {@link #stopNode} prints every thread's stack. */
+  private static final Duration STOP_REPORT = Duration.ofSeconds(60);
   private final int size;
   private final Path dir;
   private final IntFunction<UnaryOperator<ServerConfig.Builder>> tweak;
@@ -94,12 +98,37 @@ public final class LocalCluster implements AutoCloseable {
         .apiPort(apiPorts[i])).build());
   }
 
-  /** Stops node {@code i} (its data stays). */
+  /**
+   * Stops node {@code i} (its data stays). A stop still running after {@link #STOP_REPORT} prints every thread's
+   * stack to the test's output: a verify with three server test JVMs once saw Ratis's close wait for good on its
+   * client-protocol executor (MembershipChangeTest, a removed member), and the test's own timeout shows only the
+   * test's thread.
+   */
   public void stopNode(int i) throws Exception {
     if (nodes[i] != null) {
-      nodes[i].close();
+      // completes when the report is due; cancelled once the stop returns, which skips the report
+      CompletableFuture<Void> report = new CompletableFuture<>();
+      report.completeOnTimeout(null, STOP_REPORT.toMillis(), TimeUnit.MILLISECONDS).thenRun(() ->
+          System.out.println("node " + id(i) + " still stopping after " + STOP_REPORT + ":\n" + threadStacks()));
+      try {
+        nodes[i].close();
+      } finally {
+        report.cancel(false);
+      }
       nodes[i] = null;
     }
+  }
+
+  /** Every live thread's name and stack, as {@code jcmd Thread.print} would show them. */
+  private static String threadStacks() {
+    StringBuilder out = new StringBuilder();
+    Thread.getAllStackTraces().forEach((t, stack) -> {
+      out.append('"').append(t.getName()).append("\" ").append(t.getState()).append('\n');
+      for (StackTraceElement e : stack) {
+        out.append("\tat ").append(e).append('\n');
+      }
+    });
+    return out.toString();
   }
 
   /** Cuts every Raft link to and from node {@code i}; its API stays reachable. */
