@@ -100,9 +100,8 @@ public final class LocalCluster implements AutoCloseable {
 
   /**
    * Stops node {@code i} (its data stays). A stop still running after {@link #STOP_REPORT} prints every thread's
-   * stack to the test's output: a verify with three server test JVMs once saw Ratis's close wait for good on its
-   * client-protocol executor (MembershipChangeTest, a removed member), and the test's own timeout shows only the
-   * test's thread.
+   * stack to the test's output: a removed leader's stop can wait for good in Ratis (MembershipChangeTest;
+   * docs/ratis.md §14), and the test's own timeout shows only the test's thread.
    */
   public void stopNode(int i) throws Exception {
     if (nodes[i] != null) {
