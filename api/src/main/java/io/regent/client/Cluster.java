@@ -73,7 +73,12 @@ public final class Cluster {
         .memberPromote(MemberPromoteRequest.newBuilder().setId(id).build())).getMembersList();
   }
 
-  /** Removes a member. NOT_FOUND when unknown, FAILED_PRECONDITION for the last voter. */
+  /**
+   * Removes a member. NOT_FOUND when unknown, FAILED_PRECONDITION for the last voter. The leader is removed after
+   * its node has moved the leadership to another voter (docs/operations.md, "Shrink"): with the leadership lease a
+   * node other than the leader's answers UNAVAILABLE, and the call moves on to the next endpoint (it starts at the
+   * leader's).
+   */
   public List<Member> memberRemove(String id) {
     return calls.callOnce(MEMBER_CALL_TIMEOUT_MS, ch -> ClusterGrpc.newBlockingStub(ch)
         .withDeadlineAfter(MEMBER_CALL_TIMEOUT_MS, TimeUnit.MILLISECONDS)

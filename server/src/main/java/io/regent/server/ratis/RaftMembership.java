@@ -152,6 +152,13 @@ public final class RaftMembership implements Membership {
     });
   }
 
+  /**
+   * Removes a member. The leader is removed as a follower: its leadership first moves to another voter, since
+   * Ratis 3.3.0 deadlocks a leader that commits a configuration without itself while clients write through it
+   * (docs/ratis.md §14). With the leadership lease only the leader's own node can start that move, so elsewhere
+   * the removal of the leader is UNAVAILABLE and a client moves on to the next endpoint (the Java client sends
+   * membership calls to the leader's first).
+   */
   @Override
   public CompletableFuture<List<Member>> remove(String id) {
     return change(() -> {
@@ -160,6 +167,11 @@ public final class RaftMembership implements Membership {
       if (conf.voters.size() == 1 && conf.voters.contains(gone)) {
         throw Status.FAILED_PRECONDITION.withDescription("member " + id + " is the last voter; add and promote "
             + "another member before removing it").asRuntimeException();
+      }
+      if (id.equals(leader())) {
+        RaftPeer next = conf.voters.stream().filter(p -> !p.equals(gone)).findFirst().orElseThrow();
+        transfer(next.getId(), "member " + id + " leads: it is removed once its leadership has moved, which only "
+            + "its own node can start; send the removal to its API");
       }
       List<RaftPeer> voters = new ArrayList<>(conf.voters);
       voters.remove(gone);
@@ -185,14 +197,22 @@ public final class RaftMembership implements Membership {
             .asRuntimeException();
       }
       if (!to.equals(leader())) {
-        if (lease == null) {
-          check(admin -> admin.admin().transferLeadership(target.getId(), transferTimeoutMs));
-        } else {
-          transferFromHere(target.getId());
-        }
+        transfer(target.getId(), "a leadership transfer is sent to the leader's API");
       }
       return to;
     }));
+  }
+
+  /**
+   * Moves the leadership to {@code target}: through any node without the leadership lease, from the leader's own
+   * node with it ({@link #transferFromHere}; elsewhere UNAVAILABLE, {@code elsewhere} saying what to do).
+   */
+  private void transfer(RaftPeerId target, String elsewhere) {
+    if (lease == null) {
+      check(admin -> admin.admin().transferLeadership(target, transferTimeoutMs));
+    } else {
+      transferFromHere(target, elsewhere);
+    }
   }
 
   /**
@@ -201,11 +221,11 @@ public final class RaftMembership implements Membership {
    * and a transfer sent to the leader by another node would not tell it. The local Ratis server transfers only
    * while it leads. Elsewhere the call is UNAVAILABLE, so that a client moves on to the next endpoint.
    */
-  private void transferFromHere(RaftPeerId target) {
+  private void transferFromHere(RaftPeerId target, String elsewhere) {
     String leader = leader();
     if (!leader.equals(server.getId().toString())) {
       throw Status.UNAVAILABLE.withDescription("this node is not the leader" + (leader.isEmpty() ? "" : " (" + leader
-          + " is)") + ": a leadership transfer is sent to the leader's API").asRuntimeException();
+          + " is)") + ": " + elsewhere).asRuntimeException();
     }
     lease.suspend();
     RaftClientReply reply;

@@ -12,12 +12,21 @@ import io.regent.api.v1.Member;
 import io.regent.client.RegentClient;
 import io.regent.server.config.ServerConfig;
 import io.regent.server.ratis.RaftSetup;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
+import org.apache.ratis.protocol.RaftPeerId;
+import org.apache.ratis.server.RaftServer;
+import org.apache.ratis.util.CodeInjectionForTesting;
+import org.apache.ratis.util.LifeCycle;
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -28,6 +37,11 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class MembershipChangeTest {
   /** Small snapshots and segments: the leader purges its log early, so new members catch up by snapshot. */
   static final UnaryOperator<ServerConfig.Builder> SMALL_LOG = c -> c.snapshots(40, 16 * 1024);
+
+  /** Workers writing through every node while the leader is removed (the write held is one of theirs). */
+  static final int WRITERS = 6;
+  /** Ratis 3.3.0's injection point at the start of a write's append (RaftServerImpl.APPEND_TRANSACTION). */
+  static final String APPEND_TRANSACTION = "RaftServerImpl.appendTransaction";
 
   @RegisterExtension
   final ClusterFixture clusters = ClusterFixture.perTest();
@@ -64,9 +78,12 @@ class MembershipChangeTest {
       load.startWorker("c", List.of(extra.endpoint("n3"), extra.endpoint("n4")));
       awaitMoreElections(load, 30);
 
-      admin.cluster().memberRemove("n0");
-      awaitLeader(admin); // n0 may have led: its removal costs an election
-      admin.cluster().memberRemove("n1");
+      // through a client of every node: the removal of the leader goes to the leader's own node, which moves its
+      // leadership first (RaftMembership#remove)
+      RegentClient all = cluster.client();
+      all.cluster().memberRemove("n0");
+      awaitLeader(admin); // n0 may have led: its leadership moved to another voter first
+      all.cluster().memberRemove("n1");
       cluster.stopNode(0);
       cluster.stopNode(1);
       assertThat(voters(admin)).containsExactlyInAnyOrder("n2", "n3", "n4");
@@ -174,6 +191,80 @@ class MembershipChangeTest {
     } finally {
       viaNew.close();
     }
+  }
+
+  /**
+   * The Raft leader removed while clients write through it. Ratis 3.3.0 closes a leader left out of a committed
+   * configuration from its own event thread, which holds the server's lock, and waits there for its client threads,
+   * which wait for that lock to append the writes: its division stays CLOSING for good (docs/ratis.md §14; a server
+   * module run hung so). One write is held until that moment ({@link #holdOneWriteUntilLeftOut}), so the test fails
+   * every time without the remedy: Regent moves the leadership to another voter first, so that the member leaves as
+   * a follower, its division closes, and the load goes on under the new leader.
+   */
+  @Test
+  void removingTheLeaderUnderLoadMovesItsLeadershipFirst() throws Exception {
+    cluster = clusters.start(3);
+    int leader = cluster.awaitLeader();
+    List<String> endpoints = List.of(cluster.endpoint(0), cluster.endpoint(1), cluster.endpoint(2));
+    CampaignLoad load = new CampaignLoad();
+    RaftServer.Division removed = cluster.node(leader).raft().getDivision(RaftSetup.GROUP_ID);
+    AtomicBoolean removing = new AtomicBoolean();
+    holdOneWriteUntilLeftOut(removed, removing);
+    try {
+      for (int w = 0; w < WRITERS; w++) {
+        load.startWorker("w" + w, endpoints);
+      }
+      awaitMoreElections(load, 30);
+      RegentClient admin = cluster.client();
+      removing.set(true);
+      admin.cluster().memberRemove(LocalCluster.id(leader));
+      assertThat(voters(admin)).hasSize(2).doesNotContain(LocalCluster.id(leader));
+      awaitMoreElections(load, 30);
+    } finally {
+      CodeInjectionForTesting.remove(APPEND_TRANSACTION);
+      load.close();
+    }
+    // a removed member shuts its division down by itself; a deadlocked shutdown stays CLOSING for good
+    await().atMost(Duration.ofSeconds(60)).until(() -> removed.getInfo().getLifeCycleState(),
+        LifeCycle.State.CLOSED::equals);
+    cluster.stopNode(leader);
+    assertThat(load.violations).isEmpty();
+  }
+
+  /**
+   * The injected ordering of the deadlock: the first write that reaches {@code division}'s append (before the
+   * server's lock) once {@code removing} is set waits there until either the division's leader thread sleeps holding
+   * the server's lock — Ratis's pause before it shuts down a leader left out of the configuration — or the division
+   * no longer leads; then it goes on. In the first case it waits for the lock while the shutdown waits for it. At
+   * most 30 s: then the write goes on anyway.
+   */
+  private static void holdOneWriteUntilLeftOut(RaftServer.Division division, AtomicBoolean removing) {
+    RaftPeerId self = division.getId();
+    AtomicBoolean held = new AtomicBoolean();
+    CodeInjectionForTesting.put(APPEND_TRANSACTION, (localId, remoteId, args) -> {
+      if (!self.equals(localId) || !removing.get() || !held.compareAndSet(false, true)) {
+        return false;
+      }
+      try {
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(5))
+            .until(() -> leaderThreadSleepsHoldingTheServer(self) || !division.getInfo().isLeader());
+      } catch (ConditionTimeoutException e) {
+        // neither in time: the write goes on, and the test checks what happens anyway
+      }
+      return true;
+    });
+  }
+
+  /** Whether {@code id}'s leader thread (Ratis's LeaderStateImpl) is in a timed wait, holding its server's lock. */
+  private static boolean leaderThreadSleepsHoldingTheServer(RaftPeerId id) {
+    for (ThreadInfo t : ManagementFactory.getThreadMXBean().dumpAllThreads(true, false)) {
+      if (t.getThreadName().startsWith(id + "@") && t.getThreadName().endsWith("-LeaderStateImpl")
+          && t.getThreadState() == Thread.State.TIMED_WAITING
+          && Arrays.stream(t.getLockedMonitors()).anyMatch(m -> m.getClassName().endsWith(".RaftServerImpl"))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   @Test
