@@ -13,7 +13,9 @@ import io.regent.statemachine.replica.ReplicaView;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -169,9 +171,8 @@ public final class RaftMembership implements Membership {
             + "another member before removing it").asRuntimeException();
       }
       if (id.equals(leader())) {
-        RaftPeer next = conf.voters.stream().filter(p -> !p.equals(gone)).findFirst().orElseThrow();
-        transfer(next.getId(), "member " + id + " leads: it is removed once its leadership has moved, which only "
-            + "its own node can start; send the removal to its API");
+        transfer(successor(conf, gone).getId(), "member " + id + " leads: it is removed once its leadership has "
+            + "moved, which only its own node can start; send the removal to its API");
       }
       List<RaftPeer> voters = new ArrayList<>(conf.voters);
       voters.remove(gone);
@@ -201,6 +202,23 @@ public final class RaftMembership implements Membership {
       }
       return to;
     }));
+  }
+
+  /**
+   * The voter to hand a leaving leader's leadership to: of the others, the one whose log reaches furthest as this
+   * node sees it while it leads (a stopped voter's stays behind, and a transfer to it would time out and fail the
+   * removal); without those figures (this node does not lead), the first other voter.
+   */
+  private RaftPeer successor(Conf conf, RaftPeer gone) {
+    Map<String, Long> match;
+    try {
+      match = FollowerMatchIndexes.of(server.getDivision(RaftSetup.GROUP_ID).getInfo());
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return conf.voters.stream().filter(p -> !p.equals(gone))
+        .max(Comparator.comparingLong(p -> match == null ? 0 : match.getOrDefault(p.getId().toString(), -1L)))
+        .orElseThrow();
   }
 
   /**

@@ -22,6 +22,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.UnaryOperator;
 import java.util.stream.Collectors;
+import org.apache.ratis.proto.RaftProtos.RaftPeerRole;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 import org.apache.ratis.util.CodeInjectionForTesting;
@@ -229,6 +230,27 @@ class MembershipChangeTest {
         LifeCycle.State.CLOSED::equals);
     cluster.stopNode(leader);
     assertThat(load.violations).isEmpty();
+  }
+
+  /**
+   * The leader removed while a voter is down: its leadership goes to a voter that holds the log, not to the stopped
+   * one (that transfer would time out and fail the removal). The stopped voter is the one the configuration lists
+   * first after the leader, which the removal picked before it looked at the followers' match indexes.
+   */
+  @Test
+  void removingTheLeaderWithAVoterDownHandsItsLeadershipToALiveOne() throws Exception {
+    cluster = clusters.start(4);
+    int leader = cluster.awaitLeader();
+    String leaderId = LocalCluster.id(leader);
+    String firstOther = cluster.node(leader).raft().getDivision(RaftSetup.GROUP_ID).getRaftConf()
+        .getCurrentPeers(RaftPeerRole.FOLLOWER).stream().map(p -> p.getId().toString()).filter(id -> !id.equals(leaderId))
+        .findFirst().orElseThrow();
+    int down = Integer.parseInt(firstOther.substring(1));
+    cluster.stopNode(down);
+    RegentClient admin = cluster.client();
+    admin.cluster().memberRemove(leaderId);
+    assertThat(voters(admin)).hasSize(3).doesNotContain(leaderId).contains(firstOther);
+    assertThat(admin.leases().grant(60_000)).isPositive();
   }
 
   /**
