@@ -198,9 +198,9 @@ class MembershipChangeTest {
    * The Raft leader removed while clients write through it. Ratis 3.3.0 closes a leader left out of a committed
    * configuration from its own event thread, which holds the server's lock, and waits there for its client threads,
    * which wait for that lock to append the writes: its division stays CLOSING for good (docs/ratis.md §14; a server
-   * module run hung so). One write is held until that moment ({@link #holdOneWriteUntilLeftOut}), so the test fails
-   * every time without the remedy: Regent moves the leadership to another voter first, so that the member leaves as
-   * a follower, its division closes, and the load goes on under the new leader.
+   * module run hung so). One write is held until that moment ({@link #holdOneWriteUntilLeftOut}); without the remedy
+   * the division was still CLOSING after 60 s. Regent moves the leadership to another voter first, so that the
+   * member leaves as a follower, its division closes, and the load goes on under the new leader.
    */
   @Test
   void removingTheLeaderUnderLoadMovesItsLeadershipFirst() throws Exception {
