@@ -112,6 +112,12 @@ class LeaderRoutingClusterTest {
       }
       // ready to renew: until then the new leader refuses keepalives (NodeRefusal), which would not be counted
       await().atMost(WAIT).until(() -> cluster.awaitLeaseLeader() == next);
+      // and known to the old leader, whose stream the client renews on: a node that has not yet heard from the new
+      // leader names none when it ends the stream, and answers the keepalives on the next one through the group (a
+      // verify saw all 20 acknowledged by the old leader so, the client routing to no leader throughout)
+      String nextId = LocalCluster.id(next);
+      await().atMost(WAIT).until(() -> String.valueOf(cluster.node(leader).raft().getDivision(RaftSetup.GROUP_ID)
+          .getInfo().getLeaderId()), nextId::equals);
       long[] before = keepAlives(cluster);
       List<String> routedTo = new ArrayList<>(); // the client's leader endpoint after each keepalive
       for (int i = 0; i < CALLS; i++) {
