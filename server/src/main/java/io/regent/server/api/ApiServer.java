@@ -90,8 +90,9 @@ public final class ApiServer implements AutoCloseable {
     LeaseQuota quota = new LeaseQuota(limits.maxLeasesPerConnection());
     LeaseGrants grants = new LeaseGrants(minTtlMs, limits, quota, admission.leaseQuota(), admission.nameQuota(), sm);
     Attempts attempts = new Attempts(System::currentTimeMillis, unsafeCleanupAnyAttempt);
+    Cleanups cleanups = Cleanups.on(blocking);
     Campaigns campaigns = new Campaigns(proposer, sm.hub(), unsafeLocalGrants ? new UnsafeLocalGrants(sm) : null,
-        limits, grants, admission.nameQuota(), blocking, attempts);
+        limits, grants, admission.nameQuota(), blocking, attempts, cleanups);
     sm.hub().listen(quota);
     sm.hub().listen(admission.leaseQuota());
     sm.hub().listen(admission.nameQuota());
@@ -118,7 +119,7 @@ public final class ApiServer implements AutoCloseable {
             }, System::nanoTime, STARTED_MS)),
         new ElectionService(campaigns, new ObserveStreams(reader, sm.hub(), blocking, limits.observeBuffer(),
             limits.maxObservers()), reader, proposer, new CampaignAllCall(proposer, sm.hub(), limits,
-            admission.nameQuota(), blocking, attempts)),
+            admission.nameQuota(), blocking, attempts, cleanups)),
         new LockService(campaigns, proposer),
         new GroupService(proposer, reader, sm, blocking, minTtlMs, limits.maxObservers()),
         new ClusterService(cluster, confirmer),

@@ -19,8 +19,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicBoolean;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A blocking CampaignAll (docs/ownership.md): propose the entry, then wait on this node's applied events
@@ -29,14 +27,13 @@ import org.slf4j.LoggerFactory;
  * meanwhile, so nobody holds names without knowing it.
  */
 final class CampaignAllCall {
-  private static final Logger LOG = LoggerFactory.getLogger(CampaignAllCall.class);
-
   private final Proposer proposer;
   private final EventHub hub;
   private final ServerLimits limits;
   private final NameQuota names;
   private final Executor executor;
   private final Attempts attempts;
+  private final Cleanups cleanups;
 
   /**
    * @param limits the names limit, stamped on each CampaignAll entry and judged at apply
@@ -44,10 +41,12 @@ final class CampaignAllCall {
    * @param executor where a waiting campaign is answered, off the apply thread (the node's blocking pool)
    * @param attempts names each call's attempt: its cleanup acts only while the candidacy or holders bear it
    *     (docs/api.md "Attempts")
+   * @param cleanups runs a cancelled call's cleanup until it commits
    */
   CampaignAllCall(Proposer proposer, EventHub hub, ServerLimits limits, NameQuota names, Executor executor,
-                  Attempts attempts) {
+                  Attempts attempts, Cleanups cleanups) {
     this.attempts = attempts;
+    this.cleanups = cleanups;
     this.proposer = proposer;
     this.names = names;
     this.hub = hub;
@@ -106,11 +105,12 @@ final class CampaignAllCall {
 
   /**
    * Withdraws the candidacy of {@code attempt} (from every name at once); resigns every name if it was elected first —
-   * each only while the candidacy or holder still bears {@code attempt} (empty: whatever it is).
+   * each only while the candidacy or holder still bears {@code attempt} (empty: whatever it is); again until it
+   * commits ({@link Cleanups}).
    */
   private void giveUp(List<String> names, long lease, String attempt) {
-    proposer.propose(LogEntry.newBuilder().setWithdraw(Withdraw.newBuilder().setName(names.get(0)).setLeaseId(lease)
-            .setAttempt(attempt)))
+    cleanups.run("withdrawing lease " + lease + " from " + names, () -> proposer.propose(LogEntry.newBuilder()
+            .setWithdraw(Withdraw.newBuilder().setName(names.get(0)).setLeaseId(lease).setAttempt(attempt)))
         .thenCompose(r -> {
           if (!r.getName().hasHolder() || r.getName().getHolder().getLeaseId() != lease) {
             return CompletableFuture.completedFuture(r);
@@ -122,11 +122,6 @@ final class CampaignAllCall {
                 .setName(n).setToken(token).setAttempt(attempt))));
           }
           return all;
-        })
-        .whenComplete((r, err) -> {
-          if (err != null) {
-            LOG.warn("withdrawing lease {} from {} failed: {}", lease, names, err.getMessage());
-          }
-        });
+        }));
   }
 }

@@ -18,8 +18,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Blocking campaigns, shared by elections and locks: propose a Campaign, then wait on this node's applied
@@ -28,8 +26,6 @@ import org.slf4j.LoggerFactory;
  * {@link CampaignOutcome}; the service answers its call from it.
  */
 final class Campaigns {
-  private static final Logger LOG = LoggerFactory.getLogger(Campaigns.class);
-
   private final Proposer proposer;
   private final EventHub hub;
   private final UnsafeLocalGrants unsafe;
@@ -38,6 +34,7 @@ final class Campaigns {
   private final NameQuota names;
   private final Executor executor;
   private final Attempts attempts;
+  private final Cleanups cleanups;
 
   /**
    * @param unsafe the negative-control mode, or {@code null} (always, outside tests)
@@ -46,10 +43,12 @@ final class Campaigns {
    * @param names names held per identity: a campaign of an identity at its limit is refused (§7.2)
    * @param executor where a waiting campaign is answered, off the apply thread (the node's blocking pool)
    * @param attempts names each call's attempt
+   * @param cleanups runs a cancelled call's cleanup until it commits
    */
   Campaigns(Proposer proposer, EventHub hub, UnsafeLocalGrants unsafe, ServerLimits limits,
-            LeaseGrants grants, NameQuota names, Executor executor, Attempts attempts) {
+            LeaseGrants grants, NameQuota names, Executor executor, Attempts attempts, Cleanups cleanups) {
     this.attempts = attempts;
+    this.cleanups = cleanups;
     this.proposer = proposer;
     this.hub = hub;
     this.unsafe = unsafe;
@@ -182,24 +181,20 @@ final class Campaigns {
 
   /**
    * Withdraws the candidacy of {@code attempt}; resigns if the lease was elected before the withdrawal applied —
-   * each only while the candidacy or holder still bears this attempt ({@link Attempts#cleanupAttempt}).
+   * each only while the candidacy or holder still bears this attempt ({@link Attempts#cleanupAttempt}); again
+   * until it commits ({@link Cleanups}).
    */
   private void giveUp(String name, long lease, String attempt) {
     String own = attempts.cleanupAttempt(attempt);
-    proposer.propose(LogEntry.newBuilder().setWithdraw(Withdraw.newBuilder().setName(name).setLeaseId(lease)
-            .setAttempt(own)))
+    cleanups.run("withdrawing lease " + lease + " from '" + name + "'", () -> proposer.propose(LogEntry.newBuilder()
+            .setWithdraw(Withdraw.newBuilder().setName(name).setLeaseId(lease).setAttempt(own)))
         .thenCompose(r -> {
           if (r.getElected() && r.getName().getHolder().getLeaseId() == lease) {
             return proposer.propose(LogEntry.newBuilder().setResign(Resign.newBuilder().setName(name)
                 .setToken(r.getName().getHolder().getToken()).setAttempt(own)));
           }
           return CompletableFuture.completedFuture(r);
-        })
-        .whenComplete((r, err) -> {
-          if (err != null) {
-            LOG.warn("withdrawing lease {} from '{}' failed: {}", lease, name, err.getMessage());
-          }
-        });
+        }));
   }
 
   private static LeaderKey holder(Result r) {

@@ -7,10 +7,13 @@ import io.regent.api.v1.LeaderKey;
 import io.regent.server.limits.LeaseQuota;
 import io.regent.server.limits.NameQuota;
 import io.regent.server.limits.ServerLimits;
+import io.regent.server.replication.Proposer;
 import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.proto.Code;
 import io.regent.statemachine.proto.LogEntry;
 import io.regent.statemachine.proto.Result;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -21,17 +24,38 @@ class CampaignsTest {
   private final List<LogEntry.CommandCase> proposed = new CopyOnWriteArrayList<>();
   private final List<LogEntry> entries = new CopyOnWriteArrayList<>();
   private final CompletableFuture<Result> campaign = new CompletableFuture<>();
+  /** What the next withdrawals answer, in order; then each is applied. */
+  private final Deque<CompletableFuture<Result>> withdrawals = new ArrayDeque<>();
   private final Campaigns campaigns = campaigns(false);
 
   private Campaigns campaigns(boolean unsafeCleanupAnyAttempt) {
     return new Campaigns(entry -> {
       proposed.add(entry.getCommandCase());
       entries.add(entry.build());
+      if (entry.hasWithdraw() && !withdrawals.isEmpty()) {
+        return withdrawals.poll();
+      }
       return entry.hasCampaign() ? campaign
           : CompletableFuture.completedFuture(Result.newBuilder().setIndex(9).build());
     }, new EventHub(16), null, ServerLimits.DEFAULTS, new LeaseGrants(1, ServerLimits.DEFAULTS, new LeaseQuota(1),
         new LeaseQuota(1), new NameQuota(1_000), null), new NameQuota(1_000), Runnable::run, // no replica to read
-        new Attempts(() -> 0xabcL, unsafeCleanupAnyAttempt));
+        new Attempts(() -> 0xabcL, unsafeCleanupAnyAttempt), new Cleanups(ms -> Runnable::run));
+  }
+
+  @Test
+  void aWithdrawalThatCouldNotCommitIsProposedAgainUntilOneDoes() {
+    // a node that resumed after a pause proposed its cleanup through the leader it last knew, and it failed:
+    // before the fix that cleanup was dropped, and the gone caller's candidacy stayed in line
+    withdrawals.add(CompletableFuture.failedFuture(new Proposer.UnavailableException("no quorum", null)));
+    withdrawals.add(CompletableFuture.failedFuture(new Proposer.UnavailableException("no quorum", null)));
+    FakeServerCall<LeaderKey> obs = new FakeServerCall<>();
+    campaigns.campaign("jobs", 3, ByteString.EMPTY, 0, false, obs::setOnCancelHandler);
+    obs.cancel();
+    campaign.complete(Result.newBuilder().setCode(Code.OK).setIndex(5).build());
+    assertThat(proposed).containsExactly(LogEntry.CommandCase.CAMPAIGN, LogEntry.CommandCase.WITHDRAW,
+        LogEntry.CommandCase.WITHDRAW, LogEntry.CommandCase.WITHDRAW);
+    assertThat(entries.subList(1, 4)).extracting(e -> e.getWithdraw().getAttempt())
+        .containsOnly(entries.get(0).getCampaign().getAttempt());
   }
 
   @Test
