@@ -10,6 +10,7 @@ import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
 /**
@@ -27,16 +28,29 @@ final class ElectionLog {
 
   /** The first election won at or after {@code sinceEpochMs} in any of {@code logs}, epoch ms; empty if none. */
   static OptionalLong firstWonSince(List<Path> logs, long sinceEpochMs) {
-    long first = Long.MAX_VALUE;
+    return won(logs, sinceEpochMs, Long.MAX_VALUE).min();
+  }
+
+  /**
+   * The last election won in [{@code sinceEpochMs}, {@code untilEpochMs}] in any of {@code logs}, epoch ms; empty
+   * if none. A leader deposed soon after its election (on a starved machine) is followed by another, and a write
+   * acknowledged at {@code untilEpochMs} was served by the last one.
+   */
+  static OptionalLong lastWonBetween(List<Path> logs, long sinceEpochMs, long untilEpochMs) {
+    return won(logs, sinceEpochMs, untilEpochMs).max();
+  }
+
+  private static LongStream won(List<Path> logs, long sinceEpochMs, long untilEpochMs) {
+    LongStream.Builder all = LongStream.builder();
     for (Path log : logs) {
       try (Stream<String> lines = Files.lines(log)) {
-        first = Math.min(first, lines.filter(l -> l.contains(PASSED)).mapToLong(ElectionLog::stamp)
-            .filter(t -> t >= sinceEpochMs).min().orElse(Long.MAX_VALUE));
+        lines.filter(l -> l.contains(PASSED)).mapToLong(ElectionLog::stamp)
+            .filter(t -> t >= sinceEpochMs && t <= untilEpochMs).forEach(all);
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
     }
-    return first == Long.MAX_VALUE ? OptionalLong.empty() : OptionalLong.of(first);
+    return all.build();
   }
 
   /** The epoch ms of {@code line}'s stamp, or -1 when it has none. */

@@ -33,8 +33,8 @@ public final class FrozenLeaderCommand implements Callable<Integer> {
       description = "how long the leader stays stopped, ms, at least 4000 (default: ${DEFAULT-VALUE})")
   long pauseMs;
 
-  @Option(names = "--after-election", description = "bound the first revoke by 2 s from the new leader's election (in "
-      + "its log) instead of 2 s from the freeze, and send the late grant no earlier than the first acknowledged "
+  @Option(names = "--after-election", description = "bound the first revoke by 2 s from the election of the leader "
+      + "that acknowledged it (in the node logs) instead of 2 s from the freeze, and send the late grant no earlier than the first acknowledged "
       + "revoke (for a machine too busy to hold an election on time)")
   boolean afterElection;
 

@@ -32,7 +32,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@link #EARLY_SPREAD_MS} ms (they are forwarded to the frozen leader); from the freeze on sends a revoke every
  * {@link #REVOKE_EVERY_MS} ms through the live nodes, in turn; at {@link #LATE_AT_MS} ms after the freeze (or,
  * when the bound leaves the election out, once a revoke has been acknowledged, if that is later) sends one more
- * grant through the same follower; resumes the leader after {@code pauseMs}. {@link FrozenLeaderVerdict}
+ * grant through the same follower; resumes the leader after {@code pauseMs}, or once the late grant is answered or
+ * twice its bound has passed, if that is later. {@link FrozenLeaderVerdict}
  * judges the rounds: the late grant answered within 1 s of its send, and the first revoke within 2 s of the
  * freeze. Writes {@code results.json} and the node logs under {@code STORE/frozen/<timestamp>/}.
  */
@@ -126,6 +127,7 @@ final class FrozenLeaderRun {
         TimeUnit.MILLISECONDS.sleep(EARLY_SPREAD_MS / Math.max(1, o.stuck())); // the scenario's pace, not a wait
       }
       AtomicLong firstRevokeMs = new AtomicLong(-1);
+      AtomicLong firstRevokeEpochMs = new AtomicLong(-1);
       CountDownLatch firstRevoke = new CountDownLatch(1);
       AtomicInteger next = new AtomicInteger();
       timer.scheduleAtFixedRate(() -> {
@@ -137,7 +139,9 @@ final class FrozenLeaderRun {
                 liveClients.get(k % liveClients.size()).leases().revoke(leases.get(k));
                 return null;
               });
-              firstRevokeMs.compareAndSet(-1, ms(System.nanoTime() - t0));
+              if (firstRevokeMs.compareAndSet(-1, ms(System.nanoTime() - t0))) {
+                firstRevokeEpochMs.set(System.currentTimeMillis());
+              }
               firstRevoke.countDown();
             } catch (StatusRuntimeException e) {
               // refused while no leader answered: the next revoke goes 40 ms later
@@ -149,13 +153,19 @@ final class FrozenLeaderRun {
       TimeUnit.NANOSECONDS.sleep(Math.max(0, t0 + TimeUnit.MILLISECONDS.toNanos(LATE_AT_MS) - System.nanoTime()));
       if (!o.electionIncluded()) {
         // a late election would charge its own length to the late grant, whose bound is about a write sent once a
-        // new leader serves: wait for a revoke through the live nodes to be acknowledged (at most until the resume)
-        firstRevoke.await(Math.max(0, t0 + TimeUnit.MILLISECONDS.toNanos(o.pauseMs()) - System.nanoTime()),
-            TimeUnit.NANOSECONDS);
+        // new leader serves: wait for a revoke through the live nodes to be acknowledged, even past the planned
+        // resume (a starved machine's first new leader can be deposed and the next elected seconds later)
+        firstRevoke.await(CALL.toMillis(), TimeUnit.MILLISECONDS);
       }
       long lateSent = System.nanoTime();
       CompletableFuture<Long> late = grant(via, callers);
       TimeUnit.NANOSECONDS.sleep(Math.max(0, t0 + TimeUnit.MILLISECONDS.toNanos(o.pauseMs()) - System.nanoTime()));
+      try {
+        // the late grant is judged with the leader still frozen: its bound is about writes stuck there
+        late.get(2 * FrozenLeaderVerdict.LATE_GRANT_MS, TimeUnit.MILLISECONDS);
+      } catch (ExecutionException | TimeoutException e) {
+        // refused, or past its bound: judged below
+      }
       frozen.resume();
       long lateMs = outcome(late, lateSent, row, "late-grant");
       timer.shutdownNow();
@@ -168,17 +178,22 @@ final class FrozenLeaderRun {
           earlyRefused++;
         }
       }
-      long electedMs = ElectionLog.firstWonSince(live.stream().map(Node::log).toList(), frozenAtEpochMs)
-          .orElse(frozenAtEpochMs - 1) - frozenAtEpochMs;
+      List<Path> logs = live.stream().map(Node::log).toList();
+      long electedMs = ElectionLog.firstWonSince(logs, frozenAtEpochMs).orElse(frozenAtEpochMs - 1) - frozenAtEpochMs;
+      // the leader that acknowledged the first revoke: the last one elected before it
+      long servingElectedMs = firstRevokeEpochMs.get() < 0 ? electedMs
+          : ElectionLog.lastWonBetween(logs, frozenAtEpochMs, firstRevokeEpochMs.get()).orElse(frozenAtEpochMs - 1)
+              - frozenAtEpochMs;
       row.put("frozen", frozen.id());
       row.put("via", live.get(0).id());
       row.put("elected-ms", electedMs);
+      row.put("serving-leader-elected-ms", servingElectedMs);
       row.put("first-revoke-ms", firstRevokeMs.get());
       row.put("late-sent-ms", ms(lateSent - t0));
       row.put("late-grant-ms", lateMs);
       row.put("early-granted", earlyGranted);
       row.put("early-refused", earlyRefused);
-      return new FrozenLeaderVerdict.Round(frozen.id(), lateMs, firstRevokeMs.get(), electedMs);
+      return new FrozenLeaderVerdict.Round(frozen.id(), lateMs, firstRevokeMs.get(), servingElectedMs);
     } finally {
       if (frozen.paused()) {
         frozen.resume();

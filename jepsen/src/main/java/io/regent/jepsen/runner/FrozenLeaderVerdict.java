@@ -10,8 +10,10 @@ import java.util.List;
  * live nodes are acknowledged within {@link #FIRST_REVOKE_MS} ms of the freeze. A write refused or hanging fails
  * its round. The second bound includes the election (one or two election timeouts of 0.6-0.9 s, then the votes): on a
  * machine too busy to hold an election on time, {@link #judge(List, boolean)} can bound instead what follows it,
- * {@link #AFTER_LEADER_MS} ms from the new leader's election (its node log, {@link ElectionLog}) to the first
- * acknowledged revoke.
+ * {@link #AFTER_LEADER_MS} ms from the election of the leader that acknowledged the first revoke (its node log,
+ * {@link ElectionLog}) to that acknowledgement. Such a machine can also depose the first new leader (its one live
+ * follower's answers arrived 1.4 s apart beside the compare smoke run), and the election after that is Raft's,
+ * not a write held behind the frozen leader's.
  */
 final class FrozenLeaderVerdict {
   /** The late grant's bound, ms from its send (the new leader is ready by then). */
@@ -19,15 +21,15 @@ final class FrozenLeaderVerdict {
   /** The first acknowledged revoke's bound, ms from the freeze. */
   static final long FIRST_REVOKE_MS = 2_000;
   /**
-   * The first acknowledged revoke's bound, ms from the new leader's election, for a machine too busy to hold the
+   * The first acknowledged revoke's bound, ms from the election of the leader that acknowledged it, for a machine too busy to hold the
    * election on time: under verify's load (two Jepsen runs at once, load average ~30) Regent's share after the
    * election reached 1 429 ms (a clean-clone run; 33-216 ms on a quiet machine), and before the fix it was 2.8-8.8 s.
    */
   static final long AFTER_LEADER_MS = 2_000;
 
   /**
-   * One freeze: the late grant's latency, and the first acknowledged revoke and the new leader's election in ms
-   * after the freeze; -1 for none.
+   * One freeze: the late grant's latency, and the first acknowledged revoke and the election of the leader that
+   * acknowledged it, in ms after the freeze; -1 for none.
    */
   record Round(String frozen, long lateGrantMs, long firstRevokeMs, long electedMs) {
   }
@@ -46,7 +48,7 @@ final class FrozenLeaderVerdict {
 
   /**
    * Judges {@code rounds}; the first revoke is bounded from the freeze when {@code electionIncluded}, else from
-   * the new leader's election (a round in which none was seen fails).
+   * the election of the leader that acknowledged it (a round in which none was seen fails).
    */
   static Outcome judge(List<Round> rounds, boolean electionIncluded) {
     if (rounds.isEmpty()) {
