@@ -15,6 +15,7 @@ import io.regent.server.limits.ConnectionLimiter;
 import io.regent.server.limits.LeaseQuota;
 import io.regent.server.limits.ServerLimits;
 import io.regent.server.confirm.Confirmer;
+import io.regent.server.replication.Cleanups;
 import io.regent.server.replication.Proposer;
 import io.regent.server.rpc.MethodRules;
 import io.regent.statemachine.replica.ReplicaView;

@@ -7,6 +7,7 @@ import io.regent.api.v1.LeaderKey;
 import io.regent.server.limits.Admission;
 import io.regent.server.limits.NameQuota;
 import io.regent.server.limits.ServerLimits;
+import io.regent.server.replication.Cleanups;
 import io.regent.server.replication.Proposer;
 import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.proto.CampaignAll;

@@ -3,6 +3,7 @@ package io.regent.server.etcd;
 import com.google.protobuf.ByteString;
 import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
+import io.regent.server.replication.Cleanups;
 import io.regent.statemachine.proto.KvAnswer;
 import io.regent.statemachine.proto.KvRecord;
 import io.regent.statemachine.proto.LogEntry;
@@ -184,17 +185,18 @@ final class QueueAttempt {
     }
   }
 
-  /** Deletes the key this attempt put, if any, and only that instance of it. */
+  /**
+   * Deletes the key this attempt put, if any, and only that instance of it (its create revision); again until the
+   * deletion commits ({@link Cleanups}). A write refused here (a rolling upgrade begun since) leaves the key to its
+   * lease, as a lost client would.
+   */
   private void deleteOwnKey() {
     if (created == 0) {
       return;
     }
     long rev = created;
     created = 0;
-    try {
-      kv.write(LogEntry.newBuilder().setKvTxn(KeyQueue.ifCreatedAt(key, rev, KeyQueue.delete(key))));
-    } catch (RuntimeException e) {
-      // a write refused here (a rolling upgrade begun since) leaves the key to its lease, as a lost client would
-    }
+    Cleanups.on(kv.blocking()).run("deleting key " + key.toStringUtf8() + " created at " + rev,
+        () -> kv.write(LogEntry.newBuilder().setKvTxn(KeyQueue.ifCreatedAt(key, rev, KeyQueue.delete(key)))));
   }
 }

@@ -41,9 +41,10 @@ public final class ProposalRetries {
     RequestTypeDependentRetryPolicy.Builder b = RequestTypeDependentRetryPolicy.newBuilder();
     RetryPolicy policy = ExceptionDependentRetry.newBuilder().setDefaultPolicy(sleep)
         .setExceptionToPolicy(AlreadyClosedException.class, RetryPolicies.noRetry()).build();
-    // WATCH too: every new Ratis client first sends a dummy watch request (OrderedAsync.newInstance), and a type
-    // without a policy here is retried for ever with no sleep — a client aimed at a node that is gone then
-    // spins a core (seen: 11 601 attempts in 5 s from a client left behind by a closed node)
+    // WATCH too: a new Ratis client first sends a dummy watch request (OrderedAsync.newInstance) unless told not to
+    // (RaftSetup does, a raft.* override may not), and a type without a policy here is retried for ever with no
+    // sleep — a client aimed at a node that is gone then spins a core (seen: 11 601 attempts in 5 s from a client
+    // left behind by a closed node)
     for (TypeCase type : new TypeCase[] {TypeCase.WRITE, TypeCase.READ, TypeCase.STALEREAD, TypeCase.WATCH}) {
       b.setRetryPolicy(type, policy).setTimeout(type, timeout);
     }

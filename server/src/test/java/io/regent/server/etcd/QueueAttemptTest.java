@@ -8,6 +8,8 @@ import io.grpc.Status;
 import io.grpc.stub.ServerCallStreamObserver;
 import io.grpc.StatusRuntimeException;
 import io.regent.server.ratis.StoreReplica;
+import io.regent.server.replication.Cleanups;
+import io.regent.server.replication.Proposer;
 import io.regent.statemachine.event.ChangeEvent;
 import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.kv.KvRules;
@@ -129,6 +131,22 @@ class QueueAttemptTest {
     assertThat(delete.getSuccess(0).getDeleteRange().getKey().toStringUtf8()).isEqualTo("q/1f");
     assertThatThrownBy(() -> a.won().get()).hasCauseInstanceOf(StatusRuntimeException.class)
         .cause().extracting(t -> Status.fromThrowable(t).getCode()).isEqualTo(Status.Code.CANCELLED);
+  }
+
+  @Test
+  void theDeletionOfACancelledAttemptsKeyIsProposedAgainUntilItCommits() throws Exception {
+    long older = put("q/0a");
+    long own = put("q/1f");
+    QueueAttempt a = QueueAttempt.start(kv, NAME, ByteString.EMPTY, 0x1f, false, "gone");
+    next().answer().complete(joined(own, true, null, record("q/0a", older)));
+    a.cancel(); // while it waits its turn
+    // a node that resumed after a pause proposes through the leader it last knew: before the fix the deletion was
+    // dropped here, and the gone caller's key stayed in line until its lease ended
+    next().answer().completeExceptionally(new Proposer.UnavailableException("no quorum", null));
+    Proposed again = next();
+    assertThat(again.entry().getKvTxn().getCompares(0).getNumber()).as("the same guarded delete").isEqualTo(own);
+    again.answer().complete(Result.newBuilder().setIndex(9).setKv(KvAnswer.newBuilder().setSucceeded(true)).build());
+    assertThat(proposed.poll(Cleanups.FIRST_PAUSE_MS * 3, TimeUnit.MILLISECONDS)).as("no third deletion").isNull();
   }
 
   @Test

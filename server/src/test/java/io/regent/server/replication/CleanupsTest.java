@@ -1,8 +1,7 @@
-package io.regent.server.api;
+package io.regent.server.replication;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.regent.server.replication.Proposer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
