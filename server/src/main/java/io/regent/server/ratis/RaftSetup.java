@@ -81,8 +81,9 @@ public final class RaftSetup {
     // A new Ratis client first sends a dummy watch request to open its ordered stream, and holds every request
     // behind it until it is answered, for up to the watch timeout (10 s). A client built while this node still
     // followed a leader that had just frozen sent it there, and held the proposals made through it for 10 s:
-    // FrozenLeaderWritesTest's write after the election took 5.5-8.8 s in 3 of 13 runs of the class. Without it
-    // the first proposal opens the stream, and a replaced client's proposals are resent (docs/ratis.md §10).
+    // FrozenLeaderWritesTest's write after the election took 5.5-8.8 s in 3 of 13 runs of the class, in none of 12
+    // without it. Without it the first proposal opens the stream, and a replaced client's proposals are resent
+    // (docs/ratis.md §10).
     RaftClientConfigKeys.Async.Experimental.setSendDummyRequest(p, false);
     overrides(p, System.getProperties());
     RaftTiming.of(p).check(config); // what the overrides left is what the lease rests on
