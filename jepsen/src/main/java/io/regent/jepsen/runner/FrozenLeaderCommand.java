@@ -34,8 +34,8 @@ public final class FrozenLeaderCommand implements Callable<Integer> {
   long pauseMs;
 
   @Option(names = "--after-election", description = "bound the first revoke by 2 s from the election of the leader "
-      + "that acknowledged it (in the node logs) instead of 2 s from the freeze, and send the late grant no earlier than the first acknowledged "
-      + "revoke (for a machine too busy to hold an election on time)")
+      + "that acknowledged it (in the node logs) instead of 2 s from the freeze, and send the late grant no earlier "
+      + "than the first acknowledged revoke (for a machine too busy to hold an election on time)")
   boolean afterElection;
 
   @Mixin

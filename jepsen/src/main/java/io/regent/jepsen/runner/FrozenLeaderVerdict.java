@@ -21,8 +21,8 @@ final class FrozenLeaderVerdict {
   /** The first acknowledged revoke's bound, ms from the freeze. */
   static final long FIRST_REVOKE_MS = 2_000;
   /**
-   * The first acknowledged revoke's bound, ms from the election of the leader that acknowledged it, for a machine too busy to hold the
-   * election on time: under verify's load (two Jepsen runs at once, load average ~30) Regent's share after the
+   * The first acknowledged revoke's bound, ms from the election of the leader that acknowledged it, for a machine
+   * too busy to hold the election on time: under verify's load (two Jepsen runs at once, load average ~30) Regent's share after the
    * election reached 1 429 ms (a clean-clone run; 33-216 ms on a quiet machine), and before the fix it was 2.8-8.8 s.
    */
   static final long AFTER_LEADER_MS = 2_000;

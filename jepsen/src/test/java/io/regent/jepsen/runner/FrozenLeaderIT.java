@@ -15,9 +15,9 @@ import org.junit.jupiter.api.Test;
  * jepsen/README.md "Frozen-leader runs"): the Raft leader of 3 nodes stopped with SIGSTOP, 6 grants sent through a
  * follower just after, one more 3 s after the freeze, revokes every 40 ms through the live nodes. The late grant
  * must be acknowledged within 1 s of its send and the first revoke within 2 s of the election of the leader that
- * acknowledged it ({@link FrozenLeaderVerdict}, whose negative control is the figures before the fix, in its unit test). The
- * issue's 2 s from the freeze includes the election, which a loaded machine (verify runs two Jepsen runs at once)
- * slows: 2.6 s at a load average of 30 here; the runs on a quiet machine show it (jepsen/README.md).
+ * acknowledged it ({@link FrozenLeaderVerdict}, whose negative control is the figures before the fix, in its unit
+ * test). The issue's 2 s from the freeze includes the election, which a loaded machine (verify runs two Jepsen runs
+ * at once) slows: 2.6 s at a load average of 30 here; the runs on a quiet machine show it (jepsen/README.md).
  */
 @Tag("cluster")
 class FrozenLeaderIT {

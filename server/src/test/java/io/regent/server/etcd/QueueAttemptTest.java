@@ -111,6 +111,19 @@ class QueueAttemptTest {
         .addResponses(firstAnswer)).build();
   }
 
+  /** An attempt whose key q/1f joined the queue behind q/0a: it waits its turn. */
+  private record Waiting(QueueAttempt attempt, long own) {
+  }
+
+  /** Puts q/0a and q/1f, starts an attempt at q/1f (failing with {@code gone}) and answers its join as put. */
+  private Waiting waitingBehindAnOlderKey(String gone) throws InterruptedException {
+    long older = put("q/0a");
+    long own = put("q/1f");
+    QueueAttempt a = QueueAttempt.start(kv, NAME, ByteString.EMPTY, 0x1f, false, gone);
+    next().answer().complete(joined(own, true, null, record("q/0a", older)));
+    return new Waiting(a, own);
+  }
+
   private static KvRecord record(String key, long rev) {
     return KvRecord.newBuilder().setKey(ByteString.copyFromUtf8(key)).setCreateRevision(rev).setModRevision(rev)
         .build();
@@ -135,11 +148,9 @@ class QueueAttemptTest {
 
   @Test
   void theDeletionOfACancelledAttemptsKeyIsProposedAgainUntilItCommits() throws Exception {
-    long older = put("q/0a");
-    long own = put("q/1f");
-    QueueAttempt a = QueueAttempt.start(kv, NAME, ByteString.EMPTY, 0x1f, false, "gone");
-    next().answer().complete(joined(own, true, null, record("q/0a", older)));
-    a.cancel(); // while it waits its turn
+    Waiting w = waitingBehindAnOlderKey("gone");
+    long own = w.own();
+    w.attempt().cancel(); // while it waits its turn
     // a node that resumed after a pause proposes through the leader it last knew: before the fix the deletion was
     // dropped here, and the gone caller's key stayed in line until its lease ended
     next().answer().completeExceptionally(new Proposer.UnavailableException("no quorum", null));
@@ -162,10 +173,9 @@ class QueueAttemptTest {
 
   @Test
   void aWaitingAttemptLeadsOnceTheOlderKeyIsDeleted() throws Exception {
-    long older = put("q/0a");
-    long own = put("q/1f");
-    QueueAttempt a = QueueAttempt.start(kv, NAME, ByteString.EMPTY, 0x1f, false, "gone");
-    next().answer().complete(joined(own, true, null, record("q/0a", older)));
+    Waiting w = waitingBehindAnOlderKey("gone");
+    QueueAttempt a = w.attempt();
+    long own = w.own();
     put("q/2b"); // a younger key changes nothing
     put("other");
     assertThat(a.won()).isNotDone();
@@ -177,10 +187,9 @@ class QueueAttemptTest {
 
   @Test
   void aWaitingAttemptWhoseKeyGoesFailsWithGone() throws Exception {
-    long older = put("q/0a");
-    long own = put("q/1f");
-    QueueAttempt a = QueueAttempt.start(kv, NAME, ByteString.EMPTY, 0x1f, false, "mutex: session is expired");
-    next().answer().complete(joined(own, true, null, record("q/0a", older)));
+    Waiting w = waitingBehindAnOlderKey("mutex: session is expired");
+    QueueAttempt a = w.attempt();
+    long own = w.own();
     delete("q/1f"); // its lease ended, or a client deleted it
     assertThatThrownBy(() -> a.won().get(30, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
         .hasMessageContaining("mutex: session is expired");
