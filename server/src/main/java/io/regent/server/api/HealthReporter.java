@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,11 +36,12 @@ final class HealthReporter implements AutoCloseable, StateReader.Replay {
   private final HealthStatusManager health;
   private final LongSupplier appliedIndex;
   private ScheduledFuture<?> evaluations;
+  // Set once, by whichever of an evaluation or a serializable read (an API thread) first sees a leader.
+  private final AtomicLong catchUpTarget = new AtomicLong(-1);
+  // Volatile: latched by evaluations and by serializable reads on the API's threads (replayed).
+  private volatile boolean caughtUp;
   // Read and written by one evaluation at a time (a fixed-delay task never overlaps itself, and each run
   // happens-before the next, on whichever timer thread it runs).
-  // Volatile: serializable reads ask from the API's threads (replayed, replayTarget).
-  private volatile long catchUpTarget = -1;
-  private volatile boolean caughtUp;
   private Boolean serving;
 
   /** @param appliedIndex this node's applied index, read live: {@link #replayed} asks it between evaluations */
@@ -72,16 +74,23 @@ final class HealthReporter implements AutoCloseable, StateReader.Replay {
 
   /** Whether {@code s} (this node's own view) shows a known leader and a finished start-up catch-up. */
   boolean ready(StatusResponse s) {
-    boolean hasLeader = !s.getLeader().isEmpty();
-    if (hasLeader && catchUpTarget < 0) {
-      catchUpTarget = s.getCommitIndex();
-    }
+    boolean hasLeader = learnTarget(s);
     return hasLeader && caughtUpTo(s.getAppliedIndex());
+  }
+
+  /** Whether {@code s} shows a leader; the first such status sets the catch-up target to its commit index. */
+  private boolean learnTarget(StatusResponse s) {
+    boolean hasLeader = !s.getLeader().isEmpty();
+    if (hasLeader) {
+      catchUpTarget.compareAndSet(-1, s.getCommitIndex());
+    }
+    return hasLeader;
   }
 
   /** Latches {@link #caughtUp} once {@code applied} reaches the target. */
   private boolean caughtUpTo(long applied) {
-    if (!caughtUp && catchUpTarget >= 0 && applied >= catchUpTarget) {
+    long target = catchUpTarget.get();
+    if (!caughtUp && target >= 0 && applied >= target) {
       caughtUp = true;
     }
     return caughtUp;
@@ -94,17 +103,26 @@ final class HealthReporter implements AutoCloseable, StateReader.Replay {
    * snapshot). Why a leader's commit index: Ratis does not persist its own (Regent turns its log-metadata entries
    * off, docs/ratis.md §6), so only a leader says what was committed. Stays true once true. Reads the applied index
    * itself rather than waiting for the next evaluation (every {@link #PERIOD_MS}): a read right after the catch-up was
-   * once refused with "applied index 747 of the 724 committed" (DiskFullTest).
+   * once refused with "applied index 747 of the 724 committed" (DiskFullTest). For the same reason it asks this
+   * node's view for a leader itself while none has been learnt: a single node that had just elected itself and
+   * granted a name once refused the read with "knows no leader yet" (ReadIndexTest).
    */
   @Override
   public boolean replayed() {
+    if (!caughtUp && catchUpTarget.get() < 0) {
+      try {
+        learnTarget(view.status());
+      } catch (RuntimeException e) {
+        return false; // the Raft division is not (or no longer) there
+      }
+    }
     return caughtUpTo(appliedIndex.getAsLong());
   }
 
   /** The index {@link #replayed} waits for; -1 while no leader has been learnt since the start. */
   @Override
   public long replayTarget() {
-    return catchUpTarget;
+    return catchUpTarget.get();
   }
 
   @Override

@@ -23,4 +23,19 @@ class HealthReporterTest {
     assertThat(r.ready(status("", 80, 80))).as("leader lost").isFalse();
     assertThat(r.ready(status("n2", 90, 80))).as("a leader again").isTrue();
   }
+
+  @Test
+  void aSerializableReadAsksForTheLeaderItselfBeforeTheFirstEvaluation() {
+    // never started: no evaluation runs, as when the node's timer thread has not been scheduled yet
+    HealthReporter r = new HealthReporter(() -> status("n1", 3, 3), new HealthStatusManager(), () -> 3);
+    assertThat(r.replayed()).as("leader known and its commit applied").isTrue();
+    assertThat(r.replayTarget()).isEqualTo(3);
+  }
+
+  @Test
+  void aSerializableReadWaitsForTheCommitIndexOfTheFirstLeaderItSaw() {
+    HealthReporter r = new HealthReporter(() -> status("n1", 9, 4), new HealthStatusManager(), () -> 4);
+    assertThat(r.replayed()).as("applied 4 of 9").isFalse();
+    assertThat(r.replayTarget()).isEqualTo(9);
+  }
 }
