@@ -8,6 +8,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -32,6 +33,12 @@ public final class EventHub {
   private final int historyCapacity;
   private final ArrayDeque<ChangeEvent> history = new ArrayDeque<>();
   private final List<Consumer<ChangeEvent>> listeners = new CopyOnWriteArrayList<>();
+  /**
+   * Listeners of one lease's events ({@link #listenToLease}): a campaign's waiter. Kept apart from {@link #listeners}
+   * so that an event reaches the waiters of its own lease only, not every call in flight (issue 35: at 64 clients,
+   * each event was handed to every waiting campaign on the apply thread, and an unarmed waiter kept a copy).
+   */
+  private final ConcurrentHashMap<Long, List<Consumer<ChangeEvent>>> byLease = new ConcurrentHashMap<>();
   private final TreeMap<Long, List<CompletableFuture<Long>>> appliedWaiters = new TreeMap<>();
   private long floor;
   private long applied;
@@ -91,6 +98,13 @@ public final class EventHub {
         notify(l, () -> i.stateInstalled(installed));
       }
     }
+    for (Map.Entry<Long, List<Consumer<ChangeEvent>>> lease : byLease.entrySet()) {
+      for (Consumer<ChangeEvent> l : lease.getValue()) {
+        if (l instanceof InstallListener i) {
+          notifyOfLease(lease.getKey(), l, () -> i.stateInstalled(installed));
+        }
+      }
+    }
   }
 
   /**
@@ -110,6 +124,10 @@ public final class EventHub {
       }
       for (ChangeEvent e : events) {
         listeners.forEach(l -> notify(l, () -> l.accept(e)));
+        List<Consumer<ChangeEvent>> ofLease = byLease.get(e.leaseId());
+        if (ofLease != null) {
+          ofLease.forEach(l -> notifyOfLease(e.leaseId(), l, () -> l.accept(e)));
+        }
       }
       advance(index);
     }
@@ -150,6 +168,27 @@ public final class EventHub {
   /** Removes a listener; no effect when absent. */
   public void unsubscribe(Consumer<ChangeEvent> listener) {
     listeners.remove(listener);
+  }
+
+  /**
+   * Adds a listener for the events of lease {@code leaseId} from now on: those whose {@link ChangeEvent#leaseId} it
+   * is, and, when it is an {@link InstallListener}, snapshot installs. Cheaper than {@link #listen} for a caller that
+   * judges one lease's events only, as a campaign's waiter does.
+   */
+  public void listenToLease(long leaseId, Consumer<ChangeEvent> listener) {
+    byLease.compute(leaseId, (id, ls) -> {
+      List<Consumer<ChangeEvent>> out = ls == null ? new CopyOnWriteArrayList<>() : ls;
+      out.add(listener);
+      return out;
+    });
+  }
+
+  /** Removes a listener added by {@link #listenToLease}; no effect when absent. */
+  public void unsubscribeFromLease(long leaseId, Consumer<ChangeEvent> listener) {
+    byLease.computeIfPresent(leaseId, (id, ls) -> {
+      ls.remove(listener);
+      return ls.isEmpty() ? null : ls;
+    });
   }
 
   /** A future completed with the applied index once this replica has applied {@code index}. */
@@ -195,10 +234,19 @@ public final class EventHub {
 
   /** Runs one callback of {@code listener}; if it throws, the listener is dropped and the apply goes on. */
   private void notify(Consumer<ChangeEvent> listener, Runnable callback) {
+    notify(listener, callback, () -> listeners.remove(listener));
+  }
+
+  /** {@link #notify} for a listener of lease {@code leaseId}. */
+  private void notifyOfLease(long leaseId, Consumer<ChangeEvent> listener, Runnable callback) {
+    notify(listener, callback, () -> unsubscribeFromLease(leaseId, listener));
+  }
+
+  private void notify(Consumer<ChangeEvent> listener, Runnable callback, Runnable drop) {
     try {
       callback.run();
     } catch (RuntimeException e) {
-      listeners.remove(listener);
+      drop.run();
       LOG.error("event listener {} threw on the apply thread and was dropped: {}", listener, e.toString(), e);
       if (listener instanceof Droppable d) {
         try {

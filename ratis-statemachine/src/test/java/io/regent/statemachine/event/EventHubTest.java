@@ -7,6 +7,7 @@ import io.regent.statemachine.proto.Holder;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -105,5 +106,47 @@ class EventHubTest {
     assertThat(small.subscribe(5, 1, e -> { })).isNull();
     assertThat(small.subscribe(5, 2, e -> { })).as("all of entry 5 up to 2 was seen; but 1 rolled out").isNull();
     assertThat(small.subscribe(5, 0, e -> { })).extracting(ChangeEvent::index).containsExactly(6L);
+  }
+
+  @Test
+  void aLeasesListenerGetsThatLeasesEventsOnlyUntilItLeaves() {
+    List<Long> of7 = new ArrayList<>();
+    Consumer<ChangeEvent> listener = e -> of7.add(e.index());
+    hub.listenToLease(7, listener);
+    hub.publish(6, List.of(elected("a", 6)));
+    hub.publish(7, List.of(elected("b", 7), elected("c", 7)));
+    hub.unsubscribeFromLease(7, listener);
+    hub.publish(8, List.of(new ChangeEvent(ChangeEvent.Kind.LEASE_ENDED, "", null, 8, 7)));
+
+    assertThat(of7).as("lease 6's event is not lease 7's; nothing after leaving").containsExactly(7L, 7L);
+  }
+
+  @Test
+  void aLeasesListenerThatThrowsIsDroppedAndToldWhileTheOthersGoOn() {
+    List<RuntimeException> told = new ArrayList<>();
+    AtomicInteger calls = new AtomicInteger();
+    class Broken implements Consumer<ChangeEvent>, EventHub.Droppable {
+      @Override
+      public void accept(ChangeEvent e) {
+        calls.incrementAndGet();
+        throw new IllegalStateException("a broken waiter");
+      }
+
+      @Override
+      public void dropped(RuntimeException cause) {
+        told.add(cause);
+      }
+    }
+    List<Long> sameLease = new ArrayList<>();
+    hub.listenToLease(3, new Broken());
+    hub.listenToLease(3, e -> sameLease.add(e.index()));
+
+    assertThatCode(() -> hub.publish(3, List.of(elected("a", 3)))).doesNotThrowAnyException();
+    hub.publish(4, List.of(new ChangeEvent(ChangeEvent.Kind.LEASE_ENDED, "", null, 4, 3)));
+
+    assertThat(calls).hasValue(1);
+    assertThat(told).singleElement().extracting(Throwable::getMessage).isEqualTo("a broken waiter");
+    assertThat(sameLease).containsExactly(3L, 4L);
+    assertThat(hub.appliedIndex()).isEqualTo(4);
   }
 }

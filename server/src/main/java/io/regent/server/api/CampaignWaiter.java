@@ -15,7 +15,8 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 
 /**
- * Waits, on this node's applied events, until a lease is elected to a name or the lease ends.
+ * Waits, on this node's applied events of one lease ({@link EventHub#listenToLease}), until the lease is elected to
+ * a name or ends.
  *
  * <p>Subscribed before the Campaign is proposed so no event is missed; events are buffered until the
  * Campaign's own index is known and only events from that index on count (an election inside the Campaign's own
@@ -50,7 +51,7 @@ final class CampaignWaiter implements Consumer<ChangeEvent>, EventHub.InstallLis
     this.name = name;
     this.leaseId = leaseId;
     this.executor = executor;
-    hub.listen(this);
+    hub.listenToLease(leaseId, this);
   }
 
   /** Starts judging events from {@code campaignIndex} on, including those already seen. */
@@ -144,6 +145,6 @@ final class CampaignWaiter implements Consumer<ChangeEvent>, EventHub.InstallLis
 
   /** Stops listening. */
   void close() {
-    hub.unsubscribe(this);
+    hub.unsubscribeFromLease(leaseId, this);
   }
 }

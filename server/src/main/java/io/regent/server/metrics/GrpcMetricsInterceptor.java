@@ -31,6 +31,14 @@ public final class GrpcMetricsInterceptor implements ServerInterceptor {
 
   private final MeterRegistry registry;
   private final Timer keepAlive;
+  /**
+   * Each (method, status) timer, registered at its first use and looked up here after: registering again per call
+   * built a meter id and searched the registry on every answer (issue 35).
+   */
+  private final Map<TimerKey, Timer> timers = new ConcurrentHashMap<>();
+
+  private record TimerKey(String method, Status.Code status) {
+  }
 
   GrpcMetricsInterceptor(MeterRegistry registry, Timer keepAlive) {
     this.registry = registry;
@@ -46,9 +54,7 @@ public final class GrpcMetricsInterceptor implements ServerInterceptor {
       @Override
       public void close(Status status, Metadata trailers) {
         long nanos = System.nanoTime() - start;
-        Timer.builder("regent.grpc.requests").description("Public gRPC API calls by method and final status")
-            .tag("method", method).tag("status", status.getCode().name()).serviceLevelObjectives(RegentMetrics.BUCKETS)
-            .register(registry).record(nanos, TimeUnit.NANOSECONDS);
+        timer(method, status.getCode()).record(nanos, TimeUnit.NANOSECONDS);
         if (status.isOk() && method.equals(KEEPALIVE)) {
           keepAlive.record(nanos, TimeUnit.NANOSECONDS);
         }
@@ -78,5 +84,11 @@ public final class GrpcMetricsInterceptor implements ServerInterceptor {
         super.onMessage(message);
       }
     };
+  }
+
+  private Timer timer(String method, Status.Code status) {
+    return timers.computeIfAbsent(new TimerKey(method, status), k -> Timer.builder("regent.grpc.requests")
+        .description("Public gRPC API calls by method and final status").tag("method", method)
+        .tag("status", status.name()).serviceLevelObjectives(RegentMetrics.BUCKETS).register(registry));
   }
 }
