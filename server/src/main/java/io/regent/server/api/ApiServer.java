@@ -89,7 +89,8 @@ public final class ApiServer implements AutoCloseable {
     this.health = new HealthReporter(cluster, health, sm::appliedIndex);
     this.reader = new StateReader(confirmer, sm, blocking, this.health);
     LeaseQuota quota = new LeaseQuota(limits.maxLeasesPerConnection());
-    LeaseGrants grants = new LeaseGrants(minTtlMs, limits, quota, admission.leaseQuota(), admission.nameQuota(), sm);
+    LeaseGrants grants = new LeaseGrants(minTtlMs, limits, quota, admission.leaseQuota(), admission.nameQuota(), sm,
+        blocking);
     Attempts attempts = new Attempts(System::currentTimeMillis, unsafeCleanupAnyAttempt);
     Cleanups cleanups = Cleanups.on(blocking);
     Campaigns campaigns = new Campaigns(proposer, sm.hub(), unsafeLocalGrants ? new UnsafeLocalGrants(sm) : null,

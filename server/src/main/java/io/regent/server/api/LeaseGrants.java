@@ -11,6 +11,8 @@ import io.regent.statemachine.proto.Code;
 import io.regent.statemachine.proto.Result;
 import io.regent.statemachine.replica.ReplicaView;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Supplier;
 
 /**
@@ -25,6 +27,7 @@ final class LeaseGrants {
   private final LeaseQuota identityQuota;
   private final NameQuota names;
   private final ReplicaView state;
+  private final Executor afterAnswer;
 
   /**
    * @param minTtlMs smallest TTL a lease may have, ms (1.5 x the maximum election timeout)
@@ -33,15 +36,17 @@ final class LeaseGrants {
    * @param identityQuota live leases per identity ({@link Admission#leaseQuota()})
    * @param names names held per identity ({@link Admission#nameQuota()}), told of each lease granted
    * @param state the local replica, where a granted lease's names are read
+   * @param afterAnswer where a granted lease's names are counted, apart from its answer (the node's blocking pool)
    */
   LeaseGrants(long minTtlMs, ServerLimits limits, LeaseQuota quota, LeaseQuota identityQuota, NameQuota names,
-              ReplicaView state) {
+              ReplicaView state, Executor afterAnswer) {
     this.minTtlMs = minTtlMs;
     this.limits = limits;
     this.quota = quota;
     this.identityQuota = identityQuota;
     this.names = names;
     this.state = state;
+    this.afterAnswer = afterAnswer;
   }
 
   /**
@@ -68,7 +73,9 @@ final class LeaseGrants {
   /**
    * Proposes a granting entry against the calling connection's and identity's quotas (RESOURCE_EXHAUSTED when
    * one is full). Must run on the call's thread (the connection and identity are read from the gRPC context). The
-   * lease counts against both when the result is OK and names a lease ({@code Result.lease_id > 0}).
+   * lease counts against both when the result is OK and names a lease ({@code Result.lease_id > 0}); its names count
+   * against the identity's names quota from shortly after the answer ({@link NameQuota#granted}, on the blocking pool:
+   * an LMDB read and a monitor the apply thread shares once waited before every granted campaign's answer).
    */
   CompletableFuture<Result> propose(Supplier<CompletableFuture<Result>> grant) {
     String connection = ConnectionLimiter.CONNECTION.get();
@@ -92,14 +99,20 @@ final class LeaseGrants {
       if (err == null && r.getCode() == Code.OK && r.getLeaseId() > 0) {
         quota.granted(connection, r.getLeaseId());
         identityQuota.granted(identity, r.getLeaseId());
-        state.read(txn -> {
-          names.granted(identity, r.getLeaseId(), txn);
-          return null;
-        });
+        countNames(identity, r.getLeaseId());
       } else {
         quota.released(connection);
         identityQuota.released(identity);
       }
     });
+  }
+
+  private void countNames(String identity, long leaseId) {
+    Runnable count = () -> names.granted(identity, leaseId, state);
+    try {
+      afterAnswer.execute(count);
+    } catch (RejectedExecutionException e) {
+      count.run(); // a full pool: count here rather than let the lease's names go uncounted
+    }
   }
 }

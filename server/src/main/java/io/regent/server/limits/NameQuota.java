@@ -6,16 +6,19 @@ import io.regent.statemachine.event.ChangeEvent;
 import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.proto.LeaseRecord;
 import io.regent.statemachine.proto.NameRecord;
+import io.regent.statemachine.replica.ReplicaView;
 import io.regent.statemachine.store.StateTxn;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.Consumer;
 
 /**
  * Counts the names held by the leases granted to each client identity through this node, and refuses a
- * campaign of an identity at its limit (docs/architecture.md §7.2). A lease counts from its grant's answer
+ * campaign of an identity at its limit (docs/architecture.md §7.2). A lease counts from just after its grant's answer
  * ({@link #granted}: the names it already holds are read from the state then, for a campaign with a TTL elects in
  * its granting entry) until it ends; a name counts from its ELECTED event until the RESIGNED, EXPIRED or REVOKED
  * event that frees it. Node-local bookkeeping, as the per-identity lease quota: a lease granted through another
@@ -31,6 +34,8 @@ public final class NameQuota implements Consumer<ChangeEvent>, EventHub.InstallL
   private final Map<Long, String> owner = new HashMap<>();
   /** The names each counted lease holds. */
   private final Map<Long, Set<String>> held = new HashMap<>();
+  /** The events of each lease whose grant's read of the state is under way ({@link #granted}). */
+  private final Map<Long, List<ChangeEvent>> pending = new HashMap<>();
   /** Names held per identity: the sum of its leases' {@link #held} sets. */
   private final Map<String, Integer> count = new HashMap<>();
 
@@ -54,22 +59,49 @@ public final class NameQuota implements Consumer<ChangeEvent>, EventHub.InstallL
   }
 
   /**
-   * The grant of {@code leaseId} to {@code identity} was answered: its names count from now on.
+   * The grant of {@code leaseId} to {@code identity} was answered: its names count from now on. The names the lease
+   * already holds are read from {@code state} outside this quota's monitor, so that the apply thread's events never
+   * wait on an LMDB read; the events of the lease that arrive meanwhile are kept and folded in after the read,
+   * those the read already reflects (at or below its applied index) left out.
    *
-   * @param state the local replica, read at once for the names the lease already holds
+   * @param state the local replica, read once for the names the lease holds
    */
-  public synchronized void granted(String identity, long leaseId, StateTxn state) {
-    owner.put(leaseId, identity);
-    LeaseRecord lease = state.lease(leaseId);
-    if (lease == null) {
-      forget(leaseId); // ended before its answer was handled: its LEASE_ENDED came already
-      return;
+  public void granted(String identity, long leaseId, ReplicaView state) {
+    synchronized (this) {
+      owner.put(leaseId, identity);
+      pending.put(leaseId, new ArrayList<>());
     }
+    Held read = state.read(txn -> readHeld(txn, leaseId));
+    synchronized (this) {
+      List<ChangeEvent> meanwhile = pending.remove(leaseId);
+      if (meanwhile == null) {
+        return; // a snapshot install folded it in already (stateInstalled)
+      }
+      if (read.names() == null) {
+        forget(leaseId); // ended before this read: its LEASE_ENDED may have come already
+        return;
+      }
+      read.names().forEach(name -> add(leaseId, name));
+      meanwhile.stream().filter(e -> e.index() > read.index()).forEach(this::count);
+    }
+  }
+
+  /** The names lease {@code leaseId} holds in {@code txn} and the index they are read at; null names: no lease. */
+  private static Held readHeld(StateTxn txn, long leaseId) {
+    LeaseRecord lease = txn.lease(leaseId);
+    if (lease == null) {
+      return new Held(txn.appliedIndex(), null);
+    }
+    List<String> names = new ArrayList<>();
     for (String name : lease.getNamesList()) {
-      if (holds(state.name(name), leaseId)) {
-        add(leaseId, name);
+      if (holds(txn.name(name), leaseId)) {
+        names.add(name);
       }
     }
+    return new Held(txn.appliedIndex(), names);
+  }
+
+  private record Held(long index, List<String> names) {
   }
 
   /** Names the leases of {@code identity} hold, as counted here. */
@@ -82,6 +114,15 @@ public final class NameQuota implements Consumer<ChangeEvent>, EventHub.InstallL
     if (!owner.containsKey(e.leaseId())) {
       return;
     }
+    List<ChangeEvent> meanwhile = pending.get(e.leaseId());
+    if (meanwhile != null) {
+      meanwhile.add(e); // its grant's read is under way: folded in after it (granted)
+      return;
+    }
+    count(e);
+  }
+
+  private void count(ChangeEvent e) {
     switch (e.kind()) {
       case ELECTED -> add(e.leaseId(), e.name());
       case RESIGNED, EXPIRED, REVOKED -> remove(e.leaseId(), e.name());
@@ -94,11 +135,14 @@ public final class NameQuota implements Consumer<ChangeEvent>, EventHub.InstallL
   /** A snapshot replaced the local state: what the counted leases hold is read again from it. */
   @Override
   public synchronized void stateInstalled(StateTxn installed) {
+    pending.clear(); // the installed state stands for every event kept so far; granted() sees it was folded
     for (Long id : Set.copyOf(owner.keySet())) {
       String identity = owner.get(id);
       forget(id);
-      if (installed.lease(id) != null) {
-        granted(identity, id, installed);
+      Held read = readHeld(installed, id);
+      if (read.names() != null) {
+        owner.put(id, identity);
+        read.names().forEach(name -> add(id, name));
       }
     }
   }

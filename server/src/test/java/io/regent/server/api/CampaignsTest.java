@@ -39,7 +39,7 @@ class CampaignsTest {
       return entry.hasCampaign() ? campaign
           : CompletableFuture.completedFuture(Result.newBuilder().setIndex(9).build());
     }, new EventHub(16), null, ServerLimits.DEFAULTS, new LeaseGrants(1, ServerLimits.DEFAULTS, new LeaseQuota(1),
-        new LeaseQuota(1), new NameQuota(1_000), null), new NameQuota(1_000), Runnable::run, // no replica to read
+        new LeaseQuota(1), new NameQuota(1_000), null, Runnable::run), new NameQuota(1_000), Runnable::run, // no replica to read
         new Attempts(() -> 0xabcL, unsafeCleanupAnyAttempt), new Cleanups(ms -> Runnable::run));
   }
 

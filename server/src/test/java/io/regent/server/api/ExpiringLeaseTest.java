@@ -50,7 +50,7 @@ class ExpiringLeaseTest {
     Confirmer confirmer = new Confirmer(log);
     leases = new LeaseService(log, confirmer, new StateReader(confirmer, log, Runnable::run, StateReaderTest.REPLAYED),
         new LeaseGrants(2_000, ServerLimits.DEFAULTS, new LeaseQuota(100), new LeaseQuota(100), new NameQuota(100),
-            log), () -> null, new NodeClock(() -> "n1", () -> nodeNanos, 1_700_000_000_000L));
+            log, Runnable::run), () -> null, new NodeClock(() -> "n1", () -> nodeNanos, 1_700_000_000_000L));
     lease = log.propose(LogEntry.newBuilder().setGrant(Grant.newBuilder().setTtlMs(5_000))).join().getLeaseId();
   }
 
