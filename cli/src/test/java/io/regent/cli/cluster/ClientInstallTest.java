@@ -42,8 +42,10 @@ import org.junit.jupiter.api.io.TempDir;
  *   <li>the Python wheel ({@code pip wheel}) in a fresh virtual environment, with protobuf and grpcio from the
  *       package index pip is configured with (the current releases), and again in one that sees Debian's
  *       python3-protobuf and python3-grpcio, where pytest (Debian's) runs a team's test on the {@code
- *       regent_cluster} fixture the wheel registers;
- *   <li>the tarball {@code npm pack} makes, installed with {@code npm install} into an empty folder outside the
+ *       regent_cluster} fixture the wheel registers (that wheel and environment are {@link PythonClientBuild}'s,
+ *       made once per run for this class and PythonClientTest);
+ *   <li>the tarball {@code npm pack} makes ({@link TypeScriptClientBuild}'s, packed once per run for this class
+ *       and {@link TypeScriptClientTest}), installed with {@code npm install} into an empty folder outside the
  *       repository, its examples compiled there against the installed declarations, and a team's test on
  *       {@code regent-client/testing} run there with {@code node --test}.
  * </ul>
@@ -57,9 +59,6 @@ import org.junit.jupiter.api.io.TempDir;
 @ExtendWith({SharedClusterUp.class, SharedTlsClusterUp.class})
 class ClientInstallTest {
   private static final Path CLIENTS = Path.of("..", "clients").toAbsolutePath().normalize();
-  /** Where the protos the TypeScript build copies live: regent.proto, and group.proto (ownership groups). */
-  private static final Path PROTOS =
-      Path.of("..", "api", "src", "main", "proto", "regent", "v1").toAbsolutePath().normalize();
   private static final Pattern LOCKED = Pattern.compile("locked \\S+ token=(\\d+) at=(\\d+)");
   private static final Pattern UNLOCKED = Pattern.compile("unlocked \\S+ at=(\\d+)");
 
@@ -132,12 +131,8 @@ class ClientInstallTest {
   @Test
   void thePythonWheelRunsItsExamplesOnDebiansProtobufAndGrpcio() throws Exception {
     Path work = Files.createDirectories(dir.resolve("py-debian"));
-    Path venv = work.resolve("venv");
-    CommandRun.run(work, work, Map.of(), 120, "/usr/bin/python3", "-m", "venv", "--system-site-packages",
-        venv.toString()).ok();
-    String pip = venv.resolve("bin/pip").toString();
-    Path wheel = wheel(work, pip, "--no-build-isolation", "--no-index");
-    CommandRun.run(work, work, Map.of(), 120, pip, "install", "--no-index", wheel.toString()).ok();
+    // the wheel installed from its file, once per run: PythonClientTest runs the package's tests in the same venv
+    Path venv = PythonClientBuild.get(work).venv();
     String versions = pythonVersions(work, venv);
     System.out.println("Python client on Debian's packages: " + versions);
     assertThat(versions).as("protobuf and grpcio must be Debian's (python3-protobuf, python3-grpcio)")
@@ -165,24 +160,14 @@ class ClientInstallTest {
     CommandRun.Result reach = CommandRun.run(work, work, Map.of(), 60, "npm", "view", "@grpc/grpc-js", "version",
         "--fetch-retries=1", "--fetch-retry-mintimeout=1000", "--fetch-retry-maxtimeout=2000");
     skipUnless(reach.exit() == 0, "the npm registry is not reachable (npm view @grpc/grpc-js failed)", reach);
-    // the package is built in a copy laid out as the repository is (its build copies the proto from api/)
-    Path repo = work.resolve("repo");
-    Path pkg = repo.resolve("clients/typescript");
-    SourceTree.copy(CLIENTS.resolve("typescript"), pkg, Set.of("node_modules", "dist", "proto"));
-    Files.createDirectories(repo.resolve("api/src/main/proto/regent/v1"));
-    for (String proto : List.of("regent.proto", "group.proto")) {
-      Files.copy(PROTOS.resolve(proto), repo.resolve("api/src/main/proto/regent/v1/" + proto));
-    }
-    String[] quiet = {"--no-audit", "--no-fund"};
-    // no scripts: npm pack's own prepare builds the package once
-    CommandRun.run(pkg, work, Map.of(), 180, "npm", "ci", "--ignore-scripts", quiet[0], quiet[1]).ok();
-    Path packed = Files.createDirectories(work.resolve("packed"));
-    CommandRun.run(pkg, work, Map.of(), 120, "npm", "pack", "--pack-destination", packed.toString()).ok();
-    Path tarball = single(packed, ".tgz");
+    // packed once per run (TypeScriptClientTest runs the package's tests in the same build); only read here
+    TypeScriptClientBuild build = TypeScriptClientBuild.get(work);
+    Path pkg = build.pkg();
 
     Path app = Files.createDirectories(work.resolve("app"));
     Files.writeString(app.resolve("package.json"), "{\"name\": \"a-team-service\", \"version\": \"1.0.0\"}\n");
-    CommandRun.run(app, work, Map.of(), 180, "npm", "install", quiet[0], quiet[1], tarball.toString()).ok();
+    CommandRun.run(app, work, Map.of(), 180, "npm", "install", "--no-audit", "--no-fund", build.tarball().toString())
+        .ok();
     for (String example : List.of("lock-job.ts", "ledger-writer.ts", "group-worker.ts")) {
       Files.copy(pkg.resolve("examples").resolve(example), app.resolve(example));
     }
@@ -231,14 +216,15 @@ class ClientInstallTest {
     assertThat(tested).contains("# pass 1", "# fail 0");
   }
 
-  /** Builds the wheel from a copy of clients/python with {@code pip wheel}; its path. */
-  private static Path wheel(Path work, String pip, String... options) throws Exception {
+  /**
+   * Builds the wheel from a copy of clients/python with {@code pip wheel} as pip builds by default: in an isolated
+   * environment with setuptools from the package index; its path.
+   */
+  private static Path wheel(Path work, String pip) throws Exception {
     Path src = work.resolve("src");
     SourceTree.copy(CLIENTS.resolve("python"), src, Set.of("build", "dist", "gen"));
-    List<String> command = new ArrayList<>(List.of(pip, "wheel", "--no-deps", "-w", work.resolve("dist").toString()));
-    command.addAll(List.of(options));
-    command.add(src.toString());
-    CommandRun.run(work, work, Map.of(), 180, command.toArray(String[]::new)).ok();
+    CommandRun.run(work, work, Map.of(), 180, pip, "wheel", "--no-deps", "-w", work.resolve("dist").toString(),
+        src.toString()).ok();
     return single(work.resolve("dist"), ".whl");
   }
 

@@ -3,7 +3,9 @@ package io.regent.cli.cluster;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * Copies a client's source tree out of the repository, so that what a build or pip writes beside its sources
@@ -13,25 +15,27 @@ public final class SourceTree {
   private SourceTree() {}
 
   /**
-   * Copies the tree at {@code from} to {@code to}, leaving out every top-level entry named in {@code skipped}, those
-   * ending in {@code .egg-info}, and {@code __pycache__} at any depth.
+   * Copies the tree at {@code from} to {@code to}: the files {@link #files} names.
    */
   public static void copy(Path from, Path to, Set<String> skipped) throws IOException {
-    try (var paths = Files.walk(from)) {
-      for (Path p : (Iterable<Path>) paths::iterator) {
-        Path rel = from.relativize(p);
-        String first = rel.getNameCount() == 0 ? "" : rel.getName(0).toString();
-        if (skipped.contains(first) || first.endsWith(".egg-info") || rel.toString().contains("__pycache__")) {
-          continue;
-        }
-        Path target = to.resolve(rel.toString());
-        if (Files.isDirectory(p)) {
-          Files.createDirectories(target);
-        } else {
-          Files.createDirectories(target.getParent());
-          Files.copy(p, target);
-        }
-      }
+    for (Path rel : files(from, skipped)) {
+      Path target = to.resolve(rel.toString());
+      Files.createDirectories(target.getParent());
+      Files.copy(from.resolve(rel), target);
+    }
+  }
+
+  /**
+   * The regular files under {@code from}, relative to it and sorted, leaving out every top-level entry named in
+   * {@code skipped}, those ending in {@code .egg-info}, and {@code __pycache__} at any depth: what {@link #copy}
+   * copies, and so what {@link ContentKey#tree} reads.
+   */
+  public static List<Path> files(Path from, Set<String> skipped) throws IOException {
+    try (Stream<Path> paths = Files.walk(from)) {
+      return paths.filter(Files::isRegularFile).map(from::relativize).filter(rel -> {
+        String first = rel.getName(0).toString();
+        return !skipped.contains(first) && !first.endsWith(".egg-info") && !rel.toString().contains("__pycache__");
+      }).sorted().toList();
     }
   }
 }

@@ -17,11 +17,12 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Runs clients/typescript's own tests ({@code npm ci}, then {@code npm test}: Node's test runner over fake nodes
- * and over a real cluster) against a real 3-node cluster of {@code regent server} processes and a monotone
- * ledger: leases, failover, locks, ownership groups (two members share 4 partitions; after one leaves the other
- * owns all 4, the moved ones with larger tokens; the same with examples/group-worker.ts run twice at once), the
- * fenced-ledger example through a holder paused past its TTL
+ * Runs clients/typescript's own tests ({@code npm test}: Node's test runner over fake nodes and over a real cluster)
+ * in the package {@link TypeScriptClientBuild} built once per run for this class and {@link ClientInstallTest}
+ * ({@code --ignore-scripts} skips {@code pretest}, the build it has had), against a real 3-node cluster of
+ * {@code regent server} processes and a monotone ledger: leases, failover, locks, ownership groups (two members
+ * share 4 partitions; after one leaves the other owns all 4, the moved ones with larger tokens; the same with
+ * examples/group-worker.ts run twice at once), the fenced-ledger example through a holder paused past its TTL
  * (the next holder has a larger token, the paused one's write is refused), and an observer whose node is killed. Needs Node 20+
  * and npm on the PATH (.ci/run installs Debian's {@code nodejs npm} when node is missing) and the npm registry.
  * Its cluster is its own, not {@link SharedClusterUp}'s: the tests kill one of its nodes. The package's own test
@@ -32,15 +33,13 @@ import org.junit.jupiter.api.io.TempDir;
 @Timeout(300)
 @Tag("cluster")
 class TypeScriptClientTest {
-  private static final Path CLIENT = Path.of("..", "clients", "typescript").toAbsolutePath().normalize();
-
   @TempDir
   Path dir;
 
-  /** Runs {@code command} in clients/typescript, its output in a file; kills it (and what it started) on timeout. */
-  private String run(Map<String, String> env, long minutes, String... command) throws Exception {
+  /** Runs {@code command} in {@code pkg}, its output in a file; kills it (and what it started) on timeout. */
+  private String run(Path pkg, Map<String, String> env, long minutes, String... command) throws Exception {
     Path log = Files.createTempFile(dir, "npm-", ".log");
-    ProcessBuilder pb = new ProcessBuilder(command).directory(CLIENT.toFile()).redirectErrorStream(true)
+    ProcessBuilder pb = new ProcessBuilder(command).directory(pkg.toFile()).redirectErrorStream(true)
         .redirectOutput(log.toFile());
     pb.environment().putAll(env);
     Process p;
@@ -64,11 +63,12 @@ class TypeScriptClientTest {
 
   @Test
   void theTypeScriptClientsTestsPassAgainstARealClusterAndLedger() throws Exception {
+    Path pkg = TypeScriptClientBuild.get(dir).pkg();
     try (LedgerServer ledger = LedgerServer.start(0, dir.resolve("ledger"), LedgerMode.MONOTONE)) {
-      run(Map.of(), 3, "npm", "ci", "--no-audit", "--no-fund");
       // no REGENT_ENDPOINTS: the fixture starts the cluster (in this test's directory), the tests' files share it
-      String out = run(Map.of("REGENT_ENDPOINTS", "", "REGENT_JAR", "", "REGENT_LEDGER", "127.0.0.1:" + ledger.port(),
-          "PATH", RegentScript.writeIn(dir.resolve("bin")), "TMPDIR", dir.toString()), 4, "npm", "test");
+      String out = run(pkg, Map.of("REGENT_ENDPOINTS", "", "REGENT_JAR", "", "REGENT_LEDGER",
+          "127.0.0.1:" + ledger.port(), "PATH", RegentScript.writeIn(dir.resolve("bin")), "TMPDIR", dir.toString()), 4,
+          "npm", "test", "--ignore-scripts");
       System.out.println(out);
       assertThat(out).contains("# fail 0").doesNotContain("# pass 0")
           .containsPattern("# cluster \\S+ started in \\d+ ms").containsPattern("# cluster stopped in \\d+ ms");

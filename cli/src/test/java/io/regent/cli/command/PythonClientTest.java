@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.regent.cli.cluster.ProcessCluster;
+import io.regent.cli.cluster.PythonClientBuild;
 import io.regent.cli.cluster.RegentScript;
 import io.regent.cli.cluster.SharedClusterUp;
 import io.regent.cli.cluster.SourceTree;
@@ -27,14 +28,15 @@ import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Installs clients/python as a user would ({@code pip install}, into a virtual environment that sees Debian's
- * grpc) and runs its own tests with that installation (test_regent_client.py: elect with its keepalive thread,
- * step-down, failover, routing, streamed keepalives, the ledger example; test_recipes.py: lock contention,
- * suspension, proclaim, observe resuming after its stream is cut; test_aio.py: the same verbs on the asyncio
- * client; test_groups.py: ownership groups, two members sharing 4 partitions, thread and asyncio;
- * test_group_worker.py: examples/group_worker.py twice at once, splitting 4 partitions; test_group_suspension.py:
- * a suspending member, thread and asyncio, whose keepalives a paused TCP forwarder holds, resuming, or stepping
- * down once its lease expired) against a real 3-node cluster (the module's shared {@code cluster up},
+ * Installs clients/python as a user would (its wheel, with {@code pip install}, into a virtual environment that sees
+ * Debian's grpc: {@link PythonClientBuild}'s, made once per run for this class and ClientInstallTest) and runs its own
+ * tests with that installation (test_regent_client.py: elect with its keepalive thread, step-down, failover, routing,
+ * streamed keepalives, the ledger example; test_recipes.py: lock contention, suspension, proclaim, observe resuming
+ * after its stream is cut; test_aio.py: the same verbs on the asyncio client; test_groups.py: ownership groups, two
+ * members sharing 4 partitions, thread and asyncio; test_group_worker.py: examples/group_worker.py twice at once,
+ * splitting 4 partitions; test_group_suspension.py: a suspending member, thread and asyncio, whose keepalives a paused
+ * TCP forwarder holds, resuming, or stepping down once its lease expired) against a real 3-node cluster (the module's
+ * shared {@code cluster up},
  * {@link SharedClusterUp}, given to the scripts' fixture,
  * regent_client.testing, as {@code REGENT_ENDPOINTS}: the Python tests use names of their own, all starting with
  * {@code py-}, and stop no node; a cut stream is a TCP forwarder's, tcp_proxy.py) and ledger; first checks that
@@ -103,15 +105,13 @@ class PythonClientTest {
           .as("clients/python/regent_client/v1/%s is older than the proto: run clients/python/generate.sh", module)
           .isEqualTo(Files.readString(gen.resolve("regent_client/v1/" + module)));
     }
-    // pip builds in the source directory: install from a copy, so the tree stays clean
+    // mypy writes its cache beside the sources: check a copy, so the tree stays clean
     Path src = dir.resolve("src");
     SourceTree.copy(CLIENT, src, Set.of("build", "gen"));
     // the package ships py.typed: its type hints must hold (pyproject.toml's [tool.mypy])
     assertThat(run(src, Map.of(), python, "-m", "mypy")).contains("Success: no issues found");
-    Path venv = dir.resolve("venv");
-    run(dir, Map.of(), python, "-m", "venv", "--system-site-packages", venv.toString());
-    run(dir, Map.of(), venv.resolve("bin/pip").toString(), "install", "-q", "--no-build-isolation", "--no-index",
-        src.toString());
+    // the wheel installed in a venv that sees Debian's grpc, once per run (ClientInstallTest's Debian case uses it)
+    Path venv = PythonClientBuild.get(dir).venv();
     // the tests run beside neither the sources nor the copy: they import the installed package
     Path tests = dir.resolve("run");
     SourceTree.copy(CLIENT.resolve("examples"), tests.resolve("examples"), Set.of());
