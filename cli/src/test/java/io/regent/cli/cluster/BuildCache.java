@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Comparator;
+import java.util.List;
 import java.util.stream.Stream;
 
 /**
@@ -55,6 +56,17 @@ public final class BuildCache {
       }
     }
     return dir;
+  }
+
+  /** The one file in {@code dir} whose name ends in {@code suffix} (what a build step wrote there); fails otherwise. */
+  public static Path onlyFile(Path dir, String suffix) throws IOException {
+    try (Stream<Path> files = Files.list(dir)) {
+      List<Path> found = files.filter(p -> p.toString().endsWith(suffix)).toList();
+      if (found.size() != 1) {
+        throw new AssertionError("not one " + suffix + " file in " + dir + ": " + found);
+      }
+      return found.get(0);
+    }
   }
 
   private static void delete(Path dir) throws IOException {

@@ -1,9 +1,7 @@
 package io.regent.cli.cluster;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -36,7 +34,7 @@ public record PythonClientBuild(Path wheel, Path venv) {
         "import sys, setuptools; print(sys.version, setuptools.__version__)").ok().output();
     String key = new ContentKey().tree(CLIENT, BUILT).text(tools).hex();
     Path dir = BuildCache.get("python", key, PythonClientBuild::build);
-    return new PythonClientBuild(single(dir.resolve("dist")), dir.resolve("venv"));
+    return new PythonClientBuild(BuildCache.onlyFile(dir.resolve("dist"), ".whl"), dir.resolve("venv"));
   }
 
   private static void build(Path dir) throws Exception {
@@ -49,17 +47,7 @@ public record PythonClientBuild(Path wheel, Path venv) {
     String pip = venv.resolve("bin/pip").toString();
     CommandRun.run(dir, logs, Map.of(), 180, pip, "wheel", "--no-deps", "--no-build-isolation", "--no-index", "-w",
         dir.resolve("dist").toString(), src.toString()).ok();
-    CommandRun.run(dir, logs, Map.of(), 120, pip, "install", "--no-index", single(dir.resolve("dist")).toString())
-        .ok();
-  }
-
-  private static Path single(Path dist) throws IOException {
-    try (var files = Files.list(dist)) {
-      List<Path> found = files.filter(p -> p.toString().endsWith(".whl")).toList();
-      if (found.size() != 1) {
-        throw new AssertionError("not one wheel in " + dist + ": " + found);
-      }
-      return found.get(0);
-    }
+    CommandRun.run(dir, logs, Map.of(), 120, pip, "install", "--no-index",
+        BuildCache.onlyFile(dir.resolve("dist"), ".whl").toString()).ok();
   }
 }

@@ -1,6 +1,5 @@
 package io.regent.cli.cluster;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -40,7 +39,7 @@ public record TypeScriptClientBuild(Path pkg, Path tarball) {
       key.text(CommandRun.run(logs, logs, Map.of(), 60, tool, "--version").ok().output());
     }
     Path dir = BuildCache.get("typescript", key.hex(), TypeScriptClientBuild::build);
-    return new TypeScriptClientBuild(dir.resolve("repo/clients/typescript"), single(dir.resolve("packed")));
+    return new TypeScriptClientBuild(dir.resolve("repo/clients/typescript"), BuildCache.onlyFile(dir.resolve("packed"), ".tgz"));
   }
 
   private static void build(Path dir) throws Exception {
@@ -55,15 +54,5 @@ public record TypeScriptClientBuild(Path pkg, Path tarball) {
     CommandRun.run(pkg, logs, Map.of(), 180, "npm", "ci", "--ignore-scripts", "--no-audit", "--no-fund").ok();
     Path packed = Files.createDirectories(dir.resolve("packed"));
     CommandRun.run(pkg, logs, Map.of(), 180, "npm", "pack", "--pack-destination", packed.toString()).ok();
-  }
-
-  private static Path single(Path packed) throws IOException {
-    try (var files = Files.list(packed)) {
-      List<Path> found = files.filter(p -> p.toString().endsWith(".tgz")).toList();
-      if (found.size() != 1) {
-        throw new AssertionError("not one tarball in " + packed + ": " + found);
-      }
-      return found.get(0);
-    }
   }
 }
