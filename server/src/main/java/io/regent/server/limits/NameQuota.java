@@ -71,7 +71,16 @@ public final class NameQuota implements Consumer<ChangeEvent>, EventHub.InstallL
       owner.put(leaseId, identity);
       pending.put(leaseId, new ArrayList<>());
     }
-    Held read = state.read(txn -> readHeld(txn, leaseId));
+    Held read;
+    try {
+      read = state.read(txn -> readHeld(txn, leaseId));
+    } catch (RuntimeException e) {
+      synchronized (this) { // uncounted, rather than a lease whose events pile up in pending for good
+        pending.remove(leaseId);
+        forget(leaseId);
+      }
+      throw e;
+    }
     synchronized (this) {
       List<ChangeEvent> meanwhile = pending.remove(leaseId);
       if (meanwhile == null) {

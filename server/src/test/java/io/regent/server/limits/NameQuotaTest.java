@@ -1,6 +1,7 @@
 package io.regent.server.limits;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.regent.server.lease.FixedTimekeeper;
 import io.regent.server.single.SingleWriterLog;
@@ -100,5 +101,25 @@ class NameQuotaTest {
     quota.granted("team", lease, thenApplying(() -> log.propose(LogEntry.newBuilder()
         .setRevoke(Revoke.newBuilder().setLeaseId(lease))).join()));
     assertThat(quota.count("team")).isZero();
+  }
+
+  @Test
+  void aReadThatFailsIsReportedAndALaterCountOfTheLeaseStartsClean() {
+    campaign("a");
+    ReplicaView failing = new ReplicaView() {
+      @Override
+      public <T> T read(Function<StateTxn, T> body) {
+        throw new IllegalStateException("readers full");
+      }
+
+      @Override
+      public EventHub hub() {
+        return hub;
+      }
+    };
+    assertThatThrownBy(() -> quota.granted("team", lease, failing)).hasMessage("readers full");
+    campaign("b");
+    quota.granted("team", lease, log);
+    assertThat(quota.count("team")).as("a later count of the same lease starts clean").isEqualTo(2);
   }
 }
