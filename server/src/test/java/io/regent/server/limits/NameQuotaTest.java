@@ -106,17 +106,10 @@ class NameQuotaTest {
   @Test
   void aReadThatFailsIsReportedAndALaterCountOfTheLeaseStartsClean() {
     campaign("a");
-    ReplicaView failing = new ReplicaView() {
-      @Override
-      public <T> T read(Function<StateTxn, T> body) {
-        throw new IllegalStateException("readers full");
-      }
-
-      @Override
-      public EventHub hub() {
-        return hub;
-      }
-    };
+    // the read's failure, as NameQuota sees it: read() throws (LMDB's readers full)
+    ReplicaView failing = thenApplying(() -> {
+      throw new IllegalStateException("readers full");
+    });
     assertThatThrownBy(() -> quota.granted("team", lease, failing)).hasMessage("readers full");
     campaign("b");
     quota.granted("team", lease, log);
