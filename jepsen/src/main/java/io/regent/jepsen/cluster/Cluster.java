@@ -115,6 +115,7 @@ public final class Cluster implements AutoCloseable {
       List<String> cmd = new ArrayList<>(prefix.apply(i));
       cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
       cmd.addAll(spec.jvmOptions());
+      cmd.addAll(ServerImage.jvmOptions(spec.jar()));
       cmd.addAll(List.of("-jar", spec.jar().toAbsolutePath().toString(), "server"));
       if (spec.singleWriter()) {
         cmd.add("--single-writer");
@@ -131,7 +132,8 @@ public final class Cluster implements AutoCloseable {
     return out;
   }
 
-  private static int[] freePorts(int n) throws IOException {
+  /** {@code n} distinct loopback ports free at the moment of asking (each bound, then all released). */
+  static int[] freePorts(int n) throws IOException {
     List<ServerSocket> sockets = new ArrayList<>();
     try {
       int[] ports = new int[n];

@@ -1,6 +1,7 @@
 package io.regent.jepsen.compare;
 
 import com.google.gson.JsonObject;
+import io.regent.jepsen.cluster.ServerImage;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.LocalDateTime;
@@ -65,21 +66,15 @@ public final class CompareCommand implements Callable<Integer> {
     if (!args.isEmpty() && args.get(0).equals("compare")) {
       args.remove(0); // parsed as jepsen/run's subcommand
     }
-    Path tmp = Files.createTempDirectory("regent-compare-");
-    try {
-      // Every process runs from a private copy: a concurrent build may rewrite the jar under a running test.
-      Path copy = Files.copy(serverJar, tmp.resolve("regent.jar"));
-      JsonObject result = new Compare(smoke ? Plan.smoke() : Plan.full(), dir.toAbsolutePath(), copy.toAbsolutePath(),
-          seed).run(chosen, ("regent compare " + String.join(" ", args)).trim());
-      spec.commandLine().getOut().println("wrote " + dir.resolve("comparison.json") + ", comparison.md and plots");
-      boolean allOk = true;
-      for (var t : result.getAsJsonArray("targets")) {
-        allOk &= "ok".equals(t.getAsJsonObject().get("status").getAsString());
-      }
-      return allOk ? 0 : 1;
-    } finally {
-      Files.deleteIfExists(tmp.resolve("regent.jar"));
-      Files.deleteIfExists(tmp);
+    // Every process runs from the jar's image, a private copy: a concurrent build may rewrite the jar under a run.
+    Path image = ServerImage.of(serverJar);
+    JsonObject result = new Compare(smoke ? Plan.smoke() : Plan.full(), dir.toAbsolutePath(), image, seed)
+        .run(chosen, ("regent compare " + String.join(" ", args)).trim());
+    spec.commandLine().getOut().println("wrote " + dir.resolve("comparison.json") + ", comparison.md and plots");
+    boolean allOk = true;
+    for (var t : result.getAsJsonArray("targets")) {
+      allOk &= "ok".equals(t.getAsJsonObject().get("status").getAsString());
     }
+    return allOk ? 0 : 1;
   }
 }

@@ -4,6 +4,7 @@ import com.google.gson.JsonArray;
 import com.google.gson.JsonObject;
 import com.google.gson.JsonParser;
 import io.regent.jepsen.cluster.Node;
+import io.regent.jepsen.cluster.ServerImage;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -71,7 +72,9 @@ final class Cost {
       Files.writeString(pids.resolve(n.id() + ".pid"), Long.toString(n.pid()));
     }
     List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx512m", "-jar", jar.toString(), "bench", "--target", d.kind(), "--endpoints",
+        "-Xmx512m"));
+    cmd.addAll(ServerImage.jvmOptions(jar));
+    cmd.addAll(List.of("-jar", jar.toString(), "bench", "--target", d.kind(), "--endpoints",
         String.join(",", d.endpoints()), "--workload", workload, "--clients", Integer.toString(clients),
         "--duration", plan.benchDuration().toMillis() + "ms", "--warmup", plan.benchWarmup().toMillis() + "ms",
         "--pid-dir", pids.toString(), "--label", d.label(), "--quiet", "-w", "json"));

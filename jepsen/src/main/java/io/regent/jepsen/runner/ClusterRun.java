@@ -5,6 +5,7 @@ import io.regent.jepsen.cluster.ClusterSpec;
 import io.regent.jepsen.cluster.DataDirs;
 import io.regent.jepsen.cluster.Probe;
 import io.regent.jepsen.cluster.RunLock;
+import io.regent.jepsen.cluster.ServerImage;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,8 +18,8 @@ import io.regent.jepsen.report.Json;
 
 /**
  * The frame of a run on one fresh cluster ({@link RestartRun}, {@link PauseCheck}, {@link OverloadRun}): a network
- * slot ({@link RunLock}), a temporary data directory holding a private copy of the jar (a concurrent build may
- * rewrite the original), the cluster healthy within {@link #START}, the run's own drive, a crash recorded as
+ * slot ({@link RunLock}), the jar's image (a private copy with its class-data archive, {@link ServerImage}), a
+ * temporary data directory, the cluster healthy within {@link #START}, the run's own drive, a crash recorded as
  * {@code valid? unknown}, the data directory removed, and {@code results.json} written to the store directory.
  */
 final class ClusterRun {
@@ -27,7 +28,7 @@ final class ClusterRun {
   /** How long a run waits for a free network slot. */
   static final Duration SLOT_WAIT = Duration.ofMinutes(10);
 
-  /** The cluster a run wants, from the private copy of the jar, its store directory and data directory. */
+  /** The cluster a run wants, from the jar's image, its store directory and data directory. */
   @FunctionalInterface
   interface Spec {
     ClusterSpec of(Path jar, Path store, Path data) throws IOException;
@@ -57,7 +58,7 @@ final class ClusterRun {
       throws IOException, InterruptedException {
     Path data = Files.createTempDirectory("regent-jepsen-");
     try (RunLock lock = RunLock.acquire(SLOT_WAIT)) {
-      Path jar = Files.copy(jarSource, data.resolve("regent.jar"));
+      Path jar = ServerImage.of(jarSource);
       try (Cluster cluster = Cluster.start(spec.of(jar, store, data), lock)) {
         Optional<String> down = Probe.awaitHealthy(cluster, START, true);
         if (down.isPresent()) {

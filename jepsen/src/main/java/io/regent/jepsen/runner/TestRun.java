@@ -12,6 +12,7 @@ import io.regent.jepsen.cluster.DataDirs;
 import io.regent.jepsen.cluster.Node;
 import io.regent.jepsen.cluster.Probe;
 import io.regent.jepsen.cluster.RunLock;
+import io.regent.jepsen.cluster.ServerImage;
 import io.regent.jepsen.history.EdnWriter;
 import io.regent.jepsen.history.History;
 import io.regent.jepsen.history.MalformedHistoryException;
@@ -87,8 +88,7 @@ public final class TestRun {
     }
     Path data = Files.createTempDirectory("regent-jepsen-");
     try {
-      // The nodes run (and restart) from a private copy: a concurrent build may rewrite cli/target/regent.jar.
-      Path jar = Files.copy(o.jar(), data.resolve("regent.jar"));
+      Path jar = ServerImage.of(o.jar());
       List<String> serverArgs = new ArrayList<>();
       Optional<String> flag = o.negativeControl() ? Workloads.negativeControlFlag(o.workload()) : Optional.empty();
       if (flag.isPresent()) {
