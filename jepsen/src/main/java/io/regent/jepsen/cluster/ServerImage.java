@@ -41,6 +41,8 @@ public final class ServerImage {
   private static final String ROOT = "regent-jepsen-images";
   private static final String JAR = "regent.jar";
   private static final String ARCHIVE = "regent.jsa";
+  /** A file whose time is the image's last use. */
+  private static final String LAST_USED = "last-used";
   /** An image not used for this long is removed when another is made. */
   private static final Duration UNUSED = Duration.ofDays(1);
   private static final Duration TRAINING_START = Duration.ofSeconds(90);
@@ -66,10 +68,15 @@ public final class ServerImage {
   static synchronized Path of(Path source, Path root) throws IOException {
     Path dir = root.resolve(key(source));
     Files.createDirectories(dir);
-    Path lockFile = dir.resolve(".lock");
-    try (FileChannel ch = FileChannel.open(lockFile, StandardOpenOption.CREATE, StandardOpenOption.WRITE);
+    // The lock's file is never opened otherwise while it is held: closing any descriptor of a file releases the
+    // process's POSIX locks on it (setting its time did, and two JVMs made one archive at once).
+    try (FileChannel ch = FileChannel.open(dir.resolve(".lock"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
          FileLock ignored = ch.lock()) {
-      Files.setLastModifiedTime(lockFile, FileTime.from(Instant.now()));
+      Path used = dir.resolve(LAST_USED);
+      if (!Files.exists(used)) {
+        Files.createFile(used);
+      }
+      Files.setLastModifiedTime(used, FileTime.from(Instant.now()));
       Path jar = dir.resolve(JAR);
       if (!Files.isRegularFile(jar)) {
         Path partial = dir.resolve(JAR + ".partial");
@@ -112,9 +119,9 @@ public final class ServerImage {
     Instant cutoff = Instant.now().minus(UNUSED);
     try (var dirs = Files.list(root)) {
       for (Path d : dirs.toList()) {
-        Path lock = d.resolve(".lock");
-        if (!d.equals(keep) && Files.isRegularFile(lock)
-            && Files.getLastModifiedTime(lock).toInstant().isBefore(cutoff)) {
+        Path used = d.resolve(LAST_USED);
+        if (!d.equals(keep) && Files.isRegularFile(used)
+            && Files.getLastModifiedTime(used).toInstant().isBefore(cutoff)) {
           DataDirs.delete(d);
         }
       }
@@ -135,7 +142,7 @@ public final class ServerImage {
     try {
       failure = train(jar, partial, data, dir.resolve("training.log"));
       if (failure.isEmpty()) {
-        failure = check(jar, partial);
+        failure = check(jar, partial, dir.resolve("check.log"));
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -203,11 +210,18 @@ public final class ServerImage {
     }
   }
 
-  private static Optional<String> check(Path jar, Path archive) throws IOException, InterruptedException {
+  private static Optional<String> check(Path jar, Path archive, Path log) throws IOException, InterruptedException {
     Process p = new ProcessBuilder(java(), "-Xshare:on", "-XX:SharedArchiveFile=" + archive, "-jar", jar.toString(),
-        "--version").redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
-    return p.waitFor() == 0 ? Optional.empty() : Optional.of("a JVM could not map the archive: " + out);
+        "--version").redirectErrorStream(true).redirectOutput(log.toFile()).start();
+    try {
+      if (!p.waitFor(TRAINING_STOP.toSeconds(), TimeUnit.SECONDS)) {
+        return Optional.of("`--version` with the archive did not end within " + TRAINING_STOP.toSeconds() + " s");
+      }
+      return p.exitValue() == 0 ? Optional.empty()
+          : Optional.of("a JVM could not map the archive: " + Files.readString(log).strip());
+    } finally {
+      p.destroyForcibly();
+    }
   }
 
   private static String java() {

@@ -41,7 +41,7 @@ class ServerImageTest {
     Path first = ServerImage.of(Files.writeString(dir.resolve("a.jar"), "a"), root);
     Path recent = ServerImage.of(Files.writeString(dir.resolve("b.jar"), "b"), root);
     assertThat(first.getParent()).isNotEqualTo(recent.getParent());
-    Files.setLastModifiedTime(first.resolveSibling(".lock"),
+    Files.setLastModifiedTime(first.resolveSibling("last-used"),
         FileTime.from(Instant.now().minus(Duration.ofDays(1).plusMinutes(1))));
 
     ServerImage.of(Files.writeString(dir.resolve("c.jar"), "c"), root);
