@@ -27,7 +27,7 @@ final class LeaseGrants {
   private final LeaseQuota identityQuota;
   private final NameQuota names;
   private final ReplicaView state;
-  private final Executor afterAnswer;
+  private final Executor countPool;
 
   /**
    * @param minTtlMs smallest TTL a lease may have, ms (1.5 x the maximum election timeout)
@@ -36,17 +36,17 @@ final class LeaseGrants {
    * @param identityQuota live leases per identity ({@link Admission#leaseQuota()})
    * @param names names held per identity ({@link Admission#nameQuota()}), told of each lease granted
    * @param state the local replica, where a granted lease's names are read
-   * @param afterAnswer where a granted lease's names are counted, apart from its answer (the node's blocking pool)
+   * @param countPool where a granted lease's names are counted before its answer (the node's blocking pool)
    */
   LeaseGrants(long minTtlMs, ServerLimits limits, LeaseQuota quota, LeaseQuota identityQuota, NameQuota names,
-              ReplicaView state, Executor afterAnswer) {
+              ReplicaView state, Executor countPool) {
     this.minTtlMs = minTtlMs;
     this.limits = limits;
     this.quota = quota;
     this.identityQuota = identityQuota;
     this.names = names;
     this.state = state;
-    this.afterAnswer = afterAnswer;
+    this.countPool = countPool;
   }
 
   /**
@@ -73,9 +73,8 @@ final class LeaseGrants {
   /**
    * Proposes a granting entry against the calling connection's and identity's quotas (RESOURCE_EXHAUSTED when
    * one is full). Must run on the call's thread (the connection and identity are read from the gRPC context). The
-   * lease counts against both when the result is OK and names a lease ({@code Result.lease_id > 0}); its names count
-   * against the identity's names quota from shortly after the answer ({@link NameQuota#granted}, on the blocking pool:
-   * an LMDB read and a monitor the apply thread shares once waited before every granted campaign's answer).
+   * lease counts against both when the result is OK and names a lease ({@code Result.lease_id > 0}), and its names
+   * against the identity's names quota before the answer ({@link NameQuota#granted}, on the blocking pool).
    */
   CompletableFuture<Result> propose(Supplier<CompletableFuture<Result>> grant) {
     String connection = ConnectionLimiter.CONNECTION.get();
@@ -95,22 +94,40 @@ final class LeaseGrants {
       identityQuota.released(identity);
       throw e;
     }
-    return f.whenComplete((r, err) -> {
+    CompletableFuture<Result> answer = new CompletableFuture<>();
+    f.whenComplete((r, err) -> {
       if (err == null && r.getCode() == Code.OK && r.getLeaseId() > 0) {
         quota.granted(connection, r.getLeaseId());
         identityQuota.granted(identity, r.getLeaseId());
-        countNames(identity, r.getLeaseId());
+        countNames(identity, r.getLeaseId(), () -> answer.complete(r));
+        return;
+      }
+      quota.released(connection);
+      identityQuota.released(identity);
+      if (err != null) {
+        answer.completeExceptionally(err);
       } else {
-        quota.released(connection);
-        identityQuota.released(identity);
+        answer.complete(r);
       }
     });
+    return answer;
   }
 
-  private void countNames(String identity, long leaseId) {
-    Runnable count = () -> names.granted(identity, leaseId, state);
+  /**
+   * Counts the names of a granted lease on the blocking pool, then answers: the apply thread that completed the
+   * grant never waits on the LMDB read, and the identity's next call, sent after this answer, finds the names counted
+   * (a campaign with a TTL elects in its granting entry; answered first, a quick next campaign passed the limit).
+   */
+  private void countNames(String identity, long leaseId, Runnable answer) {
+    Runnable count = () -> {
+      try {
+        names.granted(identity, leaseId, state);
+      } finally {
+        answer.run(); // a failed read (LMDB's readers full) leaves the lease uncounted, not the grant unanswered
+      }
+    };
     try {
-      afterAnswer.execute(count);
+      countPool.execute(count);
     } catch (RejectedExecutionException e) {
       count.run(); // a full pool: count here rather than let the lease's names go uncounted
     }

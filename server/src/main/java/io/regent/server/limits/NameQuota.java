@@ -18,7 +18,7 @@ import java.util.function.Consumer;
 
 /**
  * Counts the names held by the leases granted to each client identity through this node, and refuses a
- * campaign of an identity at its limit (docs/architecture.md §7.2). A lease counts from just after its grant's answer
+ * campaign of an identity at its limit (docs/architecture.md §7.2). A lease counts from just before its grant's answer
  * ({@link #granted}: the names it already holds are read from the state then, for a campaign with a TTL elects in
  * its granting entry) until it ends; a name counts from its ELECTED event until the RESIGNED, EXPIRED or REVOKED
  * event that frees it. Node-local bookkeeping, as the per-identity lease quota: a lease granted through another
