@@ -47,10 +47,20 @@ public final class Applier {
    * Every replica of a log must apply it with the same value.
    */
   public static ApplyOutcome apply(StateTxn txn, LogEntry entry, long index, long term, boolean unsafeSkipRelease) {
+    return apply(txn, entry, index, term, unsafeSkipRelease, 0);
+  }
+
+  /**
+   * As {@link #apply(StateTxn, LogEntry, long, long, boolean)}, for a replica of a cell whose lease ids start at
+   * {@code leaseIdBase}: a lease granted at index {@code i} gets an id of at least {@code leaseIdBase + i}
+   * (docs/architecture.md §14, "Cells"). Every replica of a cell's log must pass the same value.
+   */
+  public static ApplyOutcome apply(StateTxn txn, LogEntry entry, long index, long term, boolean unsafeSkipRelease,
+                                   long leaseIdBase) {
     if (entry.getVersion() > EntryCodec.MAX_VERSION) {
       throw new UnknownEntryVersionException(entry.getVersion(), index);
     }
-    ApplyContext at = new ApplyContext(txn, index, term, unsafeSkipRelease, new Effects());
+    ApplyContext at = new ApplyContext(txn, index, term, unsafeSkipRelease, leaseIdBase, new Effects());
     Result result = entry.getVersion() >= EntryCodec.BATCH_VERSION && entry.hasBatch()
         ? batch(at, entry).setIndex(index).build() : once(at, entry).build();
     return at.effects().outcome(result);
@@ -76,7 +86,7 @@ public final class Applier {
               + op.getVersion() + " cannot be part of a batch").setIndex(index).build();
           return false;
         }
-        ApplyContext opAt = new ApplyContext(child, index, at.term(), at.unsafeSkipRelease(), new Effects());
+        ApplyContext opAt = new ApplyContext(child, index, at.term(), at.unsafeSkipRelease(), at.leaseIdBase(), new Effects());
         Result r = once(opAt, op).build();
         Set<String> given = tokensGiven(opAt.effects().events());
         if (given.stream().anyMatch(tokened::contains)) {

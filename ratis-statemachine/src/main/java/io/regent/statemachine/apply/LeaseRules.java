@@ -56,7 +56,7 @@ final class LeaseRules {
    * increasing; in a log without batch entries always the index, as before.
    */
   long peekLeaseId() {
-    return Math.max(at.index(), txn.lastLeaseId() + 1);
+    return Math.max(at.leaseIdBase() + at.index(), txn.lastLeaseId() + 1);
   }
 
   /** Takes {@link #peekLeaseId()} for a lease being stored. */

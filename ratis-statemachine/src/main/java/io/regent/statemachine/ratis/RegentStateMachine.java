@@ -61,6 +61,8 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
   private static final Logger LOG = LoggerFactory.getLogger(RegentStateMachine.class);
 
   private volatile int maxEntryVersion = EntryCodec.MAX_VERSION;
+  /** What this replica's cell's lease ids start from: 0 for cell 0 ({@link #setLeaseIdBase}). */
+  private volatile long leaseIdBase;
   private final Path lmdbDir;
   /** Answers Ratis read-only requests; until one is set, every such request is refused. */
   private volatile Function<Message, CompletableFuture<Message>> queries =
@@ -189,6 +191,16 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
     this.maxEntryVersion = version;
   }
 
+  /**
+   * Has the leases this replica grants numbered from {@code base} up: the replica of cell {@code c} of a cluster
+   * with cells gets {@code c << 48}, so that a lease id names its cell (docs/architecture.md §14, "Cells"); 0, the
+   * default, numbers them as a cluster without cells. Every replica of a cell must get the same value. Call before
+   * start.
+   */
+  public void setLeaseIdBase(long base) {
+    this.leaseIdBase = base;
+  }
+
   @Override
   public CompletableFuture<Message> applyTransaction(TransactionContext trx) {
     LogEntryProto entry = trx.getLogEntry();
@@ -204,7 +216,7 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
       long start = System.nanoTime(); // for the observer's latency only; apply itself reads no clock
       ApplyOutcome out;
       try {
-        out = ApplyStep.commit(store, command, index, term, unsafeSkipRelease); // null: a replay
+        out = ApplyStep.commit(store, command, index, term, unsafeSkipRelease, leaseIdBase); // null: a replay
       } catch (RuntimeException e) {
         // Ratis closes the division on any exception of apply (StateMachineUpdater): say why first
         throw failed(lmdbDir, e, "applying entry " + index + " to LMDB");

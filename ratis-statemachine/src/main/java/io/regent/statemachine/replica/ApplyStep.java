@@ -26,15 +26,16 @@ public final class ApplyStep {
    * @param unsafeSkipRelease TESTS ONLY: apply with the release rule of ownership groups skipped ({@link
    *     Applier#apply(io.regent.statemachine.store.StateTxn, LogEntry, long, long, boolean)}); every replica of a
    *     log must pass the same value
+   * @param leaseIdBase what the cell's lease ids start from (0: cell 0, or a node without cells)
    * @return what applying produced, or {@code null} when the entry was skipped as a replay (nothing written)
    */
   public static ApplyOutcome commit(RegentStore store, LogEntry entry, long index, long term,
-                                    boolean unsafeSkipRelease) {
+                                    boolean unsafeSkipRelease, long leaseIdBase) {
     return store.write(txn -> {
       if (index <= txn.appliedIndex()) {
         return null;
       }
-      ApplyOutcome out = Applier.apply(txn, entry, index, term, unsafeSkipRelease);
+      ApplyOutcome out = Applier.apply(txn, entry, index, term, unsafeSkipRelease, leaseIdBase);
       txn.setAppliedIndex(index);
       return out;
     });

@@ -44,7 +44,7 @@ public final class Replica implements AutoCloseable {
 
   /** Applies {@code entry} found at (index, term) as the adapter does; {@code null} when skipped (replay). */
   public ApplyOutcome applyAt(long index, long term, LogEntry entry) {
-    ApplyOutcome out = ApplyStep.commit(store, entry, index, term, false);
+    ApplyOutcome out = ApplyStep.commit(store, entry, index, term, false, 0);
     nextIndex = Math.max(nextIndex, index + 1);
     return out;
   }

@@ -75,7 +75,7 @@ public final class SingleWriterLog implements Proposer, ReplicaView, AutoCloseab
       }
       // this thread is the store's only writer: nothing takes the next index between this read and the write
       long index = appliedIndex() + 1;
-      ApplyOutcome out = ApplyStep.commit(store, e, index, TERM, unsafeSkipRelease);
+      ApplyOutcome out = ApplyStep.commit(store, e, index, TERM, unsafeSkipRelease, 0);
       return effects.apply(out, index, TERM);
     }, writer);
   }
