@@ -3,7 +3,8 @@ package io.regent.server;
 import io.grpc.ServerInterceptor;
 import io.regent.api.v1.KvStats;
 import io.regent.server.api.ApiServer;
-import io.regent.server.batch.ProposalBatcher;
+import io.regent.server.cell.Cell;
+import io.regent.server.cell.CellReplica;
 import io.regent.server.concurrent.NodeExecutors;
 import io.regent.server.config.ServerConfig;
 import io.regent.server.confirm.ClockRateCheck;
@@ -12,36 +13,35 @@ import io.regent.server.confirm.LeadershipLease;
 import io.regent.server.console.Console;
 import io.regent.server.etcd.EtcdGateway;
 import io.regent.server.etcd.EtcdKv;
-import io.regent.server.lease.Lessor;
 import io.regent.server.limits.Admission;
 import io.regent.server.membership.FollowerLag;
 import io.regent.server.metrics.MetricsHttpServer;
 import io.regent.server.metrics.RegentMetrics;
 import io.regent.server.ratis.ApiAddressPublisher;
 import io.regent.server.ratis.ClockReadings;
-import io.regent.server.ratis.DivisionWatch;
 import io.regent.server.ratis.LostDataCheck;
 import io.regent.server.ratis.RaftClusterView;
+import io.regent.server.ratis.RaftHost;
 import io.regent.server.ratis.RaftNode;
 import io.regent.server.ratis.RaftSetup;
-import io.regent.server.ratis.TimingPublisher;
 import io.regent.server.replication.Proposer;
 import io.regent.server.security.ClientIdentity;
 import io.regent.server.security.NodeSecurity;
 import io.regent.server.security.Security;
 import io.regent.server.storage.DataDir;
-import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.ratis.ApplyObserver;
 import io.regent.statemachine.ratis.RegentStateMachine;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import org.apache.ratis.conf.RaftProperties;
+import org.apache.ratis.protocol.RaftGroupId;
 import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.server.RaftServer;
 import org.slf4j.Logger;
@@ -53,16 +53,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class RegentServer implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RegentServer.class);
-  /** Events each node keeps so that Observe streams can resume after an index. */
-  static final int EVENT_HISTORY = 10_000;
-  /** How often the leader checks lease deadlines, ms. */
-  static final long EXPIRY_SCAN_MS = 50;
-  /** How often the leader checkpoints each long lease's remaining time, ms (docs/architecture.md §3). */
-  static final long CHECKPOINT_INTERVAL_MS = 500;
-  /** Bytes of the operations of one batch entry, about (docs/architecture.md §2.6). */
-  static final int BATCH_MAX_BYTES = 1 << 20;
-  /** Entries of client operations unanswered at once before operations wait to be batched. */
-  static final int BATCH_IN_FLIGHT = 2;
   /** How often the followers' lag is sampled, ms: the error of a reported {@code lag_seconds}. */
   static final long FOLLOWER_LAG_SAMPLE_MS = 200;
   /**
@@ -73,7 +63,10 @@ public final class RegentServer implements AutoCloseable {
 
   private final ServerConfig config;
   private final NodeExecutors executors = new NodeExecutors();
-  private final Lessor lessor;
+  private final RaftHost host;
+  /** This node's cells, by number (docs/architecture.md §14); one without cells has cell 0 alone. */
+  private final List<Cell> cells = new ArrayList<>();
+  /** Cell 0's Raft side: what serves the API until it routes by cell. */
   private final RaftNode raft;
   private final ApiServer api;
   private final RegentMetrics metrics;
@@ -81,14 +74,11 @@ public final class RegentServer implements AutoCloseable {
   private final boolean startedWithoutRaftState;
   private final Console console;
   private MetricsHttpServer metricsHttp;
-  private ApiAddressPublisher publisher;
-  private TimingPublisher timingPublisher;
   private EtcdGateway etcd;
   /** What the etcd port's KV uses of this node: its client proposer, entry format and read path. */
   private final EtcdKv etcdKv;
   /** Admission of the API's calls and of those the etcd port serves itself. */
   private final Admission admission;
-  private final DivisionWatch divisionWatch;
   private Consumer<String> onDivisionStopped; // guarded by this, as stoppedReason
   private String stoppedReason;
 
@@ -110,15 +100,24 @@ public final class RegentServer implements AutoCloseable {
     }
     this.startedWithoutRaftState = !dataDir.hasRaftState();
     NodeSecurity sec = NodeSecurity.load(security, config.nodeId());
-    this.lessor = new Lessor(System::nanoTime, executors.timers(), EXPIRY_SCAN_MS, CHECKPOINT_INTERVAL_MS);
     this.metrics = config.metricsPort() >= 0 ? new RegentMetrics(config.nodeId()) : null;
-    RegentStateMachine sm = new RegentStateMachine(dataDir.lmdb(), lessor,
-        new EventHub(EVENT_HISTORY), metrics == null ? ApplyObserver.NONE : metrics.applyObserver(),
-        config.unsafeSkipRelease());
-    sm.setMaxEntryVersion(config.maxEntryVersion());
-    this.raft = new RaftNode(config, props, sec.raftParameters(), bootstrap, sm, lessor, dataDir, executors);
-    Proposer proposer = raft.proposer();
-    lessor.setProposer(proposer);
+    int cellCount = 1;
+    List<CellReplica> replicas = new ArrayList<>();
+    Map<RaftGroupId, RegentStateMachine> machines = new LinkedHashMap<>();
+    for (int c = 0; c < cellCount; c++) {
+      CellReplica r = CellReplica.of(dataDir.cell(c), config,
+          metrics == null ? ApplyObserver.NONE : metrics.applyObserver(), executors);
+      replicas.add(r);
+      machines.put(RaftSetup.groupId(c), r.machine());
+    }
+    this.host = new RaftHost(config, props, sec.raftParameters(), bootstrap, machines);
+    for (int c = 0; c < cellCount; c++) {
+      cells.add(new Cell(dataDir.cell(c), replicas.get(c), config, props, sec.raftParameters(), host, executors,
+          this::divisionStopped));
+    }
+    Cell cell0 = cells.get(0);
+    RegentStateMachine sm = cell0.replica();
+    this.raft = cell0.raft();
     List<ServerInterceptor> interceptors = new ArrayList<>();
     sec.authorizer().ifPresent(interceptors::add);
     if (metrics != null) {
@@ -126,9 +125,7 @@ public final class RegentServer implements AutoCloseable {
     }
     this.replica = sm;
     Confirmer confirmer = raft.confirmer();
-    // client operations are batched; the node's own entries (expiries, rounds, membership) go alone
-    Proposer operations = config.proposalBatch() == 1 ? proposer
-        : new ProposalBatcher(proposer, config.proposalBatch(), BATCH_MAX_BYTES, BATCH_IN_FLIGHT, raft.entryFormat());
+    Proposer operations = cell0.operations();
     RaftClusterView clusterView = raft.clusterView();
     this.console = metrics != null && config.console()
         ? new Console(clusterView, sm, confirmer, metrics::notReadyReason) : null;
@@ -140,13 +137,12 @@ public final class RegentServer implements AutoCloseable {
         interceptors.toArray(ServerInterceptor[]::new));
     this.etcdKv = new EtcdKv(operations, raft.entryFormat(), api.reader(), sm, executors.blocking(),
         executors.timers());
-    this.divisionWatch = new DivisionWatch(raft.server(), sm::storageFault, this::divisionStopped);
     if (metrics != null) {
       admission.bindTo(metrics.registry());
       metrics.bindReplica(sm);
-      metrics.bindRaft(raft.server(), RaftSetup.GROUP_ID, executors.timers());
+      metrics.bindRaft(host.server(), RaftSetup.GROUP_ID, executors.timers());
       metrics.bindDataDir(dataDir.root(), sm::storageFault);
-      metrics.bindLiveness(divisionWatch::notLiveReason);
+      metrics.bindLiveness(cell0::notLiveReason);
       raft.clockRates().ifPresent(metrics::bindClockRates);
     }
     executors.timers().scheduleWithFixedDelay(() -> sampleFollowerLag(clusterView), FOLLOWER_LAG_SAMPLE_MS,
@@ -225,7 +221,7 @@ public final class RegentServer implements AutoCloseable {
   private static RegentServer start(RegentServer s) throws IOException {
     ServerConfig config = s.config;
     try {
-      s.raft.start();
+      s.host.start();
     } catch (IOException | RuntimeException e) {
       ServerConfig.InvalidSettingException refused = refusal(e);
       if (refused == null) {
@@ -238,15 +234,11 @@ public final class RegentServer implements AutoCloseable {
       }
       throw refused; // the start-up check of the stored state refused this node's settings
     }
-    s.divisionWatch.start(s.executors.timers());
-    s.raft.startLeaderTracker();
     s.api.start();
     String raftAddress = config.peers().get(config.nodeId());
-    s.publisher = ApiAddressPublisher.start(s.raft.server(), s.replica, s.raft.proposer(),
-        ApiAddressPublisher.advertised(config.apiHost(), s.api.port(), raftAddress), s.executors.timers());
-    s.timingPublisher = TimingPublisher.start(s.raft.server(), s.replica, s.raft.proposer(), s.raft.timing(),
-        config.maxEntryVersion(), s.executors.timers());
-    s.raft.startClockProbes();
+    for (Cell cell : s.cells) {
+      cell.start(ApiAddressPublisher.advertised(config.apiHost(), s.api.port(), raftAddress));
+    }
     if (s.metrics != null) {
       s.metricsHttp = MetricsHttpServer.start(config.apiHost(), config.metricsPort(), s.metrics,
           s.executors.blocking(), s.console == null ? Map.of() : Map.of(Console.PATH, s.console));
@@ -383,30 +375,28 @@ public final class RegentServer implements AutoCloseable {
 
   /** The underlying Ratis server (status, tests). */
   public RaftServer raft() {
-    return raft.server();
+    return host.server();
   }
 
   @Override
   public void close() throws Exception {
-    divisionWatch.close(); // the division closes next, on purpose
+    for (Cell cell : cells) {
+      cell.stopWatching(); // the divisions close next, on purpose
+    }
     if (metricsHttp != null) {
       metricsHttp.close();
     }
     if (metrics != null) {
       metrics.close();
     }
-    if (publisher != null) {
-      publisher.close();
-    }
-    if (timingPublisher != null) {
-      timingPublisher.close();
-    }
     if (etcd != null) {
       etcd.close();
     }
     api.close();
-    raft.close(); // leader tracking, clock probes, Ratis clients, the Ratis server
-    lessor.close();
+    for (Cell cell : cells) {
+      cell.close(); // publishers, leader tracking, clock probes, Ratis clients, lessor
+    }
+    host.close(); // the Ratis server, and with it every cell's division
     executors.close();
   }
 }

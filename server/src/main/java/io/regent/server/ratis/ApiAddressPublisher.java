@@ -26,10 +26,10 @@ public final class ApiAddressPublisher implements AutoCloseable {
    * @param apiAddress {@code host:port} clients should use for this node's API
    * @param timers the node's scheduler, which runs the checks
    */
-  public static ApiAddressPublisher start(RaftServer server, ReplicaView replica, Proposer proposer,
+  public static ApiAddressPublisher start(CellDivision cell, ReplicaView replica, Proposer proposer,
                                           String apiAddress, ScheduledExecutorService timers) {
-    String id = server.getId().toString();
-    return new ApiAddressPublisher(MemberRecordPublisher.start(server, replica, proposer,
+    String id = cell.serverId().toString();
+    return new ApiAddressPublisher(MemberRecordPublisher.start(cell, replica, proposer,
         r -> apiAddress.equals(r.read(txn -> txn.memberApis()).get(id)),
         LogEntry.newBuilder().setMemberApi(MemberApi.newBuilder().setMemberId(id).setApiAddress(apiAddress)),
         "API address " + apiAddress + " of member " + id, timers));

@@ -28,15 +28,15 @@ import org.slf4j.LoggerFactory;
 public final class ClientLeaderTracker implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ClientLeaderTracker.class);
 
-  private final RaftServer server;
+  private final CellDivision cell;
   private final RaftClientPool clients;
   private final Runnable onChange;
   private ScheduledFuture<?> polls;
   /** Whether this node was the ready leader at the last poll (polls never overlap). */
   private boolean readyLeader;
 
-  private ClientLeaderTracker(RaftServer server, RaftClientPool clients, Runnable onChange) {
-    this.server = server;
+  private ClientLeaderTracker(CellDivision cell, RaftClientPool clients, Runnable onChange) {
+    this.cell = cell;
     this.clients = clients;
     this.onChange = onChange;
   }
@@ -49,9 +49,9 @@ public final class ClientLeaderTracker implements AutoCloseable {
    * @param onChange run by the poll after the clients were pointed at a new leader; must not block
    * @param timers the node's scheduler
    */
-  public static ClientLeaderTracker start(RaftServer server, RaftClientPool clients, long periodMs, Runnable onChange,
+  public static ClientLeaderTracker start(CellDivision cell, RaftClientPool clients, long periodMs, Runnable onChange,
                                           ScheduledExecutorService timers) {
-    ClientLeaderTracker f = new ClientLeaderTracker(server, clients, onChange);
+    ClientLeaderTracker f = new ClientLeaderTracker(cell, clients, onChange);
     f.polls = timers.scheduleWithFixedDelay(f::check, periodMs, periodMs, TimeUnit.MILLISECONDS);
     return f;
   }
@@ -59,7 +59,7 @@ public final class ClientLeaderTracker implements AutoCloseable {
   /** One poll (tests call it directly). */
   void check() {
     try {
-      Division division = server.getDivision(RaftSetup.GROUP_ID);
+      Division division = cell.division();
       RaftPeerId leader = division.getInfo().getLeaderId();
       // A joining node hears from the leader before it has applied a configuration that names it; a Ratis
       // client told to start at a peer missing from its group fails every call ("Server n1 not found"). Follow

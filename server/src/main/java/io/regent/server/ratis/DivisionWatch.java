@@ -21,19 +21,19 @@ public final class DivisionWatch implements AutoCloseable {
   /** How often the division is looked at, ms. */
   static final long PERIOD_MS = 200;
 
-  private final RaftServer server;
+  private final CellDivision cell;
   private final Supplier<Optional<String>> storageFault;
   private final Consumer<String> onStopped;
   private volatile boolean reported;
   private ScheduledFuture<?> checks;
 
   /**
-   * @param server this node's Ratis server
+   * @param cell the cell's division on this node
    * @param storageFault why the state machine's storage failed for good, or empty
    * @param onStopped told the reason once, on a timer thread, when the division stopped for good
    */
-  public DivisionWatch(RaftServer server, Supplier<Optional<String>> storageFault, Consumer<String> onStopped) {
-    this.server = server;
+  public DivisionWatch(CellDivision cell, Supplier<Optional<String>> storageFault, Consumer<String> onStopped) {
+    this.cell = cell;
     this.storageFault = storageFault;
     this.onStopped = onStopped;
   }
@@ -50,7 +50,7 @@ public final class DivisionWatch implements AutoCloseable {
       return fault;
     }
     try {
-      DivisionInfo info = server.getDivision(RaftSetup.GROUP_ID).getInfo();
+      DivisionInfo info = cell.division().getInfo();
       return info.isAlive() ? Optional.empty()
           : Optional.of("Raft division is not running (" + info.getLifeCycleState() + ")");
     } catch (IOException e) {

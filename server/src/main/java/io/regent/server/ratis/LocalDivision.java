@@ -24,22 +24,22 @@ import org.apache.ratis.server.RaftServer;
  * for the node's Ratis clients. Every answer tolerates a server not started yet or already closed.
  */
 public final class LocalDivision {
-  private final RaftServer server;
+  private final CellDivision cell;
   private final RaftGroup startup;
 
   /**
-   * @param server this node's Ratis server
+   * @param cell the cell's division on this node
    * @param startup this node and its startup peers, with the addresses given at startup
    */
-  public LocalDivision(RaftServer server, RaftGroup startup) {
-    this.server = server;
+  public LocalDivision(CellDivision cell, RaftGroup startup) {
+    this.cell = cell;
     this.startup = startup;
   }
 
   /** The local Raft log's commit index, or {@code Long.MAX_VALUE} when the server is not up (no local answer). */
   public long commitIndex() {
     try {
-      return server.getDivision(RaftSetup.GROUP_ID).getRaftLog().getLastCommittedIndex();
+      return cell.division().getRaftLog().getLastCommittedIndex();
     } catch (IOException e) {
       return Long.MAX_VALUE;
     }
@@ -52,7 +52,7 @@ public final class LocalDivision {
   public Set<String> voterIds() {
     Set<String> ids = new TreeSet<>();
     try {
-      var conf = server.getDivision(RaftSetup.GROUP_ID).getRaftConf();
+      var conf = cell.division().getRaftConf();
       conf.getCurrentPeers().forEach(p -> ids.add(p.getId().toString()));
       conf.getPreviousPeers().forEach(p -> ids.add(p.getId().toString()));
     } catch (IOException e) {
@@ -74,7 +74,7 @@ public final class LocalDivision {
       Set<String> ids = voterIds();
       RoleInfoProto role;
       try {
-        role = server.getDivision(RaftSetup.GROUP_ID).getInfo().getRoleInfoProto();
+        role = cell.division().getInfo().getRoleInfoProto();
       } catch (IOException e) {
         return null; // not started yet, or closed
       }
@@ -100,7 +100,7 @@ public final class LocalDivision {
       @Override
       public long readyTerm() {
         try {
-          var info = server.getDivision(RaftSetup.GROUP_ID).getInfo();
+          var info = cell.division().getInfo();
           long term = info.getCurrentTerm();
           boolean ready = info.isLeader() && info.isLeaderReady();
           // read twice: a step-down and a re-election between the reads must not pass for readiness in term
@@ -113,7 +113,7 @@ public final class LocalDivision {
       @Override
       public long currentTerm() {
         try {
-          return server.getDivision(RaftSetup.GROUP_ID).getInfo().getCurrentTerm();
+          return cell.division().getInfo().getCurrentTerm();
         } catch (IOException e) {
           return -1;
         }
@@ -145,7 +145,7 @@ public final class LocalDivision {
   public RaftGroup currentGroup() {
     RaftGroup now;
     try {
-      now = server.getDivision(RaftSetup.GROUP_ID).getGroup();
+      now = cell.division().getGroup();
     } catch (IOException | RuntimeException e) {
       return startup; // not started yet
     }

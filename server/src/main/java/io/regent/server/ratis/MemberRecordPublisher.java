@@ -24,7 +24,7 @@ final class MemberRecordPublisher implements AutoCloseable {
   static final long PERIOD_MS = 1_000;
   private static final Logger LOG = LoggerFactory.getLogger(MemberRecordPublisher.class);
 
-  private final RaftServer server;
+  private final CellDivision cell;
   private final ReplicaView replica;
   private final Proposer proposer;
   private final Predicate<ReplicaView> published;
@@ -33,9 +33,9 @@ final class MemberRecordPublisher implements AutoCloseable {
   private final AtomicBoolean inFlight = new AtomicBoolean();
   private volatile ScheduledFuture<?> checks;
 
-  private MemberRecordPublisher(RaftServer server, ReplicaView replica, Proposer proposer,
+  private MemberRecordPublisher(CellDivision cell, ReplicaView replica, Proposer proposer,
                                 Predicate<ReplicaView> published, LogEntry.Builder entry, String what) {
-    this.server = server;
+    this.cell = cell;
     this.replica = replica;
     this.proposer = proposer;
     this.published = published;
@@ -51,10 +51,10 @@ final class MemberRecordPublisher implements AutoCloseable {
    * @param what the fact, for the log ("API address 10.0.0.1:7101 of member n1")
    * @param timers the node's scheduler, which runs the checks
    */
-  static MemberRecordPublisher start(RaftServer server, ReplicaView replica, Proposer proposer,
+  static MemberRecordPublisher start(CellDivision cell, ReplicaView replica, Proposer proposer,
                                      Predicate<ReplicaView> published, LogEntry.Builder entry, String what,
                                      ScheduledExecutorService timers) {
-    MemberRecordPublisher p = new MemberRecordPublisher(server, replica, proposer, published, entry, what);
+    MemberRecordPublisher p = new MemberRecordPublisher(cell, replica, proposer, published, entry, what);
     p.checks = timers.scheduleWithFixedDelay(p::check, 0, PERIOD_MS, TimeUnit.MILLISECONDS);
     return p;
   }
@@ -64,8 +64,8 @@ final class MemberRecordPublisher implements AutoCloseable {
       return;
     }
     try {
-      var conf = server.getDivision(RaftSetup.GROUP_ID).getRaftConf();
-      if (conf.getPeer(server.getId(), RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER) == null) {
+      var conf = cell.division().getRaftConf();
+      if (conf.getPeer(cell.serverId(), RaftPeerRole.FOLLOWER, RaftPeerRole.LISTENER) == null) {
         return; // not a member yet (a joining node): nothing to publish
       }
     } catch (IOException e) {

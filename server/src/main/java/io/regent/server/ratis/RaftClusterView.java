@@ -24,7 +24,7 @@ import org.apache.ratis.server.RaftServer;
 
 /** The Raft group as the local Ratis division sees it (its current configuration, not the startup peers). */
 public final class RaftClusterView implements ClusterView {
-  private final RaftServer server;
+  private final CellDivision cell;
   private final RaftMembership membership;
   private final Path stateFile;
   private final FollowerLagTracker lagTracker = new FollowerLagTracker(System::nanoTime);
@@ -33,16 +33,16 @@ public final class RaftClusterView implements ClusterView {
   private volatile Supplier<KvStats> kvStats;
 
   /**
-   * @param server the local Ratis server of {@link RaftSetup#GROUP_ID}
+   * @param cell the cell's division on this node
    * @param membership the members and their changes
    */
-  public RaftClusterView(RaftServer server, RaftMembership membership) {
-    this(server, membership, null);
+  public RaftClusterView(CellDivision cell, RaftMembership membership) {
+    this(cell, membership, null);
   }
 
   /** Like the two-argument constructor, reporting the size of {@code stateFile} (null: 0) in Status. */
-  public RaftClusterView(RaftServer server, RaftMembership membership, Path stateFile) {
-    this.server = server;
+  public RaftClusterView(CellDivision cell, RaftMembership membership, Path stateFile) {
+    this.cell = cell;
     this.membership = membership;
     this.stateFile = stateFile;
   }
@@ -58,13 +58,13 @@ public final class RaftClusterView implements ClusterView {
   @Override
   public StatusResponse status() {
     try {
-      var division = server.getDivision(RaftSetup.GROUP_ID);
+      var division = cell.division();
       DivisionInfo info = division.getInfo();
       Map<String, FollowerLag> lag = followerLag();
       long lastIndex = division.getRaftLog().getNextIndex() - 1;
-      String self = server.getId().toString();
+      String self = cell.serverId().toString();
       return StatusResponse.newBuilder()
-          .setNode(server.getId().toString())
+          .setNode(cell.serverId().toString())
           .setLeader(info.getLeaderId() == null ? "" : info.getLeaderId().toString())
           .setTerm(info.getCurrentTerm())
           .setCommitIndex(division.getRaftLog().getLastCommittedIndex())
@@ -96,7 +96,7 @@ public final class RaftClusterView implements ClusterView {
   @Override
   public Map<String, FollowerLag> followerLag() {
     try {
-      var division = server.getDivision(RaftSetup.GROUP_ID);
+      var division = cell.division();
       long lastIndex = division.getRaftLog().getNextIndex() - 1;
       Map<String, Long> match = FollowerMatchIndexes.of(division.getInfo());
       if (match == null) {
@@ -127,7 +127,7 @@ public final class RaftClusterView implements ClusterView {
   @Override
   public Map<String, Long> lastContactMs() {
     try {
-      RoleInfoProto role = server.getDivision(RaftSetup.GROUP_ID).getInfo().getRoleInfoProto();
+      RoleInfoProto role = cell.division().getInfo().getRoleInfoProto();
       Map<String, Long> out = new LinkedHashMap<>();
       if (role.hasLeaderInfo()) {
         for (ServerRpcProto f : role.getLeaderInfo().getFollowerInfoList()) {
@@ -146,14 +146,14 @@ public final class RaftClusterView implements ClusterView {
   @Override
   public RaftLeader raftLeader() {
     try {
-      DivisionInfo info = server.getDivision(RaftSetup.GROUP_ID).getInfo();
+      DivisionInfo info = cell.division().getInfo();
       long term;
       RaftPeerId leader;
       do { // read the term twice: a leader id read across a term change would be paired with the wrong term
         term = info.getCurrentTerm();
         leader = info.getLeaderId();
       } while (term != info.getCurrentTerm());
-      return new RaftLeader(server.getId().toString(), leader == null ? null : leader.toString(), term);
+      return new RaftLeader(cell.serverId().toString(), leader == null ? null : leader.toString(), term);
     } catch (IOException e) {
       return null; // not started yet, or closed
     }

@@ -54,7 +54,7 @@ import org.slf4j.LoggerFactory;
 public final class RaftMembership implements Membership {
   private static final Logger LOG = LoggerFactory.getLogger(RaftMembership.class);
 
-  private final RaftServer server;
+  private final CellDivision cell;
   private final Supplier<RaftClient> admins;
   private final Proposer proposer;
   private final Confirmer confirmer;
@@ -66,7 +66,7 @@ public final class RaftMembership implements Membership {
   private CompletableFuture<?> lastChange = CompletableFuture.completedFuture(null);
 
   /**
-   * @param server the local Ratis server
+   * @param cell the cell's division on this node
    * @param admins builds a Ratis client for one set-configuration or leadership transfer (from the group as
    *     configured at that moment; closed after the call), whose request timeout allows a new member's catch-up
    * @param proposer submits {@link MemberApi} entries
@@ -76,9 +76,9 @@ public final class RaftMembership implements Membership {
    * @param lease this node's leadership lease, or {@code null} ({@code --confirm strict})
    * @param blocking the node's blocking pool, which runs the changes
    */
-  public RaftMembership(RaftServer server, Supplier<RaftClient> admins, Proposer proposer, Confirmer confirmer,
+  public RaftMembership(CellDivision cell, Supplier<RaftClient> admins, Proposer proposer, Confirmer confirmer,
                         ReplicaView replica, long transferTimeoutMs, LeadershipLease lease, Executor blocking) {
-    this.server = server;
+    this.cell = cell;
     this.admins = admins;
     this.proposer = proposer;
     this.confirmer = confirmer;
@@ -97,7 +97,7 @@ public final class RaftMembership implements Membership {
   @Override
   public CompletableFuture<List<Member>> add(String id, String raftAddress, String apiAddress) {
     return change(() -> {
-      Conf conf = Conf.read(server);
+      Conf conf = Conf.read(cell);
       RaftPeer existing = conf.find(id);
       if (existing != null) {
         throw Status.ALREADY_EXISTS.withDescription("member " + id + " already exists ("
@@ -129,7 +129,7 @@ public final class RaftMembership implements Membership {
   @Override
   public CompletableFuture<List<Member>> promote(String id) {
     return change(() -> {
-      Conf conf = Conf.read(server);
+      Conf conf = Conf.read(cell);
       RaftPeer learner = conf.require(id);
       if (conf.voters.contains(learner)) {
         throw Status.FAILED_PRECONDITION.withDescription("member " + id + " is already a voter")
@@ -164,7 +164,7 @@ public final class RaftMembership implements Membership {
   @Override
   public CompletableFuture<List<Member>> remove(String id) {
     return change(() -> {
-      Conf conf = Conf.read(server);
+      Conf conf = Conf.read(cell);
       RaftPeer gone = conf.require(id);
       if (conf.voters.size() == 1 && conf.voters.contains(gone)) {
         throw Status.FAILED_PRECONDITION.withDescription("member " + id + " is the last voter; add and promote "
@@ -191,7 +191,7 @@ public final class RaftMembership implements Membership {
   @Override
   public CompletableFuture<String> transferLeadership(String to) {
     return fresh().thenCompose(x -> serially(() -> {
-      Conf conf = Conf.read(server);
+      Conf conf = Conf.read(cell);
       RaftPeer target = conf.require(to);
       if (!conf.voters.contains(target)) {
         throw Status.FAILED_PRECONDITION.withDescription("member " + to + " is a learner; only a voter can lead")
@@ -212,7 +212,7 @@ public final class RaftMembership implements Membership {
   private RaftPeer successor(Conf conf, RaftPeer gone) {
     Map<String, Long> match;
     try {
-      match = FollowerMatchIndexes.of(server.getDivision(RaftSetup.GROUP_ID).getInfo());
+      match = FollowerMatchIndexes.of(cell.division().getInfo());
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -241,15 +241,15 @@ public final class RaftMembership implements Membership {
    */
   private void transferFromHere(RaftPeerId target, String elsewhere) {
     String leader = leader();
-    if (!leader.equals(server.getId().toString())) {
+    if (!leader.equals(cell.serverId().toString())) {
       throw Status.UNAVAILABLE.withDescription("this node is not the leader" + (leader.isEmpty() ? "" : " (" + leader
           + " is)") + ": " + elsewhere).asRuntimeException();
     }
     lease.suspend();
     RaftClientReply reply;
     try {
-      reply = server.transferLeadershipAsync(new TransferLeadershipRequest(ClientId.randomId(), server.getId(),
-          RaftSetup.GROUP_ID, 0, target, transferTimeoutMs)).get(transferTimeoutMs + 5_000, TimeUnit.MILLISECONDS);
+      reply = cell.server().transferLeadershipAsync(new TransferLeadershipRequest(ClientId.randomId(), cell.serverId(),
+          cell.groupId(), 0, target, transferTimeoutMs)).get(transferTimeoutMs + 5_000, TimeUnit.MILLISECONDS);
     } catch (IOException | ExecutionException | TimeoutException e) {
       throw failure(e);
     } catch (InterruptedException e) {
@@ -265,7 +265,7 @@ public final class RaftMembership implements Membership {
 
   /** Every member in the local configuration: voters, then learners, with their published API addresses. */
   public List<Member> members() {
-    Conf conf = Conf.read(server);
+    Conf conf = Conf.read(cell);
     var apis = replica.read(txn -> txn.memberApis());
     List<Member> out = new ArrayList<>();
     for (RaftPeer p : conf.all()) {
@@ -292,7 +292,7 @@ public final class RaftMembership implements Membership {
 
   private String leader() {
     try {
-      RaftPeerId id = server.getDivision(RaftSetup.GROUP_ID).getInfo().getLeaderId();
+      RaftPeerId id = cell.division().getInfo().getLeaderId();
       return id == null ? "" : id.toString();
     } catch (IOException e) {
       throw new UncheckedIOException(e);
@@ -363,9 +363,9 @@ public final class RaftMembership implements Membership {
 
   /** The current configuration of the local division: voters and listeners, in the order Ratis keeps. */
   private record Conf(List<RaftPeer> voters, List<RaftPeer> listeners) {
-    static Conf read(RaftServer server) {
+    static Conf read(CellDivision cell) {
       try {
-        RaftConfiguration c = server.getDivision(RaftSetup.GROUP_ID).getRaftConf();
+        RaftConfiguration c = cell.division().getRaftConf();
         return new Conf(List.copyOf(c.getCurrentPeers(RaftPeerRole.FOLLOWER)),
             List.copyOf(c.getCurrentPeers(RaftPeerRole.LISTENER)));
       } catch (IOException e) {

@@ -9,10 +9,9 @@ import io.regent.server.confirm.LeadershipLease;
 import io.regent.server.confirm.LocalConfirm;
 import io.regent.server.replication.EntryFormat;
 import io.regent.server.replication.Proposer;
-import io.regent.server.storage.DataDir;
 import io.regent.statemachine.ratis.RegentStateMachine;
 import io.regent.statemachine.replica.LeaseTimekeeper;
-import java.io.IOException;
+import java.nio.file.Path;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
@@ -20,15 +19,12 @@ import org.apache.ratis.client.RaftClient;
 import org.apache.ratis.conf.Parameters;
 import org.apache.ratis.conf.RaftProperties;
 import org.apache.ratis.protocol.RaftGroup;
-import org.apache.ratis.protocol.RaftPeerId;
 import org.apache.ratis.retry.RetryPolicies;
-import org.apache.ratis.server.RaftServer;
-import org.apache.ratis.server.storage.RaftStorage;
 import org.apache.ratis.util.TimeDuration;
 
 /**
- * A node's Raft side, built in one place and owned until {@link #close}: the Ratis server running the state
- * machine, its division as the node sees it, the pool of Ratis clients proposals go through and the proposer
+ * One cell's Raft side on this node (docs/architecture.md §14), built in one place and owned until {@link #close}:
+ * the cell's division as the node sees it, the pool of Ratis clients proposals go through and the proposer
  * over them, the leadership confirmations, the membership changes and the cluster view, and the clock probes.
  * The confirmations are built here because they read the division and the membership changes confirm
  * leadership before each read of the configuration. {@code RegentServer} wires these to the API and decides
@@ -42,7 +38,7 @@ public final class RaftNode implements AutoCloseable {
 
   private final ServerConfig config;
   private final NodeExecutors executors;
-  private final RaftServer server;
+  private final CellDivision cell;
   private final RaftTiming timing;
   private final LocalDivision division;
   private final RaftClientPool clients;
@@ -60,34 +56,27 @@ public final class RaftNode implements AutoCloseable {
   private ClockProber clockProber;
 
   /**
-   * Builds the Ratis server and what talks to it; starts nothing.
+   * Builds what talks to the cell's division; starts nothing (the {@link RaftHost} starts the server).
    *
    * @param config this node's settings
    * @param props this node's Ratis properties ({@link RaftSetup#properties})
    * @param params this node's Raft parameters (TLS)
-   * @param bootstrap whether {@code config.peers()} are the initial voters of a new cluster (else the node starts
-   *     with an empty peer list: its configuration comes from its storage, or from the leader once a member adds
-   *     it; docs/ratis.md §12)
-   * @param sm the state machine the server runs; its start-up check and query handlers are set here
-   * @param leases the leader-side lease clock a local confirmation reads
-   * @param dataDir this node's data directory (the state file's size in Status)
+   * @param cell the cell's division on this node's Ratis server
+   * @param group the cell's group with the addresses given at start-up
+   * @param sm the cell's state machine, which the server runs; its start-up check and query handlers are set here
+   * @param leases the cell's leader-side lease clock a local confirmation reads
+   * @param stateFile the cell's LMDB data file (its size in Status)
    * @param executors the node's executors (docs/architecture.md §10)
-   * @throws IOException when Ratis cannot build its server
    */
-  public RaftNode(ServerConfig config, RaftProperties props, Parameters params, boolean bootstrap,
-                  RegentStateMachine sm, LeaseTimekeeper leases, DataDir dataDir, NodeExecutors executors)
-      throws IOException {
+  public RaftNode(ServerConfig config, RaftProperties props, Parameters params, CellDivision cell, RaftGroup group,
+                  RegentStateMachine sm, LeaseTimekeeper leases, Path stateFile, NodeExecutors executors) {
     this.config = config;
     this.executors = executors;
     this.timing = RaftTiming.of(props);
-    RaftGroup group = RaftSetup.group(config);
-    RaftGroup initial = bootstrap ? group : RaftGroup.valueOf(RaftSetup.GROUP_ID);
+    this.cell = cell;
     sm.setStartupCheck(replica -> timing.checkAgainst(replica.read(txn -> txn.memberTimings().get(config.nodeId())),
         config));
-    this.server = RaftServer.newBuilder().setServerId(RaftPeerId.valueOf(config.nodeId())).setGroup(initial)
-        .setProperties(props).setParameters(params).setStateMachine(sm)
-        .setOption(RaftStorage.StartupOption.RECOVER).build();
-    LocalDivision division = new LocalDivision(server, group);
+    LocalDivision division = new LocalDivision(cell, group);
     this.division = division;
     this.clients = new RaftClientPool(RAFT_CLIENTS,
         leader -> division.proposalClient(props, params, leader, config.requestTimeoutMs()),
@@ -106,23 +95,18 @@ public final class RaftNode implements AutoCloseable {
     this.confirmer = lease == null ? new Confirmer(proposer)
         : new Confirmer(proposer, lease, new LocalConfirm(sm, leases, division::commitIndex)::confirm, proposer);
     sm.setQueryHandler(new FollowerQueries(confirmer)::answer);
-    RaftMembership membership = new RaftMembership(server, () -> RaftClient.newBuilder()
+    RaftMembership membership = new RaftMembership(cell, () -> RaftClient.newBuilder()
         .setProperties(RaftSetup.adminProperties(props)).setParameters(params)
         .setRaftGroup(division.currentGroup())
         .setRetryPolicy(RetryPolicies.retryUpToMaximumCountWithFixedSleep(20,
             TimeDuration.valueOf(250, TimeUnit.MILLISECONDS)))
         .build(), proposer, confirmer, sm, RaftSetup.ADMIN_TIMEOUT_MS, lease, executors.blocking());
-    this.clusterView = new RaftClusterView(server, membership, dataDir.lmdbFile());
-  }
-
-  /** Starts the Ratis server: it recovers its storage, runs the state machine's start-up check and joins the group. */
-  public void start() throws IOException {
-    server.start();
+    this.clusterView = new RaftClusterView(cell, membership, stateFile);
   }
 
   /** Starts pointing the proposal clients at the leader; the confirmer hears of each new leader. */
   public void startLeaderTracker() {
-    leaderTracker = ClientLeaderTracker.start(server, clients, LEADER_POLL_MS, confirmer::leaderChanged,
+    leaderTracker = ClientLeaderTracker.start(cell, clients, LEADER_POLL_MS, confirmer::leaderChanged,
         executors.timers());
   }
 
@@ -134,9 +118,9 @@ public final class RaftNode implements AutoCloseable {
     }
   }
 
-  /** The underlying Ratis server. */
-  public RaftServer server() {
-    return server;
+  /** The cell's division on this node. */
+  public CellDivision cell() {
+    return cell;
   }
 
   /** This node's Raft timing, as its Ratis properties set it. */
@@ -182,7 +166,7 @@ public final class RaftNode implements AutoCloseable {
     return clockReadings;
   }
 
-  /** Stops leader tracking and clock probes, then closes the Ratis clients and the Ratis server, in that order. */
+  /** Stops leader tracking and clock probes, then closes the Ratis clients (the {@link RaftHost} closes the server). */
   @Override
   public void close() throws Exception {
     if (leaderTracker != null) {
@@ -192,6 +176,5 @@ public final class RaftNode implements AutoCloseable {
       clockProber.close();
     }
     clients.close();
-    server.close();
   }
 }

@@ -17,8 +17,8 @@ import org.apache.ratis.util.TimeDuration;
 
 /** Translates a {@link ServerConfig} into Ratis properties and the Raft group. */
 public final class RaftSetup {
-  /** Fixed group id ({@link DataDir#RAFT_GROUP_UUID}): the storage subdirectory is named after it. */
-  public static final RaftGroupId GROUP_ID = RaftGroupId.valueOf(DataDir.RAFT_GROUP_UUID);
+  /** Fixed group id of cell 0 ({@link DataDir#RAFT_GROUP_UUID}): the storage subdirectory is named after it. */
+  public static final RaftGroupId GROUP_ID = groupId(0);
 
   /** Upper bound of one membership change or leadership transfer, ms. */
   public static final long ADMIN_TIMEOUT_MS = 60_000;
@@ -26,12 +26,22 @@ public final class RaftSetup {
   private RaftSetup() {
   }
 
-  /** The Raft group of every configured peer. */
+  /** The fixed group id of cell {@code cell} ({@link DataDir#groupUuid}; docs/architecture.md §14). */
+  public static RaftGroupId groupId(int cell) {
+    return RaftGroupId.valueOf(DataDir.groupUuid(cell));
+  }
+
+  /** Cell 0's Raft group of every configured peer. */
   public static RaftGroup group(ServerConfig config) {
+    return group(config, 0);
+  }
+
+  /** Cell {@code cell}'s Raft group of every configured peer: every cell has the same voters. */
+  public static RaftGroup group(ServerConfig config, int cell) {
     List<RaftPeer> peers = config.peers().entrySet().stream()
         .map(e -> RaftPeer.newBuilder().setId(e.getKey()).setAddress(e.getValue()).build())
         .toList();
-    return RaftGroup.valueOf(GROUP_ID, peers);
+    return RaftGroup.valueOf(groupId(cell), peers);
   }
 
   /**

@@ -27,11 +27,11 @@ public final class TimingPublisher implements AutoCloseable {
    * @param maxEntryVersion the highest log-entry version this node applies, published with it ({@link VoterFormats})
    * @param timers the node's scheduler, which runs the checks
    */
-  public static TimingPublisher start(RaftServer server, ReplicaView replica, Proposer proposer, RaftTiming timing,
+  public static TimingPublisher start(CellDivision cell, ReplicaView replica, Proposer proposer, RaftTiming timing,
                                       int maxEntryVersion, ScheduledExecutorService timers) {
-    String id = server.getId().toString();
+    String id = cell.serverId().toString();
     MemberTiming entry = timing.entry(id, maxEntryVersion);
-    return new TimingPublisher(MemberRecordPublisher.start(server, replica, proposer,
+    return new TimingPublisher(MemberRecordPublisher.start(cell, replica, proposer,
         r -> entry.equals(r.read(txn -> txn.memberTimings()).get(id)),
         LogEntry.newBuilder().setMemberTiming(entry),
         "Raft timing of member " + id + " (minimum election timeout " + timing.minElectionTimeoutMs()

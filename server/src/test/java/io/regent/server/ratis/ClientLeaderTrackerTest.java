@@ -40,7 +40,7 @@ class ClientLeaderTrackerTest {
   @Test
   void becomingTheReadyLeaderRenewsTheClientsAndRestartsTheRoundOnce() {
     try (RaftClientPool pool = new RaftClientPool(2, this::client, 60_000, executors);
-         ClientLeaderTracker tracker = ClientLeaderTracker.start(server(), pool, 3_600_000, restarts::incrementAndGet,
+         ClientLeaderTracker tracker = ClientLeaderTracker.start(new CellDivision(server(), RaftSetup.GROUP_ID), pool, 3_600_000, restarts::incrementAndGet,
              executors.timers())) {
       leader = SELF; // won the election, startup entry not applied yet
       tracker.check();
@@ -64,7 +64,7 @@ class ClientLeaderTrackerTest {
   @Test
   void aFollowerRestartsTheRoundOnlyWhenTheLeaderChanges() {
     try (RaftClientPool pool = new RaftClientPool(1, this::client, 60_000, executors);
-         ClientLeaderTracker tracker = ClientLeaderTracker.start(server(), pool, 3_600_000, restarts::incrementAndGet,
+         ClientLeaderTracker tracker = ClientLeaderTracker.start(new CellDivision(server(), RaftSetup.GROUP_ID), pool, 3_600_000, restarts::incrementAndGet,
              executors.timers())) {
       leader = OTHER;
       tracker.check();
