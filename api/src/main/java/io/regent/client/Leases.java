@@ -48,7 +48,17 @@ public final class Leases {
    *     RESOURCE_EXHAUSTED above the server's lease limits
    */
   public long grant(long ttlMs) {
-    LeaseGrantRequest req = LeaseGrantRequest.newBuilder().setTtlMs(ttlMs).setRequestId(RequestIds.next()).build();
+    return grant(ttlMs, "");
+  }
+
+  /**
+   * Grants a lease in the cell of {@code tenant}'s names, as {@link #grant(long)}: on a cluster of several cells a
+   * lease holds names of its own cell only (docs/architecture.md §14). A name will do as well as a tenant
+   * ({@code payments/leader} and {@code payments} name one cell); empty: cell 0.
+   */
+  public long grant(long ttlMs, String tenant) {
+    LeaseGrantRequest req = LeaseGrantRequest.newBuilder().setTtlMs(ttlMs).setTenant(tenant)
+        .setRequestId(RequestIds.next()).build();
     return calls.call(ch -> LeaseGrpc.newBlockingStub(ch)
         .withDeadlineAfter(calls.callTimeoutMs(), TimeUnit.MILLISECONDS).grant(req)).getId();
   }

@@ -3,6 +3,8 @@ package io.regent.server;
 import io.grpc.ServerInterceptor;
 import io.regent.api.v1.KvStats;
 import io.regent.server.api.ApiServer;
+import io.regent.server.api.CellBackend;
+import io.regent.server.cell.Placement;
 import io.regent.server.cell.Cell;
 import io.regent.server.cell.CellReplica;
 import io.regent.server.concurrent.NodeExecutors;
@@ -99,9 +101,10 @@ public final class RegentServer implements AutoCloseable {
           + "be combined with TLS or a permissions file (docs/migrating.md)");
     }
     this.startedWithoutRaftState = !dataDir.hasRaftState();
+    dataDir.claimCells(config.cells());
     NodeSecurity sec = NodeSecurity.load(security, config.nodeId());
     this.metrics = config.metricsPort() >= 0 ? new RegentMetrics(config.nodeId()) : null;
-    int cellCount = 1;
+    int cellCount = config.cells();
     List<CellReplica> replicas = new ArrayList<>();
     Map<RaftGroupId, RegentStateMachine> machines = new LinkedHashMap<>();
     for (int c = 0; c < cellCount; c++) {
@@ -112,8 +115,9 @@ public final class RegentServer implements AutoCloseable {
     }
     this.host = new RaftHost(config, props, sec.raftParameters(), bootstrap, machines);
     for (int c = 0; c < cellCount; c++) {
+      int cell = c;
       cells.add(new Cell(dataDir.cell(c), replicas.get(c), config, props, sec.raftParameters(), host, executors,
-          this::divisionStopped));
+          reason -> cellStopped(cell, reason)));
     }
     Cell cell0 = cells.get(0);
     RegentStateMachine sm = cell0.replica();
@@ -130,9 +134,10 @@ public final class RegentServer implements AutoCloseable {
     this.console = metrics != null && config.console()
         ? new Console(clusterView, sm, confirmer, metrics::notReadyReason) : null;
     this.admission = new Admission(config.limits().admission(), ClientIdentity::of, System::nanoTime);
+    List<CellBackend> backends = cells.stream().map(c -> new CellBackend(c.raft().clusterView(), c.replica(),
+        c.operations(), c.raft().confirmer())).toList();
     this.api = new ApiServer(new InetSocketAddress(config.apiHost(), config.apiPort()), sec.apiCredentials(),
-        clusterView, sm, operations, confirmer,
-        config.minTtlMs(),
+        backends, new Placement(cellCount), config.minTtlMs(),
         config.unsafeLocalGrants(), config.unsafeCleanupAnyAttempt(), config.limits(), admission, executors,
         interceptors.toArray(ServerInterceptor[]::new));
     this.etcdKv = new EtcdKv(operations, raft.entryFormat(), api.reader(), sm, executors.blocking(),
@@ -288,6 +293,20 @@ public final class RegentServer implements AutoCloseable {
     this.onDivisionStopped = handler;
     if (stoppedReason != null) { // it stopped before anyone asked
       handler.accept(stoppedReason);
+    }
+  }
+
+  /**
+   * Cell {@code cell}'s division stopped for good. Cell 0's, or any cell's storage failure (a full data directory is
+   * every cell's), stops the node; another cell's (an apply that threw: Ratis closes only that division) leaves the
+   * node serving the other cells (docs/architecture.md §14).
+   */
+  private void cellStopped(int cell, String reason) {
+    if (cell == 0 || cells.get(cell).replica().storageFault().isPresent()) {
+      divisionStopped(cells.size() == 1 ? reason : "cell " + cell + ": " + reason);
+    } else {
+      LOG.error("node {}: cell {}'s Raft division stopped for good: {}; the node serves the other cells",
+          config.nodeId(), cell, reason);
     }
   }
 

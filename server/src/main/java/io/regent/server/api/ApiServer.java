@@ -10,6 +10,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.regent.server.concurrent.NodeExecutors;
+import io.regent.server.cell.Placement;
 import io.regent.server.limits.Admission;
 import io.regent.server.limits.ConnectionLimiter;
 import io.regent.server.limits.LeaseQuota;
@@ -21,6 +22,7 @@ import io.regent.server.rpc.MethodRules;
 import io.regent.statemachine.replica.ReplicaView;
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -42,7 +44,8 @@ public final class ApiServer implements AutoCloseable {
   private static final long STARTED_MS = System.currentTimeMillis();
 
   private final Server server;
-  private final HealthReporter health;
+  /** Each cell's services, in cell order: their readiness checks start and stop with the server. */
+  private final List<CellServices> cells;
   private final StateReader reader;
   private final NodeExecutors executors;
 
@@ -83,21 +86,44 @@ public final class ApiServer implements AutoCloseable {
                    Proposer proposer, Confirmer confirmer, long minTtlMs, boolean unsafeLocalGrants,
                    boolean unsafeCleanupAnyAttempt, ServerLimits limits, Admission admission, NodeExecutors executors,
                    ServerInterceptor... interceptors) {
+    this(address, credentials, List.of(new CellBackend(cluster, sm, proposer, confirmer)), Placement.SINGLE, minTtlMs,
+        unsafeLocalGrants, unsafeCleanupAnyAttempt, limits, admission, executors, interceptors);
+  }
+
+  /**
+   * Binds (but does not start) the API of a node with several cells (docs/architecture.md §14): each call goes to
+   * the services of its name's or its lease's cell; Status, membership, snapshots, health and the leader the
+   * replies name are cell 0's. The other parameters as above.
+   *
+   * @param cells what the API serves of each cell, in cell order; one for a node without cells
+   * @param placement the cell of each name, over {@code cells.size()} cells
+   */
+  public ApiServer(InetSocketAddress address, ServerCredentials credentials, List<CellBackend> cells,
+                   Placement placement, long minTtlMs, boolean unsafeLocalGrants, boolean unsafeCleanupAnyAttempt,
+                   ServerLimits limits, Admission admission, NodeExecutors executors,
+                   ServerInterceptor... interceptors) {
     this.executors = executors;
     var blocking = executors.blocking();
-    HealthStatusManager health = new HealthStatusManager();
-    this.health = new HealthReporter(cluster, health, sm::appliedIndex);
-    this.reader = new StateReader(confirmer, sm, blocking, this.health);
+    CellBackend first = cells.get(0);
+    ClusterView cluster = first.cluster();
+    HealthStatusManager healthStatus = new HealthStatusManager();
     LeaseQuota quota = new LeaseQuota(limits.maxLeasesPerConnection());
-    LeaseGrants grants = new LeaseGrants(minTtlMs, limits, quota, admission.leaseQuota(), admission.nameQuota(), sm,
-        blocking);
     Attempts attempts = new Attempts(System::currentTimeMillis, unsafeCleanupAnyAttempt);
     Cleanups cleanups = Cleanups.on(blocking);
-    Campaigns campaigns = new Campaigns(proposer, sm.hub(), unsafeLocalGrants ? new UnsafeLocalGrants(sm) : null,
-        limits, grants, admission.nameQuota(), blocking, attempts, cleanups);
-    sm.hub().listen(quota);
-    sm.hub().listen(admission.leaseQuota());
-    sm.hub().listen(admission.nameQuota());
+    // Last, so outermost: every reply names the leader, the refusals of the limits and permission checks too.
+    LeaderHeaders leaderHeaders = new LeaderHeaders(cluster, first.replica(), System::nanoTime);
+    NodeClock clock = new NodeClock(() -> {
+      var raft = cluster.raftLeader();
+      return raft == null ? null : raft.node();
+    }, System::nanoTime, STARTED_MS);
+    List<CellServices> services = new ArrayList<>();
+    for (CellBackend cell : cells) {
+      // only cell 0's readiness is the node's gRPC health; each cell's gates its own serializable reads
+      services.add(new CellServices(cell, services.isEmpty() ? healthStatus : new HealthStatusManager(), minTtlMs,
+          unsafeLocalGrants, limits, admission, quota, attempts, cleanups, executors, leaderHeaders::named, clock));
+    }
+    this.cells = List.copyOf(services);
+    this.reader = services.get(0).reader;
     ConnectionLimiter limiter = new ConnectionLimiter(limits, System::nanoTime, quota::forget);
     NettyServerBuilder builder = NettyServerBuilder.forAddress(address, credentials)
         .maxInboundMessageSize(limits.maxMessageBytes())
@@ -111,25 +137,24 @@ public final class ApiServer implements AutoCloseable {
         .intercept(admission) // before the per-connection limits: a shed call costs as little as possible
         .intercept(new SeenIndexHeader());
     java.util.Arrays.stream(interceptors).forEach(builder::intercept);
-    // Last, so outermost: every reply names the leader, the refusals of the limits and permission checks too.
-    LeaderHeaders leaderHeaders = new LeaderHeaders(cluster, sm, System::nanoTime);
     builder.intercept(leaderHeaders);
-    for (BindableService s : List.of(new LeaseService(proposer, confirmer, reader, grants, leaderHeaders::named,
-            new NodeClock(() -> {
-              var raft = cluster.raftLeader();
-              return raft == null ? null : raft.node();
-            }, System::nanoTime, STARTED_MS)),
-        new ElectionService(campaigns, new ObserveStreams(reader, sm.hub(), blocking, limits.observeBuffer(),
-            limits.maxObservers()), reader, proposer, new CampaignAllCall(proposer, sm.hub(), limits,
-            admission.nameQuota(), blocking, attempts, cleanups)),
-        new LockService(campaigns, proposer),
-        new GroupService(proposer, reader, sm, blocking, minTtlMs, limits.maxObservers()),
-        new ClusterService(cluster, confirmer),
-        new MaintenanceService(confirmer, sm, blocking),
-        health.getHealthService(),
+    List<BindableService> perName;
+    if (cells.size() == 1) {
+      CellServices only = services.get(0);
+      perName = List.of(only.lease, only.election, only.lock, only.group);
+    } else {
+      CellRoutes routes = new CellRoutes(placement, services);
+      perName = List.of(new RoutedLeaseService(routes, placement, leaderHeaders::named),
+          new RoutedElectionService(routes), new RoutedLockService(routes), new RoutedGroupService(routes));
+    }
+    List<BindableService> all = new ArrayList<>(perName);
+    all.addAll(List.of(new ClusterService(cluster, first.confirmer()),
+        new MaintenanceService(first.confirmer(), first.replica(), blocking),
+        healthStatus.getHealthService(),
         ProtoReflectionServiceV1.newInstance(),
         // v1alpha too: grpcui, Evans and Postman still ask for it
-        io.grpc.protobuf.services.ProtoReflectionService.newInstance())) {
+        io.grpc.protobuf.services.ProtoReflectionService.newInstance()));
+    for (BindableService s : all) {
       builder.addService(MalformedRequests.tolerant(s));
     }
     this.server = builder.build();
@@ -139,7 +164,7 @@ public final class ApiServer implements AutoCloseable {
   /** Starts serving. */
   public ApiServer start() throws IOException {
     server.start();
-    health.start(executors.timers());
+    cells.forEach(c -> c.health.start(executors.timers()));
     return this;
   }
 
@@ -158,7 +183,7 @@ public final class ApiServer implements AutoCloseable {
 
   @Override
   public void close() throws InterruptedException {
-    health.close();
+    cells.forEach(c -> c.health.close());
     server.shutdownNow();
     server.awaitTermination(5, TimeUnit.SECONDS);
   }

@@ -98,7 +98,7 @@ final class LeaseService extends LeaseGrpc.LeaseImplBase {
    * The renewal of lease {@code id}: its TTL once confirmed, with this node's clock read as it answers (inside
    * the client's send-to-receive interval), or the failure {@link #measured} names.
    */
-  private CompletableFuture<LeaseKeepAliveResponse> renewal(long id) {
+  CompletableFuture<LeaseKeepAliveResponse> renewal(long id) {
     return confirmer.confirmLeases(List.of(id), List.of()).thenApply(c ->
         clock.stamp(LeaseKeepAliveResponse.newBuilder().setId(id).setTtlMs(measured(c, id).getTtlMs())).build());
   }

@@ -23,6 +23,11 @@ final class SeenIndexHeader implements ServerInterceptor {
     return v == null ? 0 : v;
   }
 
+  /** Runs {@code body} as a call that sent no seen index: {@link #current} is 0 inside it. */
+  static void withoutSeenIndex(Runnable body) {
+    Context.current().withValue(SEEN, null).run(body);
+  }
+
   @Override
   public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
                                                      ServerCallHandler<Q, R> next) {

@@ -1,6 +1,7 @@
 package io.regent.server.config;
 
 import io.regent.statemachine.apply.EntryCodec;
+import io.regent.server.cell.Placement;
 import io.regent.server.limits.ServerLimits;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;
@@ -45,12 +46,15 @@ import java.util.regex.Pattern;
  * @param maxEntryVersion TESTS ONLY (the rolling-upgrade test): this node publishes and applies log-entry versions up
  *     to this one, as a build of an older release would (1..{@link EntryCodec#MAX_VERSION}, the default); it stops
  *     applying at a higher one (docs/operations.md "Upgrades")
+ * @param cells the cluster's number of cells, 1..{@link Placement#MAX_CELLS} (docs/architecture.md §14): Raft groups
+ *     on the same nodes, each with its own state; fixed when the cluster is created, 1 (the default) as a cluster
+ *     of a release without cells
  */
 public record ServerConfig(String nodeId, Map<String, String> peers, String apiHost, int apiPort, Path dataDir,
                            long electionTimeoutMinMs, long electionTimeoutMaxMs, long snapshotThreshold,
                            long logSegmentBytes, long requestTimeoutMs, boolean unsafeLocalGrants,
                            boolean unsafeSkipRelease, boolean unsafeCleanupAnyAttempt, int metricsPort, ServerLimits limits, ConfirmRule confirm,
-                           int proposalBatch, boolean console, int etcdPort, int maxEntryVersion) {
+                           int proposalBatch, boolean console, int etcdPort, int maxEntryVersion, int cells) {
 
   /**
    * Default election timeouts: 600–900 ms, so the minimum TTL is 1.35 s (tests can use 2–3 s TTLs). The maximum is
@@ -95,6 +99,9 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
     if (confirm == null) {
       confirm = ConfirmRule.LEASE;
     }
+    if (cells < 1 || cells > Placement.MAX_CELLS) {
+      throw new InvalidSettingException("cells " + cells + " is outside 1.." + Placement.MAX_CELLS, "cells");
+    }
     if (proposalBatch < 1 || proposalBatch > MAX_PROPOSAL_BATCH) {
       throw new InvalidSettingException("proposal batch " + proposalBatch + " is outside 1.." + MAX_PROPOSAL_BATCH,
           "proposal-batch");
@@ -129,7 +136,7 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
         .requestTimeoutMs(requestTimeoutMs).unsafeLocalGrants(unsafeLocalGrants).unsafeSkipRelease(unsafeSkipRelease)
         .unsafeCleanupAnyAttempt(unsafeCleanupAnyAttempt).metricsPort(metricsPort);
     return b.limits(limits).confirm(confirm).proposalBatch(proposalBatch).console(console).etcdPort(etcdPort)
-        .maxEntryVersion(maxEntryVersion);
+        .maxEntryVersion(maxEntryVersion).cells(cells);
   }
 
   /** Smallest TTL a lease may have: 1.5 x the maximum election timeout, in ms (etcd's minimum-TTL rule). */
@@ -166,6 +173,7 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
     private boolean console = true;
     private int etcdPort = -1;
     private int maxEntryVersion = EntryCodec.MAX_VERSION;
+    private int cells = 1;
 
     private Builder(String nodeId, Path dataDir) {
       this.nodeId = nodeId;
@@ -328,16 +336,21 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
       return this;
     }
 
-    /** Port of etcd's Lease, Election and Lock services ({@code --etcd-port}; -1, the default: none; 0: free). */
     /** TESTS ONLY: the highest entry version this node applies (see {@link ServerConfig}'s {@code maxEntryVersion}). */
     public Builder maxEntryVersion(int version) {
       this.maxEntryVersion = version;
       return this;
     }
 
-    /** See {@link ServerConfig}'s {@code etcdPort}. */
+    /** Port of etcd's Lease, Election and Lock services ({@code --etcd-port}; -1, the default: none; 0: free). */
     public Builder etcdPort(int port) {
       this.etcdPort = port;
+      return this;
+    }
+
+    /** The cluster's number of cells ({@code --cells}; see {@link ServerConfig}'s {@code cells}; default 1). */
+    public Builder cells(int count) {
+      this.cells = count;
       return this;
     }
 
@@ -351,7 +364,7 @@ public record ServerConfig(String nodeId, Map<String, String> peers, String apiH
       return new ServerConfig(nodeId, peers, apiHost, apiPort, dataDir, electionTimeoutMinMs, electionTimeoutMaxMs,
           snapshotThreshold, logSegmentBytes, requestTimeoutMs, unsafeLocalGrants, unsafeSkipRelease, unsafeCleanupAnyAttempt,
           metricsPort, limits,
-          confirm, proposalBatch, console, etcdPort, maxEntryVersion);
+          confirm, proposalBatch, console, etcdPort, maxEntryVersion, cells);
     }
   }
 

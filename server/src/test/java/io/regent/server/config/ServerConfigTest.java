@@ -27,7 +27,9 @@ class ServerConfigTest {
     assertThat(c.toBuilder().metricsPort(0).build()).isEqualTo(new ServerConfig(c.nodeId(), c.peers(), c.apiHost(),
         c.apiPort(), c.dataDir(), 600, 900, c.snapshotThreshold(), c.logSegmentBytes(), c.requestTimeoutMs(), false,
         false, false, 0, c.limits(), ConfirmRule.LEASE, ServerConfig.DEFAULT_PROPOSAL_BATCH, true, -1,
-        EntryCodec.MAX_VERSION));
+        EntryCodec.MAX_VERSION, 1));
+    assertThat(c.cells()).as("one cell unless asked").isEqualTo(1);
+    assertThat(c.toBuilder().cells(4).build().toBuilder().build().cells()).isEqualTo(4);
     assertThat(c.etcdPort()).as("no etcd port unless asked").isEqualTo(-1);
     assertThat(c.toBuilder().etcdPort(0).build().toBuilder().build().etcdPort()).isZero();
     assertThatThrownBy(() -> c.toBuilder().etcdPort(70_000).build()).hasMessage("etcd port 70000 is outside -1..65535");
