@@ -4,7 +4,7 @@ import io.grpc.ServerInterceptor;
 import io.regent.api.v1.KvStats;
 import io.regent.server.api.ApiServer;
 import io.regent.server.api.CellBackend;
-import io.regent.server.cell.Placement;
+import io.regent.server.placement.Placement;
 import io.regent.server.cell.Cell;
 import io.regent.server.cell.CellReplica;
 import io.regent.server.concurrent.NodeExecutors;
@@ -101,7 +101,6 @@ public final class RegentServer implements AutoCloseable {
           + "be combined with TLS or a permissions file (docs/migrating.md)");
     }
     this.startedWithoutRaftState = !dataDir.hasRaftState();
-    dataDir.claimCells(config.cells());
     NodeSecurity sec = NodeSecurity.load(security, config.nodeId());
     this.metrics = config.metricsPort() >= 0 ? new RegentMetrics(config.nodeId()) : null;
     int cellCount = config.cells();
@@ -185,10 +184,13 @@ public final class RegentServer implements AutoCloseable {
    * Builds and starts a node with TLS and permissions as {@code security} says (docs/security.md).
    *
    * @throws IOException also when a certificate, key or permissions file cannot be read
+   * @throws io.regent.server.storage.CellCountException when the data directory was created with another number
+   *     of cells, before anything starts
    */
   public static RegentServer start(ServerConfig config, Security security) throws IOException {
     RaftProperties props = RaftSetup.properties(config);
     DataDir dataDir = new DataDir(config.dataDir());
+    dataDir.claimCells(config.cells());
     refuseIfDataLost(config, security, props, dataDir);
     return start(new RegentServer(config, security, true, props, dataDir));
   }
@@ -214,8 +216,9 @@ public final class RegentServer implements AutoCloseable {
    * names only this node's Raft address.
    */
   public static RegentServer startMember(ServerConfig config, Security security) throws IOException {
-    return start(new RegentServer(config, security, false, RaftSetup.properties(config),
-        new DataDir(config.dataDir())));
+    DataDir dataDir = new DataDir(config.dataDir());
+    dataDir.claimCells(config.cells());
+    return start(new RegentServer(config, security, false, RaftSetup.properties(config), dataDir));
   }
 
   /** {@link #startMember(ServerConfig, Security)} with plaintext ports and no permission checks. */

@@ -23,12 +23,14 @@ class PackageRulesTest {
   /** Top to bottom: a package may use the layers below its own, never one above. */
   static final List<List<String>> LAYERS = List.of(
       List.of("io.regent.server"),
-      List.of("io.regent.server.single..", "io.regent.server.ratis..", "io.regent.server.metrics..",
-          "io.regent.server.console..", "io.regent.server.etcd..", "io.regent.server.security.."),
+      List.of("io.regent.server.single..", "io.regent.server.cell..", "io.regent.server.ratis..",
+          "io.regent.server.metrics..", "io.regent.server.console..", "io.regent.server.etcd..",
+          "io.regent.server.security.."),
       List.of("io.regent.server.api.."),
       List.of("io.regent.server.lease..", "io.regent.server.config..", "io.regent.server.batch.."),
       List.of("io.regent.server.confirm..", "io.regent.server.limits..", "io.regent.server.membership..",
-          "io.regent.server.storage..", "io.regent.server.concurrent..", "io.regent.server.rpc.."),
+          "io.regent.server.storage..", "io.regent.server.concurrent..", "io.regent.server.rpc..",
+          "io.regent.server.placement.."),
       List.of("io.regent.server.replication.."));
 
   static JavaClasses main;

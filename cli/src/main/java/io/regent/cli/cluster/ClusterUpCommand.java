@@ -5,6 +5,7 @@ import io.regent.cli.command.ClientOptions;
 import io.regent.cli.output.ExitCodes;
 import io.regent.cli.output.Json;
 import io.regent.process.ChildProcess;
+import io.regent.server.placement.Placement;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -65,6 +66,12 @@ public final class ClusterUpCommand implements Callable<Integer> {
           + "operation; default: the server's own). An existing DIR keeps its own setting")
   Integer proposalBatch;
 
+  @Option(names = "--cells", paramLabel = "C",
+      description = "start every node with `regent server --cells C`: C Raft groups on the same nodes, each tenant's "
+          + "names in one of them, 1..32768 (default: 1; docs/architecture.md §14). An existing "
+          + "DIR keeps its own setting")
+  Integer cells;
+
   @Option(names = {"-w", "--write-out"}, paramLabel = "FORMAT", defaultValue = "simple",
       description = "output format: ${COMPLETION-CANDIDATES} (default: ${DEFAULT-VALUE})")
   ClientOptions.Output output = ClientOptions.Output.simple;
@@ -83,8 +90,12 @@ public final class ClusterUpCommand implements Callable<Integer> {
     if (proposalBatch != null && (proposalBatch < 1 || proposalBatch > 1024)) {
       throw new ParameterException(spec.commandLine(), "--proposal-batch must be within 1..1024, not " + proposalBatch);
     }
+    if (cells != null && (cells < 1 || cells > Placement.MAX_CELLS)) {
+      throw new ParameterException(spec.commandLine(), "--cells must be within 1.." + Placement.MAX_CELLS + ", not "
+          + cells);
+    }
     PrintWriter err = spec.commandLine().getErr();
-    Up up = up(dir, nodes, basePort, tls, confirm, proposalBatch, err);
+    Up up = up(dir, nodes, basePort, tls, confirm, proposalBatch, cells, err);
     if (up.cluster().tls() != null) {
       Path certs = up.cluster().tls();
       err.println("mutual TLS: clients need --cacert " + certs.resolve("ca.crt") + " --cert "
@@ -122,12 +133,15 @@ public final class ClusterUpCommand implements Callable<Integer> {
    */
   static Up up(Path dir, Integer nodes, Integer basePort, Path tls, String confirm, PrintWriter err)
       throws Exception {
-    return up(dir, nodes, basePort, tls, confirm, null, err);
+    return up(dir, nodes, basePort, tls, confirm, null, null, err);
   }
 
-  /** Like {@link #up(Path, Integer, Integer, Path, String, PrintWriter)}, with {@code --proposal-batch N} too. */
+  /**
+   * Like {@link #up(Path, Integer, Integer, Path, String, PrintWriter)}, with {@code --proposal-batch N} and
+   * {@code --cells C} too (null: the server's defaults).
+   */
   static Up up(Path dir, Integer nodes, Integer basePort, Path tls, String confirm, Integer proposalBatch,
-      PrintWriter err) throws Exception {
+      Integer cells, PrintWriter err) throws Exception {
     long start = System.nanoTime();
     Optional<ProcessCluster> existing = ProcessCluster.load(dir);
     ProcessCluster cluster;
@@ -136,13 +150,13 @@ public final class ClusterUpCommand implements Callable<Integer> {
       if ((nodes != null && nodes != cluster.nodes().size())
           || (basePort != null && basePort + 1 != cluster.nodes().get(0).raftPort())
           || (tls != null && !tls.toAbsolutePath().normalize().equals(cluster.tls()))
-          || (confirm != null && !confirm.equals(cluster.confirm())) || proposalBatch != null) {
+          || (confirm != null && !confirm.equals(cluster.confirm())) || proposalBatch != null || cells != null) {
         err.println("note: " + cluster.dir() + " already holds a " + cluster.nodes().size() + "-node cluster; "
-            + "restarting it as it was (ignoring --nodes/--base-port/--tls/--confirm/--proposal-batch)");
+            + "restarting it as it was (ignoring --nodes/--base-port/--tls/--confirm/--proposal-batch/--cells)");
       }
     } else {
       cluster = ProcessCluster.create(dir, nodes == null ? 3 : nodes, basePort == null ? 7000 : basePort, tls)
-          .withConfirm(confirm).withProposalBatch(proposalBatch);
+          .withConfirm(confirm).withProposalBatch(proposalBatch).withCells(cells);
       for (ProcessCluster.Node n : cluster.nodes()) {
         cluster.checkPorts(n); // before writing anything, so that a retry may pick another --base-port
       }

@@ -72,18 +72,22 @@ public final class ProcessCluster {
   private final String confirm;
   /** The nodes' {@code regent server --proposal-batch}; null: the server's default. */
   private final Integer proposalBatch;
+  /** The cluster's {@code regent server --cells}; null: one cell. */
+  private final Integer cells;
 
-  private ProcessCluster(Path dir, List<Node> nodes, Path tls, String confirm, Integer proposalBatch) {
+  private ProcessCluster(Path dir, List<Node> nodes, Path tls, String confirm, Integer proposalBatch,
+                         Integer cells) {
     this.dir = dir.toAbsolutePath().normalize();
     this.nodes = List.copyOf(nodes);
     this.tls = tls == null ? null : tls.toAbsolutePath().normalize();
     this.confirm = confirm;
     this.proposalBatch = proposalBatch;
+    this.cells = cells;
   }
 
   /** This layout with every node started as {@code regent server --confirm MODE}; null: the server's default. */
   ProcessCluster withConfirm(String mode) {
-    return new ProcessCluster(dir, nodes, tls, mode, proposalBatch);
+    return new ProcessCluster(dir, nodes, tls, mode, proposalBatch, cells);
   }
 
   /**
@@ -91,7 +95,15 @@ public final class ProcessCluster {
    * operation, the A/B of batching in scripts/bench-rounds.sh); null: the server's default.
    */
   ProcessCluster withProposalBatch(Integer n) {
-    return new ProcessCluster(dir, nodes, tls, confirm, n);
+    return new ProcessCluster(dir, nodes, tls, confirm, n, cells);
+  }
+
+  /**
+   * This layout with every node started as {@code regent server --cells N}: N Raft groups on the same nodes, each
+   * with its own state (docs/architecture.md §14); null: one cell.
+   */
+  ProcessCluster withCells(Integer n) {
+    return new ProcessCluster(dir, nodes, tls, confirm, proposalBatch, n);
   }
 
   /** The nodes' confirmation mode, null when they use the server's default. */
@@ -114,7 +126,7 @@ public final class ProcessCluster {
     for (int i = 1; i <= count; i++) {
       nodes.add(new Node("n" + i, basePort + i, basePort + 100 + i));
     }
-    return new ProcessCluster(dir, nodes, tls, null, null);
+    return new ProcessCluster(dir, nodes, tls, null, null, null);
   }
 
   /** The cluster described by {@code DIR/cluster.conf}, if there is one. */
@@ -137,12 +149,16 @@ public final class ProcessCluster {
       }
     }
     String tls = p.getProperty("tls");
-    String batch = p.getProperty("proposal-batch");
+    return Optional.of(new ProcessCluster(dir, nodes, tls == null ? null : Path.of(tls), p.getProperty("confirm"),
+        number(p, "proposal-batch", conf), number(p, "cells", conf)));
+  }
+
+  private static Integer number(Properties p, String key, Path conf) throws IOException {
+    String v = p.getProperty(key);
     try {
-      return Optional.of(new ProcessCluster(dir, nodes, tls == null ? null : Path.of(tls), p.getProperty("confirm"),
-          batch == null ? null : Integer.valueOf(batch)));
+      return v == null ? null : Integer.valueOf(v);
     } catch (NumberFormatException e) {
-      throw new IOException(conf + " is damaged: proposal-batch '" + batch + "' is not a number");
+      throw new IOException(conf + " is damaged: " + key + " '" + v + "' is not a number");
     }
   }
 
@@ -163,6 +179,9 @@ public final class ProcessCluster {
     }
     if (proposalBatch != null) {
       p.setProperty("proposal-batch", String.valueOf(proposalBatch));
+    }
+    if (cells != null) {
+      p.setProperty("cells", String.valueOf(cells));
     }
     try (Writer w = Files.newBufferedWriter(dir.resolve("cluster.conf"))) {
       p.store(w, "regent local cluster, written by `regent cluster up`; `up` on this directory restarts these nodes");
@@ -247,6 +266,9 @@ public final class ProcessCluster {
     }
     if (proposalBatch != null) {
       cmd.addAll(List.of("--proposal-batch", String.valueOf(proposalBatch)));
+    }
+    if (cells != null) {
+      cmd.addAll(List.of("--cells", String.valueOf(cells)));
     }
     if (tls != null) {
       String crt = tls.resolve(n.id() + ".crt").toString();

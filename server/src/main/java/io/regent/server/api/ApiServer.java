@@ -10,7 +10,7 @@ import io.grpc.netty.shaded.io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.protobuf.services.ProtoReflectionServiceV1;
 import io.regent.server.concurrent.NodeExecutors;
-import io.regent.server.cell.Placement;
+import io.regent.server.placement.Placement;
 import io.regent.server.limits.Admission;
 import io.regent.server.limits.ConnectionLimiter;
 import io.regent.server.limits.LeaseQuota;

@@ -1,8 +1,8 @@
 package io.regent.server.api;
 
 import io.grpc.Status;
-import io.regent.server.cell.LeaseIds;
-import io.regent.server.cell.Placement;
+import io.regent.server.placement.LeaseIds;
+import io.regent.server.placement.Placement;
 import java.util.List;
 import java.util.function.Consumer;
 

@@ -17,7 +17,7 @@ import io.regent.api.v1.ProclaimRequest;
 import io.regent.api.v1.ProclaimResponse;
 import io.regent.api.v1.ResignRequest;
 import io.regent.api.v1.ResignResponse;
-import io.regent.server.cell.Placement;
+import io.regent.server.placement.Placement;
 import java.util.TreeSet;
 
 /**

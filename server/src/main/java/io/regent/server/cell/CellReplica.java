@@ -3,6 +3,7 @@ package io.regent.server.cell;
 import io.regent.server.concurrent.NodeExecutors;
 import io.regent.server.config.ServerConfig;
 import io.regent.server.lease.Lessor;
+import io.regent.server.placement.LeaseIds;
 import io.regent.server.storage.CellDir;
 import io.regent.statemachine.event.EventHub;
 import io.regent.statemachine.ratis.ApplyObserver;

@@ -1,7 +1,7 @@
 package io.regent.server.config;
 
 import io.regent.statemachine.apply.EntryCodec;
-import io.regent.server.cell.Placement;
+import io.regent.server.placement.Placement;
 import io.regent.server.limits.ServerLimits;
 import java.nio.file.Path;
 import java.util.LinkedHashMap;

@@ -12,6 +12,7 @@ import io.regent.server.config.ConfirmRule;
 import io.regent.server.config.ServerConfig;
 import io.regent.server.ratis.ApiAddressPublisher;
 import io.regent.server.single.SingleWriterServer;
+import io.regent.server.storage.CellCountException;
 import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -88,6 +89,13 @@ public final class ServerCommand implements Callable<Integer> {
           + "against etcd (jetcd, etcdctl's lease commands); plaintext, not with TLS or --permissions; 0 picks a free "
           + "port (default: none; docs/migrating.md)")
   int etcdPort;
+
+  @Option(names = "--cells", paramLabel = "C", defaultValue = "1",
+      description = "the cluster's number of cells: C Raft groups on the same nodes, each with its own log, state and "
+          + "leader, each tenant's names in one of them (a name's tenant: the text of its first {...}, else its first "
+          + "/ segment, else the name), 1..32768; fixed when the cluster is created, the same on every node "
+          + "(default: 1; docs/architecture.md §14)")
+  int cells;
 
   @Option(names = "--console", arity = "0..1", fallbackValue = "true", paramLabel = "true|false",
       description = "serve the read-only web console at /console/ on the --metrics-port: names, holders, tokens, "
@@ -224,7 +232,7 @@ public final class ServerCommand implements Callable<Integer> {
       }
       config = b.apiHost(apiHost).apiPort(apiPort).unsafeLocalGrants(unsafeLocalGrants)
           .unsafeSkipRelease(unsafeSkipRelease).unsafeCleanupAnyAttempt(unsafeCleanupAnyAttempt)
-          .metricsPort(metricsPort).etcdPort(etcdPort)
+          .metricsPort(metricsPort).etcdPort(etcdPort).cells(cells)
           .limits(limitOptions.limits()).confirm(confirmRule()).proposalBatch(proposalBatch).console(consoleOn()).build();
     } catch (ServerConfig.InvalidSettingException e) {
       throw usage(e.getMessage(), e.settings().toArray(String[]::new));
@@ -241,6 +249,8 @@ public final class ServerCommand implements Callable<Integer> {
           : RegentServer.startMember(config, security.security());
     } catch (ServerConfig.InvalidSettingException e) { // settings the node's timing or stored state refuse
       throw usage(e.getMessage(), e.settings().toArray(String[]::new));
+    } catch (CellCountException e) { // the data directory was created with another number of cells
+      throw usage(e.getMessage(), "cells");
     }
     if (peers == null && join != null) {
       joinCluster(node);

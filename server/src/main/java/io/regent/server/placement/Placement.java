@@ -1,4 +1,4 @@
-package io.regent.server.cell;
+package io.regent.server.placement;
 
 import java.nio.charset.StandardCharsets;
 import java.util.zip.CRC32;

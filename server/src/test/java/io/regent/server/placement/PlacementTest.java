@@ -1,4 +1,4 @@
-package io.regent.server.cell;
+package io.regent.server.placement;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

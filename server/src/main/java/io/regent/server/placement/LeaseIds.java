@@ -1,4 +1,4 @@
-package io.regent.server.cell;
+package io.regent.server.placement;
 
 /**
  * Lease ids carry their cell (docs/architecture.md §14, "Cells"): a lease of cell {@code c} has the id
