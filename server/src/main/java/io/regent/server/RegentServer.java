@@ -300,12 +300,12 @@ public final class RegentServer implements AutoCloseable {
   }
 
   /**
-   * Cell {@code cell}'s division stopped for good. Cell 0's, or any cell's storage failure (a full data directory is
-   * every cell's), stops the node; another cell's (an apply that threw: Ratis closes only that division) leaves the
-   * node serving the other cells (docs/architecture.md §14).
+   * Cell {@code cell}'s division stopped for good. Cell 0's, or a storage failure in any cell (a full data directory
+   * is every cell's), stops the node; another cell's entry whose apply threw (Ratis closes only that division)
+   * leaves the node serving the other cells (docs/architecture.md §14).
    */
   private void cellStopped(int cell, String reason) {
-    if (cell == 0 || cells.get(cell).replica().storageFault().isPresent()) {
+    if (cell == 0 || !cells.get(cell).replica().stoppedByEntry()) {
       divisionStopped(cells.size() == 1 ? reason : "cell " + cell + ": " + reason);
     } else {
       LOG.error("node {}: cell {}'s Raft division stopped for good: {}; the node serves the other cells",

@@ -82,6 +82,8 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
   private volatile Path raftDir;
   /** Why this replica's storage failed for good (the first failure), or null while it has not. */
   private volatile String storageFault;
+  /** Whether {@link #storageFault} came from an entry its apply refused, not from the storage. */
+  private volatile boolean faultOfEntry;
   /** Checks the stored state before Ratis starts this node as a peer; none until one is set. */
   private volatile Consumer<ReplicaView> startupCheck = replica -> { };
   /** Term of the last configuration entry applied; read and written on the apply thread only. */
@@ -208,7 +210,8 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
     long term = entry.getTerm();
     LogEntry command = EntryCodec.decode(entry.getStateMachineLogEntry().getLogData().toByteArray());
     if (command.getVersion() > maxEntryVersion) {
-      throw failed(lmdbDir, new UnknownEntryVersionException(command.getVersion(), index), "applying entry " + index);
+      throw failed(lmdbDir, new UnknownEntryVersionException(command.getVersion(), index), "applying entry " + index,
+          false);
     }
     Result result;
     swap.readLock().lock();
@@ -219,7 +222,7 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
         out = ApplyStep.commit(store, command, index, term, unsafeSkipRelease, leaseIdBase); // null: a replay
       } catch (RuntimeException e) {
         // Ratis closes the division on any exception of apply (StateMachineUpdater): say why first
-        throw failed(lmdbDir, e, "applying entry " + index + " to LMDB");
+        throw failed(lmdbDir, e, "applying entry " + index + " to LMDB", isStorage(e));
       }
       updateLastAppliedTermIndex(term, index);
       result = effects.apply(out, index, term);
@@ -238,7 +241,27 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
   public void notifyLogFailed(Throwable cause, LogEntryProto failedEntry) {
     Path dir = raftDir;
     failed(dir == null ? lmdbDir : dir, cause, failedEntry == null ? "writing the Raft log"
-        : "writing entry " + failedEntry.getIndex() + " to the Raft log");
+        : "writing entry " + failedEntry.getIndex() + " to the Raft log", true);
+  }
+
+  /** Whether {@code e}, thrown by an apply's commit, is a failure of the storage (LMDB, I/O) rather than of the entry. */
+  private static boolean isStorage(Throwable e) {
+    for (Throwable c = e; c != null; c = c.getCause() == c ? null : c.getCause()) {
+      if (c instanceof org.lmdbjava.LmdbException || c instanceof java.io.IOException
+          || c instanceof java.io.UncheckedIOException) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Whether this replica stopped because applying an entry threw for a reason of the entry or of the rules (an
+   * entry version this build does not apply, a fault in apply), not of the storage: a full data directory or a
+   * failed write stops every cell of a node, an entry only its own (docs/architecture.md §14). False while it runs.
+   */
+  public boolean stoppedByEntry() {
+    return storageFault != null && faultOfEntry;
   }
 
   /**
@@ -250,12 +273,17 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
     return Optional.ofNullable(storageFault);
   }
 
-  /** Records and logs (once, as one line) a failed write under {@code dir}; returns what to throw. */
-  private RuntimeException failed(Path dir, Throwable e, String what) {
+  /**
+   * Records and logs (once, as one line) a failed apply or write under {@code dir}; returns what to throw.
+   *
+   * @param storage whether the storage failed (else the entry or the rules did), unless a full directory says so
+   */
+  private RuntimeException failed(Path dir, Throwable e, String what, boolean storage) {
     Optional<String> full = DataDirFull.diagnose(dir, e, what);
     String fault = full.orElse(what + " failed: " + e);
     synchronized (this) {
       if (storageFault == null) {
+        faultOfEntry = !storage && full.isEmpty();
         storageFault = fault;
         LOG.error(fault);
       }
