@@ -19,12 +19,14 @@ class LeaderKey(_message.Message):
     def __init__(self, name: _Optional[str] = ..., value: _Optional[bytes] = ..., token: _Optional[int] = ..., lease: _Optional[int] = ...) -> None: ...
 
 class LeaseGrantRequest(_message.Message):
-    __slots__ = ("ttl_ms", "request_id")
+    __slots__ = ("ttl_ms", "tenant", "request_id")
     TTL_MS_FIELD_NUMBER: _ClassVar[int]
+    TENANT_FIELD_NUMBER: _ClassVar[int]
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     ttl_ms: int
+    tenant: str
     request_id: str
-    def __init__(self, ttl_ms: _Optional[int] = ..., request_id: _Optional[str] = ...) -> None: ...
+    def __init__(self, ttl_ms: _Optional[int] = ..., tenant: _Optional[str] = ..., request_id: _Optional[str] = ...) -> None: ...
 
 class LeaseGrantResponse(_message.Message):
     __slots__ = ("id", "ttl_ms")

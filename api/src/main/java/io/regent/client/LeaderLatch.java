@@ -120,7 +120,7 @@ public final class LeaderLatch implements AutoCloseable {
     lost.clear();
     LeaseKeeper k;
     try {
-      k = LeaseKeeper.grant(client, ttlMs, lost::add);
+      k = LeaseKeeper.grant(client, ttlMs, name, lost::add);
     } catch (StatusRuntimeException e) {
       return false;
     }

@@ -204,8 +204,23 @@ public final class LeaseKeeper implements AutoCloseable {
 
   /** Like {@link #grant(RegentClient, long, Consumer)} with injected {@code options}. */
   public static LeaseKeeper grant(RegentClient client, long ttlMs, Consumer<String> onStepDown, Options options) {
+    return grant(client, ttlMs, "", onStepDown, options);
+  }
+
+  /**
+   * Like {@link #grant(RegentClient, long, Consumer)}, the lease granted in the cell of {@code tenant} (a name the
+   * lease will hold will do): on a cluster of several cells a lease holds names of its own cell only
+   * (docs/architecture.md §14, {@link Leases#grant(long, String)}).
+   */
+  public static LeaseKeeper grant(RegentClient client, long ttlMs, String tenant, Consumer<String> onStepDown) {
+    return grant(client, ttlMs, tenant, onStepDown, options());
+  }
+
+  /** Like {@link #grant(RegentClient, long, String, Consumer)} with injected {@code options}. */
+  public static LeaseKeeper grant(RegentClient client, long ttlMs, String tenant, Consumer<String> onStepDown,
+                                  Options options) {
     long sent = options.clock.getAsLong();
-    long id = client.leases().grant(ttlMs);
+    long id = client.leases().grant(ttlMs, tenant);
     return start(lessor(client), id, ttlMs, sent, options, onStepDown);
   }
 

@@ -89,7 +89,7 @@ public final class PartitionOwnership implements AutoCloseable {
       keeperOptions.suspendWhenInDoubt(reason -> events.execute(() -> suspend(reason, theirSuspend)),
           () -> events.execute(() -> resume(theirResume)));
     }
-    this.keeper = LeaseKeeper.grant(client, ttlMs, reason -> events.execute(() -> {
+    this.keeper = LeaseKeeper.grant(client, ttlMs, group, reason -> events.execute(() -> {
       if (!down) {
         stepDown();
         listener.onStepDown(reason);

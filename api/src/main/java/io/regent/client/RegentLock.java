@@ -76,7 +76,7 @@ public final class RegentLock implements AutoCloseable {
         throw new IllegalStateException("lock " + name + " is held by this instance already");
       }
     }
-    LeaseKeeper k = LeaseKeeper.grant(client, ttlMs, reason -> { });
+    LeaseKeeper k = LeaseKeeper.grant(client, ttlMs, name, reason -> { });
     try {
       LeaderKey held = timeout == null ? client.elections().campaign(name, k.leaseId(), owner, 0)
           : client.elections().campaign(name, k.leaseId(), owner, 0, timeout);

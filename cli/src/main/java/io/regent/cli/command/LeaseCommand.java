@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
@@ -44,10 +45,15 @@ public final class LeaseCommand implements Runnable {
         description = "time to live, e.g. 10s")
     Duration ttl;
 
+    @Option(names = "--tenant", paramLabel = "TENANT", defaultValue = "",
+        description = "on a cluster of several cells, grant the lease in the cell of this tenant or name (a lease "
+            + "holds names of its own cell only; docs/architecture.md §14); default: cell 0")
+    String tenant;
+
     @Override
     public Integer call() {
       try (RegentClient c = client.connect()) {
-        long id = c.leases().grant(ttl.toMillis());
+        long id = c.leases().grant(ttl.toMillis(), tenant);
         spec.commandLine().getOut().println(Format.leaseTtl(id, ttl.toMillis(), client.json()));
         return ExitCodes.OK;
       }

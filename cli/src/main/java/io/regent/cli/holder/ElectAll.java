@@ -60,7 +60,8 @@ public final class ElectAll {
         reason -> say(ended, err, "suspended " + all + ": " + reason),
         () -> say(ended, err, "resumed " + all + held.get().stream().findFirst().map(k -> " token=" + k.getToken())
             .orElse("") + " lease=" + leaseId.get()));
-    LeaseKeeper keeper = LeaseKeeper.grant(c, run.ttlMs(), reason -> {
+    // the lease in the names' cell (docs/architecture.md §14): they must share one, or CampaignAll is refused
+    LeaseKeeper keeper = LeaseKeeper.grant(c, run.ttlMs(), run.names().get(0), reason -> {
       lost.compareAndSet(null, reason);
       wake.run();
     }, options);

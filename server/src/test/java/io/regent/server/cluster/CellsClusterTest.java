@@ -10,6 +10,7 @@ import io.grpc.StatusRuntimeException;
 import io.regent.api.v1.LeaderKey;
 import io.regent.api.v1.LeaseInfo;
 import io.regent.client.RegentClient;
+import io.regent.client.RegentLock;
 import io.regent.server.placement.LeaseIds;
 import io.regent.server.placement.Placement;
 import io.regent.server.ratis.RaftSetup;
@@ -132,6 +133,20 @@ class CellsClusterTest {
             e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.NOT_FOUND));
     for (long lease : leases) {
       client.leases().revoke(lease);
+    }
+  }
+
+  @Test
+  void theJavaClientsLocksGrantTheirLeaseInTheLocksCell() throws Exception {
+    for (int c = 0; c < CELLS; c++) {
+      String name = name(c, "lock");
+      try (RegentLock lock = new RegentLock(cluster.client(), name, "me", 5_000)) {
+        lock.lock();
+        assertThat(lock.isHeld()).isTrue();
+        assertThat(cluster.client().elections().leader(name)).hasValueSatisfying(k ->
+            assertThat(LeaseIds.cellOf(k.getLease())).isEqualTo(PLACEMENT.cellOf(name)));
+        lock.unlock();
+      }
     }
   }
 
