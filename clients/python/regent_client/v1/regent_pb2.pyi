@@ -359,7 +359,7 @@ class Replication(_message.Message):
     def __init__(self, match_index: _Optional[int] = ..., lag_entries: _Optional[int] = ..., lag_seconds: _Optional[float] = ...) -> None: ...
 
 class StatusResponse(_message.Message):
-    __slots__ = ("node", "leader", "term", "commit_index", "applied_index", "members", "role", "version", "db_size_bytes", "console_url", "etcd_address", "degraded", "kv")
+    __slots__ = ("node", "leader", "term", "commit_index", "applied_index", "members", "role", "version", "db_size_bytes", "console_url", "etcd_address", "degraded", "kv", "cells")
     NODE_FIELD_NUMBER: _ClassVar[int]
     LEADER_FIELD_NUMBER: _ClassVar[int]
     TERM_FIELD_NUMBER: _ClassVar[int]
@@ -373,6 +373,7 @@ class StatusResponse(_message.Message):
     ETCD_ADDRESS_FIELD_NUMBER: _ClassVar[int]
     DEGRADED_FIELD_NUMBER: _ClassVar[int]
     KV_FIELD_NUMBER: _ClassVar[int]
+    CELLS_FIELD_NUMBER: _ClassVar[int]
     node: str
     leader: str
     term: int
@@ -386,7 +387,24 @@ class StatusResponse(_message.Message):
     etcd_address: str
     degraded: str
     kv: KvStats
-    def __init__(self, node: _Optional[str] = ..., leader: _Optional[str] = ..., term: _Optional[int] = ..., commit_index: _Optional[int] = ..., applied_index: _Optional[int] = ..., members: _Optional[_Iterable[_Union[Member, _Mapping]]] = ..., role: _Optional[str] = ..., version: _Optional[str] = ..., db_size_bytes: _Optional[int] = ..., console_url: _Optional[str] = ..., etcd_address: _Optional[str] = ..., degraded: _Optional[str] = ..., kv: _Optional[_Union[KvStats, _Mapping]] = ...) -> None: ...
+    cells: _containers.RepeatedCompositeFieldContainer[CellStatus]
+    def __init__(self, node: _Optional[str] = ..., leader: _Optional[str] = ..., term: _Optional[int] = ..., commit_index: _Optional[int] = ..., applied_index: _Optional[int] = ..., members: _Optional[_Iterable[_Union[Member, _Mapping]]] = ..., role: _Optional[str] = ..., version: _Optional[str] = ..., db_size_bytes: _Optional[int] = ..., console_url: _Optional[str] = ..., etcd_address: _Optional[str] = ..., degraded: _Optional[str] = ..., kv: _Optional[_Union[KvStats, _Mapping]] = ..., cells: _Optional[_Iterable[_Union[CellStatus, _Mapping]]] = ...) -> None: ...
+
+class CellStatus(_message.Message):
+    __slots__ = ("cell", "leader", "term", "commit_index", "applied_index", "role")
+    CELL_FIELD_NUMBER: _ClassVar[int]
+    LEADER_FIELD_NUMBER: _ClassVar[int]
+    TERM_FIELD_NUMBER: _ClassVar[int]
+    COMMIT_INDEX_FIELD_NUMBER: _ClassVar[int]
+    APPLIED_INDEX_FIELD_NUMBER: _ClassVar[int]
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    cell: int
+    leader: str
+    term: int
+    commit_index: int
+    applied_index: int
+    role: str
+    def __init__(self, cell: _Optional[int] = ..., leader: _Optional[str] = ..., term: _Optional[int] = ..., commit_index: _Optional[int] = ..., applied_index: _Optional[int] = ..., role: _Optional[str] = ...) -> None: ...
 
 class KvStats(_message.Message):
     __slots__ = ("keys", "bytes", "watchers")

@@ -22,7 +22,7 @@ import picocli.CommandLine.Spec;
         "-w json prints one object: node, role, leader, term, commit_index, applied_index, members [{id, address, "
             + "api_address, role, match_index, lag_entries, lag_seconds}] (the three lag fields from the Raft leader "
             + "only, null when it cannot be asked), degraded (the leader's \"degraded: n3 behind 5000 entries for "
-            + "60 s\" when a follower lags, else null), console_url (the answering node's web console, null when it serves none), etcd_address (its etcd-compatible services, null when it serves none).",
+            + "60 s\" when a follower lags, else null), console_url (the answering node's web console, null when it serves none), etcd_address (its etcd-compatible services, null when it serves none), cells [{cell, leader, term, commit_index, applied_index, role}] (on a cluster of several cells: each cell as the answering node sees it, role STOPPED for a cell whose division stopped; else null).",
         "Only the Raft leader knows each follower's match index and lag (docs/operations.md, \"Follower lag\"): "
             + "when a follower answers, they are asked of the leader at the API address it published.",
         "Exits 3 when the answering node knows no Raft leader."})

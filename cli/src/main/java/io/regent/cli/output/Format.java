@@ -69,7 +69,11 @@ public final class Format {
           .put("etcd_address", s.getEtcdAddress().isEmpty() ? null : s.getEtcdAddress())
           .put("kv", s.hasKv() ? Json.obj().put("keys", s.getKv().getKeys()).put("bytes", s.getKv().getBytes())
               .put("watchers", s.getKv().getWatchers()) : null)
-          .put("degraded", s.getDegraded().isEmpty() ? null : s.getDegraded()).toString();
+          .put("degraded", s.getDegraded().isEmpty() ? null : s.getDegraded())
+          .put("cells", s.getCellsCount() == 0 ? null : s.getCellsList().stream().map(c -> Json.obj()
+              .put("cell", c.getCell()).put("leader", c.getLeader().isEmpty() ? null : c.getLeader())
+              .put("term", c.getTerm()).put("commit_index", c.getCommitIndex())
+              .put("applied_index", c.getAppliedIndex()).put("role", c.getRole())).toList()).toString();
     }
     StringBuilder members = new StringBuilder();
     for (Member m : s.getMembersList()) {
@@ -86,7 +90,21 @@ public final class Format {
         : System.lineSeparator() + "console  " + s.getConsoleUrl()) + (s.getEtcdAddress().isEmpty() ? ""
         : System.lineSeparator() + "etcd     " + s.getEtcdAddress()) + (!s.hasKv() ? ""
         : System.lineSeparator() + "kv       " + s.getKv().getKeys() + " keys, " + s.getKv().getBytes() + " bytes, "
-        + s.getKv().getWatchers() + " watchers");
+        + s.getKv().getWatchers() + " watchers") + cells(s);
+  }
+
+  /**
+   * One line per cell on a cluster of several ({@code cell 2   leader=n1 term=3 commit=812 applied=812 FOLLOWER});
+   * nothing on one of one cell.
+   */
+  private static String cells(StatusResponse s) {
+    StringBuilder out = new StringBuilder();
+    for (var c : s.getCellsList()) {
+      out.append(System.lineSeparator()).append(String.format(Locale.ROOT, "cell %-4d leader=%s term=%d commit=%d "
+          + "applied=%d %s", c.getCell(), c.getLeader().isEmpty() ? "none" : c.getLeader(), c.getTerm(),
+          c.getCommitIndex(), c.getAppliedIndex(), c.getRole()));
+    }
+    return out.toString();
   }
 
   /**

@@ -148,7 +148,7 @@ public final class ApiServer implements AutoCloseable {
           new RoutedElectionService(routes), new RoutedLockService(routes), new RoutedGroupService(routes));
     }
     List<BindableService> all = new ArrayList<>(perName);
-    all.addAll(List.of(new ClusterService(cluster, first.confirmer()),
+    all.addAll(List.of(new ClusterService(cluster, first.confirmer(), cells.stream().map(CellBackend::cluster).toList()),
         new MaintenanceService(first.confirmer(), first.replica(), blocking),
         healthStatus.getHealthService(),
         ProtoReflectionServiceV1.newInstance(),

@@ -3,6 +3,7 @@ package io.regent.server.api;
 import io.regent.server.membership.ClusterView;
 import io.regent.server.membership.Membership;
 import io.grpc.stub.StreamObserver;
+import io.regent.api.v1.CellStatus;
 import io.regent.api.v1.ClusterGrpc;
 import io.regent.api.v1.MemberAddRequest;
 import io.regent.api.v1.MemberAddResponse;
@@ -29,17 +30,45 @@ import java.util.concurrent.CompletableFuture;
 final class ClusterService extends ClusterGrpc.ClusterImplBase {
   private final ClusterView view;
   private final Confirmer confirmer;
+  private final List<ClusterView> cells;
 
-  ClusterService(ClusterView view, Confirmer confirmer) {
+  /**
+   * @param view cell 0's, whose Raft group Status and the membership calls are about
+   * @param cells every cell's, in cell order, for Status's {@code cells}; one (or none) on a cluster of one cell
+   */
+  ClusterService(ClusterView view, Confirmer confirmer, List<ClusterView> cells) {
     this.view = view;
     this.confirmer = confirmer;
+    this.cells = cells.size() > 1 ? List.copyOf(cells) : List.of();
   }
 
   @Override
   public void status(StatusRequest req, StreamObserver<StatusResponse> obs) {
     CompletableFuture<?> ready = req.getSerializable()
         ? CompletableFuture.completedFuture(null) : confirmer.confirm(List.of(), List.of());
-    CallAnswers.reply(ready, x -> view.status(), obs);
+    CallAnswers.reply(ready, x -> {
+      StatusResponse s = view.status();
+      if (cells.isEmpty()) {
+        return s;
+      }
+      StatusResponse.Builder b = s.toBuilder();
+      for (int c = 0; c < cells.size(); c++) {
+        b.addCells(cellStatus(c, cells.get(c)));
+      }
+      return b.build();
+    }, obs);
+  }
+
+  /** Cell {@code cell} as this node's division sees it; {@code STOPPED} when that division stopped or is gone. */
+  private static CellStatus cellStatus(int cell, ClusterView view) {
+    CellStatus.Builder b = CellStatus.newBuilder().setCell(cell);
+    try {
+      StatusResponse s = view.status();
+      return b.setLeader(s.getLeader()).setTerm(s.getTerm()).setCommitIndex(s.getCommitIndex())
+          .setAppliedIndex(s.getAppliedIndex()).setRole(s.getRole()).build();
+    } catch (RuntimeException e) {
+      return b.setRole("STOPPED").build(); // a closed division: its status cannot be read
+    }
   }
 
   @Override

@@ -24,8 +24,6 @@ import org.apache.ratis.conf.RaftProperties;
  * history, expiry scan and checkpoints, so one cell's flood or fault stays its own.
  */
 public final class Cell implements AutoCloseable {
-  /** Bytes of the operations of one batch entry, about (docs/architecture.md §2.6). */
-  static final int BATCH_MAX_BYTES = 1 << 20;
   /** Entries of client operations unanswered at once before operations wait to be batched. */
   static final int BATCH_IN_FLIGHT = 2;
 
@@ -61,7 +59,8 @@ public final class Cell implements AutoCloseable {
     lessor.setProposer(proposer);
     // client operations are batched; the node's own entries (expiries, rounds, membership) go alone
     this.operations = config.proposalBatch() == 1 ? proposer
-        : new ProposalBatcher(proposer, config.proposalBatch(), BATCH_MAX_BYTES, BATCH_IN_FLIGHT, raft.entryFormat());
+        : new ProposalBatcher(proposer, config.proposalBatch(), RaftSetup.CELL_BATCH_BYTES, BATCH_IN_FLIGHT,
+            raft.entryFormat());
     this.watch = new DivisionWatch(raft.cell(), replica::storageFault, onStopped);
   }
 

@@ -69,7 +69,7 @@ public final class RaftClusterView implements ClusterView {
           .setTerm(info.getCurrentTerm())
           .setCommitIndex(division.getRaftLog().getLastCommittedIndex())
           .setAppliedIndex(info.getLastAppliedIndex())
-          .setRole(info.getCurrentRole().name())
+          .setRole(info.isAlive() ? info.getCurrentRole().name() : "STOPPED") // closed for good (an apply threw)
           .addAllMembers(membership.members().stream().map(m -> withLag(m, self, lag, lastIndex)).toList())
           .setDegraded(FollowerLag.degraded(lag))
           .setVersion(RegentVersion.current())

@@ -20,6 +20,9 @@ public final class RaftSetup {
   /** Fixed group id of cell 0 ({@link DataDir#RAFT_GROUP_UUID}): the storage subdirectory is named after it. */
   public static final RaftGroupId GROUP_ID = groupId(0);
 
+  /** Bytes of one batch entry's operations, about ({@code Cell}'s batcher; docs/architecture.md §2.6). */
+  public static final int CELL_BATCH_BYTES = 1 << 20;
+
   /** Upper bound of one membership change or leadership transfer, ms. */
   public static final long ADMIN_TIMEOUT_MS = 60_000;
 
@@ -87,6 +90,15 @@ public final class RaftSetup {
     // backs off one entry per round (docs/ratis.md §17). Short pauses throughout instead: 20 rounds a second for
     // a dead follower during its first 10 minutes, then one a second.
     RaftServerConfigKeys.Log.Appender.setRetryPolicy(p, APPENDER_RETRY_POLICY);
+    if (config.cells() > 1) {
+      // Ratis gives each division a direct write buffer of raft.server.log.write.buffer.size (8 MiB by default),
+      // at least the appender's byte limit (4 MiB) + 8: 64 cells took the node's 512 MiB of direct memory and a
+      // node of `cluster up --cells 64` failed to start (OutOfMemoryError: direct buffer memory). Several cells
+      // get twice the largest entry each: a batch of about 1 MiB, or one operation of the largest message.
+      long entry = Math.max(CELL_BATCH_BYTES, config.limits().maxMessageBytes());
+      RaftServerConfigKeys.Log.Appender.setBufferByteLimit(p, SizeInBytes.valueOf(2 * entry));
+      RaftServerConfigKeys.Log.setWriteBufferSize(p, SizeInBytes.valueOf(2 * entry + 8));
+    }
     RaftClientConfigKeys.Rpc.setRequestTimeout(p, ms(Math.min(3000, config.requestTimeoutMs())));
     // A new Ratis client first sends a dummy watch request to open its ordered stream, and holds every request
     // behind it until it is answered, for up to the watch timeout (10 s). A client built while this node still

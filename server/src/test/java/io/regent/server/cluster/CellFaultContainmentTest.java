@@ -107,6 +107,10 @@ class CellFaultContainmentTest {
         }
       });
       assertThat(lostRenewals).as("keepalives refused in the healthy cells").hasValue(0);
+      assertThat(client.cluster().status().getCellsList()).extracting(s -> s.getRole())
+          .as("each cell's role on the answering node").hasSize(CELLS).doesNotContainNull()
+          .satisfies(roles -> assertThat(roles.get(POISONED)).isIn("STOPPED", "CANDIDATE", "FOLLOWER"))
+          .satisfies(roles -> HEALTHY.forEach(c -> assertThat(roles.get(c)).isIn("LEADER", "FOLLOWER")));
       assertThat(stopped).as("nodes that reported themselves stopped").isEmpty();
       assertThat(poison).as("the poisoned campaign is not answered as applied").isNotCompleted();
     } finally {

@@ -76,6 +76,13 @@ class CellsClusterTest {
         assertThat(leaders).as("ready leaders of cell %d", c).isEqualTo(1);
       }
     });
+    var status = cluster.client().cluster().status();
+    assertThat(status.getCellsList()).extracting(s -> s.getCell()).containsExactly(0, 1, 2, 3);
+    assertThat(status.getCellsList()).allSatisfy(s -> {
+      assertThat(s.getLeader()).isNotEmpty();
+      assertThat(s.getAppliedIndex()).isPositive();
+    });
+    assertThat(status.getCells(0).getTerm()).isEqualTo(status.getTerm());
   }
 
   @Test
