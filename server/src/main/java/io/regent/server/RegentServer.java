@@ -116,7 +116,7 @@ public final class RegentServer implements AutoCloseable {
     for (int c = 0; c < cellCount; c++) {
       int cell = c;
       cells.add(new Cell(dataDir.cell(c), replicas.get(c), config, props, sec.raftParameters(), host, executors,
-          reason -> cellStopped(cell, reason)));
+          reason -> cellStopped(cell, reason), cells.isEmpty() ? null : cells.get(0)));
     }
     Cell cell0 = cells.get(0);
     RegentStateMachine sm = cell0.replica();

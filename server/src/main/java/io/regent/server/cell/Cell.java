@@ -45,16 +45,18 @@ public final class Cell implements AutoCloseable {
    * @param dir the cell's paths in the data directory
    * @param built the cell's lessor and state machine, which {@code host} runs
    * @param onStopped told once, on a timer thread, why the cell's division stopped for good
+   * @param first cell 0, whose Raft side probes the voters' clocks for every cell (the cells have the same voters);
+   *     null for cell 0 itself
    */
   public Cell(CellDir dir, CellReplica built, ServerConfig config, RaftProperties props, Parameters params,
-              RaftHost host, NodeExecutors executors, Consumer<String> onStopped) {
+              RaftHost host, NodeExecutors executors, Consumer<String> onStopped, Cell first) {
     this.id = dir.cell();
     this.config = config;
     this.executors = executors;
     this.lessor = built.lessor();
     this.replica = built.machine();
     this.raft = new RaftNode(config, props, params, host.cell(id), RaftSetup.group(config, id), replica, lessor,
-        dir.lmdbFile(), executors);
+        dir.lmdbFile(), executors, first == null ? null : first.raft().clockRates().orElse(null));
     Proposer proposer = raft.proposer();
     lessor.setProposer(proposer);
     // client operations are batched; the node's own entries (expiries, rounds, membership) go alone

@@ -31,7 +31,10 @@ import org.apache.ratis.util.TimeDuration;
  * when each starts and stops.
  */
 public final class RaftNode implements AutoCloseable {
-  /** Ratis clients proposals are spread over (docs/ratis.md §13: more connections, more throughput). */
+  /**
+   * Ratis clients a node's proposals are spread over (docs/ratis.md §13: more connections, more throughput): a
+   * node of several cells shares them out, at least one per cell ({@link #clientsPerCell}).
+   */
   static final int RAFT_CLIENTS = 4;
   /** How often the Ratis clients' leader is checked against the local server's, ms. */
   static final long LEADER_POLL_MS = 50;
@@ -46,6 +49,8 @@ public final class RaftNode implements AutoCloseable {
   private final VoterFormats entryFormat;
   /** The voters' clock rates the lease depends on, or null under {@code --confirm strict}. */
   private final ClockRateCheck clockRates;
+  /** Whether this cell's Raft side probes the voters' clocks itself (else another cell's does). */
+  private final boolean probes;
   private final ClockReadings clockReadings = new ClockReadings(System::nanoTime);
   /** This node's leadership lease, or null under {@code --confirm strict}. */
   private final LeadershipLease lease;
@@ -67,9 +72,12 @@ public final class RaftNode implements AutoCloseable {
    * @param leases the cell's leader-side lease clock a local confirmation reads
    * @param stateFile the cell's LMDB data file (its size in Status)
    * @param executors the node's executors (docs/architecture.md §10)
+   * @param probedElsewhere the voters' clock rates as another cell's Raft side probes them (cell 0's: every cell has
+   *     the same voters, docs/architecture.md §14), or null to probe them here
    */
   public RaftNode(ServerConfig config, RaftProperties props, Parameters params, CellDivision cell, RaftGroup group,
-                  RegentStateMachine sm, LeaseTimekeeper leases, Path stateFile, NodeExecutors executors) {
+                  RegentStateMachine sm, LeaseTimekeeper leases, Path stateFile, NodeExecutors executors,
+                  ClockRateCheck probedElsewhere) {
     this.config = config;
     this.executors = executors;
     this.timing = RaftTiming.of(props);
@@ -78,7 +86,7 @@ public final class RaftNode implements AutoCloseable {
         config));
     LocalDivision division = new LocalDivision(cell, group);
     this.division = division;
-    this.clients = new RaftClientPool(RAFT_CLIENTS,
+    this.clients = new RaftClientPool(clientsPerCell(config.cells()),
         leader -> division.proposalClient(props, params, leader, config.requestTimeoutMs()),
         config.requestTimeoutMs(), executors);
     this.entryFormat = new VoterFormats(config.nodeId(), config.maxEntryVersion(), division::voterIds, sm);
@@ -87,7 +95,8 @@ public final class RaftNode implements AutoCloseable {
     this.probeClients = g -> RaftClient.newBuilder().setProperties(props).setParameters(params)
         .setRaftGroup(g).setRetryPolicy(RetryPolicies.noRetry()).build();
     sm.setStaleQueryHandler(clockReadings::answer);
-    this.clockRates = config.confirm().strict() ? null
+    this.probes = probedElsewhere == null;
+    this.clockRates = config.confirm().strict() ? null : probedElsewhere != null ? probedElsewhere
         : new ClockRateCheck(config.nodeId(), division::voterIds, System::nanoTime, ClockRateRule.DEFAULT);
     this.lease = config.confirm().strict() ? null : new LeadershipLease(System::nanoTime,
         division.leadership(), new ClusterTiming(config.nodeId(), timing, division::voterIds, sm), clockRates,
@@ -104,6 +113,14 @@ public final class RaftNode implements AutoCloseable {
     this.clusterView = new RaftClusterView(cell, membership, stateFile);
   }
 
+  /**
+   * The Ratis clients of each of {@code cells} cells: {@link #RAFT_CLIENTS} shared out, at least one. Each client is
+   * gRPC connections and threads of its own, so their number grows with the cells only past four cells.
+   */
+  static int clientsPerCell(int cells) {
+    return Math.max(1, RAFT_CLIENTS / cells);
+  }
+
   /** Starts pointing the proposal clients at the leader; the confirmer hears of each new leader. */
   public void startLeaderTracker() {
     leaderTracker = ClientLeaderTracker.start(cell, clients, LEADER_POLL_MS, confirmer::leaderChanged,
@@ -112,7 +129,7 @@ public final class RaftNode implements AutoCloseable {
 
   /** Starts probing the voters' clocks (docs/architecture.md §8.1, "clock rates"); none under {@code --confirm strict}. */
   public void startClockProbes() {
-    if (clockRates != null) {
+    if (clockRates != null && probes) {
       clockProber = ClockProber.start(config.nodeId(), division::currentGroup, probeClients, clockRates,
           System::nanoTime, executors);
     }
