@@ -2,7 +2,8 @@
 # What an idle cell costs (docs/performance.md, "Cells: what a cell costs at idle"): for each number of cells given,
 # a fresh 3-node `regent cluster up --cells C`, left alone for SETTLE seconds (elections, member records, the first
 # checkpoints and the JIT, whose compiler threads dominate a node's first minute), then measured over WINDOW
-# seconds, one line per node: threads and RSS (/proc/PID/status) and CPU (utime + stime over the window, % of
+# seconds, one line per node: threads and RSS (/proc/PID/status), the direct buffers the JDK counts
+# (jvm_buffer_memory_used_bytes{id="direct"} on the node's metrics port) and CPU (utime + stime over the window, % of
 # one core). Then the node leading the most cells is killed (kill -9) and the time until every cell it led has a new
 # leader is read from the
 # survivors' logs (Ratis's "ELECTION round N: result PASSED", per group; ms stamps). Then the cluster is stopped
@@ -26,7 +27,10 @@ for cells in "${@:-1 4 16 64}"; do
   for n in n1 n2 n3; do
     pid=$(cat "$dir/$n.pid")
     used=$(( $(cpu_ticks "$pid") - before[$n] ))
-    echo "cells=$cells node=$n threads=$(awk '/^Threads/{print $2}' /proc/$pid/status)" \
+    i=${n#n}
+    direct=$(curl -s "http://127.0.0.1:$((base + 200 + i))/metrics" \
+      | awk '/^jvm_buffer_memory_used_bytes\{.*id="direct"/{printf "%d", $2 / 1024}')
+    echo "cells=$cells node=$n threads=$(awk '/^Threads/{print $2}' /proc/$pid/status) direct_kb=$direct" \
       "rss_kb=$(awk '/^VmRSS/{print $2}' /proc/$pid/status)" \
       "cpu_pct=$(awk -v u="$used" -v t="$tick" -v w="$window" 'BEGIN{printf "%.1f", u / t / w * 100}')"
   done
@@ -51,10 +55,11 @@ for n in ('n1', 'n2', 'n3'):
             continue
         at = datetime.datetime.strptime(m.group(1), fmt)
         if at < t0:
-            led[m.group(3)] = m.group(2)  # the last election before the kill names the leader
+            if m.group(3) not in led or led[m.group(3)][0] < at:
+                led[m.group(3)] = (at, m.group(2))  # the last election before the kill names the leader
         elif m.group(3) not in after:
             after[m.group(3)] = at
-lost = [g for g, n in led.items() if n == victim]
+lost = [g for g, (at, n) in led.items() if n == victim]
 waits = [(after[g] - t0).total_seconds() * 1000 for g in lost if g in after]
 print(f'cells={cells} leader_kill killed={victim} cells_it_led={len(lost)} re_elected={len(waits)}'
       + (f' max_ms={max(waits):.0f} median_ms={sorted(waits)[len(waits) // 2]:.0f}' if waits else ''))

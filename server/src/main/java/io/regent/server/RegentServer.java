@@ -216,6 +216,11 @@ public final class RegentServer implements AutoCloseable {
    * names only this node's Raft address.
    */
   public static RegentServer startMember(ServerConfig config, Security security) throws IOException {
+    if (config.cells() > 1) { // no member can be added to such a cluster yet: ClusterService refuses it
+      throw new ServerConfig.InvalidSettingException("a node of a cluster of several cells starts as one of its "
+          + "voters (--peers): membership changes with cells are not supported in this release "
+          + "(docs/architecture.md §14)", "cells", "raft");
+    }
     DataDir dataDir = new DataDir(config.dataDir());
     dataDir.claimCells(config.cells());
     return start(new RegentServer(config, security, false, RaftSetup.properties(config), dataDir));

@@ -149,7 +149,7 @@ public final class ApiServer implements AutoCloseable {
     }
     List<BindableService> all = new ArrayList<>(perName);
     all.addAll(List.of(new ClusterService(cluster, first.confirmer(), cells.stream().map(CellBackend::cluster).toList()),
-        new MaintenanceService(first.confirmer(), first.replica(), blocking),
+        new MaintenanceService(first.confirmer(), first.replica(), blocking, cells.size() > 1),
         healthStatus.getHealthService(),
         ProtoReflectionServiceV1.newInstance(),
         // v1alpha too: grpcui, Evans and Postman still ask for it

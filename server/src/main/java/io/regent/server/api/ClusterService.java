@@ -3,6 +3,7 @@ package io.regent.server.api;
 import io.regent.server.membership.ClusterView;
 import io.regent.server.membership.Membership;
 import io.grpc.stub.StreamObserver;
+import io.grpc.Status;
 import io.regent.api.v1.CellStatus;
 import io.regent.api.v1.ClusterGrpc;
 import io.regent.api.v1.MemberAddRequest;
@@ -76,24 +77,45 @@ final class ClusterService extends ClusterGrpc.ClusterImplBase {
     CallAnswers.reply(view.membership().list(), r -> r, obs);
   }
 
+  /**
+   * FAILED_PRECONDITION on a cluster of several cells: a membership change would change cell 0's group only
+   * (docs/architecture.md §14).
+   */
+  private void refuseWithCells() {
+    if (!cells.isEmpty()) {
+      throw Status.FAILED_PRECONDITION.withDescription("membership changes of a cluster of several cells are not "
+          + "supported in this release: they would change cell 0's Raft group only (docs/architecture.md §14)")
+          .asRuntimeException();
+    }
+  }
+
   @Override
   public void memberAdd(MemberAddRequest req, StreamObserver<MemberAddResponse> obs) {
-    CallAnswers.guard(obs, () -> CallAnswers.reply(view.membership().add(MemberArgs.id(req.getId()),
-            MemberArgs.address("Raft address", req.getRaftAddress()),
-            MemberArgs.address("API address", req.getApiAddress())),
-        m -> MemberAddResponse.newBuilder().addAllMembers(m).build(), obs));
+    CallAnswers.guard(obs, () -> {
+      refuseWithCells();
+      CallAnswers.reply(view.membership().add(MemberArgs.id(req.getId()),
+              MemberArgs.address("Raft address", req.getRaftAddress()),
+              MemberArgs.address("API address", req.getApiAddress())),
+          m -> MemberAddResponse.newBuilder().addAllMembers(m).build(), obs);
+    });
   }
 
   @Override
   public void memberPromote(MemberPromoteRequest req, StreamObserver<MemberPromoteResponse> obs) {
-    CallAnswers.guard(obs, () -> CallAnswers.reply(view.membership().promote(MemberArgs.id(req.getId())),
-        m -> MemberPromoteResponse.newBuilder().addAllMembers(m).build(), obs));
+    CallAnswers.guard(obs, () -> {
+      refuseWithCells();
+      CallAnswers.reply(view.membership().promote(MemberArgs.id(req.getId())),
+          m -> MemberPromoteResponse.newBuilder().addAllMembers(m).build(), obs);
+    });
   }
 
   @Override
   public void memberRemove(MemberRemoveRequest req, StreamObserver<MemberRemoveResponse> obs) {
-    CallAnswers.guard(obs, () -> CallAnswers.reply(view.membership().remove(MemberArgs.id(req.getId())),
-        m -> MemberRemoveResponse.newBuilder().addAllMembers(m).build(), obs));
+    CallAnswers.guard(obs, () -> {
+      refuseWithCells();
+      CallAnswers.reply(view.membership().remove(MemberArgs.id(req.getId())),
+          m -> MemberRemoveResponse.newBuilder().addAllMembers(m).build(), obs);
+    });
   }
 
   @Override

@@ -39,15 +39,29 @@ final class MaintenanceService extends MaintenanceGrpc.MaintenanceImplBase {
   private final Confirmer confirmer;
   private final ReplicaView replica;
   private final ExecutorService executor;
+  private final boolean severalCells;
 
-  MaintenanceService(Confirmer confirmer, ReplicaView replica, ExecutorService executor) {
+  /**
+   * @param replica cell 0's
+   * @param severalCells whether the cluster has several cells: a snapshot of cell 0 alone would be a backup that
+   *     silently lacks the others, so Snapshot is refused (docs/architecture.md §14)
+   */
+  MaintenanceService(Confirmer confirmer, ReplicaView replica, ExecutorService executor, boolean severalCells) {
     this.confirmer = confirmer;
     this.replica = replica;
     this.executor = executor;
+    this.severalCells = severalCells;
   }
 
+  /** FAILED_PRECONDITION on a cluster of several cells; else the stream of chunks above. */
   @Override
   public void snapshot(SnapshotRequest req, StreamObserver<SnapshotChunk> obs) {
+    if (severalCells) {
+      obs.onError(io.grpc.Status.FAILED_PRECONDITION.withDescription("snapshots of a cluster of several cells are "
+          + "not supported in this release: one of cell 0 would lack the other cells (docs/architecture.md §14)")
+          .asRuntimeException());
+      return;
+    }
     confirmer.confirm(List.of(), List.of())
         .thenCompose(r -> replica.hub().awaitApplied(r.getIndex()))
         .thenAcceptAsync(applied -> stream((ServerCallStreamObserver<SnapshotChunk>) obs), executor)

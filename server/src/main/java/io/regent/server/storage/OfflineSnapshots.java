@@ -44,6 +44,10 @@ public final class OfflineSnapshots {
    */
   public static SnapshotFile.Header save(Path dataDir, Path target) throws IOException {
     DataDir layout = new DataDir(dataDir);
+    if (layout.cells() > 1) {
+      throw new IOException(dataDir + " holds " + layout.cells() + " cells: snapshots of a cluster of several cells "
+          + "are not supported in this release (docs/architecture.md §14)");
+    }
     if (!Files.isRegularFile(layout.lmdbFile())) {
       throw new IOException(layout.lmdbFile() + ": no such file (is " + dataDir + " a Regent data directory?)");
     }

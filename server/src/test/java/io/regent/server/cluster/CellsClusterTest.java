@@ -158,6 +158,35 @@ class CellsClusterTest {
   }
 
   @Test
+  void membershipChangesAndSnapshotsAreRefusedAndChangeNothing() {
+    RegentClient client = cluster.client();
+    int before = client.cluster().memberList().getMembersCount();
+    assertThatThrownBy(() -> client.cluster().memberAdd("n9", "127.0.0.1:1", "127.0.0.1:2"))
+        .isInstanceOfSatisfying(StatusRuntimeException.class, e -> {
+          assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION);
+          assertThat(e.getStatus().getDescription()).contains("several cells");
+        });
+    assertThatThrownBy(() -> client.cluster().memberRemove(LocalCluster.id(1)))
+        .isInstanceOfSatisfying(StatusRuntimeException.class,
+            e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION));
+    assertThat(client.cluster().memberList().getMembersCount()).isEqualTo(before);
+    var channel = io.grpc.ManagedChannelBuilder.forTarget(cluster.endpoint(0)).usePlaintext().build();
+    try {
+      assertThatThrownBy(() -> io.regent.api.v1.MaintenanceGrpc.newBlockingStub(channel)
+          .snapshot(io.regent.api.v1.SnapshotRequest.getDefaultInstance()).hasNext())
+          .as("a snapshot of cell 0 alone would be a backup without the other cells")
+          .isInstanceOfSatisfying(StatusRuntimeException.class,
+              e -> assertThat(e.getStatus().getCode()).isEqualTo(Status.Code.FAILED_PRECONDITION));
+    } finally {
+      channel.shutdownNow();
+    }
+    assertThatThrownBy(() -> io.regent.server.RegentServer.startMember(io.regent.server.config.ServerConfig
+        .builder("n9", dir.resolve("n9")).raftAddress("127.0.0.1:1").apiPort(0).cells(CELLS).build()))
+        .isInstanceOf(io.regent.server.config.ServerConfig.InvalidSettingException.class)
+        .hasMessageContaining("--peers");
+  }
+
+  @Test
   void aNodeRestartsWithItsCellsAndRefusesAnotherNumber() throws Exception {
     cluster.stopNode(2);
     Path data = dir.resolve(LocalCluster.id(2));

@@ -56,6 +56,13 @@ class DataDirCellsTest {
   }
 
   @Test
+  void anOfflineSnapshotOfSeveralCellsIsRefused() throws Exception {
+    new DataDir(dir).claimCells(4);
+    assertThatThrownBy(() -> OfflineSnapshots.save(dir, dir.resolve("backup"))).hasMessageContaining("holds 4 cells");
+    assertThat(dir.resolve("backup")).doesNotExist();
+  }
+
+  @Test
   void aDamagedRecordIsRefused() throws Exception {
     Files.writeString(dir.resolve(DataDir.CELLS_FILE), "four\n");
     assertThatThrownBy(() -> new DataDir(dir).cells()).hasMessageContaining("not a number of cells");
