@@ -107,9 +107,14 @@ public record DataDir(Path root) {
         }
       }
     }
-    if (cells > 1 && !Files.exists(root.resolve(CELLS_FILE))) {
-      Files.createDirectories(root);
-      Files.writeString(root.resolve(CELLS_FILE), cells + "\n", StandardCharsets.UTF_8);
+    if (!hasRaftState()) { // (re)written until Ratis has state: a start that stopped before it fixed nothing yet
+      Path f = root.resolve(CELLS_FILE);
+      if (cells > 1) {
+        Files.createDirectories(root);
+        Files.writeString(f, cells + "\n", StandardCharsets.UTF_8);
+      } else {
+        Files.deleteIfExists(f);
+      }
     }
   }
 

@@ -46,6 +46,16 @@ class DataDirCellsTest {
   }
 
   @Test
+  void aStartThatStoppedBeforeRaftHadStateFixedNothing() throws Exception {
+    DataDir d = new DataDir(dir);
+    d.claimCells(4);
+    d.claimCells(2);
+    assertThat(d.cells()).isEqualTo(2);
+    d.claimCells(1);
+    assertThat(dir.resolve(DataDir.CELLS_FILE)).doesNotExist();
+  }
+
+  @Test
   void aGroupDirectoryNoCellClaimsIsRefused() throws Exception {
     DataDir d = new DataDir(dir);
     Files.createDirectories(d.cell(3).raftGroup());
