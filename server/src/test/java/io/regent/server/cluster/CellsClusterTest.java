@@ -52,7 +52,7 @@ class CellsClusterTest {
       }
     }
     cluster = LocalCluster.start(3, dir, b -> b.cells(CELLS));
-    cluster.awaitLeader();
+    cluster.awaitCellLeaders(CELLS);
   }
 
   @AfterAll

@@ -179,6 +179,25 @@ public final class LocalCluster implements AutoCloseable {
   }
 
   /**
+   * Waits until each of {@code cells} cells (docs/architecture.md §14) has a ready leader among the running nodes:
+   * {@link #awaitLeader} waits for cell 0's only, and the other cells elect at their own pace.
+   */
+  public void awaitCellLeaders(int cells) {
+    await().atMost(Duration.ofSeconds(60)).until(() -> java.util.stream.IntStream.range(0, cells).allMatch(c -> {
+      for (RegentServer n : nodes) {
+        try {
+          if (n != null && n.raft().getDivision(RaftSetup.groupId(c)).getInfo().isLeaderReady()) {
+            return true;
+          }
+        } catch (IOException e) {
+          // not (yet) a division of this node
+        }
+      }
+      return false;
+    }));
+  }
+
+  /**
    * Waits for a ready leader whose state holds the published timing of every node and that knows every voter's
    * clock rate to be within the bound: only then can it hold its leadership lease (docs/architecture.md §8.1);
    * returns its index.
