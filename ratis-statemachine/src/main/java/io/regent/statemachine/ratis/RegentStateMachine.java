@@ -187,7 +187,8 @@ public final class RegentStateMachine extends BaseStateMachine implements Replic
   /**
    * TESTS ONLY (the rolling-upgrade test): apply entries up to {@code version} and stop at a higher one, as a build
    * of an older release would refuse it (docs/operations.md "Upgrades"); {@link EntryCodec#MAX_VERSION} unless set.
-   * Call before start.
+   * Call before start; a test that poisons a running replica (the cells' containment test) sets 0, which refuses
+   * every entry.
    */
   public void setMaxEntryVersion(int version) {
     this.maxEntryVersion = version;
