@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.google.protobuf.ByteString;
 import io.regent.api.v1.LeaderKey;
+import io.regent.api.v1.CellStatus;
 import io.regent.api.v1.KvStats;
 import io.regent.api.v1.Member;
 import io.regent.api.v1.ObserveResponse;
@@ -64,17 +65,26 @@ class FormatTest {
         + "\"api_address\":\"127.0.0.1:7101\",\"role\":\"voter\",\"match_index\":null,\"lag_entries\":null,\"lag_seconds\":null},"
         + "{\"id\":\"n2\",\"address\":\"127.0.0.1:7002\",\"api_address\":null,\"role\":\"learner\","
         + "\"match_index\":null,\"lag_entries\":null,\"lag_seconds\":null}],"
-        + "\"console_url\":null,\"etcd_address\":null,\"kv\":null,\"degraded\":null}");
+        + "\"console_url\":null,\"etcd_address\":null,\"kv\":null,\"degraded\":null,\"cells\":null}");
     StatusResponse withConsole = s.toBuilder().setConsoleUrl("http://127.0.0.1:7201/console/").build();
     assertThat(Format.status(withConsole, true)).endsWith(",\"console_url\":\"http://127.0.0.1:7201/console/\","
-        + "\"etcd_address\":null,\"kv\":null,\"degraded\":null}");
+        + "\"etcd_address\":null,\"kv\":null,\"degraded\":null,\"cells\":null}");
     StatusResponse withEtcd = s.toBuilder().setEtcdAddress("127.0.0.1:7301")
         .setKv(KvStats.newBuilder().setKeys(3).setBytes(8192).setWatchers(2)).build();
     assertThat(Format.status(withEtcd, true)).endsWith(",\"etcd_address\":\"127.0.0.1:7301\","
-        + "\"kv\":{\"keys\":3,\"bytes\":8192,\"watchers\":2},\"degraded\":null}");
+        + "\"kv\":{\"keys\":3,\"bytes\":8192,\"watchers\":2},\"degraded\":null,\"cells\":null}");
     assertThat(Format.status(withEtcd, false)).endsWith("etcd     127.0.0.1:7301" + System.lineSeparator()
         + "kv       3 keys, 8192 bytes, 2 watchers");
     assertThat(Format.status(withConsole, false)).endsWith("console  http://127.0.0.1:7201/console/");
+    StatusResponse withCells = s.toBuilder()
+        .addCells(CellStatus.newBuilder().setCell(0).setLeader("n2").setTerm(3).setCommitIndex(45).setAppliedIndex(44)
+            .setRole("FOLLOWER"))
+        .addCells(CellStatus.newBuilder().setCell(1).setRole("STOPPED")).build();
+    assertThat(Format.status(withCells, true)).endsWith(",\"cells\":[{\"cell\":0,\"leader\":\"n2\",\"term\":3,"
+        + "\"commit_index\":45,\"applied_index\":44,\"role\":\"FOLLOWER\"},{\"cell\":1,\"leader\":null,\"term\":0,"
+        + "\"commit_index\":0,\"applied_index\":0,\"role\":\"STOPPED\"}]}");
+    assertThat(Format.status(withCells, false)).endsWith("cell 0    leader=n2 term=3 commit=45 applied=44 FOLLOWER"
+        + System.lineSeparator() + "cell 1    leader=none term=0 commit=0 applied=0 STOPPED");
     assertThat(Format.status(s, false)).doesNotContain("console");
     assertThat(Format.status(s.toBuilder().setLeader("").build(), true)).contains("\"leader\":null");
     assertThat(Format.status(s, false)).contains("leader   n2").contains("members  n1=127.0.0.1:7001 n2=127.0.0.1:7002*");
@@ -92,7 +102,7 @@ class FormatTest {
 
     assertThat(Format.status(leader, true)).contains("{\"id\":\"n3\",\"address\":\"127.0.0.1:7003\","
         + "\"api_address\":null,\"role\":\"voter\",\"match_index\":200,\"lag_entries\":5000,\"lag_seconds\":60.04}")
-        .endsWith("\"degraded\":\"degraded: n3 behind 5000 entries for 60 s\"}");
+        .endsWith("\"degraded\":\"degraded: n3 behind 5000 entries for 60 s\",\"cells\":null}");
     assertThat(Format.status(leader, false)).contains(String.join(System.lineSeparator(),
         "lag      n3 match=200 behind=5000 entries, 60.0 s", "degraded: n3 behind 5000 entries for 60 s"))
         .doesNotContain("lag      n1");

@@ -27,7 +27,6 @@ public final class Cell implements AutoCloseable {
   /** Entries of client operations unanswered at once before operations wait to be batched. */
   static final int BATCH_IN_FLIGHT = 2;
 
-  private final int id;
   private final ServerConfig config;
   private final NodeExecutors executors;
   private final Lessor lessor;
@@ -50,7 +49,7 @@ public final class Cell implements AutoCloseable {
    */
   public Cell(CellDir dir, CellReplica built, ServerConfig config, RaftProperties props, Parameters params,
               RaftHost host, NodeExecutors executors, Consumer<String> onStopped, Cell first) {
-    this.id = dir.cell();
+    int id = dir.cell();
     this.config = config;
     this.executors = executors;
     this.lessor = built.lessor();
@@ -81,11 +80,6 @@ public final class Cell implements AutoCloseable {
     raft.startClockProbes();
   }
 
-  /** The cell's number, 0 and up. */
-  public int id() {
-    return id;
-  }
-
   /** The cell's state machine: its state, its events. */
   public RegentStateMachine replica() {
     return replica;
@@ -99,11 +93,6 @@ public final class Cell implements AutoCloseable {
   /** Where the cell's client operations go: batched unless {@code --proposal-batch 1}. */
   public Proposer operations() {
     return operations;
-  }
-
-  /** The cell's leader-side lease clock. */
-  public Lessor lessor() {
-    return lessor;
   }
 
   /** Why the cell's division is not live, or empty while it is ({@link DivisionWatch#notLiveReason}). */
