@@ -19,6 +19,8 @@ import java.nio.file.Path;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,6 +45,12 @@ public final class SingleWriterLog implements Proposer, ReplicaView, AutoCloseab
   private final ExecutorService writer = Daemons.executor("regent-single-writer");
   /** Set by {@link #close}: commands still queued then fail instead of writing to a store being closed. */
   private volatile boolean closed;
+  /**
+   * Reads hold it shared, the store's close exclusively: closing LMDB under an open read transaction frees what the
+   * transaction's end then touches (the JVM died with exit 134 in a CI run whose health check read the state while
+   * a test closed the node).
+   */
+  private final ReadWriteLock readers = new ReentrantReadWriteLock();
 
   /**
    * Opens (or creates) the state in {@code lmdbDir} and declares this node the ready leader of
@@ -74,15 +82,28 @@ public final class SingleWriterLog implements Proposer, ReplicaView, AutoCloseab
         throw new Proposer.UnavailableException("the single writer is shutting down", null);
       }
       // this thread is the store's only writer: nothing takes the next index between this read and the write
-      long index = appliedIndex() + 1;
+      long index = store.read(StateTxn::appliedIndex) + 1;
       ApplyOutcome out = ApplyStep.commit(store, e, index, TERM, unsafeSkipRelease, 0);
       return effects.apply(out, index, TERM);
     }, writer);
   }
 
+  /**
+   * Runs {@code body} in a read transaction of the state.
+   *
+   * @throws Proposer.UnavailableException once {@link #close} has begun
+   */
   @Override
   public <T> T read(Function<StateTxn, T> body) {
-    return store.read(body);
+    readers.readLock().lock();
+    try {
+      if (closed) {
+        throw new Proposer.UnavailableException("the single writer is shutting down", null);
+      }
+      return store.read(body);
+    } finally {
+      readers.readLock().unlock();
+    }
   }
 
   @Override
@@ -93,13 +114,13 @@ public final class SingleWriterLog implements Proposer, ReplicaView, AutoCloseab
   /** Index of the last applied command (this log has no entries but commands). */
   @Override
   public long appliedIndex() {
-    return store.read(StateTxn::appliedIndex);
+    return read(StateTxn::appliedIndex);
   }
 
   /**
-   * Fails the commands still queued, waits up to 10 s for the one being committed, then closes the store. Closing
-   * LMDB under a running commit killed the JVM (SIGSEGV in {@code mdb_txn_commit}); a commit that does not end in
-   * time leaves the store open rather than risk that.
+   * Fails the commands still queued and refuses new reads, waits up to 10 s for the one being committed, then for the
+   * reads under way, and closes the store. Closing LMDB under a running commit killed the JVM (SIGSEGV in
+   * {@code mdb_txn_commit}); a commit that does not end in time leaves the store open rather than risk that.
    */
   @Override
   public void close() {
@@ -114,6 +135,11 @@ public final class SingleWriterLog implements Proposer, ReplicaView, AutoCloseab
       Thread.currentThread().interrupt();
       return;
     }
-    store.close();
+    readers.writeLock().lock();
+    try {
+      store.close();
+    } finally {
+      readers.writeLock().unlock();
+    }
   }
 }
