@@ -45,7 +45,7 @@ final class Safety {
       boolean sw = label.equals("single-writer");
       int nodes = sw ? 1 : Integer.parseInt(label.substring(label.indexOf('-') + 1));
       RunOptions o = new RunOptions(c.workload(), nodes, c.timeLimit(), c.nemesis(), CONCURRENCY, false, sw,
-          "auto", 3000, Duration.ofSeconds(5), store, jar, seed, Duration.ofSeconds(60), plan.recovery(), false);
+          "auto", 3000, Duration.ofSeconds(5), store, jar, seed, Duration.ofSeconds(60), plan.recovery(), false, 1);
       log.say(label + " safety: jepsen " + o.testName() + " for " + c.timeLimit().toSeconds() + " s");
       String load = Load.now();
       TestRun.RunOutcome r = new TestRun(o).run();

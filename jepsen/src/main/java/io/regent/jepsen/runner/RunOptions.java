@@ -24,11 +24,13 @@ import java.util.List;
  * @param checkBudget time limit of each checker (then {@code :unknown})
  * @param recoveryTimeout how long to wait for the healed cluster before the final reads
  * @param tryCampaign campaign with the non-blocking tryCampaign instead of a bounded blocking campaign
+ * @param cells the cluster's cells ({@code regent server --cells}, 1..{@code Placement.MAX_CELLS}): the workloads of
+ *     {@code Workloads.OVER_CELLS} spread their names over them
  */
 public record RunOptions(String workload, int nodes, Duration timeLimit, List<String> nemesis,
     int concurrency, boolean negativeControl, boolean singleWriter, String network, long ttlMs,
     Duration opTimeout, Path storeRoot, Path jar, long seed, Duration checkBudget,
-    Duration recoveryTimeout, boolean tryCampaign) {
+    Duration recoveryTimeout, boolean tryCampaign, int cells) {
 
   /** Copies the fault list. */
   public RunOptions {
@@ -39,6 +41,7 @@ public record RunOptions(String workload, int nodes, Duration timeLimit, List<St
   public String testName() {
     String faults = nemesis.isEmpty() ? "none" : String.join("+", nemesis);
     return workload + "-" + (singleWriter ? "single-writer" : nodes + "n") + "-" + faults
-        + (tryCampaign ? "-try-campaign" : "") + (negativeControl ? "-negative-control" : "");
+        + (cells > 1 ? "-" + cells + "cells" : "") + (tryCampaign ? "-try-campaign" : "")
+        + (negativeControl ? "-negative-control" : "");
   }
 }

@@ -2,6 +2,7 @@ package io.regent.jepsen.runner;
 
 import io.regent.jepsen.nemesis.NemesisScheduler;
 import io.regent.jepsen.workload.Workloads;
+import io.regent.server.placement.Placement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,6 +29,11 @@ public final class TestCommand implements Callable<Integer> {
 
   @Option(names = "--nodes", defaultValue = "3", description = "3 or 5 (default: ${DEFAULT-VALUE})")
   int nodes;
+
+  @Option(names = "--cells", defaultValue = "1",
+      description = "cells of the cluster (regent server --cells); election, lease-exclusivity and ownership then "
+          + "place their names in every cell (default: ${DEFAULT-VALUE})")
+  int cells;
 
   @Option(names = "--time-limit", paramLabel = "SECONDS", defaultValue = "60",
       description = "how long the clients run (default: ${DEFAULT-VALUE})")
@@ -98,6 +104,12 @@ public final class TestCommand implements Callable<Integer> {
     if (singleWriter && workload.equals("etcdctl-lock")) {
       throw usage("--workload etcdctl-lock needs the nodes' etcd ports, which --target single-writer has not");
     }
+    if (cells != 1 && (singleWriter || !Workloads.OVER_CELLS.contains(workload))) {
+      throw usage("--cells applies to a cluster and to the workloads " + Workloads.OVER_CELLS);
+    }
+    if (cells < 1 || cells > Placement.MAX_CELLS) {
+      throw usage("--cells must be 1.." + Placement.MAX_CELLS);
+    }
     if (!singleWriter && nodes != 3 && nodes != 5) {
       throw usage("--nodes must be 3 or 5");
     }
@@ -120,7 +132,7 @@ public final class TestCommand implements Callable<Integer> {
     return new RunOptions(workload, nodes, Duration.ofSeconds(timeLimit), faults, concurrency, negativeControl,
         singleWriter, cluster.network, ttlMs, Duration.ofMillis(opTimeoutMs), cluster.store, cluster.jar,
         seed != null ? seed : System.currentTimeMillis(), Duration.ofSeconds(checkTime),
-        Duration.ofSeconds(recoveryTimeout), tryCampaign);
+        Duration.ofSeconds(recoveryTimeout), tryCampaign, cells);
   }
 
   private CommandLine.ParameterException usage(String message) {

@@ -21,6 +21,7 @@ import io.regent.jepsen.nemesis.ClientLinks;
 import io.regent.jepsen.nemesis.NemesisScheduler;
 import io.regent.jepsen.workload.Workload;
 import io.regent.jepsen.workload.Workloads;
+import io.regent.server.placement.Placement;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -95,12 +96,15 @@ public final class TestRun {
         ServerFlags.require(jar, flag.get());
         serverArgs.add(flag.get());
       }
+      if (o.cells() > 1) {
+        serverArgs.addAll(List.of("--cells", String.valueOf(o.cells())));
+      }
       ClusterSpec spec = new ClusterSpec(o.singleWriter() ? 1 : o.nodes(), o.singleWriter(), o.network(), jar,
           dir, data, ClusterSpec.DEFAULT_JVM, serverArgs);
       log("starting " + spec.nodes() + " node(s) " + o.testName() + " -> " + dir);
       try (Cluster cluster = Cluster.start(spec, lock);
            Workload workload = Workloads.create(o.workload(), o.ttlMs(), o.tryCampaign(), data,
-               cluster.etcdEndpoints(), o.negativeControl())) {
+               cluster.etcdEndpoints(), o.negativeControl(), new Placement(o.cells()))) {
         cluster.loopbackReason().ifPresent(r -> notes.add("nodes share loopback: " + r));
         results.network(cluster.netns().isPresent() ? "netns" : "loopback");
         Optional<String> down = Probe.awaitHealthy(cluster, Duration.ofSeconds(120), !o.singleWriter());

@@ -5,6 +5,7 @@ import io.grpc.StatusRuntimeException;
 import io.regent.api.v1.CampaignResponse;
 import io.regent.api.v1.LeaderKey;
 import io.regent.client.LeaseKeeper;
+import io.regent.server.placement.Placement;
 import io.regent.jepsen.client.ClientProcess;
 import io.regent.jepsen.client.Errors;
 import io.regent.jepsen.history.Keyword;
@@ -34,15 +35,19 @@ final class Contender {
   private final ClientProcess p;
   private final long ttlMs;
   private final boolean tryCampaign;
+  private final Placement placement;
   private LeaseKeeper lease;
+  /** The cell {@link #lease} was granted in. */
+  private int leaseCell;
   private String name;
   private LeaderKey key;
   private long since;
 
-  Contender(ClientProcess p, long ttlMs, boolean tryCampaign) {
+  Contender(ClientProcess p, long ttlMs, boolean tryCampaign, Placement placement) {
     this.p = p;
     this.ttlMs = ttlMs;
     this.tryCampaign = tryCampaign;
+    this.placement = placement;
   }
 
   /** True while it believes it holds a name. */
@@ -75,7 +80,7 @@ final class Contender {
 
   /** A {@code :grant} attempt on {@code n}. */
   void campaign(String n) {
-    if (!ensureLease()) {
+    if (!ensureLease(n)) {
       return;
     }
     LeaseKeeper l = lease;
@@ -164,15 +169,20 @@ final class Contender {
     dropLease();
   }
 
-  private boolean ensureLease() {
-    if (lease != null && lease.isValid()) {
+  /** A live lease that can hold {@code n}: the one held, or (not holding) a new one in {@code n}'s cell. */
+  private boolean ensureLease(String n) {
+    int cell = placement.cellOf(n);
+    if (lease != null && lease.isValid() && leaseCell == cell) {
       return true;
     }
     dropLease();
     try {
-      // The shipped keeper, its renewals passing through the client's pause gate (the client-pause nemesis).
+      // The shipped keeper, its renewals passing through the client's pause gate (the client-pause nemesis). On
+      // several cells a lease holds names of its own cell only (docs/architecture.md §14): granted in n's cell.
       LeaseKeeper.Options options = LeaseKeeper.options().pauseHook(p.gate()::await);
-      lease = p.call(() -> LeaseKeeper.grant(p.client(), ttlMs, reason -> { }, options));
+      lease = p.call(() -> placement.cells() == 1 ? LeaseKeeper.grant(p.client(), ttlMs, reason -> { }, options)
+          : LeaseKeeper.grant(p.client(), ttlMs, n, reason -> { }, options));
+      leaseCell = cell;
       return true;
     } catch (StatusRuntimeException e) {
       return false;

@@ -2,6 +2,7 @@ package io.regent.jepsen.workload;
 
 import io.regent.jepsen.client.ClientPool;
 import io.regent.jepsen.client.ClientProcess;
+import io.regent.server.placement.Placement;
 import java.util.List;
 
 /**
@@ -13,16 +14,19 @@ abstract class ContenderWorkload implements Workload {
   private final List<String> names;
   private final long ttlMs;
   private final boolean tryCampaign;
+  private final Placement placement;
 
   /**
    * @param names the names campaigned for
    * @param ttlMs the lease TTL
    * @param tryCampaign campaign with tryCampaign (see {@link Contender}) instead of a bounded blocking campaign
+   * @param placement the cluster's cells: a campaign's lease is granted in its name's cell
    */
-  ContenderWorkload(List<String> names, long ttlMs, boolean tryCampaign) {
+  ContenderWorkload(List<String> names, long ttlMs, boolean tryCampaign, Placement placement) {
     this.names = List.copyOf(names);
     this.ttlMs = ttlMs;
     this.tryCampaign = tryCampaign;
+    this.placement = placement;
   }
 
   /** One process's moves; it may keep state between moves (it lives as long as the process's session). */
@@ -50,7 +54,7 @@ abstract class ContenderWorkload implements Workload {
 
   @Override
   public final ClientPool.Session session(ClientProcess p) {
-    Contender h = new Contender(p, ttlMs, tryCampaign);
+    Contender h = new Contender(p, ttlMs, tryCampaign, placement);
     Moves moves = moves(p);
     return new ClientPool.Session() {
       @Override
@@ -74,7 +78,7 @@ abstract class ContenderWorkload implements Workload {
 
   @Override
   public final void finalReads(ClientProcess p) {
-    Contender h = new Contender(p, ttlMs, tryCampaign);
+    Contender h = new Contender(p, ttlMs, tryCampaign, placement);
     names.forEach(h::read);
   }
 }

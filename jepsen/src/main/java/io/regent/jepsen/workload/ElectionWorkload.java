@@ -1,6 +1,7 @@
 package io.regent.jepsen.workload;
 
 import io.regent.jepsen.client.ClientProcess;
+import io.regent.server.placement.Placement;
 import java.util.List;
 
 /**
@@ -17,9 +18,10 @@ public final class ElectionWorkload extends ContenderWorkload {
    * @param names the names
    * @param ttlMs the lease TTL
    * @param tryCampaign campaign with tryCampaign (see {@link Contender}) instead of a bounded blocking campaign
+   * @param placement the cluster's cells ({@link CellNames})
    */
-  public ElectionWorkload(List<String> names, long ttlMs, boolean tryCampaign) {
-    super(names, ttlMs, tryCampaign);
+  public ElectionWorkload(List<String> names, long ttlMs, boolean tryCampaign, Placement placement) {
+    super(names, ttlMs, tryCampaign, placement);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package io.regent.jepsen.workload;
 
 import io.regent.jepsen.client.ClientProcess;
+import io.regent.server.placement.Placement;
 import java.util.List;
 
 /**
@@ -19,9 +20,10 @@ public final class ExclusivityWorkload extends ContenderWorkload {
    * @param names the contended names
    * @param ttlMs the lease TTL
    * @param tryCampaign campaign with tryCampaign (see {@link Contender}) instead of a bounded blocking campaign
+   * @param placement the cluster's cells ({@link CellNames})
    */
-  public ExclusivityWorkload(List<String> names, long ttlMs, boolean tryCampaign) {
-    super(names, ttlMs, tryCampaign);
+  public ExclusivityWorkload(List<String> names, long ttlMs, boolean tryCampaign, Placement placement) {
+    super(names, ttlMs, tryCampaign, placement);
   }
 
   @Override

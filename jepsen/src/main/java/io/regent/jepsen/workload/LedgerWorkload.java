@@ -4,6 +4,7 @@ import io.regent.jepsen.client.ClientPool;
 import io.regent.jepsen.client.ClientProcess;
 import io.regent.ledger.LedgerMode;
 import io.regent.ledger.LedgerServer;
+import io.regent.server.placement.Placement;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -54,7 +55,7 @@ public final class LedgerWorkload implements Workload {
 
   @Override
   public ClientPool.Session session(ClientProcess p) {
-    Contender h = new Contender(p, ttlMs, tryCampaign);
+    Contender h = new Contender(p, ttlMs, tryCampaign, Placement.SINGLE);
     LedgerCalls ledgerCalls = new LedgerCalls(p, ledger.port());
     return new ClientPool.Session() {
       private int seq;
@@ -101,7 +102,7 @@ public final class LedgerWorkload implements Workload {
 
   @Override
   public void finalReads(ClientProcess p) {
-    Contender h = new Contender(p, ttlMs, tryCampaign);
+    Contender h = new Contender(p, ttlMs, tryCampaign, Placement.SINGLE);
     names.forEach(h::read);
     try (LedgerCalls ledgerCalls = new LedgerCalls(p, ledger.port())) {
       ledgerCalls.read(LEDGER_KEY, LEDGER_KEY);

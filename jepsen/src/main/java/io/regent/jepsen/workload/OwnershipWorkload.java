@@ -35,7 +35,7 @@ import java.util.Map;
  * an owner that believes it within TTL + election timeout.
  */
 public final class OwnershipWorkload implements Workload {
-  /** The group's name. */
+  /** The group's name on one cell (on several, in a tenant of cell 1: {@link CellNames#outsideCellZero}). */
   public static final String GROUP = "jepsen-og";
   /** Its partition count. */
   public static final int PARTITIONS = 16;
@@ -44,16 +44,19 @@ public final class OwnershipWorkload implements Workload {
   /** Chance per step that a member leaves, crashes, or pauses past its TTL (each). */
   static final double CHURN = 0.003;
 
+  private final String group;
   private final long ttlMs;
   private final LedgerServer ledger;
 
   /**
    * Starts the ledger server.
    *
+   * @param group the group's name
    * @param ttlMs the members' lease TTL
    * @param dataDir the ledger's LMDB directory
    */
-  public OwnershipWorkload(long ttlMs, Path dataDir) throws IOException {
+  public OwnershipWorkload(String group, long ttlMs, Path dataDir) throws IOException {
+    this.group = group;
     this.ttlMs = ttlMs;
     this.ledger = LedgerServer.start(0, dataDir, LedgerMode.MONOTONE);
   }
@@ -65,12 +68,12 @@ public final class OwnershipWorkload implements Workload {
 
   @Override
   public List<String> names() {
-    return List.of(GROUP);
+    return List.of(group);
   }
 
   @Override
   public ClientPool.Session session(ClientProcess p) {
-    OwnershipMember m = new OwnershipMember(p, GROUP, PARTITIONS, ttlMs, ledger.port());
+    OwnershipMember m = new OwnershipMember(p, group, PARTITIONS, ttlMs, ledger.port());
     return new ClientPool.Session() {
       @Override
       public long step() throws InterruptedException {
@@ -112,7 +115,7 @@ public final class OwnershipWorkload implements Workload {
    */
   @Override
   public void quiet(ClientProcess q) throws InterruptedException {
-    OwnershipMember sentinel = new OwnershipMember(q, GROUP, PARTITIONS, ttlMs, ledger.port());
+    OwnershipMember sentinel = new OwnershipMember(q, group, PARTITIONS, ttlMs, ledger.port());
     try {
       for (int i = 0; i < 10 && !sentinel.joined() && !q.retired(); i++) {
         sentinel.join();
@@ -125,7 +128,7 @@ public final class OwnershipWorkload implements Workload {
       }
       long electionMs = ServerConfig.DEFAULT_ELECTION_MAX_MS;
       long boundMs = ttlMs + electionMs;
-      q.instant("quiet", GROUP, boundMs, Map.of("ttl-ms", ttlMs, "election-timeout-ms", electionMs));
+      q.instant("quiet", group, boundMs, Map.of("ttl-ms", ttlMs, "election-timeout-ms", electionMs));
       Thread.sleep(boundMs + QUIET_MARGIN_MS); // the property's own time bound, then a margin to look at
       for (int i = 0; i < 5 && !q.retired() && !status(q); i++) {
         Thread.sleep(500);
@@ -136,10 +139,10 @@ public final class OwnershipWorkload implements Workload {
   }
 
   /** A linearizable {@code :status} read of the group; true when it succeeded. */
-  private static boolean status(ClientProcess q) {
-    ClientProcess.Invocation inv = q.invoke("status", GROUP, null);
+  private boolean status(ClientProcess q) {
+    ClientProcess.Invocation inv = q.invoke("status", group, null);
     try {
-      GroupStatusResponse r = q.call(() -> new GroupClient(q.client()).status(GROUP, false));
+      GroupStatusResponse r = q.call(() -> new GroupClient(q.client()).status(group, false));
       List<Object> owners = new ArrayList<>();
       for (PartitionOwner o : r.getOwnersList()) {
         boolean owned = !o.getOwner().isEmpty();
@@ -162,7 +165,7 @@ public final class OwnershipWorkload implements Workload {
   public void finalReads(ClientProcess p) {
     try (LedgerCalls calls = new LedgerCalls(p, ledger.port())) {
       for (int partition = 0; partition < PARTITIONS; partition++) {
-        calls.read((long) partition, OwnershipMember.ledgerKey(GROUP, partition));
+        calls.read((long) partition, OwnershipMember.ledgerKey(group, partition));
       }
     }
   }

@@ -1,5 +1,6 @@
 package io.regent.jepsen.workload;
 
+import io.regent.server.placement.Placement;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -29,6 +30,9 @@ public final class Workloads {
     };
   }
 
+  /** The workloads that spread their names over a cluster's cells ({@link CellNames}); the others run on one. */
+  public static final List<String> OVER_CELLS = List.of("election", "lease-exclusivity", "ownership");
+
   /**
    * A workload.
    *
@@ -39,15 +43,19 @@ public final class Workloads {
    * @param etcdEndpoints the nodes' etcd endpoints (the etcdctl-lock workload's clients use them)
    * @param negativeControl the run is its negative control: the etcdctl-lock workload's clients then lock names
    *     of their own
+   * @param placement the cluster's cells: the workloads of {@link #OVER_CELLS} spread their names over them
    */
   public static Workload create(String name, long ttlMs, boolean tryCampaign, Path dataRoot,
-                                List<String> etcdEndpoints, boolean negativeControl) throws IOException {
+                                List<String> etcdEndpoints, boolean negativeControl, Placement placement)
+      throws IOException {
     return switch (name) {
-      case "election" -> new ElectionWorkload(List.of("e0", "e1", "e2"), ttlMs, tryCampaign);
-      case "lease-exclusivity" -> new ExclusivityWorkload(List.of("x0", "x1"), ttlMs, tryCampaign);
+      case "election" -> new ElectionWorkload(CellNames.spread("e", 3, placement), ttlMs, tryCampaign, placement);
+      case "lease-exclusivity" -> new ExclusivityWorkload(CellNames.spread("x", 2, placement), ttlMs, tryCampaign,
+          placement);
       case "ledger" -> new LedgerWorkload(List.of("ledger-writer"), ttlMs, tryCampaign,
           dataRoot.resolve("ledger"));
-      case "ownership" -> new OwnershipWorkload(ttlMs, dataRoot.resolve("ownership-ledger"));
+      case "ownership" -> new OwnershipWorkload(CellNames.outsideCellZero(OwnershipWorkload.GROUP, placement), ttlMs,
+          dataRoot.resolve("ownership-ledger"));
       case "retry" -> new RetryWorkload(List.of("r0", "r1"), ttlMs);
       case "etcdctl-lock" -> new EtcdctlLockWorkload(etcdEndpoints, negativeControl);
       default -> throw new IllegalArgumentException("unknown workload '" + name + "'; one of " + NAMES);

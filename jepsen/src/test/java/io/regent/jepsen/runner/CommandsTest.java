@@ -31,6 +31,18 @@ class CommandsTest {
   }
 
   @Test
+  void cellsReachTheServersAndTheTestsName() {
+    TestCommand t = new TestCommand();
+    new CommandLine(t).parseArgs("--workload", "election", "--cells", "4", "--nemesis", "kill");
+    assertThat(t.options().cells()).isEqualTo(4);
+    assertThat(t.options().testName()).isEqualTo("election-3n-kill-4cells");
+    assertThat(run("test", "--workload", "ledger", "--cells", "4")).as("a workload that stays in one cell")
+        .isEqualTo(2);
+    assertThat(run("test", "--target", "single-writer", "--cells", "4")).isEqualTo(2);
+    assertThat(run("test", "--cells", "0")).isEqualTo(2);
+  }
+
+  @Test
   void optionsBecomeRunOptions() {
     TestCommand t = new TestCommand();
     new CommandLine(t).parseArgs("--workload", "ledger", "--nodes", "5", "--time-limit", "90", "--nemesis",

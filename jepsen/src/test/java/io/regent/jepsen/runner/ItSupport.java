@@ -32,7 +32,7 @@ final class ItSupport {
 
   static RunOptions options(String workload, int seconds, List<String> nemesis, boolean negative, long seed) {
     return new RunOptions(workload, 3, Duration.ofSeconds(seconds), nemesis, 5, negative, false, "auto", 3000,
-        Duration.ofSeconds(5), store(), jar(), seed, Duration.ofSeconds(60), Duration.ofSeconds(20), false);
+        Duration.ofSeconds(5), store(), jar(), seed, Duration.ofSeconds(60), Duration.ofSeconds(20), false, 1);
   }
 
   /** The store holds every output file, and no namespace or node of ours is left behind. */

@@ -38,7 +38,7 @@ class RetryHuntIT {
         negativeControl, SEED);
     return new RunOptions(o.workload(), o.nodes(), o.timeLimit(), o.nemesis(), CLIENTS, o.negativeControl(),
         o.singleWriter(), o.network(), o.ttlMs(), o.opTimeout(), o.storeRoot(), o.jar(), o.seed(), o.checkBudget(),
-        o.recoveryTimeout(), o.tryCampaign());
+        o.recoveryTimeout(), o.tryCampaign(), o.cells());
   }
 
   @Test
