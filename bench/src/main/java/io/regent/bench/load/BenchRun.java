@@ -33,11 +33,17 @@ public final class BenchRun {
    * @param tls how the clients connect (the {@code overload} flood aside): their identity
    * @param floodTls how the {@code overload} flood connects: its own identity, so that per-identity quotas can
    *     shed it and not the others (docs/architecture.md §7.2)
+   * @param tenant the tenant of every name ({@code TENANT/RUN/...}) and Regent lease the run uses, so that on a
+   *     cluster of several cells they all sit in that tenant's cell (docs/architecture.md §14); {@link
+   *     #DEFAULT_TENANT} by default
    */
   public record Config(String target, List<String> endpoints, String workload, int clients, Duration duration,
       Duration warmup, double rate, int leases, long ttlMs, Path pidDir, String label, int partitions, int members,
-      int floodClients, ClientTls tls, ClientTls floodTls) {
+      int floodClients, ClientTls tls, ClientTls floodTls, String tenant) {
   }
+
+  /** The tenant of a run that names none: its names are {@code bench/RUN/...}, as before cells. */
+  public static final String DEFAULT_TENANT = "bench";
 
   /** The workloads {@link Config#workload} may name. */
   public static final List<String> WORKLOADS =
@@ -67,9 +73,9 @@ public final class BenchRun {
     }
     Target[] targets = new Target[c.clients()];
     for (int i = 0; i < targets.length; i++) {
-      targets[i] = Target.connect(c.target(), c.endpoints(), i, c.tls());
+      targets[i] = Target.connect(c.target(), c.endpoints(), i, c.tls(), c.tenant());
     }
-    String prefix = "bench/" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt()) + "/";
+    String prefix = c.tenant() + "/" + HexFormat.of().toHexDigits(ThreadLocalRandom.current().nextInt()) + "/";
     LatencyStats stats = new LatencyStats();
     ServerLoad load = ServerLoad.of(c.pidDir());
     Map<String, Object> extras = BenchResult.newExtras();
@@ -83,7 +89,7 @@ public final class BenchRun {
         for (int i = 0; i <= c.floodClients(); i++) {
           // the first is the well-behaved reader, on the keepalive clients' identity
           floodTargets.add(Target.connect(c.target(), c.endpoints(), targets.length + i,
-              i == 0 ? c.tls() : c.floodTls()));
+              i == 0 ? c.tls() : c.floodTls(), c.tenant()));
         }
         overload = new OverloadWorkload(floodTargets.subList(1, floodTargets.size()).toArray(Target[]::new),
             floodTargets.get(0), prefix, c.ttlMs(), c.rate());

@@ -30,7 +30,7 @@ public final class BenchSession {
     List<Double> curve = new ArrayList<>();
     BenchRun.Config w = new BenchRun.Config(warm.target(), warm.endpoints(), warm.workload(), warm.clients(), window,
         Duration.ZERO, warm.rate(), warm.leases(), warm.ttlMs(), null, warm.label() + "-settle", warm.partitions(),
-        warm.members(), warm.floodClients(), warm.tls(), warm.floodTls());
+        warm.members(), warm.floodClients(), warm.tls(), warm.floodTls(), warm.tenant());
     long start = System.nanoTime();
     long floor = start + min.toNanos();
     long deadline = start + Math.max(min.toNanos(), max.toNanos());

@@ -48,8 +48,10 @@ final class RegentTarget implements Target {
   }
 
   private final ClientTls tls;
+  /** The tenant whose cell holds this client's leases. */
+  private final String tenant;
 
-  RegentTarget(List<String> endpoints, int clientIndex, Keepalives keepalives, ClientTls tls) {
+  RegentTarget(List<String> endpoints, int clientIndex, Keepalives keepalives, ClientTls tls, String tenant) {
     List<String> rotated = new ArrayList<>();
     for (int k = 0; k < endpoints.size(); k++) {
       rotated.add(endpoints.get((clientIndex + k) % endpoints.size()));
@@ -57,13 +59,14 @@ final class RegentTarget implements Target {
     this.client = RegentClient.builder().endpoints(rotated).streamKeepAlives(keepalives != Keepalives.UNARY)
         .caCert(tls.caCert()).clientCert(tls.cert(), tls.key()).build();
     this.tls = tls;
+    this.tenant = tenant;
     this.keepAliveEndpoint = rotated.get(0);
     this.keepalives = keepalives;
   }
 
   @Override
   public long grant(long ttlMs) {
-    return client.leases().grant(ttlMs);
+    return client.leases().grant(ttlMs, tenant);
   }
 
   @Override

@@ -25,23 +25,23 @@ public interface Target extends AutoCloseable {
    * @throws IllegalArgumentException for another kind
    */
   static Target connect(String kind, List<String> endpoints, int clientIndex) {
-    return connect(kind, endpoints, clientIndex, ClientTls.NONE);
+    return connect(kind, endpoints, clientIndex, ClientTls.NONE, BenchRun.DEFAULT_TENANT);
   }
 
   /**
    * As {@link #connect(String, List, int)}, the Regent kinds over {@code tls} (its client certificate being the
-   * client's identity).
+   * client's identity), granting their leases in the cell of {@code tenant} (docs/architecture.md §14).
    *
    * @throws IllegalArgumentException for another kind, or TLS asked of {@code etcd} or {@code ratis}
    */
-  static Target connect(String kind, List<String> endpoints, int clientIndex, ClientTls tls) {
+  static Target connect(String kind, List<String> endpoints, int clientIndex, ClientTls tls, String tenant) {
     if (tls.enabled() && !kind.startsWith("regent")) {
       throw new IllegalArgumentException("TLS is for the regent targets only, not '" + kind + "'");
     }
     return switch (kind) {
-      case "regent" -> new RegentTarget(endpoints, clientIndex, RegentTarget.Keepalives.MANY, tls);
-      case "regentstream" -> new RegentTarget(endpoints, clientIndex, RegentTarget.Keepalives.STREAM, tls);
-      case "regentunary" -> new RegentTarget(endpoints, clientIndex, RegentTarget.Keepalives.UNARY, tls);
+      case "regent" -> new RegentTarget(endpoints, clientIndex, RegentTarget.Keepalives.MANY, tls, tenant);
+      case "regentstream" -> new RegentTarget(endpoints, clientIndex, RegentTarget.Keepalives.STREAM, tls, tenant);
+      case "regentunary" -> new RegentTarget(endpoints, clientIndex, RegentTarget.Keepalives.UNARY, tls, tenant);
       case "etcd" -> new EtcdTarget(endpoints, clientIndex);
       case "ratis" -> new RatisTarget(endpoints);
       default -> throw new IllegalArgumentException("target must be regent, regentstream, regentunary, etcd or ratis, not '"

@@ -134,6 +134,11 @@ public final class BenchCommand implements Callable<Integer> {
       description = "report CPU and resident memory of the processes in DIR/*.pid (a cluster directory)")
   Path pidDir;
 
+  @Option(names = "--tenant", defaultValue = BenchRun.DEFAULT_TENANT,
+      description = "tenant of every name (TENANT/RUN/...) and lease of the run: on a cluster of several cells, the "
+          + "cell they all sit in (docs/architecture.md §14) (default: ${DEFAULT-VALUE})")
+  String tenant;
+
   @Option(names = "--label", description = "name of this configuration in the result (default: the target)")
   String label;
 
@@ -223,10 +228,13 @@ public final class BenchCommand implements Callable<Integer> {
     if (ttl.toMillis() < 1) {
       throw usage("--ttl must be at least 1ms");
     }
+    if (tenant.isEmpty() || tenant.contains("/") || tenant.contains("{") || tenant.contains("}")) {
+      throw usage("--tenant must be non-empty, without '/', '{' or '}': '" + tenant + "'");
+    }
     return new BenchRun.Config(target, endpointList(), workload, clients, duration, warmup, rate, leases,
         ttl.toMillis(), pidDir, label == null ? target : label, partitions, members, floodClients,
         tls(cert, key, "--cert and --key"), tls(floodCert == null ? cert : floodCert,
-            floodCert == null ? key : floodKey, "--flood-cert and --flood-key"));
+            floodCert == null ? key : floodKey, "--flood-cert and --flood-key"), tenant);
   }
 
   /** The TLS settings of a client with {@code certificate} and {@code privateKey} (both null: none). */

@@ -24,7 +24,7 @@ class BenchCommandTest {
   void parsesEveryOption() {
     BenchRun.Config c = parse("--target", "etcd", "--endpoints", "127.0.0.1:1,127.0.0.1:2", "--workload",
         "leader-read", "--clients", "16", "--duration", "15s", "--warmup", "500ms", "--rate", "2000",
-        "--label", "etcd-3", "-w", "json");
+        "--label", "etcd-3", "--tenant", "storm", "-w", "json");
     assertThat(c.target()).isEqualTo("etcd");
     assertThat(c.endpoints()).containsExactly("127.0.0.1:1", "127.0.0.1:2");
     assertThat(c.workload()).isEqualTo("leader-read");
@@ -33,6 +33,7 @@ class BenchCommandTest {
     assertThat(c.warmup()).isEqualTo(Duration.ofMillis(500));
     assertThat(c.rate()).isEqualTo(2000.0);
     assertThat(c.label()).isEqualTo("etcd-3");
+    assertThat(c.tenant()).isEqualTo("storm");
   }
 
   @Test
@@ -44,6 +45,7 @@ class BenchCommandTest {
     assertThat(c.ttlMs()).isEqualTo(10_000);
     assertThat(c.rate()).isZero();
     assertThat(c.label()).isEqualTo("etcd");
+    assertThat(c.tenant()).as("names bench/RUN/..., as before cells").isEqualTo("bench");
   }
 
   @Test
@@ -102,6 +104,10 @@ class BenchCommandTest {
         .isInstanceOf(ParameterException.class).hasMessageContaining("--clients");
     assertThatThrownBy(() -> parse("--workload", "campaign", "--endpoints", "nohost"))
         .isInstanceOf(ParameterException.class).hasMessageContaining("host:port");
+    for (String tenant : new String[] {"", "a/b", "{a}"}) {
+      assertThatThrownBy(() -> parse("--workload", "campaign", "--tenant", tenant))
+          .isInstanceOf(ParameterException.class).hasMessageContaining("--tenant");
+    }
   }
 
   @Test

@@ -31,8 +31,14 @@ final class ItSupport {
   }
 
   static RunOptions options(String workload, int seconds, List<String> nemesis, boolean negative, long seed) {
+    return options(workload, seconds, nemesis, negative, seed, 1);
+  }
+
+  /** As above, on a cluster of {@code cells} cells. */
+  static RunOptions options(String workload, int seconds, List<String> nemesis, boolean negative, long seed,
+                            int cells) {
     return new RunOptions(workload, 3, Duration.ofSeconds(seconds), nemesis, 5, negative, false, "auto", 3000,
-        Duration.ofSeconds(5), store(), jar(), seed, Duration.ofSeconds(60), Duration.ofSeconds(20), false, 1);
+        Duration.ofSeconds(5), store(), jar(), seed, Duration.ofSeconds(60), Duration.ofSeconds(20), false, cells);
   }
 
   /** The store holds every output file, and no namespace or node of ours is left behind. */
