@@ -20,7 +20,8 @@ base=${BASE_PORT:-7800}; settle=${SETTLE:-180}; window=${WINDOW:-60}; work=${WOR
 flood_clients=${FLOOD_CLIENTS:-32}; quiet_clients=${QUIET_CLIENTS:-4}; leases=${LEASES:-1000}
 out=${OUT:-$root/docs/performance/cells-flood.jsonl}
 eps=127.0.0.1:$((base + 101)),127.0.0.1:$((base + 102)),127.0.0.1:$((base + 103))
-bench() { "$regent" bench --endpoints "$eps" --quiet -w json --warmup 0s "$@"; }
+# one JSON line per bench process (a result may end without a newline)
+bench() { "$regent" bench --endpoints "$eps" --quiet -w json --warmup 0s "$@"; echo; }
 
 # the quiet tenant's two loads for $1 s, labelled $2, appended to OUT
 quiet() {
