@@ -14,6 +14,7 @@
 #   scripts/cells-flood.sh [CELLS...]   (default 1 4; ROUNDS=2 SETTLE=180 WINDOW=60 FLOOD_CLIENTS=32 QUIET_CLIENTS=4
 #                                        LEASES=1000 BASE_PORT=7800 WORK=/tmp OUT=docs/performance/cells-flood.jsonl)
 set -euo pipefail
+cells_list=("$@"); [ $# -gt 0 ] || cells_list=(1 4)
 root=$(cd "$(dirname "$0")/.." && pwd)
 regent=$root/bin/regent
 base=${BASE_PORT:-7800}; settle=${SETTLE:-180}; window=${WINDOW:-60}; work=${WORK:-/tmp}; rounds=${ROUNDS:-2}
@@ -37,7 +38,7 @@ flood() {
 
 (cd "$root" && mvn -B -q -o install -DskipTests) # bin/regent must not rebuild itself between two bench processes
 for round in $(seq 1 "$rounds"); do
-  for cells in "${@:-1 4}"; do
+  for cells in "${cells_list[@]}"; do
     dir=$work/regent-cells-flood-$cells
     rm -rf "$dir"
     "$regent" cluster up --cells "$cells" --dir "$dir" --base-port "$base" > "$dir.up" 2>&1 \

@@ -11,12 +11,13 @@
 #   scripts/cells-idle-cost.sh [CELLS...]     (default 1 4 16 64; BASE_PORT=7800 SETTLE=180 WINDOW=30 WORK=/tmp)
 # (docs/performance.md's figures of 2026-12-07 were taken with SETTLE=75, before the 180 s its rules ask for.)
 set -euo pipefail
+cells_list=("$@"); [ $# -gt 0 ] || cells_list=(1 4 16 64)
 root=$(cd "$(dirname "$0")/.." && pwd)
 regent=$root/bin/regent
 base=${BASE_PORT:-7800}; settle=${SETTLE:-180}; window=${WINDOW:-30}; work=${WORK:-/tmp}
 tick=$(getconf CLK_TCK)
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
-for cells in "${@:-1 4 16 64}"; do
+for cells in "${cells_list[@]}"; do
   dir=$work/regent-cells-cost-$cells
   rm -rf "$dir"
   "$regent" cluster up --cells "$cells" --dir "$dir" --base-port "$base" > "$dir.up" 2>&1 \
