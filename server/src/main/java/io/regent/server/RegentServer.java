@@ -143,8 +143,11 @@ public final class RegentServer implements AutoCloseable {
         executors.timers());
     if (metrics != null) {
       admission.bindTo(metrics.registry());
-      metrics.bindReplica(sm);
-      metrics.bindRaft(host.server(), RaftSetup.GROUP_ID, executors.timers());
+      for (int c = 0; c < cellCount; c++) {
+        Cell cell = cells.get(c);
+        metrics.bindReplica(cell.replica(), c);
+        metrics.bindRaft(host.server(), RaftSetup.groupId(c), c, cell::notLiveReason, executors.timers());
+      }
       metrics.bindDataDir(dataDir.root(), sm::storageFault);
       metrics.bindLiveness(cell0::notLiveReason);
       raft.clockRates().ifPresent(metrics::bindClockRates);

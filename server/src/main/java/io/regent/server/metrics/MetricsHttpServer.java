@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executor;
@@ -16,7 +17,8 @@ import java.util.function.Supplier;
  * The node's HTTP side door, on the JDK's built-in server: {@code GET /metrics} (Prometheus text format
  * 0.0.4), {@code GET /healthz} (200 while the node is live, else 503 with the reason on one line: its Raft
  * division stopped for good and only a restart brings it back; docs/operations.md, "Health") and {@code GET /readyz} (200 when the node
- * is ready, else 503 with the reason on one line), and whatever other read-only pages the node adds beside them
+ * is ready, else 503 with the reason on one line; on a cluster of several cells each reason names its cell, and a
+ * cell stopped for good is named after {@code ready;} without making the node unready), and whatever other read-only pages the node adds beside them
  * (the console, {@code /console/}): all plaintext and unauthenticated (docs/security.md).
  */
 public final class MetricsHttpServer implements AutoCloseable {
@@ -25,8 +27,8 @@ public final class MetricsHttpServer implements AutoCloseable {
   private final HttpServer server;
 
   private MetricsHttpServer(InetSocketAddress address, Supplier<String> scrape, Supplier<Optional<String>> notLive,
-                            Supplier<Optional<String>> notReady, Executor executor, Map<String, HttpHandler> more)
-      throws IOException {
+                            Supplier<Optional<String>> notReady, Supplier<List<String>> stoppedCells,
+                            Executor executor, Map<String, HttpHandler> more) throws IOException {
     this.server = HttpServer.create(address, 16);
     more.forEach(server::createContext);
     server.createContext("/metrics", ex -> answer(ex, 200, PROMETHEUS_TEXT, scrape.get()));
@@ -36,7 +38,10 @@ public final class MetricsHttpServer implements AutoCloseable {
     });
     server.createContext("/readyz", ex -> {
       Optional<String> reason = check(notReady, "readiness");
-      answer(ex, reason.isEmpty() ? 200 : 503, "text/plain", reason.map(r -> "not ready: " + r).orElse("ready") + "\n");
+      // a cell stopped for good does not make the node unready (it serves the others), but is named
+      List<String> stopped = reason.isEmpty() ? stoppedCells.get() : List.of();
+      answer(ex, reason.isEmpty() ? 200 : 503, "text/plain", reason.map(r -> "not ready: " + r)
+          .orElse(stopped.isEmpty() ? "ready" : "ready; " + String.join("; ", stopped)) + "\n");
     });
     server.setExecutor(executor);
   }
@@ -60,7 +65,7 @@ public final class MetricsHttpServer implements AutoCloseable {
   public static MetricsHttpServer start(String host, int port, RegentMetrics metrics, Executor executor,
                                         Map<String, HttpHandler> more) throws IOException {
     MetricsHttpServer s = new MetricsHttpServer(new InetSocketAddress(host, port), metrics::scrape,
-        metrics::notLiveReason, metrics::notReadyReason, executor, more);
+        metrics::notLiveReason, metrics::notReadyReason, metrics::stoppedCells, executor, more);
     s.server.start();
     return s;
   }
@@ -71,7 +76,8 @@ public final class MetricsHttpServer implements AutoCloseable {
    */
   public static MetricsHttpServer start(InetSocketAddress address, Supplier<String> scrape,
                                         Supplier<Optional<String>> notReady, Executor executor) throws IOException {
-    MetricsHttpServer s = new MetricsHttpServer(address, scrape, Optional::empty, notReady, executor, Map.of());
+    MetricsHttpServer s = new MetricsHttpServer(address, scrape, Optional::empty, notReady, List::of, executor,
+        Map.of());
     s.server.start();
     return s;
   }

@@ -4,10 +4,12 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Tags;
 import java.util.Optional;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.ratis.metrics.MetricRegistries;
 import org.apache.ratis.metrics.RatisMetricRegistry;
 import org.apache.ratis.metrics.impl.DefaultTimekeeperImpl;
@@ -18,14 +20,17 @@ import org.apache.ratis.server.storage.FileInfo;
 import org.apache.ratis.statemachine.SnapshotInfo;
 
 /**
- * The Raft side of a node's metrics, read from its Ratis division: term, commit and applied index, leader
- * role and changes, snapshots; and the readiness check of {@code /readyz}. Gauges read the division at
+ * The Raft side of one cell's metrics on a node, read from its Ratis division: term, commit and applied index,
+ * leader role and changes, snapshots, whether the division stopped for good; and the cell's readiness check of
+ * {@code /readyz}. Every series is tagged {@code cell} (docs/architecture.md §14). Gauges read the division at
  * scrape time; leader changes are sampled every {@value #LEADER_POLL_MS} ms on the node's scheduler.
  */
 final class RaftMetrics implements AutoCloseable {
   /** How often the Raft leader is sampled to count leader changes, ms. */
   static final long LEADER_POLL_MS = 100;
 
+  private final int cell;
+  private final Supplier<Optional<String>> stopped;
   private final ScheduledFuture<?> sampling;
   private final Counter leaderChanges;
   private volatile RaftServer.Division division;
@@ -33,33 +38,40 @@ final class RaftMetrics implements AutoCloseable {
   private long lastTerm = -1;
 
   /**
-   * Registers the gauges on {@code registry} and starts sampling {@code groupId} of {@code server} on
-   * {@code timers}.
+   * Registers the gauges of cell {@code cell} on {@code registry} and starts sampling its group {@code groupId} of
+   * {@code server} on {@code timers}; {@code stopped} says why the cell's division stopped for good, or empty.
    */
-  RaftMetrics(MeterRegistry registry, RaftServer server, RaftGroupId groupId, ScheduledExecutorService timers) {
+  RaftMetrics(MeterRegistry registry, RaftServer server, RaftGroupId groupId, int cell,
+              Supplier<Optional<String>> stopped, ScheduledExecutorService timers) {
+    this.cell = cell;
+    this.stopped = stopped;
+    Tags tags = Tags.of("cell", String.valueOf(cell));
+    Gauge.builder("regent.cell.stopped", () -> stopped.get().isPresent() ? 1 : 0).tags(tags)
+        .description("1 once this cell's division on this node stopped for good (an apply fault; only a restart "
+            + "brings it back); the node serves its other cells").register(registry);
     this.leaderChanges = Counter.builder("regent.raft.leader.changes")
-        .description("Raft leaders (term, leader id) this node has seen, sampled every 100 ms").register(registry);
+        .tags(tags).description("Raft leaders (term, leader id) this node has seen, sampled every 100 ms").register(registry);
     Gauge.builder("regent.raft.term", () -> info().map(DivisionInfo::getCurrentTerm).orElse(-1L))
-        .description("Current Raft term as this node knows it").register(registry);
+        .tags(tags).description("Current Raft term as this node knows it").register(registry);
     Gauge.builder("regent.raft.commit.index", () -> div().map(d -> d.getRaftLog().getLastCommittedIndex())
-        .orElse(-1L)).description("Highest log index this node knows to be committed").register(registry);
+        .orElse(-1L)).tags(tags).description("Highest log index this node knows to be committed").register(registry);
     Gauge.builder("regent.raft.applied.index", () -> info().map(DivisionInfo::getLastAppliedIndex).orElse(-1L))
-        .description("Highest log index applied to this node's state").register(registry);
+        .tags(tags).description("Highest log index applied to this node's state").register(registry);
     Gauge.builder("regent.raft.is.leader", () -> info().map(i -> i.isLeader() ? 1 : 0).orElse(0))
-        .description("1 when this node is the Raft leader").register(registry);
+        .tags(tags).description("1 when this node is the Raft leader").register(registry);
     Gauge.builder("regent.raft.has.leader", () -> info().map(i -> i.getLeaderId() != null ? 1 : 0).orElse(0))
-        .description("1 when this node knows a Raft leader").register(registry);
+        .tags(tags).description("1 when this node knows a Raft leader").register(registry);
     Gauge.builder("regent.snapshot.index", () -> snapshot().map(SnapshotInfo::getIndex).orElse(-1L))
-        .description("Log index of this node's latest snapshot").register(registry);
+        .tags(tags).description("Log index of this node's latest snapshot").register(registry);
     Gauge.builder("regent.snapshot.size", () -> snapshot().map(RaftMetrics::size).orElse(0L))
-        .baseUnit("bytes").description("Size of this node's latest snapshot").register(registry);
+        .baseUnit("bytes").tags(tags).description("Size of this node's latest snapshot").register(registry);
     FunctionCounter.builder("regent.snapshots.taken", this, m -> m.snapshotTimer().map(t -> (double) t.getCount())
-        .orElse(0.0)).description("Snapshots this node has taken since it started").register(registry);
+        .orElse(0.0)).tags(tags).description("Snapshots this node has taken since it started").register(registry);
     Gauge.builder("regent.snapshot.duration", () -> snapshotTimer().map(t -> t.getSnapshot().getMean() / 1e9)
-        .orElse(0.0)).baseUnit("seconds").description("Mean time of this node's recent snapshots")
+        .orElse(0.0)).baseUnit("seconds").tags(tags).description("Mean time of this node's recent snapshots")
         .register(registry);
     Gauge.builder("regent.snapshot.duration.max", () -> snapshotTimer().map(t -> t.getSnapshot().getMax() / 1e9)
-        .orElse(0.0)).baseUnit("seconds").description("Longest of this node's recent snapshots")
+        .orElse(0.0)).baseUnit("seconds").tags(tags).description("Longest of this node's recent snapshots")
         .register(registry);
     sampling = timers.scheduleWithFixedDelay(() -> {
       if (division == null) {
@@ -73,7 +85,17 @@ final class RaftMetrics implements AutoCloseable {
     }, 0, LEADER_POLL_MS, TimeUnit.MILLISECONDS);
   }
 
-  /** See {@link RegentMetrics#notReadyReason()}. */
+  /** The cell these metrics are of. */
+  int cell() {
+    return cell;
+  }
+
+  /** Why the cell's division stopped for good, or empty while it has not. */
+  Optional<String> stoppedReason() {
+    return stopped.get();
+  }
+
+  /** Why the cell is not ready on this node, or empty: see {@link RegentMetrics#notReadyReason()}. */
   Optional<String> notReadyReason() {
     RaftServer.Division d = division;
     if (d == null) {

@@ -17,17 +17,18 @@ import io.micrometer.core.instrument.binder.system.UptimeMetrics;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import io.regent.statemachine.event.ChangeEvent;
-import io.regent.statemachine.proto.NameRecord;
 import io.regent.statemachine.ratis.ApplyObserver;
 import io.regent.statemachine.replica.ReplicaView;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import org.apache.ratis.protocol.RaftGroupId;
@@ -35,20 +36,21 @@ import org.apache.ratis.server.RaftServer;
 
 /**
  * The metrics of one Regent node, in a Prometheus registry of its own (several nodes may share a JVM in
- * tests). Series, all tagged {@code node}; Prometheus names (see docs/operations.md for what each means):
+ * tests). Series, all tagged {@code node}, those of one cell also {@code cell} (docs/architecture.md §14); Prometheus
+ * names (see docs/operations.md for what each means):
  *
  * <ul>
- *   <li>state: {@code regent_leases_live}, {@code regent_names_held}, {@code regent_candidates_waiting}
- *       (read from this node's LMDB at scrape time, cached for a second);
+ *   <li>state, per cell ({@link StateGauges}): {@code regent_leases_live}, {@code regent_names_held},
+ *       {@code regent_candidates_waiting}, … (read from the cell's LMDB at scrape time, cached for a second);
  *   <li>applies ({@link ApplyMetrics}): {@code regent_apply_seconds{command}}, {@code regent_lease_grants_total},
  *       {@code regent_lease_expiries_total}, {@code regent_lease_revocations_total}, {@code regent_resigns_total},
  *       {@code regent_ownership_changes_total{kind=elected|proclaimed|resigned|expired|revoked}};
- *   <li>Raft ({@link RaftMetrics}): {@code regent_raft_term}, {@code regent_raft_commit_index},
+ *   <li>Raft, per cell ({@link RaftMetrics}): {@code regent_raft_term}, {@code regent_raft_commit_index},
  *       {@code regent_raft_applied_index}, {@code regent_raft_is_leader}, {@code regent_raft_has_leader},
- *       {@code regent_raft_leader_changes_total};
+ *       {@code regent_raft_leader_changes_total}, {@code regent_cell_stopped};
  *   <li>followers, on the leader only ({@link FollowerLagMetrics}): {@code regent_follower_lag_entries{follower}},
  *       {@code regent_follower_lag_seconds{follower}};
- *   <li>snapshots ({@link RaftMetrics}): {@code regent_snapshot_index}, {@code regent_snapshot_size_bytes},
+ *   <li>snapshots, per cell ({@link RaftMetrics}): {@code regent_snapshot_index}, {@code regent_snapshot_size_bytes},
  *       {@code regent_snapshots_taken_total}, {@code regent_snapshot_duration_seconds} (mean of recent ones),
  *       {@code regent_snapshot_duration_max_seconds};
  *   <li>API: {@code regent_grpc_requests_seconds{method,status}}, {@code regent_keepalive_confirm_seconds};
@@ -64,8 +66,6 @@ public final class RegentMetrics implements AutoCloseable {
       Duration.ofSeconds(5), Duration.ofSeconds(10)};
   /** A node whose applied index trails its commit index by more than this is not ready. */
   public static final long READY_MAX_APPLY_LAG = 100;
-  /** How long one reading of the LMDB state counts serves the gauges, ms. */
-  static final long STATE_CACHE_MS = 1000;
 
   private final PrometheusMeterRegistry registry;
   private final ApplyMetrics applies;
@@ -73,8 +73,8 @@ public final class RegentMetrics implements AutoCloseable {
   private final Map<ChangeEvent.Kind, Counter> ownership = new EnumMap<>(ChangeEvent.Kind.class);
   private final JvmGcMetrics gc = new JvmGcMetrics();
   private final FollowerLagMetrics followerLag;
-  private volatile RaftMetrics raft;
-  private volatile StateCounts counts;
+  /** One per cell, cell 0 first. */
+  private final List<RaftMetrics> raft = new CopyOnWriteArrayList<>();
   private volatile Supplier<Optional<String>> notLive = Optional::empty;
 
   /** A registry for node {@code nodeId} with the JVM and process metrics bound. */
@@ -123,33 +123,18 @@ public final class RegentMetrics implements AutoCloseable {
     return new GrpcMetricsInterceptor(registry, keepAlive);
   }
 
-  /** Counts ownership changes from {@code view}'s events and reads its state gauges. */
-  public void bindReplica(ReplicaView view) {
+  /**
+   * Counts ownership changes from {@code view}'s events (node-wide, summed over cells) and reads the state gauges of
+   * cell {@code cell} from it ({@link StateGauges}, tagged {@code cell}).
+   */
+  public void bindReplica(ReplicaView view, int cell) {
     view.hub().listen(e -> {
       Counter c = ownership.get(e.kind());
       if (c != null) {
         c.increment();
       }
     });
-    Gauge.builder("regent.leases.live", () -> counts(view).leases)
-        .description("Leases in this node's state").register(registry);
-    Gauge.builder("regent.names.held", () -> counts(view).held)
-        .description("Names (elections and locks) with a holder in this node's state").register(registry);
-    Gauge.builder("regent.candidates.waiting", () -> counts(view).waiting)
-        .description("Candidates queued behind a holder, summed over names").register(registry);
-    Gauge.builder("regent.request.records", () -> counts(view).requests)
-        .description("Stored answers to request ids (docs/api.md, request ids), at most 100 000").register(registry);
-    Gauge.builder("regent.request.record.bytes", () -> counts(view).requestBytes)
-        .description("Bytes of the stored answers to request ids, at most 32 MiB").register(registry);
-    Gauge.builder("regent.kv.keys", () -> counts(view).kvKeys)
-        .description("Keys in etcd's keyspace in this node's state (docs/migrating.md, etcd's KV)").register(registry);
-    Gauge.builder("regent.kv.bytes", () -> counts(view).kvBytes)
-        .description("Bytes of LMDB pages etcd's keyspace takes in this node's state").register(registry);
-    Gauge.builder("regent.kv.history.revisions", () -> counts(view).historyRevisions)
-        .description("Revisions of etcd's keyspace whose watch events are kept (docs/migrating.md, etcd's Watch), "
-            + "at most 10 000").register(registry);
-    Gauge.builder("regent.kv.history.bytes", () -> counts(view).historyBytes)
-        .description("Bytes of the kept watch events of etcd's keyspace, at most 64 MiB").register(registry);
+    StateGauges.bind(registry, view, cell);
   }
 
   /** Reports the Watch watchers open on the node's etcd port, {@code regent_kv_watchers}. */
@@ -159,11 +144,13 @@ public final class RegentMetrics implements AutoCloseable {
   }
 
   /**
-   * Reads Raft gauges from the local division of {@code server} and starts sampling leader changes on
-   * {@code timers} (the node's scheduler).
+   * Reads the Raft gauges of cell {@code cell} from its local division ({@code groupId} of {@code server}) and starts
+   * sampling its leader changes on {@code timers} (the node's scheduler); {@code stopped} says why the cell's division
+   * stopped for good, or empty. Bound once per cell, cell 0 first.
    */
-  public void bindRaft(RaftServer server, RaftGroupId groupId, ScheduledExecutorService timers) {
-    raft = new RaftMetrics(registry, server, groupId, timers);
+  public void bindRaft(RaftServer server, RaftGroupId groupId, int cell, Supplier<Optional<String>> stopped,
+                       ScheduledExecutorService timers) {
+    raft.add(new RaftMetrics(registry, server, groupId, cell, stopped, timers));
   }
 
   /**
@@ -211,45 +198,44 @@ public final class RegentMetrics implements AutoCloseable {
   }
 
   /**
-   * Why this node is not ready, or empty when it is: it must be a member of its group, know a leader (be a
-   * ready one, when it is the leader) and have applied up to its commit index within
-   * {@link #READY_MAX_APPLY_LAG} entries.
+   * Why this node is not ready, or empty when it is: in each cell it must be a member of the cell's group, know a
+   * leader (be a ready one, when it is the leader) and have applied up to its commit index within
+   * {@link #READY_MAX_APPLY_LAG} entries. On a cluster of several cells each reason names its cell, and a cell whose
+   * division stopped for good (an apply fault: only a restart brings it back) does not count: the node serves the
+   * others (docs/operations.md, "Health").
    */
   public Optional<String> notReadyReason() {
-    RaftMetrics r = raft;
-    return r == null ? Optional.of("no Raft division yet") : r.notReadyReason();
-  }
-
-  private StateCounts counts(ReplicaView view) {
-    StateCounts c = counts;
-    long now = System.nanoTime();
-    if (c == null || now - c.at > TimeUnit.MILLISECONDS.toNanos(STATE_CACHE_MS)) {
-      c = view.read(txn -> {
-        long held = 0;
-        long waiting = 0;
-        for (NameRecord n : txn.allNames()) {
-          held += n.hasHolder() ? 1 : 0;
-          waiting += n.getCandidatesCount();
-        }
-        return new StateCounts(now, txn.allLeases().size(), held, waiting, txn.requests().count(),
-            txn.requests().bytes(), txn.kv().count(), txn.kv().bytes(), txn.kvHistory().count(),
-            txn.kvHistory().bytes());
-      });
-      counts = c;
+    List<RaftMetrics> cells = List.copyOf(raft);
+    if (cells.isEmpty()) {
+      return Optional.of("no Raft division yet");
     }
-    return c;
+    if (cells.size() == 1) {
+      return cells.get(0).notReadyReason();
+    }
+    List<String> why = new ArrayList<>();
+    for (RaftMetrics r : cells) {
+      if (r.cell() == 0 || r.stoppedReason().isEmpty()) {
+        r.notReadyReason().ifPresent(w -> why.add("cell " + r.cell() + ": " + w));
+      }
+    }
+    return why.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", why));
   }
 
-  private record StateCounts(long at, long leases, long held, long waiting, long requests, long requestBytes,
-                             long kvKeys, long kvBytes, long historyRevisions, long historyBytes) {
+  /**
+   * The cells whose division on this node stopped for good, each with why ({@code cell 2: ...}); empty when none.
+   * {@code /readyz} adds them to its answer.
+   */
+  public List<String> stoppedCells() {
+    List<String> out = new ArrayList<>();
+    for (RaftMetrics r : raft) {
+      r.stoppedReason().ifPresent(w -> out.add("cell " + r.cell() + " stopped: " + w));
+    }
+    return out;
   }
 
   @Override
   public void close() {
-    RaftMetrics r = raft;
-    if (r != null) {
-      r.close();
-    }
+    raft.forEach(RaftMetrics::close);
     gc.close();
     registry.close();
   }

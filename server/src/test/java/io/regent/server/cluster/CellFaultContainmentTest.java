@@ -9,6 +9,10 @@ import io.regent.client.RegentClient;
 import io.regent.server.placement.Placement;
 import io.regent.server.ratis.RaftSetup;
 import io.regent.statemachine.ratis.RegentStateMachine;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -64,7 +68,7 @@ class CellFaultContainmentTest {
 
   @Test
   void anApplyFaultInOneCellLeavesTheOtherCellsGrantingRenewingAndElecting() throws Exception {
-    LocalCluster cluster = clusters.start(3, c -> c.cells(CELLS));
+    LocalCluster cluster = clusters.start(3, c -> c.cells(CELLS).metricsPort(0));
     cluster.awaitCellLeaders(CELLS);
     RegentClient client = cluster.client();
     Map<String, String> stopped = new ConcurrentHashMap<>();
@@ -127,9 +131,29 @@ class CellFaultContainmentTest {
           .satisfies(roles -> assertThat(roles.get(POISONED)).isIn("STOPPED", "CANDIDATE", "FOLLOWER"))
           .satisfies(roles -> HEALTHY.forEach(c -> assertThat(roles.get(c)).isIn("LEADER", "FOLLOWER")));
       assertThat(stopped).as("nodes that reported themselves stopped").isEmpty();
+      // a node whose cell stopped is live and ready, names the stopped cell, and reports it per cell
+      for (int i = 0; i < 3; i++) {
+        if (cluster.node(i).raft().getDivision(RaftSetup.groupId(POISONED)).getInfo().isAlive()) {
+          continue;
+        }
+        int port = cluster.node(i).metricsPort();
+        assertThat(get(port, "/healthz")).as("node %d's /healthz", i).isEqualTo("200 ok");
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(get(port, "/readyz"))
+            .as("node %d's /readyz", i).startsWith("200 ready; cell " + POISONED + " stopped: "));
+        assertThat(get(port, "/metrics")).containsPattern("(?m)^regent_cell_stopped\\{cell=\"" + POISONED
+            + "\",[^}]*} 1\\.0$").containsPattern("(?m)^regent_cell_stopped\\{cell=\"0\",[^}]*} 0\\.0$")
+            .containsPattern("(?m)^regent_raft_is_leader\\{cell=\"3\",[^}]*} [01]\\.0$");
+      }
       assertThat(poisonAnswered).as("poisoned grants answered as applied").hasValue(0);
     } finally {
       keepalives.shutdownNow();
     }
+  }
+
+  /** {@code CODE BODY} of GET {@code path} on the node's metrics port (the body's last newline dropped). */
+  private static String get(int port, String path) throws Exception {
+    HttpResponse<String> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+        URI.create("http://127.0.0.1:" + port + path)).build(), HttpResponse.BodyHandlers.ofString());
+    return r.statusCode() + " " + r.body().stripTrailing();
   }
 }
