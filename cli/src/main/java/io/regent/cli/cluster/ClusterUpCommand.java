@@ -122,6 +122,14 @@ public final class ClusterUpCommand implements Callable<Integer> {
     return up(dir, nodes, basePort, null, null, err);
   }
 
+  /**
+   * Like {@link #up(Path, Integer, Integer, PrintWriter)}, a new cluster of {@code cells} cells per node
+   * ({@code regent server --cells}; null: one).
+   */
+  public static Up up(Path dir, Integer nodes, Integer basePort, Integer cells, PrintWriter err) throws Exception {
+    return up(dir, nodes, basePort, null, null, null, cells, err);
+  }
+
   /** Like {@link #up(Path, Integer, Integer, PrintWriter)}, a new cluster with mutual TLS when {@code tls} is set. */
   static Up up(Path dir, Integer nodes, Integer basePort, Path tls, PrintWriter err) throws Exception {
     return up(dir, nodes, basePort, tls, null, err);

@@ -3,6 +3,7 @@ package io.regent.cli.demo;
 import io.regent.cli.holder.Signals;
 import io.regent.cli.output.ExitCodes;
 import io.regent.cli.settings.DurationConverter;
+import io.regent.server.placement.Placement;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,6 +16,7 @@ import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /** {@code regent demo}: a 3-node cluster, an election, a zombie leader fenced by the ledger, a crashed Raft leader. */
@@ -37,6 +39,11 @@ public final class DemoCommand implements Callable<Integer> {
       description = "lease TTL of the candidates (default: ${DEFAULT-VALUE}; at least 1.8s)")
   Duration ttl;
 
+  @Option(names = "--cells", paramLabel = "C", defaultValue = "1",
+      description = "cells per node (regent server --cells; docs/architecture.md §14): \"jobs\" then sits in one of C "
+          + "Raft groups, and step 8 kills that group's leader (default: ${DEFAULT-VALUE})")
+  int cells;
+
   /** A demo's steps and what they started. */
   interface Script {
     /** Runs the steps; throws when a check fails. */
@@ -52,7 +59,11 @@ public final class DemoCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
-    return perform(out, "regent-demo-", dir -> new DemoScript(out, dir, ttl.toMillis()));
+    if (cells < 1 || cells > Placement.MAX_CELLS) {
+      throw new ParameterException(spec.commandLine(), "--cells must be within 1.." + Placement.MAX_CELLS + ", not "
+          + cells);
+    }
+    return perform(out, "regent-demo-", dir -> new DemoScript(out, dir, ttl.toMillis(), cells));
   }
 
   /**

@@ -22,7 +22,13 @@ final class DemoProcesses {
 
   /** Starts an {@code n}-node cluster in {@code dir} on ports from {@code base}, kept for {@link #stopEverything}. */
   ClusterUpCommand.Up clusterUp(Path dir, int n, int base) throws Exception {
-    ClusterUpCommand.Up up = ClusterUpCommand.up(dir, n, base, new PrintWriter(PrintWriter.nullWriter()));
+    return clusterUp(dir, n, base, 1);
+  }
+
+  /** As above, each node with {@code cells} cells ({@code regent server --cells}). */
+  ClusterUpCommand.Up clusterUp(Path dir, int n, int base, int cells) throws Exception {
+    ClusterUpCommand.Up up = ClusterUpCommand.up(dir, n, base, cells == 1 ? null : cells,
+        new PrintWriter(PrintWriter.nullWriter()));
     cluster = up.cluster();
     return up;
   }

@@ -4,6 +4,7 @@ import com.google.protobuf.ByteString;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.regent.api.v1.LedgerAppendResponse;
+import io.regent.api.v1.StatusResponse;
 import io.regent.cli.cluster.ClusterUpCommand;
 import io.regent.cli.cluster.PortBlock;
 import io.regent.cli.cluster.ProcessCluster;
@@ -11,6 +12,7 @@ import io.regent.cli.output.Format;
 import io.regent.client.LeaderElection;
 import io.regent.client.LedgerClient;
 import io.regent.client.RegentClient;
+import io.regent.server.placement.Placement;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -28,16 +30,18 @@ final class DemoScript implements DemoCommand.Script {
   private final StepPrinter n;
   private final Path dir;
   private final long ttlMs;
+  private final Placement placement;
   private final DemoProcesses processes;
   private ProcessCluster cluster;
   private volatile boolean succeeded;
   private DemoProcess observer;
 
-  DemoScript(PrintWriter out, Path dir, long ttlMs) {
+  DemoScript(PrintWriter out, Path dir, long ttlMs, int cells) {
     this.n = new StepPrinter(out);
     this.processes = new DemoProcesses(out);
     this.dir = dir;
     this.ttlMs = ttlMs;
+    this.placement = new Placement(cells);
   }
 
   @Override
@@ -46,11 +50,12 @@ final class DemoScript implements DemoCommand.Script {
     ClusterUpCommand.Up up;
     try (PortBlock ports = PortBlock.reserve()) { // no other process takes the ports until the nodes have bound them
       int base = ports.base();
-      n.say("[1/8] Starting 3 `regent server` processes in %s (Raft ports %d-%d, API ports %d-%d) and a fenced "
-          + "ledger.", dir, base + 1, base + 3, base + 101, base + 103);
+      n.say("[1/8] Starting 3 `regent server%s` processes in %s (Raft ports %d-%d, API ports %d-%d) and a fenced "
+          + "ledger.", placement.cells() == 1 ? "" : " --cells " + placement.cells(), dir, base + 1, base + 3,
+          base + 101, base + 103);
       ledgerServer = start("ledger", l -> l.startsWith("ledger "), // not its log lines
           List.of("ledger", "serve", "--port", "0", "--data-dir", dir.resolve("ledger").toString()));
-      up = processes.clusterUp(dir, 3, base);
+      up = processes.clusterUp(dir, 3, base, placement.cells());
     }
     cluster = up.cluster();
     String endpoints = cluster.endpoints();
@@ -72,7 +77,7 @@ final class DemoScript implements DemoCommand.Script {
       int code = z.b().terminate(10_000);
       follow("RESIGNED jobs");
       n.check(code == 0, "node-b exited with code %d after SIGTERM (0 expected)", code);
-      String raftLeader = client.cluster().status().getLeader();
+      String raftLeader = leaderOfJobs(client.cluster().status());
       ProcessCluster.Node victim = cluster.nodes().stream().filter(x -> x.id().equals(raftLeader)).findFirst()
           .orElseThrow(() -> new IllegalStateException("no Raft leader reported"));
       ProcessHandle server = cluster.process(victim)
@@ -87,8 +92,8 @@ final class DemoScript implements DemoCommand.Script {
       follow("ELECTED jobs node-c");
       n.check(tokenC > z.tokenB(), "node-c's token %d > node-b's token %d", tokenC, z.tokenB());
       n.say("      node-c was elected %d ms after the kill, under the new Raft leader %s, with token %d: tokens are "
-          + "log indexes, so they keep growing across Raft leaders.", failoverC, client.cluster().status().getLeader(),
-              tokenC);
+          + "log indexes, so they keep growing across Raft leaders.", failoverC,
+          leaderOfJobs(client.cluster().status()), tokenC);
       retriedAppend(ledger, tokenC);
       c.close();
       ledgerServer.terminate(10_000);
@@ -182,5 +187,10 @@ final class DemoScript implements DemoCommand.Script {
       throw new IllegalStateException("no " + p.pattern() + " in " + line);
     }
     return Long.parseLong(m.group(1));
+  }
+
+  /** The Raft leader of the group that holds "jobs": the cluster's, or on several cells that of jobs' cell. */
+  private String leaderOfJobs(StatusResponse status) {
+    return placement.cells() == 1 ? status.getLeader() : status.getCells(placement.cellOf("jobs")).getLeader();
   }
 }
