@@ -253,6 +253,34 @@ class RequestIdTest(unittest.TestCase):
         self.assertNotEqual(b.ids[1], a.ids[0], "a new grant has an id of its own")
 
 
+class GrantTenantTest(unittest.TestCase):
+    """A grant names the tenant whose cell holds the lease (docs/architecture.md §14); a fake node, no cluster."""
+
+    class Lease(rpc.LeaseServicer):
+        def __init__(self):
+            self.tenants = []
+
+        def Grant(self, request, context):
+            self.tenants.append(request.tenant)
+            return pb.LeaseGrantResponse(id=len(self.tenants), ttl_ms=request.ttl_ms)
+
+    def test_the_tenant_is_sent_in_the_clients_namespace_and_a_bad_one_sends_nothing(self):
+        lease = self.Lease()
+        server = grpc.server(futures.ThreadPoolExecutor(max_workers=2))
+        rpc.add_LeaseServicer_to_server(lease, server)
+        port = server.add_insecure_port("127.0.0.1:0")
+        server.start()
+        self.addCleanup(server.stop, None)
+        with connect(["127.0.0.1:%d" % port], timeout=5.0) as c, \
+                connect(["127.0.0.1:%d" % port], timeout=5.0, namespace="team/") as n:
+            c.grant(3.0)
+            c.grant(3.0, "orders")
+            n.grant(3.0, "jobs")
+            with self.assertRaises(TypeError):
+                c.grant(3.0, 5)  # type: ignore[arg-type]
+        self.assertEqual(lease.tenants, ["", "orders", "team/jobs"])
+
+
 class NamespaceTest(unittest.TestCase):
     def test_a_namespaced_client_sends_its_prefix_and_never_shows_it(self):
         with connect(ENDPOINTS, namespace="py-ns-a/") as a, connect(ENDPOINTS) as plain, \

@@ -156,9 +156,9 @@ class AsyncClient:
             raise TimeoutError("no time left for the call")
         raise last
 
-    async def grant(self, ttl: float) -> int:
-        """Client.grant: a lease of `ttl` seconds, once whatever the re-sends; its id."""
-        return (await self._call("Lease", "Grant", self._msg.grant(ttl))).id
+    async def grant(self, ttl: float, tenant: str = "") -> int:
+        """Client.grant: a lease of `ttl` seconds in the cell of `tenant`, once whatever the re-sends; its id."""
+        return (await self._call("Lease", "Grant", self._msg.grant(ttl, tenant))).id
 
     async def keep_alive(self, lease: int, timeout: float) -> int:
         """Renews a lease within `timeout` seconds; its TTL, ms. NOT_FOUND once it is gone."""
@@ -251,7 +251,7 @@ class AsyncClient:
     async def _hold(self, kind: str, name: str, ttl: float, value: Bytes, timeout: float, lock_delay: float,
                     keeper_options: Dict[str, Any]) -> AsyncLeadership:
         request = self._msg.hold(kind, name, value, lock_delay)
-        grant = self._msg.grant(ttl)
+        grant = self._msg.grant(ttl, name)  # in the name's cell (docs/architecture.md §14)
         sent = time.monotonic()
         lease = (await self._call("Lease", "Grant", grant)).id
         keeper = AsyncLeaseKeeper(self, lease, ttl, sent, **keeper_options)

@@ -98,7 +98,7 @@ class Elections(Leases):
     def _hold(self, kind: str, name: str, ttl: float, value: Bytes, timeout: float, lock_delay: float,
               keeper_options: Dict[str, Any]) -> Leadership:
         request = self._msg.hold(kind, name, value, lock_delay)
-        grant = self._msg.grant(ttl)
+        grant = self._msg.grant(ttl, name)  # in the name's cell (docs/architecture.md §14)
         sent = time.monotonic()
         lease = self._call("Lease", "Grant", grant).id
         keeper = LeaseKeeper(self, lease, ttl, sent, **keeper_options)

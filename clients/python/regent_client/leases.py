@@ -14,11 +14,13 @@ from regent_client.v1 import regent_pb2 as pb
 class Leases(Calls):
     """grant, keep_alive, revoke, time_to_live."""
 
-    def grant(self, ttl: float) -> int:
+    def grant(self, ttl: float, tenant: str = "") -> int:
         """Grants a lease of `ttl` seconds; its id. Re-sent with one request id: a grant that applied before its
         answer was lost answers with its lease, never a second one. INVALID_ARGUMENT for a TTL out of the cluster's
-        range (docs/api.md, "Lease"); ValueError for one <= 0."""
-        return self._call("Lease", "Grant", self._msg.grant(ttl)).id
+        range (docs/api.md, "Lease"); ValueError for one <= 0. On a cluster of several cells the lease sits in the
+        cell of `tenant` (a tenant or any name of it, in this client's namespace; "" for cell 0) and holds names of
+        that cell only (docs/architecture.md §14); TypeError for a tenant that is not a str."""
+        return self._call("Lease", "Grant", self._msg.grant(ttl, tenant)).id
 
     def keep_alive(self, lease: int, timeout: float) -> int:
         """Renews a lease within `timeout` seconds; its TTL, ms. NOT_FOUND once it is gone."""

@@ -83,9 +83,12 @@ class Messages:
     def __init__(self, namespace: Namespace) -> None:
         self.ns = namespace
 
-    @staticmethod
-    def grant(ttl: float) -> pb.LeaseGrantRequest:
-        return pb.LeaseGrantRequest(ttl_ms=ttl_ms(ttl), request_id=request_id())
+    def grant(self, ttl: float, tenant: str = "") -> pb.LeaseGrantRequest:
+        """A grant in the cell of `tenant` (a tenant or a name of this namespace; "" for cell 0)."""
+        if not isinstance(tenant, str):
+            raise TypeError(f"tenant must be a str, not {type(tenant).__name__}")
+        return pb.LeaseGrantRequest(ttl_ms=ttl_ms(ttl), request_id=request_id(),
+                                    tenant=self.ns.name(tenant) if tenant else "")
 
     @staticmethod
     def revoke(lease: int) -> pb.LeaseRevokeRequest:

@@ -134,7 +134,7 @@ export class Elections extends Leases {
     const ttl = checkMs(opts.ttl ?? DEFAULT_TTL_MS, 'ttl');
     const value = toBytes(opts.value, kind === 'lock' ? 'owner' : 'value');
     const sent = performance.now();
-    const lease = await this.grant(ttl);
+    const lease = await this.grant(ttl, { tenant: name }); // in the name's cell (docs/architecture.md §14)
     const keeper = new LeaseKeeper(lessor(this), lease, ttl, sent, opts);
     const lost = new AbortController();
     keeper.once('lost', (reason: string) => lost.abort(new LeadershipError(reason, true)));

@@ -1,7 +1,7 @@
 // Regent's TypeScript / Node.js client. See README.md beside package.json.
 export { RegentClient, connect, parseEndpoints } from './client';
 export type { HoldOptions } from './client';
-export type { LeaderKey, TimeToLive, CallOptions, ClientOptions, ClusterStatus, Member, GroupStatus } from './types';
+export type { LeaderKey, TimeToLive, CallOptions, GrantOptions, ClientOptions, ClusterStatus, Member, GroupStatus } from './types';
 export { Holder } from './holder';
 export { LeaseKeeper } from './keeper';
 export { Ownership } from './ownership';

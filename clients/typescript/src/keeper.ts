@@ -4,7 +4,7 @@ import { status } from '@grpc/grpc-js';
 import { fullJitter } from './backoff';
 import { hasCode } from './errors';
 import { checkMs } from './validate';
-import type { CallOptions } from './types';
+import type { CallOptions, GrantOptions } from './types';
 
 /** Shortest deadline given to one keepalive call, ms. */
 const MIN_CALL_MS = 50;
@@ -37,7 +37,7 @@ export interface Lessor {
 
 /** The calls LeaseKeeper.grant makes: a RegentClient's. */
 export interface LeaseClient {
-  grant(ttlMs: number, opts?: CallOptions): Promise<number>;
+  grant(ttlMs: number, opts?: GrantOptions): Promise<number>;
   keepAlive(leaseId: number, opts?: CallOptions): Promise<number>;
   revoke(leaseId: number, opts?: CallOptions): Promise<void>;
 }
@@ -88,11 +88,13 @@ export class LeaseKeeper extends EventEmitter {
    * Grants a lease of `ttlMs` (ms) through `client` and starts keeping it alive, its validity counted from the
    * moment the grant was first sent (its re-sends carry its request id: at most one lease is granted). Rejects as
    * RegentClient.grant (INVALID_ARGUMENT for a TTL out of range; DEADLINE_EXCEEDED when no endpoint answered).
+   * `opts.tenant` picks the lease's cell on a cluster of several cells (docs/architecture.md §14).
    */
-  static async grant(client: LeaseClient, ttlMs: number, opts: KeeperOptions = {}): Promise<LeaseKeeper> {
+  static async grant(client: LeaseClient, ttlMs: number, opts: KeeperOptions & { tenant?: string } = {}):
+      Promise<LeaseKeeper> {
     checkMs(ttlMs, 'ttlMs');
     const sent = performance.now();
-    const id = await client.grant(ttlMs);
+    const id = await client.grant(ttlMs, { tenant: opts.tenant });
     return new LeaseKeeper({ keepAlive: (l, ms) => client.keepAlive(l, { timeoutMs: ms }),
       revoke: (l) => client.revoke(l) }, id, ttlMs, sent, opts);
   }

@@ -1,6 +1,6 @@
 import { Calls, requestId } from './calls';
 import { checkId, checkMs } from './validate';
-import type { CallOptions, TimeToLive } from './types';
+import type { CallOptions, GrantOptions, TimeToLive } from './types';
 
 /** A RegentClient's lease calls (docs/api.md, "Lease"). */
 export class Leases extends Calls {
@@ -8,12 +8,20 @@ export class Leases extends Calls {
    * Grants a lease of `ttlMs` (within [1.5 x max election timeout, 3 600 000]); resolves to its id (the log
    * index of the grant). INVALID_ARGUMENT for a TTL out of range. Re-sent after UNAVAILABLE and DEADLINE_EXCEEDED
    * with one request id: a grant that applied before its answer was lost answers with its lease, not a second one.
+   * `opts.tenant` picks the cell on a cluster of several cells (the lease id then carries the cell, cell << 48: ids
+   * stay safe integers up to cell 31; docs/architecture.md §14).
    */
-  async grant(ttlMs: number, opts: CallOptions = {}): Promise<number> {
+  async grant(ttlMs: number, opts: GrantOptions = {}): Promise<number> {
     checkMs(ttlMs, 'ttlMs');
-    const r = await this.call('Lease', 'Grant', { ttl_ms: ttlMs, request_id: requestId() }, opts,
+    const tenant = opts.tenant ?? '';
+    if (typeof tenant !== 'string') {
+      throw new TypeError(`tenant must be a string, not ${JSON.stringify(tenant)}`);
+    }
+    // a name of this client's namespace, placed as the names it campaigns for are
+    const placed = tenant === '' ? '' : this.ns.name(tenant);
+    const r = await this.call('Lease', 'Grant', { ttl_ms: ttlMs, request_id: requestId(), tenant: placed }, opts,
       { toLeader: true });
-    return r.id;
+    return checkId(r.id, 'the granted lease id');
   }
 
   /**

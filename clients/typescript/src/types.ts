@@ -67,6 +67,16 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/** Options of a lease grant. */
+export interface GrantOptions extends CallOptions {
+  /**
+   * The tenant (or any name of it, in this client's namespace) whose cell holds the lease, on a cluster of several
+   * cells (docs/architecture.md §14): a lease holds names of its own cell only. Default '' (cell 0, as on a cluster
+   * of one cell).
+   */
+  tenant?: string;
+}
+
 /** Options of a client. Every duration is in milliseconds. */
 export interface ClientOptions {
   /** Deadline of each unary call, failovers included; default 15 000 (etcd's --command-timeout). */

@@ -185,6 +185,33 @@ test('writes go to the leader that the replies name; the status call does not', 
   }
 });
 
+test('a grant names its tenant (its cell on a cluster of cells); elect and lock grant in their name\'s cell', async () => {
+  const f = await leaderFake(ok({ ttl_ms: 600 }));
+  const c = connect(f.address);
+  try {
+    await c.grant(3000);
+    await c.grant(3000, { tenant: 'orders' });
+    const h = await c.elect('{orders}/leader', { ttl: 3000 });
+    await h.resign();
+    const tenants = f.calls.filter((x) => x.method === 'Lease.Grant').map((x) => x.request.tenant);
+    assert.deepEqual(tenants, ['', 'orders', '{orders}/leader']);
+    await assert.rejects(c.grant(3000, { tenant: 5 }), /tenant must be a string/);
+    assert.equal(f.count('Lease.Grant'), 3, 'a bad tenant sends nothing');
+  } finally {
+    c.close();
+  }
+});
+
+test('a lease id past 2^53 (a cell above 31) is a RangeError, not a silently rounded id', async () => {
+  const f = await fake({ 'Lease.Grant': ok({ id: 32 * 2 ** 48 + 1, ttl_ms: 3000 }) });
+  const c = connect(f.address);
+  try {
+    await assert.rejects(c.grant(3000, { tenant: 'big' }), /the granted lease id must be an integer/);
+  } finally {
+    c.close();
+  }
+});
+
 function leaderFake(keepAlive) {
   return fake({
     'Lease.Grant': ok({ id: 5, ttl_ms: 600 }),
