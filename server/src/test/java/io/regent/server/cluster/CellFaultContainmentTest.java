@@ -137,9 +137,10 @@ class CellFaultContainmentTest {
           continue;
         }
         int port = cluster.node(i).metricsPort();
-        assertThat(get(port, "/healthz")).as("node %d's /healthz", i).isEqualTo("200 ok");
+        String node = LocalCluster.id(i);
+        assertThat(get(port, "/healthz")).as("%s's /healthz", node).isEqualTo("200 ok");
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(get(port, "/readyz"))
-            .as("node %d's /readyz", i).startsWith("200 ready; cell " + POISONED + " stopped: "));
+            .as("%s's /readyz", node).startsWith("200 ready; cell " + POISONED + " stopped: "));
         assertThat(get(port, "/metrics")).containsPattern("(?m)^regent_cell_stopped\\{cell=\"" + POISONED
             + "\",[^}]*} 1\\.0$").containsPattern("(?m)^regent_cell_stopped\\{cell=\"0\",[^}]*} 0\\.0$")
             .containsPattern("(?m)^regent_raft_is_leader\\{cell=\"3\",[^}]*} [01]\\.0$");
