@@ -10,14 +10,14 @@
 # Each bench process reports the three servers' CPU over its window (--pid-dir: utime + stime of the node PIDs, in
 # cores); CPU per operation = those cores / the processes' summed throughput. One JSON line per process and window
 # goes to OUT; then the cluster is stopped (`regent cluster down`: only its own PIDs) and its directory removed.
-#   scripts/cells-cpu.sh [CELLS...]   (default 1 4; ROUNDS=2 SETTLE=180 WINDOW=60 PROCS=4 LEASES=2500 TTL=10s
+#   scripts/cells-cpu.sh [CELLS...]   (default 1 4; ROUNDS=2 SETTLE=180 WINDOW=60 PROCS=4 LEASES=500 TTL=10s
 #                                      BASE_PORT=7800 WORK=/tmp OUT=docs/performance/cells-cpu.jsonl)
 set -euo pipefail
 cells_list=("$@"); [ $# -gt 0 ] || cells_list=(1 4)
 root=$(cd "$(dirname "$0")/.." && pwd)
 regent=$root/bin/regent
 base=${BASE_PORT:-7800}; settle=${SETTLE:-180}; window=${WINDOW:-60}; work=${WORK:-/tmp}; rounds=${ROUNDS:-2}
-procs=${PROCS:-4}; leases=${LEASES:-2500}; ttl=${TTL:-10s}
+procs=${PROCS:-4}; leases=${LEASES:-500}; ttl=${TTL:-10s}
 out=${OUT:-$root/docs/performance/cells-cpu.jsonl}
 eps=127.0.0.1:$((base + 101)),127.0.0.1:$((base + 102)),127.0.0.1:$((base + 103))
 tenants=(t4 t0 t5 t1)
@@ -34,6 +34,9 @@ load() {
 }
 
 (cd "$root" && mvn -B -q -o install -DskipTests) # bin/regent must not rebuild itself between two bench processes
+dir=""
+# a failed step (set -e) still stops the cluster it started, and only that one
+trap '[ -z "$dir" ] || "$regent" cluster down --dir "$dir" > /dev/null 2>&1 || true' EXIT
 for round in $(seq 1 "$rounds"); do
   for cells in "${cells_list[@]}"; do
     dir=$work/regent-cells-cpu-$cells

@@ -37,6 +37,9 @@ flood() {
 }
 
 (cd "$root" && mvn -B -q -o install -DskipTests) # bin/regent must not rebuild itself between two bench processes
+dir=""
+# a failed step (set -e) still stops the cluster it started, and only that one
+trap '[ -z "$dir" ] || "$regent" cluster down --dir "$dir" > /dev/null 2>&1 || true' EXIT
 for round in $(seq 1 "$rounds"); do
   for cells in "${cells_list[@]}"; do
     dir=$work/regent-cells-flood-$cells
