@@ -36,16 +36,10 @@ flood() {
   bench --tenant storm --workload campaign --clients "$flood_clients" --duration "${1}s" --label "$2" >> "$out"
 }
 
-(cd "$root" && mvn -B -q -o install -DskipTests) # bin/regent must not rebuild itself between two bench processes
-dir=""
-# a failed step (set -e) still stops the cluster it started, and only that one
-trap '[ -z "$dir" ] || "$regent" cluster down --dir "$dir" > /dev/null 2>&1 || true' EXIT
+. "$root/scripts/cells-cluster.sh"
 for round in $(seq 1 "$rounds"); do
   for cells in "${cells_list[@]}"; do
-    dir=$work/regent-cells-flood-$cells
-    rm -rf "$dir"
-    "$regent" cluster up --cells "$cells" --dir "$dir" --base-port "$base" > "$dir.up" 2>&1 \
-      || { echo "cells=$cells: cluster up failed:"; tail -3 "$dir.up"; "$regent" cluster down --dir "$dir" || true; exit 1; }
+    cells_cluster_up "$cells" "$work/regent-cells-flood-$cells"
     tag="cells=$cells round=$round"
     echo "$(date -u +%T) $tag: settle ${settle} s"
     flood "$settle" "$tag phase=settle flood" > /dev/null &
@@ -62,7 +56,6 @@ for round in $(seq 1 "$rounds"); do
     wait "$f"
     echo "$(date -u +%T) $tag: after"
     quiet "$window" "$tag phase=after"
-    "$regent" cluster down --dir "$dir" > /dev/null
-    rm -rf "$dir" "$dir.up"
+    cells_cluster_down
   done
 done
