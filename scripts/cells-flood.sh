@@ -12,6 +12,7 @@
 # in the same (only) cell of a 1-cell one. One JSON line per bench process and phase goes to OUT; then the cluster is
 # stopped (`regent cluster down`: only its own PIDs) and its directory removed.
 #   scripts/cells-flood.sh [CELLS...]   (default 1 4; ROUNDS=2 SETTLE=180 WINDOW=60 FLOOD_CLIENTS=32 QUIET_CLIENTS=4
+#                                        FLOOD_RATE= (empty: closed loop; N: open loop at N campaigns a second)
 #                                        LEASES=1000 BASE_PORT=7800 WORK=/tmp OUT=docs/performance/cells-flood.jsonl)
 set -euo pipefail
 cells_list=("$@"); [ $# -gt 0 ] || cells_list=(1 4)
@@ -19,6 +20,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 regent=$root/bin/regent
 base=${BASE_PORT:-7800}; settle=${SETTLE:-180}; window=${WINDOW:-60}; work=${WORK:-/tmp}; rounds=${ROUNDS:-2}
 flood_clients=${FLOOD_CLIENTS:-32}; quiet_clients=${QUIET_CLIENTS:-4}; leases=${LEASES:-1000}
+flood_rate=${FLOOD_RATE:-}
 out=${OUT:-$root/docs/performance/cells-flood.jsonl}
 eps=127.0.0.1:$((base + 101)),127.0.0.1:$((base + 102)),127.0.0.1:$((base + 103))
 # one JSON line per bench process (a result may end without a newline)
@@ -32,8 +34,10 @@ quiet() {
   bench --tenant steady --workload campaign --clients "$quiet_clients" --duration "${1}s" --label "$2" >> "$out"
   wait "$k"
 }
+# the flood: closed loop, or open loop at FLOOD_RATE campaigns a second in all when it is set (below the CPU limit)
 flood() {
-  bench --tenant storm --workload campaign --clients "$flood_clients" --duration "${1}s" --label "$2" >> "$out"
+  bench --tenant storm --workload campaign --clients "$flood_clients" --duration "${1}s" --label "$2" \
+    ${flood_rate:+--rate "$flood_rate"} >> "$out"
 }
 
 . "$root/scripts/cells-cluster.sh"
